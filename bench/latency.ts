@@ -1,0 +1,101 @@
+/**
+ * Idle-thread dispatch latency (invariant I1): enqueue → handler start, against a plain BullMQ
+ * add → processor start measured in the same run on the same Redis.
+ *
+ *   npm run bench:latency [-- --samples 1000]
+ */
+import { parseArgs } from 'node:util';
+import { BullDoorbell, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
+import { startRedis, uniquePrefix } from '@tributary/testkit';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+
+const { values } = parseArgs({ options: { samples: { type: 'string', default: '1000' } } });
+const samples = Number(values.samples);
+const warmup = Math.ceil(samples / 10);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Resolves the next time `signal()` is called; lets a sample wait for its own handler start. */
+function nextSignal() {
+  let fire!: (at: number) => void;
+  const fired = new Promise<number>((resolve) => {
+    fire = resolve;
+  });
+  return { fired, fire };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function measure(label: string, once: (i: number) => Promise<number>): Promise<number[]> {
+  const result: number[] = [];
+  for (let i = 0; i < warmup + samples; i++) {
+    const ms = await once(i);
+    if (i >= warmup) result.push(ms);
+    if (i > 0 && i % 500 === 0) log(`latency: ${label} ${i}/${warmup + samples}`);
+  }
+  return result.sort((a, b) => a - b);
+}
+
+const server = await startRedis();
+const redis = new Redis(server.url);
+
+async function tributary(): Promise<number[]> {
+  const config = queueConfig({ prefix: uniquePrefix('bench') });
+  const doorbell = new BullDoorbell(redis, config.prefix);
+  const queue = new ThreadQueue(redis, config, doorbell);
+  let pending = nextSignal();
+  const runner = new TurnRunner({
+    queue,
+    doorbell,
+    connection: redis,
+    handler: async () => pending.fire(performance.now()),
+  });
+  await runner.start();
+  const result = await measure('tributary', async (i) => {
+    pending = nextSignal();
+    const started = performance.now();
+    // A new thread each time: always idle, so this is the path a first message takes.
+    await queue.enqueue(`bench-thread-${i}`, { id: `m${i}`, body: 'ping' });
+    return (await pending.fired) - started;
+  });
+  await runner.close();
+  await doorbell.close();
+  return result;
+}
+
+async function plainBullmq(): Promise<number[]> {
+  const prefix = uniquePrefix('bull');
+  const queue = new Queue('plain', { connection: redis, prefix });
+  let pending = nextSignal();
+  const connection = redis.duplicate({ maxRetriesPerRequest: null });
+  const worker = new Worker('plain', async () => pending.fire(performance.now()), { connection, prefix });
+  await worker.waitUntilReady();
+  const result = await measure('bullmq', async (i) => {
+    pending = nextSignal();
+    const started = performance.now();
+    await queue.add('job', { i }, { removeOnComplete: true });
+    return (await pending.fired) - started;
+  });
+  await worker.close();
+  await queue.close();
+  connection.disconnect();
+  return result;
+}
+
+const bull = await plainBullmq();
+const ours = await tributary();
+redis.disconnect();
+await server.stop();
+
+const fmt = (n: number) => n.toFixed(2);
+const idleP99 = percentile(ours, 99);
+const bullP99 = percentile(bull, 99);
+log(
+  `latency: ${samples} samples each; idle p99 / (2 × bullmq p99 + 2 ms) = ${fmt(idleP99 / (2 * bullP99 + 2))}`,
+);
+process.stdout.write(
+  `latency: idle_p50_ms=${fmt(percentile(ours, 50))} idle_p99_ms=${fmt(idleP99)} ` +
+    `bullmq_p50_ms=${fmt(percentile(bull, 50))} bullmq_p99_ms=${fmt(bullP99)}\n`,
+);

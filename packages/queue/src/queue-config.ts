@@ -1,0 +1,88 @@
+import { MAX_BUCKETS } from './thread-keys.js';
+
+export interface QueueConfig {
+  /** Namespace of every key (ours and the doorbell queue's). */
+  prefix: string;
+  /** Fixed for the life of a deployment: changing it moves threads to other buckets. */
+  buckets: number;
+  leaseMs: number;
+  maxBatchMessages: number;
+  maxBatchTokens: number;
+  /** Messages a thread may hold (in flight + waiting) before enqueue refuses. */
+  maxBacklog: number;
+  dedupTtlMs: number;
+  /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
+  yieldAfterTurns: number;
+  historyLimit: number;
+  /** Failed turns of one batch before it is dead-lettered. */
+  maxFailures: number;
+  retryDelayMs: number;
+  /** Deliveries of one batch (crashes, hand-backs) before it is dead-lettered. */
+  maxDeliveries: number;
+  sweepIntervalMs: number;
+  /** A scheduled thread whose doorbell job is gone after this long is rung again. */
+  lostDoorbellAfterMs: number;
+  /** Token cost of one message body, for `maxBatchTokens`. */
+  countTokens: (body: string) => number;
+}
+
+/** Rough default until a real tokenizer is plugged in: about four characters per token. */
+const approximateTokens = (body: string) => Math.ceil(body.length / 4);
+
+export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
+  prefix: 'trib',
+  buckets: 64,
+  leaseMs: 30_000,
+  maxBatchMessages: 10,
+  maxBatchTokens: 24_000,
+  maxBacklog: 1_000,
+  dedupTtlMs: 24 * 60 * 60 * 1000,
+  yieldAfterTurns: 20,
+  historyLimit: 1_000,
+  maxFailures: 3,
+  retryDelayMs: 2_000,
+  maxDeliveries: 10,
+  sweepIntervalMs: 1_000,
+  lostDoorbellAfterMs: 5_000,
+  countTokens: approximateTokens,
+});
+
+const positiveIntegers = [
+  'leaseMs',
+  'maxBatchMessages',
+  'maxBatchTokens',
+  'maxBacklog',
+  'dedupTtlMs',
+  'yieldAfterTurns',
+  'historyLimit',
+  'maxFailures',
+  'maxDeliveries',
+  'sweepIntervalMs',
+  'lostDoorbellAfterMs',
+] as const;
+
+/** Defaults plus overrides, validated and frozen; throws naming the first bad option. */
+export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<QueueConfig> {
+  const config = { ...queueDefaults, ...overrides };
+  for (const name of positiveIntegers) {
+    if (!Number.isInteger(config[name]) || config[name] <= 0) {
+      throw new RangeError(`queue option ${name} must be a positive integer, got ${config[name]}`);
+    }
+  }
+  if (!Number.isInteger(config.retryDelayMs) || config.retryDelayMs < 0) {
+    throw new RangeError(
+      `queue option retryDelayMs must be a non-negative integer, got ${config.retryDelayMs}`,
+    );
+  }
+  if (!Number.isInteger(config.buckets) || config.buckets < 1 || config.buckets > MAX_BUCKETS) {
+    throw new RangeError(
+      `queue option buckets must be an integer in 1..${MAX_BUCKETS}, got ${config.buckets}`,
+    );
+  }
+  if (!/^[A-Za-z0-9_.-]+$/.test(config.prefix)) {
+    throw new RangeError(
+      `queue option prefix may only hold letters, digits, '_', '.', '-': ${config.prefix}`,
+    );
+  }
+  return Object.freeze(config);
+}

@@ -1,0 +1,49 @@
+import type { Redis } from 'ioredis';
+import { UnsafeRedisError } from './errors.js';
+import { type QueueLogger, silentLogger } from './logger.js';
+
+export interface RedisSafetyReport {
+  maxmemoryPolicy: string;
+  aofEnabled: boolean;
+  appendfsync: string | null;
+}
+
+/**
+ * Any eviction policy but `noeviction` lets Redis drop inbox entries that ingress has acknowledged.
+ * Read from INFO, which managed Redis services allow when CONFIG is disabled.
+ */
+export async function checkRedisSafety(
+  redis: Redis,
+  mode: 'refuse' | 'warn',
+  logger: QueueLogger = silentLogger,
+): Promise<RedisSafetyReport> {
+  const info = parseInfo(`${await redis.info('memory')}\n${await redis.info('persistence')}`);
+  const report: RedisSafetyReport = {
+    maxmemoryPolicy: info.get('maxmemory_policy') ?? 'unknown',
+    aofEnabled: info.get('aof_enabled') === '1',
+    appendfsync: await redis
+      .config('GET', 'appendfsync')
+      .then((pair) => (Array.isArray(pair) && typeof pair[1] === 'string' ? pair[1] : null))
+      .catch(() => null),
+  };
+  if (report.maxmemoryPolicy !== 'noeviction') {
+    const message =
+      `Redis maxmemory-policy is '${report.maxmemoryPolicy}': under memory pressure it may evict queued ` +
+      "messages that were already acknowledged. Set 'maxmemory-policy noeviction'.";
+    if (mode === 'refuse') throw new UnsafeRedisError(message);
+    logger.error({ ...report }, message);
+  }
+  if (!report.aofEnabled) {
+    logger.warn({ ...report }, 'Redis AOF is off: a Redis crash loses acknowledged messages (see docs/adr)');
+  }
+  return report;
+}
+
+function parseInfo(text: string): Map<string, string> {
+  const fields = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const at = line.indexOf(':');
+    if (at > 0 && !line.startsWith('#')) fields.set(line.slice(0, at), line.slice(at + 1).trim());
+  }
+  return fields;
+}

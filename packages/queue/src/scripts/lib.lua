@@ -1,0 +1,167 @@
+-- Shared by every script (prepended at load time). Conventions:
+--   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
+--     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation;
+--   * the in-flight batch is the inbox range (acked, read];
+--   * inbox entries are written with fields in a fixed order (see enqueue), read positionally here;
+--   * all time comes from Redis TIME so that every worker agrees on lease expiry.
+
+local STATUS = {
+  OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
+  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, NOT_FOUND = 30,
+  BACKLOG_FULL = -1, FENCED = -2,
+}
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Smallest stream id strictly greater than `id` (XTRIM MINID keeps ids >= its argument).
+local function id_after(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return ms .. '-' .. string.format('%d', tonumber(seq) + 1)
+end
+
+-- Entry fields, in XADD order: seq, id, tok, org, at, body.
+local function entry_field(entry, position)
+  return entry[2][position * 2]
+end
+
+-- Greedy batch after `after`: at most max_msgs entries and max_tokens tokens; the first entry is
+-- always taken, so an oversized message travels alone and is never truncated.
+local function read_batch(inbox, after, max_msgs, max_tokens)
+  local entries = redis.call('XRANGE', inbox, '(' .. after, '+', 'COUNT', max_msgs)
+  local batch, tokens = {}, 0
+  for i = 1, #entries do
+    local tok = tonumber(entry_field(entries[i], 3))
+    if i > 1 and tokens + tok > max_tokens then break end
+    tokens = tokens + tok
+    batch[#batch + 1] = entries[i]
+  end
+  return batch
+end
+
+local function batch_type(entries, redelivered)
+  if redelivered then return 'Continuation' end
+  local agent = false
+  for i = 1, #entries do
+    local origin = entry_field(entries[i], 4)
+    if origin == 'user' then return 'UserRequest' end
+    if origin == 'agent' then agent = true end
+  end
+  if agent then return 'AgentToAgent' end
+  return 'SystemTrigger'
+end
+
+-- 64-bit, time-ordered, unique: 40 bits of ms since 2025-01-01, 14 bits of a per-bucket counter,
+-- 10 bits of bucket number; rendered as 16 hex digits so string order is numeric order.
+local BATCH_EPOCH_MS = 1735689600000
+local function new_batch_id(batchseq_key, bucket, now)
+  local counter = redis.call('INCR', batchseq_key) % 16384
+  return string.format('%010x%06x', now - BATCH_EPOCH_MS, counter * 1024 + bucket)
+end
+
+-- Flat reply for a batch: code, fence, batch id, type, deliveries, lease expiry, count, then per entry
+-- the stream id followed by its six fields.
+local function batch_reply(code, fence, batch_id, btype, deliveries, lease, entries)
+  local reply = { code, fence, batch_id, btype, deliveries, lease, #entries }
+  for i = 1, #entries do
+    reply[#reply + 1] = entries[i][1]
+    for p = 1, 6 do reply[#reply + 1] = entry_field(entries[i], p) end
+  end
+  return reply
+end
+
+-- Hands a freshly formed batch to `owner` under the current fence.
+local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, redelivered, code)
+  local state = k.state
+  local batch_id, deliveries
+  if redelivered then
+    batch_id = redis.call('HGET', state, 'batch')
+    deliveries = redis.call('HINCRBY', state, 'deliveries', 1)
+  else
+    batch_id = new_batch_id(k.batchseq, bucket, now)
+    deliveries = 1
+  end
+  local btype = batch_type(entries, redelivered)
+  local lease = now + lease_ms
+  redis.call('HSET', state, 'status', 'running', 'owner', owner, 'lease', lease,
+    'read', entries[#entries][1], 'batch', batch_id, 'btype', btype, 'claimed', now, 'deliveries', deliveries)
+  redis.call('ZADD', k.run, lease, thread)
+  return batch_reply(code, fence, batch_id, btype, deliveries, lease, entries)
+end
+
+local function set_idle(k, thread)
+  redis.call('HSET', k.state, 'status', 'idle', 'turns', 0)
+  redis.call('ZREM', k.run, thread)
+  redis.call('ZREM', k.sched, thread)
+end
+
+-- Puts the thread back in line for a new doorbell; `not_before` lets the sweeper wait for a delay.
+local function reschedule(k, thread, not_before)
+  local epoch = redis.call('HINCRBY', k.state, 'epoch', 1)
+  redis.call('HSET', k.state, 'status', 'scheduled', 'turns', 0)
+  redis.call('ZREM', k.run, thread)
+  redis.call('ZADD', k.sched, not_before, thread)
+  return epoch
+end
+
+-- Marks the in-flight batch done: acked catches up with read and the inbox drops it.
+local function ack_batch(k)
+  local read = redis.call('HGET', k.state, 'read')
+  redis.call('HSET', k.state, 'acked', read, 'deliveries', 0, 'failures', 0)
+  redis.call('XTRIM', k.inbox, 'MINID', id_after(read))
+  return read
+end
+
+-- After a batch is acked: pause, release when empty (in the same script as the emptiness check, so
+-- no wakeup can be lost), yield after `yield_after` consecutive turns, or hand over the next batch.
+local function continue_after(k, thread, owner, fence, lease_ms, bucket, now, max_msgs, max_tokens, yield_after)
+  local st = redis.call('HMGET', k.state, 'paused', 'acked')
+  if st[1] == '1' then
+    set_idle(k, thread)
+    return { STATUS.PAUSED }
+  end
+  local entries = read_batch(k.inbox, st[2], max_msgs, max_tokens)
+  if #entries == 0 then
+    set_idle(k, thread)
+    return { STATUS.IDLE }
+  end
+  local turns = redis.call('HINCRBY', k.state, 'turns', 1)
+  if turns >= yield_after then
+    return { STATUS.YIELD, reschedule(k, thread, now) }
+  end
+  return start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, false, STATUS.NEXT)
+end
+
+-- Moves the in-flight batch, bodies included, to the thread's dead letters so it can be re-driven.
+local function dead_letter(k, thread, thread_id, reason, now)
+  local st = redis.call('HMGET', k.state, 'acked', 'read', 'batch', 'deliveries', 'failures')
+  local entries = redis.call('XRANGE', k.inbox, '(' .. st[1], st[2])
+  local messages = {}
+  for i = 1, #entries do
+    local e = entries[i]
+    messages[i] = { sid = e[1], seq = tonumber(entry_field(e, 1)), id = entry_field(e, 2),
+      tok = tonumber(entry_field(e, 3)), origin = entry_field(e, 4), at = tonumber(entry_field(e, 5)),
+      body = entry_field(e, 6) }
+  end
+  if #messages > 0 then
+    redis.call('RPUSH', k.dead, cjson.encode({ batchId = st[3], thread = thread_id, reason = reason,
+      deadAt = now, deliveries = tonumber(st[4]) or 0, failures = tonumber(st[5]) or 0, messages = messages }))
+    redis.call('ZADD', k.deadindex, now, thread)
+  end
+  ack_batch(k)
+end
+
+-- Deletes every inbox entry after `read`, i.e. everything buffered behind the in-flight batch.
+local function drop_buffered(k)
+  local read = redis.call('HGET', k.state, 'read') or '0-0'
+  local dropped = 0
+  while true do
+    local entries = redis.call('XRANGE', k.inbox, '(' .. read, '+', 'COUNT', 500)
+    if #entries == 0 then return dropped end
+    local ids = {}
+    for i = 1, #entries do ids[i] = entries[i][1] end
+    dropped = dropped + redis.call('XDEL', k.inbox, unpack(ids))
+  end
+end

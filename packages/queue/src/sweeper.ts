@@ -1,0 +1,88 @@
+import type { Doorbell } from './doorbells.js';
+import { type QueueLogger, silentLogger } from './logger.js';
+import { bucketKeys, decodeThread } from './thread-keys.js';
+import type { ThreadQueue } from './thread-queue.js';
+
+export interface SweepReport {
+  leasesRevived: number;
+  doorbellsRevived: number;
+}
+
+const SWEEP_BATCH = 200;
+
+/**
+ * Revives threads whose owner's lease expired and threads whose doorbell was lost. Every worker runs
+ * one; a short per-bucket lock keeps it to one sweeper per bucket at a time.
+ */
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly queue: ThreadQueue,
+    private readonly doorbell: Doorbell,
+    private readonly owner: string,
+    private readonly logger: QueueLogger = silentLogger,
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.running = this.sweepOnce()
+        .then((report) => {
+          if (report.leasesRevived + report.doorbellsRevived > 0)
+            this.logger.info({ ...report }, 'sweeper revived threads');
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'sweep failed; retrying next interval'))
+        .finally(() => {
+          if (this.timer) this.timer = setTimeout(tick, this.queue.config.sweepIntervalMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  async sweepOnce(): Promise<SweepReport> {
+    const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0 };
+    const { redis, config } = this.queue;
+    for (let bucket = 0; bucket < config.buckets; bucket++) {
+      const keys = bucketKeys(config.prefix, bucket);
+      const locked = await redis.set(keys.sweepLock, this.owner, 'PX', config.sweepIntervalMs, 'NX');
+      if (locked !== 'OK') continue;
+      const [seconds, micros] = await redis.time();
+      const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+
+      const expired = await redis.zrangebyscore(keys.run, '-inf', now, 'LIMIT', 0, SWEEP_BATCH);
+      for (const member of expired) {
+        if (await this.queue.revive(member, 'lease')) report.leasesRevived++;
+      }
+
+      const waiting = await redis.zrangebyscore(
+        keys.sched,
+        '-inf',
+        now - config.lostDoorbellAfterMs,
+        'LIMIT',
+        0,
+        SWEEP_BATCH,
+      );
+      for (const member of waiting) {
+        if (await this.reviveDoorbell(member, keys.sched, now)) report.doorbellsRevived++;
+      }
+    }
+    return report;
+  }
+
+  private async reviveDoorbell(member: string, sched: string, now: number): Promise<boolean> {
+    const epoch = Number(await this.queue.redis.hget(this.queue.keys(decodeThread(member)).state, 'epoch'));
+    if (await this.doorbell.pending(member, epoch)) {
+      // Still in line behind other threads: look again one grace period from now.
+      await this.queue.redis.zadd(sched, 'XX', now, member);
+      return false;
+    }
+    return this.queue.revive(member, 'doorbell', epoch);
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Every Redis key the queue uses is built here and passed to scripts through KEYS. All keys of one
+ * thread carry its bucket's hash tag `{b<n>}`, so every script touches a single Cluster slot.
+ */
+
+/** Upper bound on buckets: the bucket number occupies 10 bits of a batch id. */
+export const MAX_BUCKETS = 1024;
+
+export interface ThreadKeys {
+  readonly thread: string;
+  /** The thread id as it appears inside keys and index members: injective, no ':' '{' '}'. */
+  readonly member: string;
+  readonly bucket: number;
+  readonly state: string;
+  readonly inbox: string;
+  readonly history: string;
+  readonly dead: string;
+  readonly bucketKeys: BucketKeys;
+  dedup(idempotencyKey: string): string;
+}
+
+export interface BucketKeys {
+  readonly bucket: number;
+  /** Threads waiting for a doorbell, scored by when they were (re)scheduled. */
+  readonly sched: string;
+  /** Threads with a running turn, scored by lease expiry. */
+  readonly run: string;
+  readonly batchseq: string;
+  /** Threads with dead-lettered batches, scored by the latest dead-letter time. */
+  readonly deadindex: string;
+  readonly sweepLock: string;
+}
+
+/**
+ * Percent-encoding is injective on well-formed strings and escapes ':' '{' '}' and every other byte
+ * that could split a key or a hash tag. A lone surrogate would be replaced when encoded to UTF-8, so
+ * two different ids could meet: such ids are refused.
+ */
+export function encodeThread(thread: string): string {
+  if (thread.length === 0) throw new TypeError('thread id must not be empty');
+  if (!thread.isWellFormed()) throw new TypeError('thread id must be a well-formed UTF-16 string');
+  return encodeURIComponent(thread).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+export function decodeThread(member: string): string {
+  return decodeURIComponent(member);
+}
+
+/** FNV-1a over the UTF-8 bytes: stable across processes and releases, cheap, well spread. */
+export function bucketOf(thread: string, buckets: number): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(thread, 'utf8')) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % buckets;
+}
+
+export function bucketKeys(prefix: string, bucket: number): BucketKeys {
+  const base = `${prefix}:{b${bucket}}`;
+  return {
+    bucket,
+    sched: `${base}:sched`,
+    run: `${base}:run`,
+    batchseq: `${base}:batchseq`,
+    deadindex: `${base}:dead`,
+    sweepLock: `${base}:sweeper`,
+  };
+}
+
+export function threadKeys(prefix: string, buckets: number, thread: string): ThreadKeys {
+  const member = encodeThread(thread);
+  const bucket = bucketOf(thread, buckets);
+  const shared = bucketKeys(prefix, bucket);
+  const base = `${prefix}:{b${bucket}}:t:${member}`;
+  return {
+    thread,
+    member,
+    bucket,
+    state: `${base}:state`,
+    inbox: `${base}:inbox`,
+    history: `${base}:history`,
+    dead: `${base}:dead`,
+    bucketKeys: shared,
+    // Encoded like the thread id, so a caller's key cannot reach outside its thread's namespace.
+    dedup: (idempotencyKey) => `${base}:dedup:${encodeURIComponent(idempotencyKey)}`,
+  };
+}

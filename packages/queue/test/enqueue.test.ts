@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BacklogFullError } from '../src/errors.js';
+import { type QueueFixture, queueFixture } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+describe('enqueue', () => {
+  it('rings an idle thread once and queues behind a scheduled one', async () => {
+    const { queue, doorbell } = await f.make();
+    const first = await queue.enqueue('th', { id: 'a', body: 'one' });
+    const second = await queue.enqueue('th', { id: 'b', body: 'two' });
+    expect(first).toMatchObject({ outcome: 'accepted', seq: 1, rang: true });
+    expect(second).toMatchObject({ outcome: 'accepted', seq: 2, rang: false });
+    expect(await doorbell.queue.getJobCounts('waiting')).toMatchObject({ waiting: 1 });
+    expect(await queue.state('th')).toMatchObject({ status: 'scheduled', epoch: 1, backlog: 2 });
+  });
+
+  it('absorbs a retry with the same idempotency key', async () => {
+    const { queue } = await f.make();
+    const first = await queue.enqueue('th', { id: 'a', body: 'one' });
+    const retry = await queue.enqueue('th', { id: 'a', body: 'one' });
+    const other = await queue.enqueue('th', { id: 'a2', idempotencyKey: 'slack:C1:1.000', body: 'x' });
+    const otherRetry = await queue.enqueue('th', { id: 'a3', idempotencyKey: 'slack:C1:1.000', body: 'x' });
+    expect(first.outcome).toBe('accepted');
+    expect(retry).toEqual({ outcome: 'duplicate', streamId: first.streamId });
+    expect(otherRetry).toEqual({ outcome: 'duplicate', streamId: other.streamId });
+    expect((await queue.state('th')).backlog).toBe(2);
+  });
+
+  it('forgets an idempotency key after its TTL', async () => {
+    const { queue } = await f.make({ dedupTtlMs: 50 });
+    await queue.enqueue('th', { id: 'a', body: 'one' });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect((await queue.enqueue('th', { id: 'a', body: 'one' })).outcome).toBe('accepted');
+  });
+
+  it('refuses past the backlog cap with a typed error and leaves no trace', async () => {
+    const { queue } = await f.make({ maxBacklog: 2 });
+    await queue.enqueue('th', { id: 'a', body: '1' });
+    await queue.enqueue('th', { id: 'b', body: '2' });
+    const refused = queue.enqueue('th', { id: 'c', body: '3' });
+    await expect(refused).rejects.toBeInstanceOf(BacklogFullError);
+    await expect(refused).rejects.toMatchObject({ code: 'BACKLOG_FULL', backlog: 2 });
+    expect((await queue.state('th')).backlog).toBe(2);
+    // Refused means not remembered: the platform's retry is accepted once there is room.
+    await queue.dropBuffered('th');
+    expect((await queue.enqueue('th', { id: 'c', body: '3' })).outcome).toBe('accepted');
+  });
+
+  it('keeps threads whose ids differ only in separators apart', async () => {
+    const { queue } = await f.make();
+    await queue.enqueue('a:b', { id: 'm', body: 'x' });
+    await queue.enqueue('a%3Ab', { id: 'm', body: 'y' });
+    expect((await queue.state('a:b')).backlog).toBe(1);
+    expect((await queue.state('a%3Ab')).backlog).toBe(1);
+  });
+});

@@ -1,0 +1,47 @@
+import { deletePrefix, type RedisHandle, startRedis, uniquePrefix } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { BullDoorbell } from '../src/doorbells.js';
+import { type QueueConfig, queueConfig } from '../src/queue-config.js';
+import { ThreadQueue } from '../src/thread-queue.js';
+
+/** One Redis per suite; every test gets its own key prefix, queue and doorbell. */
+export interface QueueFixture {
+  redisHandle: RedisHandle;
+  redis: Redis;
+  make(overrides?: Partial<QueueConfig>): Promise<{ queue: ThreadQueue; doorbell: BullDoorbell }>;
+  close(): Promise<void>;
+}
+
+export async function queueFixture(options: { private?: boolean } = {}): Promise<QueueFixture> {
+  const redisHandle = await startRedis(options);
+  const redis = new Redis(redisHandle.url);
+  const made: { prefix: string; doorbell: BullDoorbell }[] = [];
+  return {
+    redisHandle,
+    redis,
+    async make(overrides = {}) {
+      const config = queueConfig({ prefix: uniquePrefix('q'), buckets: 4, ...overrides });
+      const doorbell = new BullDoorbell(redis, config.prefix);
+      made.push({ prefix: config.prefix, doorbell });
+      return { queue: new ThreadQueue(redis, config, doorbell), doorbell };
+    },
+    async close() {
+      for (const { prefix, doorbell } of made) {
+        await doorbell.close();
+        await deletePrefix(redis, prefix);
+      }
+      redis.disconnect();
+      await redisHandle.stop();
+    },
+  };
+}
+
+/** Claims a thread under its current epoch, as a doorbell for that epoch would. */
+export async function claimNow(queue: ThreadQueue, thread: string, owner = 'owner-a') {
+  return queue.claim(thread, (await queue.state(thread)).epoch, owner);
+}
+
+/** Enqueues `bodies` in order as messages m1, m2, ... of `thread`. */
+export async function enqueueAll(queue: ThreadQueue, thread: string, bodies: string[], from = 1) {
+  for (const [i, body] of bodies.entries()) await queue.enqueue(thread, { id: `m${from + i}`, body });
+}

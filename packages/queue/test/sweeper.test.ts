@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Doorbell } from '../src/doorbells.js';
+import { Sweeper } from '../src/sweeper.js';
+import { ThreadQueue } from '../src/thread-queue.js';
+import { claimNow, type QueueFixture, queueFixture } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+describe('sweeper', () => {
+  it('re-rings a thread whose doorbell was lost, once the grace period has passed', async () => {
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 50 });
+    const lost: Doorbell = { ring: async () => {}, pending: (m, e) => doorbell.pending(m, e) };
+    const lossy = new ThreadQueue(f.redis, queue.config, lost);
+    expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
+    const sweeper = new Sweeper(queue, doorbell, 'sweeper-1');
+
+    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    await f.redis.del(...Array.from({ length: 4 }, (_, b) => `${queue.config.prefix}:{b${b}}:sweeper`));
+    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1 });
+    const state = await queue.state('th');
+    expect(state).toMatchObject({ status: 'scheduled', epoch: 2 });
+    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
+  });
+
+  it('leaves a thread alone while its doorbell is still waiting in line', async () => {
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await new Sweeper(queue, doorbell, 's').sweepOnce()).toEqual({
+      leasesRevived: 0,
+      doorbellsRevived: 0,
+    });
+    expect((await queue.state('th')).epoch).toBe(1);
+  });
+
+  it('revives a thread whose owner’s lease expired, keeping its batch in flight', async () => {
+    const { queue, doorbell } = await f.make({ leaseMs: 30, sweepIntervalMs: 1 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    const claim = await claimNow(queue, 'th');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await new Sweeper(queue, doorbell, 's').sweepOnce()).toEqual({
+      leasesRevived: 1,
+      doorbellsRevived: 0,
+    });
+    const again = await claimNow(queue, 'th', 'owner-b');
+    if (again.kind !== 'batch') throw new Error('no batch');
+    expect(again.batch.id).toBe(claim.batch.id);
+  });
+
+  it('lets one sweeper per bucket work at a time', async () => {
+    const { queue, doorbell } = await f.make({ leaseMs: 30, sweepIntervalMs: 10_000, buckets: 1 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await claimNow(queue, 'th');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const reports = await Promise.all(
+      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, doorbell, owner).sweepOnce()),
+    );
+    expect(reports.map((r) => r.leasesRevived).sort()).toEqual([0, 0, 1]);
+  });
+});

@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { freePort } from './free-port.js';
+import { waitFor } from './wait-for.js';
+
+/** A Redis for one test suite. Only a server the harness owns can be killed, restarted or wiped. */
+export interface RedisHandle {
+  readonly url: string;
+  readonly owned: boolean;
+  /** Kills the server abruptly (default SIGKILL): whatever was not yet on disk is gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the server again on the same port and data folder (the AOF is replayed). */
+  restart(): Promise<void>;
+  /** Deletes the data folder; the next restart comes up empty. */
+  wipe(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartRedisOptions {
+  /** Always start a private server, even when REDIS_URL is set (needed to kill or restart it). */
+  private?: boolean;
+  appendfsync?: 'always' | 'everysec' | 'no';
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * REDIS_URL when set; otherwise a private redis-server with AOF in a temp folder; otherwise a
+ * Testcontainers Redis when a Docker engine answers.
+ */
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
+  const env = options.env ?? process.env;
+  if (!options.private && env.REDIS_URL) return externalRedis(env.REDIS_URL);
+  if (hasBinary('redis-server')) return startPrivateRedis(options.appendfsync ?? 'everysec');
+  const { startContainerRedis } = await import('./redis-container.js');
+  return startContainerRedis();
+}
+
+function hasBinary(name: string): boolean {
+  return spawnSync(name, ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+function externalRedis(url: string): RedisHandle {
+  const refuse = async (): Promise<never> => {
+    throw new Error(
+      'this Redis comes from REDIS_URL; start the harness with { private: true } to control it',
+    );
+  };
+  return { url, owned: false, kill: refuse, restart: refuse, wipe: refuse, stop: async () => {} };
+}
+
+async function startPrivateRedis(appendfsync: string): Promise<RedisHandle> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-redis-'));
+  const url = `redis://127.0.0.1:${port}`;
+  let child: ChildProcess | undefined;
+
+  const launch = async () => {
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      appendfsync,
+      '--maxmemory-policy',
+      'noeviction',
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'yes',
+    ];
+    const started = spawn('redis-server', args, { stdio: 'ignore' });
+    child = started;
+    started.once('exit', () => {
+      if (child === started) child = undefined;
+    });
+    await waitFor(() => ping(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
+  };
+
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    const running = child;
+    if (!running) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill(signal);
+    await exited;
+  };
+
+  await launch();
+  return {
+    url,
+    owned: true,
+    kill,
+    restart: launch,
+    wipe: async () => {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+    stop: async () => {
+      await kill('SIGTERM');
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function ping(url: string): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}

@@ -1,0 +1,29 @@
+export interface WaitOptions {
+  timeoutMs?: number;
+  intervalMs?: number;
+  /** Named in the timeout error so a failing test says what it was waiting for. */
+  what?: string;
+}
+
+/** Polls `check` until it returns a truthy value; tests wait on conditions, never on fixed sleeps. */
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: WaitOptions = {},
+): Promise<NonNullable<T>> {
+  const { timeoutMs = 10_000, intervalMs = 10, what = 'condition' } = options;
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

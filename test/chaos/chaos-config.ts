@@ -1,0 +1,19 @@
+import { type QueueConfig, queueConfig } from '@tributary/queue';
+
+/** Short leases and a fast sweeper so that kills and freezes turn into takeovers within the run. */
+export function chaosQueueConfig(prefix: string): Readonly<QueueConfig> {
+  return queueConfig({
+    prefix,
+    buckets: 16,
+    leaseMs: 1_500,
+    sweepIntervalMs: 250,
+    lostDoorbellAfterMs: 1_000,
+    maxBatchMessages: 10,
+    yieldAfterTurns: 5,
+    maxBacklog: 1_000_000,
+    historyLimit: 1_000_000,
+    maxDeliveries: 1_000,
+    maxFailures: 1_000,
+    retryDelayMs: 100,
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * Multi-process chaos test of the turn queue: worker processes are SIGKILLed, frozen with SIGSTOP and
+ * restarted while producers send; a share of doorbells is dropped on purpose. Ends with
+ * `chaos: sent=<n> committed=<n> lost=0 duplicates=0 reordered=0 overlaps_committed=0`
+ * and exits non-zero when any of the last four is not zero.
+ *
+ *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1]
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { BullDoorbell, ThreadQueue } from '@tributary/queue';
+import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { chaosQueueConfig } from './chaos-config.js';
+import { DroppingDoorbell } from './dropping-doorbell.js';
+import { addTallies, type Tally, tallyThread } from './tally.js';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '60' },
+    workers: { type: 'string', default: '3' },
+    threads: { type: 'string', default: '120' },
+    rate: { type: 'string', default: '400' },
+    drop: { type: 'string', default: '0.1' },
+  },
+});
+const seconds = Number(values.seconds);
+const workerCount = Number(values.workers);
+const threadCount = Number(values.threads);
+const rate = Number(values.rate);
+const dropRate = Number(values.drop);
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const between = (min: number, max: number) => min + Math.random() * (max - min);
+
+const redisHandle: RedisHandle = await startRedis();
+const prefix = uniquePrefix('chaos');
+const redis = new Redis(redisHandle.url);
+const config = chaosQueueConfig(prefix);
+const bull = new BullDoorbell(redis, prefix);
+const doorbell = new DroppingDoorbell(bull, dropRate);
+const queue = new ThreadQueue(redis, config, doorbell);
+
+const workers: (ChildProcess | undefined)[] = [];
+const stats = { kills: 0, freezes: 0, refused: 0 };
+
+function spawnWorker(slot: number): Promise<void> {
+  const child = fork(new URL('./worker.ts', import.meta.url), {
+    env: { ...process.env, REDIS_URL: redisHandle.url, CHAOS_PREFIX: prefix, CHAOS_DROP: String(dropRate) },
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  workers[slot] = child;
+  return new Promise((resolve) => child.once('message', () => resolve()));
+}
+
+const threads = Array.from({ length: threadCount }, (_, i) => `chaos:${i % 7}:thread:${i}`);
+// Acceptance order is the seq enqueue returns, not the order replies resolve in (ringing takes longer).
+const sent = new Map<string, { id: string; seq: number }[]>(threads.map((t) => [t, []]));
+let producing = true;
+
+async function produce(producer: number, producers: number): Promise<void> {
+  let n = 0;
+  while (producing) {
+    const thread = threads[Math.floor(Math.random() * threads.length)]!;
+    const id = `p${producer}-${n++}`;
+    // A message counts as sent only once enqueue acknowledged it, as ingress would answer 2xx.
+    await queue.enqueue(thread, { id, body: JSON.stringify({ thread, id }) }).then(
+      (result) => {
+        if (result.outcome === 'accepted') sent.get(thread)!.push({ id, seq: result.seq });
+      },
+      () => stats.refused++,
+    );
+    await sleep((-Math.log(1 - Math.random()) * (1000 * producers)) / rate);
+  }
+}
+
+async function wreak(): Promise<void> {
+  while (producing) {
+    await sleep(between(500, 2_500));
+    if (!producing) return;
+    const slot = Math.floor(Math.random() * workerCount);
+    const victim = workers[slot];
+    if (!victim?.pid) continue;
+    if (Math.random() < 0.5) {
+      stats.kills++;
+      victim.kill('SIGKILL');
+      await sleep(between(100, 1_000));
+      await spawnWorker(slot);
+    } else {
+      stats.freezes++;
+      victim.kill('SIGSTOP');
+      await sleep(between(300, 4_000));
+      victim.kill('SIGCONT');
+    }
+  }
+}
+
+const totalSent = () => [...sent.values()].reduce((sum, ids) => sum + ids.length, 0);
+
+async function settled(): Promise<boolean> {
+  const states = await Promise.all(threads.map((t) => queue.state(t)));
+  return states.every((s) => s.status === 'idle' && s.backlog === 0);
+}
+
+await Promise.all(Array.from({ length: workerCount }, (_, slot) => spawnWorker(slot)));
+log(`chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s`);
+const started = Date.now();
+const progress = setInterval(() => {
+  const elapsed = Math.round((Date.now() - started) / 1000);
+  log(
+    `chaos: t=${elapsed}s sent=${totalSent()} kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped}`,
+  );
+}, 5_000);
+
+const producers = 8;
+const running = [...Array.from({ length: producers }, (_, p) => produce(p, producers)), wreak()];
+await sleep(seconds * 1000);
+producing = false;
+await Promise.all(running);
+clearInterval(progress);
+for (const child of workers) child?.kill('SIGCONT');
+
+log('chaos: producers stopped; waiting for every thread to drain');
+await waitFor(settled, { timeoutMs: 120_000, intervalMs: 250, what: 'all threads idle and empty' }).catch(
+  (error) => log(`chaos: ${error.message}`),
+);
+
+let tally: Tally = { committed: 0, lost: 0, duplicates: 0, reordered: 0, overlapsCommitted: 0 };
+let dead = 0;
+for (const thread of threads) {
+  const history = (await queue.history(thread, Number.MAX_SAFE_INTEGER)).reverse();
+  const accepted = sent.get(thread)!.sort((a, b) => a.seq - b.seq);
+  tally = addTallies(
+    tally,
+    tallyThread(
+      accepted.map((m) => m.id),
+      history,
+    ),
+  );
+  dead += (await queue.deadLetters(thread)).length;
+}
+
+await Promise.all(
+  workers.map((child) =>
+    child?.exitCode === null
+      ? new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))
+      : undefined,
+  ),
+);
+await bull.close();
+redis.disconnect();
+await redisHandle.stop();
+
+log(
+  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} refused=${stats.refused} dead_letters=${dead}`,
+);
+process.stdout.write(
+  `chaos: sent=${totalSent()} committed=${tally.committed} lost=${tally.lost} duplicates=${tally.duplicates} ` +
+    `reordered=${tally.reordered} overlaps_committed=${tally.overlapsCommitted}\n`,
+);
+const clean = tally.lost + tally.duplicates + tally.reordered + tally.overlapsCommitted === 0;
+process.exit(clean ? 0 : 1);

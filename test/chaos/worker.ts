@@ -1,0 +1,44 @@
+/**
+ * One chaos worker process: a TurnRunner whose turns take a random while. It is killed, frozen and
+ * restarted by the chaos orchestrator; SIGTERM closes it gracefully.
+ */
+import { BullDoorbell, ThreadQueue, TurnRunner } from '@tributary/queue';
+import { Redis } from 'ioredis';
+import { chaosQueueConfig } from './chaos-config.js';
+import { DroppingDoorbell } from './dropping-doorbell.js';
+
+const redis = new Redis(process.env.REDIS_URL!);
+const config = chaosQueueConfig(process.env.CHAOS_PREFIX!);
+const bull = new BullDoorbell(redis, config.prefix);
+const doorbell = new DroppingDoorbell(bull, Number(process.env.CHAOS_DROP ?? '0'));
+const queue = new ThreadQueue(redis, config, doorbell);
+
+const runner = new TurnRunner({
+  queue,
+  doorbell,
+  connection: redis,
+  concurrency: 4,
+  handler: async (_batch, signal) => {
+    const ms = Math.random() < 0.05 ? 200 + Math.random() * 800 : Math.random() * 30;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      });
+    });
+  },
+});
+
+process.once('SIGTERM', () => {
+  void runner
+    .close()
+    .then(() => bull.close())
+    .finally(() => {
+      redis.disconnect();
+      process.exit(0);
+    });
+});
+
+await runner.start();
+process.send?.('ready');
