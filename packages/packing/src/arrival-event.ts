@@ -1,0 +1,64 @@
+/**
+ * One platform message as ingress accepted it, before any batching. It is plain JSON because the queue
+ * stores it opaquely and a worker of another release may read it back; fields may only be added.
+ */
+export interface ArrivalEvent {
+  /** The platform's identity for the message; ingress dedups on it. */
+  eventId: string;
+  /** 'slack' | 'telegram' | 'discord' | 'gateway' | ... */
+  platform: string;
+  /** The parent channel, even when the message is in a thread. */
+  channelId: string;
+  /** Omitted, never empty, when the message is not in a thread. */
+  threadId?: string;
+  sender: Sender;
+  /** ISO-8601 UTC creation time on the platform, e.g. '2025-01-01T09:30:00.000Z'. */
+  timestamp: string;
+  /** The prompt exactly as typed; '' for a message that is only attachments. */
+  text: string;
+  /** In arrival order. */
+  attachments: Attachment[];
+}
+
+export interface Sender {
+  id: string;
+  name: string;
+  displayName: string;
+  isBot: boolean;
+}
+
+export type Attachment = TextAttachment | ImageAttachment | AudioAttachment | LinkAttachment;
+
+/** Content that is already text: a text file's contents, a voice note's transcript. */
+export interface TextAttachment {
+  kind: 'text';
+  name: string;
+  mimeType: string;
+  text: string;
+}
+
+export interface ImageAttachment {
+  kind: 'image';
+  mimeType: string;
+  /** Base64. */
+  data: string;
+  uri?: string;
+  name?: string;
+}
+
+export interface AudioAttachment {
+  kind: 'audio';
+  mimeType: string;
+  /** Base64. */
+  data: string;
+  uri?: string;
+  name?: string;
+}
+
+/** A file or page the broker passes by reference only. */
+export interface LinkAttachment {
+  kind: 'link';
+  uri: string;
+  name: string;
+  mimeType?: string;
+}
