@@ -1,0 +1,156 @@
+import {
+  type AgentApp,
+  type AgentContext,
+  agent,
+  type ContentBlock,
+  methods,
+  type PromptResponse,
+  RequestError,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
+import { type AgentFeatures, agentCapabilities } from './features.js';
+import type { Log } from './log.js';
+import { type AgentScript, ScriptError, scriptFromPrompt } from './script.js';
+import { playTurn, sendLateChunk } from './scripted-turn.js';
+import type { HistoryEntry, SessionRecord, SessionStore } from './session-store.js';
+import { AGENT_VERSION } from './version.js';
+
+export interface AgentAppDeps {
+  store: SessionStore;
+  features: AgentFeatures;
+  /** Script applied to every turn before the prompt's own `@agent` lines. */
+  defaults: AgentScript;
+  log: Log;
+}
+
+/** A session this process serves (created, loaded or resumed here), with its running turn if any. */
+interface LiveSession {
+  record: SessionRecord;
+  turn: AbortController | undefined;
+}
+
+function replayOf(entry: HistoryEntry): SessionUpdate[] {
+  if (entry.role === 'agent') {
+    return [{ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: entry.text } }];
+  }
+  return entry.prompt.map((content) => ({ sessionUpdate: 'user_message_chunk', content }));
+}
+
+/** The built-in agent: handlers are registered only for what `features` advertises. */
+export function createAgentApp({ store, features, defaults, log }: AgentAppDeps): AgentApp {
+  const live = new Map<string, LiveSession>();
+
+  const liveSession = (sessionId: string): LiveSession => {
+    const session = live.get(sessionId);
+    if (!session) throw RequestError.sessionNotFound(sessionId);
+    return session;
+  };
+  const stored = async (sessionId: string): Promise<SessionRecord> => {
+    const record = await store.read(sessionId);
+    if (!record) throw RequestError.sessionNotFound(sessionId);
+    return record;
+  };
+  // Loading or resuming a session this process already serves keeps its running turn.
+  const attach = (record: SessionRecord): void => {
+    if (!live.has(record.sessionId)) live.set(record.sessionId, { record, turn: undefined });
+  };
+
+  const app = agent({ name: 'tributary-agent' })
+    .onRequest(methods.agent.initialize, ({ params }) => {
+      log('info', 'initialize', { clientInfo: params.clientInfo, protocolVersion: params.protocolVersion });
+      return {
+        protocolVersion: features.protocolVersion,
+        agentCapabilities: agentCapabilities(features),
+        agentInfo: { name: 'tributary-agent', title: 'Tributary built-in agent', version: AGENT_VERSION },
+        authMethods: [],
+      };
+    })
+    .onRequest(methods.agent.session.new, async ({ params }) => {
+      const record = await store.create(params.cwd);
+      attach(record);
+      log('info', 'session/new', { sessionId: record.sessionId });
+      return { sessionId: record.sessionId };
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+      const session = liveSession(params.sessionId);
+      if (session.turn)
+        throw RequestError.invalidRequest(undefined, 'a prompt is already running on this session');
+      let script: AgentScript;
+      try {
+        script = { ...defaults, ...scriptFromPrompt(params.prompt) };
+      } catch (error) {
+        if (error instanceof ScriptError) throw RequestError.invalidParams(undefined, error.message);
+        throw error;
+      }
+      return runPrompt(session, params.prompt, script, client);
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      log('info', 'session/cancel', { sessionId: params.sessionId });
+      live.get(params.sessionId)?.turn?.abort();
+    });
+
+  async function runPrompt(
+    session: LiveSession,
+    prompt: ContentBlock[],
+    script: AgentScript,
+    client: AgentContext,
+  ): Promise<PromptResponse> {
+    const { record } = session;
+    const earlierTurns = record.history.filter((entry) => entry.role === 'user').length;
+    // Registered before the first await: a session/cancel right behind the prompt must find the turn.
+    const turn = new AbortController();
+    session.turn = turn;
+    try {
+      record.history.push({ role: 'user', prompt });
+      await store.save(record);
+      const outcome = await playTurn({
+        sessionId: record.sessionId,
+        prompt,
+        script,
+        client,
+        cancel: turn.signal,
+        earlierTurns,
+        log,
+      });
+      record.history.push({ role: 'agent', text: outcome.text });
+      await store.save(record);
+      if (script.lateChunk !== undefined)
+        sendLateChunk({ client, sessionId: record.sessionId, log }, script.lateChunk);
+      return { stopReason: outcome.stopReason };
+    } finally {
+      session.turn = undefined;
+    }
+  }
+
+  if (features.loadSession) {
+    app.onRequest(methods.agent.session.load, async ({ params, client }) => {
+      const record = await stored(params.sessionId);
+      // ACP: the whole conversation is replayed as notifications before the load is answered.
+      for (const update of record.history.flatMap(replayOf)) {
+        await client.notify(methods.client.session.update, { sessionId: record.sessionId, update });
+      }
+      attach(record);
+      log('info', 'session/load', { sessionId: record.sessionId, entries: record.history.length });
+      return {};
+    });
+  }
+  if (features.resume) {
+    app.onRequest(methods.agent.session.resume, async ({ params }) => {
+      attach(await stored(params.sessionId));
+      log('info', 'session/resume', { sessionId: params.sessionId });
+      return {};
+    });
+  }
+  if (features.close) {
+    app.onRequest(methods.agent.session.close, async ({ params }) => {
+      const session = liveSession(params.sessionId);
+      session.turn?.abort();
+      live.delete(params.sessionId);
+      session.record.closedAt = new Date().toISOString();
+      await store.save(session.record);
+      log('info', 'session/close', { sessionId: params.sessionId });
+      return {};
+    });
+  }
+  return app;
+}

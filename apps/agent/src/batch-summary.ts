@@ -1,0 +1,54 @@
+import type { ContentBlock } from '@agentclientprotocol/sdk';
+import { withoutScriptLines } from './script.js';
+import type { PromptMessage, SenderContext } from './sender-context.js';
+
+const ECHO_LIMIT = 80;
+
+function field(sender: SenderContext, key: string): string | undefined {
+  const value = sender[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function describeSender(sender: SenderContext | undefined): string {
+  if (!sender) return 'unknown sender (no sender_context)';
+  const name = field(sender, 'display_name') ?? field(sender, 'sender_name') ?? 'unnamed';
+  const where = [field(sender, 'channel_id'), field(sender, 'thread_id')].filter(Boolean).join('/');
+  const details = [
+    field(sender, 'sender_id'),
+    sender.is_bot === true ? 'bot' : undefined,
+    [field(sender, 'channel'), where].filter(Boolean).join(' '),
+  ].filter(Boolean);
+  return details.length > 0 ? `${name} (${details.join(', ')})` : name;
+}
+
+function describeAttachments(blocks: readonly ContentBlock[]): string {
+  const kinds = new Map<string, number>();
+  for (const block of blocks) {
+    if (block.type !== 'text') kinds.set(block.type, (kinds.get(block.type) ?? 0) + 1);
+  }
+  const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
+  if (total === 0) return 'no attachments';
+  const list = [...kinds].map(([kind, count]) => `${kind}×${count}`).join(', ');
+  return `${total} attachment${total === 1 ? '' : 's'} (${list})`;
+}
+
+function echo(blocks: readonly ContentBlock[]): string {
+  const text = blocks
+    .flatMap((block) => (block.type === 'text' ? [withoutScriptLines(block.text)] : []))
+    .filter((part) => part !== '')
+    .join(' / ')
+    .replace(/\s+/g, ' ');
+  return text.length > ECHO_LIMIT ? `${text.slice(0, ECHO_LIMIT - 1)}…` : text;
+}
+
+/** The default reply: makes batching visible (how many messages, from whom, with which attachments). */
+export function summarizeBatch(messages: readonly PromptMessage[], earlierTurns: number): string {
+  const count = `${messages.length} message${messages.length === 1 ? '' : 's'}`;
+  const lines = [`Received ${count} in this turn; session history: ${earlierTurns} earlier turn(s).`];
+  messages.forEach((message, index) => {
+    lines.push(
+      `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks)}"`,
+    );
+  });
+  return lines.join('\n');
+}

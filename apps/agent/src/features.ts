@@ -1,0 +1,58 @@
+import { type AgentCapabilities, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';
+
+/** What this agent process advertises and serves; `TRIBUTARY_AGENT_CAPS` overrides any field. */
+export interface AgentFeatures {
+  protocolVersion: number;
+  image: boolean;
+  audio: boolean;
+  embeddedContext: boolean;
+  loadSession: boolean;
+  resume: boolean;
+  close: boolean;
+}
+
+export const DEFAULT_FEATURES: AgentFeatures = {
+  protocolVersion: PROTOCOL_VERSION,
+  image: true,
+  audio: false,
+  embeddedContext: true,
+  loadSession: true,
+  resume: true,
+  close: true,
+};
+
+export function parseFeatures(raw: string | undefined): AgentFeatures {
+  if (!raw) return DEFAULT_FEATURES;
+  const value: unknown = JSON.parse(raw);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error('TRIBUTARY_AGENT_CAPS must be a JSON object');
+  }
+  const features: AgentFeatures = { ...DEFAULT_FEATURES };
+  for (const [key, field] of Object.entries(value)) {
+    if (!Object.hasOwn(DEFAULT_FEATURES, key)) {
+      throw new Error(`TRIBUTARY_AGENT_CAPS: unknown field "${key}"`);
+    }
+    const expected = typeof DEFAULT_FEATURES[key as keyof AgentFeatures];
+    if (typeof field !== expected) {
+      throw new Error(`TRIBUTARY_AGENT_CAPS: "${key}" must be a ${expected}`);
+    }
+    Object.assign(features, { [key]: field });
+  }
+  return features;
+}
+
+/** The capabilities answered to `initialize`: exactly the handlers that get registered. */
+export function agentCapabilities(features: AgentFeatures): AgentCapabilities {
+  return {
+    loadSession: features.loadSession,
+    promptCapabilities: {
+      image: features.image,
+      audio: features.audio,
+      embeddedContext: features.embeddedContext,
+    },
+    sessionCapabilities: {
+      ...(features.resume ? { resume: {} } : {}),
+      ...(features.close ? { close: {} } : {}),
+    },
+  };
+}

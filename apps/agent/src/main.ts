@@ -1,0 +1,32 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { createAgentApp } from './agent-app.js';
+import { type AgentFeatures, parseFeatures } from './features.js';
+import { stderrLog } from './log.js';
+import { type AgentScript, parseScriptJson } from './script.js';
+import { SessionStore } from './session-store.js';
+
+let features: AgentFeatures;
+let defaults: AgentScript;
+try {
+  features = parseFeatures(process.env.TRIBUTARY_AGENT_CAPS);
+  const rawDefaults = process.env.TRIBUTARY_AGENT_DEFAULTS;
+  defaults = rawDefaults ? parseScriptJson(rawDefaults, 'TRIBUTARY_AGENT_DEFAULTS') : {};
+} catch (error) {
+  stderrLog('error', 'invalid configuration', { error: (error as Error).message });
+  process.exit(2);
+}
+
+// A fixed default folder, so sessions survive an agent restart in the quickstart too.
+const stateDir = process.env.TRIBUTARY_AGENT_STATE_DIR || join(tmpdir(), 'tributary-agent');
+const app = createAgentApp({ store: new SessionStore(stateDir), features, defaults, log: stderrLog });
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+);
+stderrLog('info', 'ready', { stateDir, features });
+
+// The client closing our stdin is the end of the conversation.
+await connection.closed;
+process.exit(0);

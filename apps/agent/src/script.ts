@@ -1,0 +1,125 @@
+import type { ContentBlock } from '@agentclientprotocol/sdk';
+
+/** What a test asks the agent to do in one turn (`@agent {json}` lines, over `TRIBUTARY_AGENT_DEFAULTS`). */
+export interface AgentScript {
+  /** Replaces the default batch summary. */
+  reply?: string;
+  /** Waits this long before replying; `session/cancel` interrupts the wait. */
+  delayMs?: number;
+  /** Number of agent_message_chunk updates the reply is split into. */
+  chunks?: number;
+  /** Number of tool_call + tool_call_update pairs emitted before the reply. */
+  toolCalls?: number;
+  /** Emits a usage_update after the reply. */
+  usage?: boolean;
+  /** Answers the prompt with a JSON-RPC error carrying this message. */
+  error?: string;
+  /** Never answers and ignores cancel. */
+  hang?: boolean;
+  /** Keeps going after `session/cancel` and ends with end_turn. */
+  ignoreCancel?: boolean;
+  /** Exits the process with this code mid-turn. */
+  exit?: number;
+  /** Sends session/request_permission and reports the outcome in the reply. */
+  permission?: boolean;
+  /** Reports these environment variables of the agent process in the reply. */
+  env?: string[];
+  /** Starts a long-lived child in the agent's process group and reports its pid. */
+  spawnGrandchild?: boolean;
+  /** Ignores SIGTERM from now on, so only SIGKILL ends the process. */
+  ignoreSigterm?: boolean;
+  /** Sends one more agent_message_chunk with this text after the prompt was answered. */
+  lateChunk?: string;
+}
+
+export class ScriptError extends Error {
+  override name = 'ScriptError';
+}
+
+type FieldKind = 'string' | 'count' | 'integer' | 'boolean' | 'string[]';
+
+const FIELDS: Record<keyof AgentScript, FieldKind> = {
+  reply: 'string',
+  delayMs: 'count',
+  chunks: 'count',
+  toolCalls: 'count',
+  usage: 'boolean',
+  error: 'string',
+  hang: 'boolean',
+  ignoreCancel: 'boolean',
+  exit: 'integer',
+  permission: 'boolean',
+  env: 'string[]',
+  spawnGrandchild: 'boolean',
+  ignoreSigterm: 'boolean',
+  lateChunk: 'string',
+};
+
+function fits(kind: FieldKind, value: unknown): boolean {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'count':
+      return Number.isInteger(value) && (value as number) >= 0;
+    case 'string[]':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+  }
+}
+
+function isField(key: string): key is keyof AgentScript {
+  return Object.hasOwn(FIELDS, key);
+}
+
+/** Validates a script object; unknown fields are errors so a typo in a test fails loudly. */
+export function parseScript(value: unknown, origin: string): AgentScript {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ScriptError(`${origin}: a script must be a JSON object`);
+  }
+  for (const [key, field] of Object.entries(value)) {
+    if (!isField(key)) {
+      throw new ScriptError(`${origin}: unknown script field "${key}"`);
+    }
+    if (!fits(FIELDS[key], field)) {
+      throw new ScriptError(`${origin}: "${key}" must be a ${FIELDS[key]}`);
+    }
+  }
+  return value as AgentScript;
+}
+
+export function parseScriptJson(json: string, origin: string): AgentScript {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (error) {
+    throw new ScriptError(`${origin}: invalid JSON (${(error as Error).message})`);
+  }
+  return parseScript(value, origin);
+}
+
+const SCRIPT_LINE = /^@agent\s+(\{.*\})\s*$/;
+
+/** Merges every `@agent {json}` line of the prompt's text blocks, later lines overriding earlier ones. */
+export function scriptFromPrompt(prompt: readonly ContentBlock[]): AgentScript {
+  let script: AgentScript = {};
+  for (const block of prompt) {
+    if (block.type !== 'text') continue;
+    for (const line of block.text.split('\n')) {
+      const match = SCRIPT_LINE.exec(line.trim());
+      if (match?.[1]) script = { ...script, ...parseScriptJson(match[1], '@agent line') };
+    }
+  }
+  return script;
+}
+
+/** The text without its script lines, so echoes show what a person wrote. */
+export function withoutScriptLines(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !SCRIPT_LINE.test(line.trim()))
+    .join('\n')
+    .trim();
+}

@@ -1,0 +1,159 @@
+import { spawn } from 'node:child_process';
+import {
+  type AgentContext,
+  type ContentBlock,
+  methods,
+  RequestError,
+  type SessionUpdate,
+  type StopReason,
+} from '@agentclientprotocol/sdk';
+import { summarizeBatch } from './batch-summary.js';
+import type { Log } from './log.js';
+import type { AgentScript } from './script.js';
+import { splitMessages } from './sender-context.js';
+
+export interface TurnInput {
+  sessionId: string;
+  prompt: ContentBlock[];
+  script: AgentScript;
+  client: AgentContext;
+  /** Aborted by session/cancel (or session/close) for this session. */
+  cancel: AbortSignal;
+  earlierTurns: number;
+  log: Log;
+}
+
+export interface TurnOutcome {
+  stopReason: StopReason;
+  /** The reply text actually streamed to the client. */
+  text: string;
+}
+
+const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+
+/** Resolves after `ms`, or as soon as `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    if (signal?.aborted) done();
+    else signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+function splitInto(reply: string, count: number): string[] {
+  const size = Math.ceil(reply.length / count);
+  return Array.from({ length: count }, (_, index) => reply.slice(index * size, (index + 1) * size));
+}
+
+/** A child that outlives nothing on its own: it only ends when its process group is killed. */
+function spawnGrandchild(): number | undefined {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+  return child.pid;
+}
+
+async function askPermission(input: TurnInput, toolCallId: string): Promise<string> {
+  const response = await input.client.request(methods.client.session.requestPermission, {
+    sessionId: input.sessionId,
+    toolCall: { toolCallId, title: 'Run a scripted command', kind: 'execute', status: 'pending' },
+    options: [
+      { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+      { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },
+      { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+      { optionId: 'reject-always', name: 'Always reject', kind: 'reject_always' },
+    ],
+  });
+  const { outcome } = response;
+  return outcome.outcome === 'selected' ? `selected ${outcome.optionId}` : 'cancelled';
+}
+
+/**
+ * Sends one more chunk shortly after the prompt's answer. Call it right before answering: the answer is
+ * queued in microtasks, the chunk only on a timer, so it always follows the answer on the wire.
+ */
+export function sendLateChunk(input: Pick<TurnInput, 'client' | 'sessionId' | 'log'>, late: string): void {
+  setTimeout(() => {
+    input.client
+      .notify(methods.client.session.update, {
+        sessionId: input.sessionId,
+        update: { sessionUpdate: 'agent_message_chunk', content: text(late) },
+      })
+      .catch((error: unknown) => input.log('warn', 'late chunk not sent', { error: String(error) }));
+  }, 10);
+}
+
+/** Plays one prompt turn as the script says; the order of steps is what the tests rely on. */
+export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
+  const { script, cancel, log } = input;
+  const send = (update: SessionUpdate): Promise<void> =>
+    input.client.notify(methods.client.session.update, { sessionId: input.sessionId, update });
+  const stopped = (): boolean => cancel.aborted && script.ignoreCancel !== true;
+  const turnNumber = input.earlierTurns + 1;
+  const messages = splitMessages(input.prompt);
+
+  await send({
+    sessionUpdate: 'agent_thought_chunk',
+    content: text(`Reading ${messages.length} message(s).`),
+  });
+  if (script.ignoreSigterm) process.on('SIGTERM', () => log('warn', 'ignoring SIGTERM as scripted'));
+  if (script.spawnGrandchild) {
+    await send({
+      sessionUpdate: 'agent_thought_chunk',
+      content: text(`grandchild pid ${spawnGrandchild()}`),
+    });
+  }
+  if (script.hang) {
+    log('info', 'hanging as scripted', { sessionId: input.sessionId });
+    await new Promise<never>(() => {});
+  }
+  if (script.delayMs) await pause(script.delayMs, script.ignoreCancel ? undefined : cancel);
+  if (stopped()) return { stopReason: 'cancelled', text: '' };
+
+  const notes: string[] = [];
+  if (script.permission) notes.push(`permission: ${await askPermission(input, `permission-${turnNumber}`)}`);
+  for (let index = 1; index <= (script.toolCalls ?? 0) && !stopped(); index++) {
+    const toolCallId = `tool-${turnNumber}-${index}`;
+    await send({
+      sessionUpdate: 'tool_call',
+      toolCallId,
+      title: `Scripted tool ${index}`,
+      kind: 'other',
+      status: 'in_progress',
+    });
+    await send({
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: 'completed',
+      content: [{ type: 'content', content: text(`tool ${index} done`) }],
+    });
+  }
+  if (stopped()) return { stopReason: 'cancelled', text: '' };
+  if (script.exit !== undefined) {
+    await send({ sessionUpdate: 'agent_message_chunk', content: text(`exiting with code ${script.exit}`) });
+    log('info', 'exiting as scripted', { code: script.exit });
+    process.exit(script.exit);
+  }
+  if (script.error !== undefined) throw new RequestError(-32603, script.error);
+  for (const name of script.env ?? []) {
+    const value = process.env[name];
+    notes.push(value === undefined ? `env ${name} is unset` : `env ${name}=${value}`);
+  }
+
+  const reply = [script.reply ?? summarizeBatch(messages, input.earlierTurns), ...notes].join('\n');
+  let sent = '';
+  for (const piece of splitInto(reply, Math.max(1, script.chunks ?? 1))) {
+    if (stopped()) return { stopReason: 'cancelled', text: sent };
+    await send({ sessionUpdate: 'agent_message_chunk', content: text(piece) });
+    sent += piece;
+  }
+  if (script.usage) {
+    const used = Math.ceil(JSON.stringify(input.prompt).length / 4) + Math.ceil(sent.length / 4);
+    await send({ sessionUpdate: 'usage_update', used, size: 200_000 });
+  }
+  // ACP: once session/cancel arrived, the answer is `cancelled` even if the reply got out in full.
+  return { stopReason: stopped() ? 'cancelled' : 'end_turn', text: sent };
+}

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import {
+  type ClientContext,
+  type ContentBlock,
+  client,
+  type InitializeResponse,
+  methods,
+  ndJsonStream,
+  type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { onTestFinished } from 'vitest';
+import { builtInAgentCommand } from '../src/index.js';
+
+export interface ConnectedAgent {
+  agent: ClientContext;
+  initialized: InitializeResponse;
+  /** Every session/update received, in arrival order. */
+  updates: SessionNotification[];
+  /** Closes stdin and resolves with the exit code once the agent has gone. */
+  stop(): Promise<number | null>;
+}
+
+export async function stateDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-agent-test-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Starts the built-in agent with the SDK's client over real stdio and completes initialize. */
+export async function connectAgent(env: Record<string, string>): Promise<ConnectedAgent> {
+  const { command, args } = builtInAgentCommand();
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  onTestFinished(() => {
+    child.kill('SIGKILL');
+  });
+  const updates: SessionNotification[] = [];
+  const connection = client({ name: 'agent-test' })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      updates.push(params);
+    })
+    .connect(
+      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
+    );
+  const initialized = await connection.agent.request(methods.agent.initialize, {
+    protocolVersion: 1,
+    clientInfo: { name: 'agent-test', version: '0' },
+  });
+  return {
+    agent: connection.agent,
+    initialized,
+    updates,
+    stop: () => {
+      child.stdin.end();
+      return exited;
+    },
+  };
+}
+
+export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+
+/** The reply text carried by the agent_message_chunk updates among `updates`. */
+export const replyText = (updates: readonly SessionNotification[]): string =>
+  updates
+    .flatMap(({ update }) =>
+      update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text'
+        ? [update.content.text]
+        : [],
+    )
+    .join('');
+
+export const senderContext = (fields: object): ContentBlock =>
+  text(`<sender_context>\n${JSON.stringify({ schema: 'openab.sender.v1', ...fields })}\n</sender_context>`);

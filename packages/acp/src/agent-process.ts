@@ -1,0 +1,324 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { Readable, Writable } from 'node:stream';
+import {
+  type ClientConnection,
+  type ClientContext,
+  type ContentBlock,
+  client,
+  type Implementation,
+  type InitializeResponse,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type PromptResponse,
+  RequestError,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { type AgentEnvOptions, buildAgentEnv } from './agent-env.js';
+import { type AgentInfo, toAgentInfo } from './agent-info.js';
+import {
+  AcpError,
+  AgentExitedError,
+  AgentRequestError,
+  AgentStartError,
+  UnsupportedProtocolVersionError,
+} from './errors.js';
+import { type AcpLogger, silentLogger } from './logger.js';
+import { signalGroup } from './process-group.js';
+import { StderrTail } from './stderr-tail.js';
+
+/** How to start an agent: the command and what it may see of our environment. */
+export interface AgentCommandConfig extends AgentEnvOptions {
+  command: string;
+  args?: readonly string[];
+}
+
+export interface AgentProcessOptions extends AgentCommandConfig {
+  /** Working directory of the agent process. */
+  cwd: string;
+  clientInfo?: Implementation;
+  /** Bound on the `initialize` answer. Default 15 s. */
+  initializeTimeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL of the process group. Default 2 s. */
+  killGraceMs?: number;
+  logger?: AcpLogger;
+  onSessionUpdate?: (notification: SessionNotification, agent: AgentProcess) => void;
+  onPermissionRequest?: (
+    request: RequestPermissionRequest,
+    agent: AgentProcess,
+  ) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
+}
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+// After the leader exits, the protocol stream still drains what it wrote; bound the wait in case a
+// straggler holds the pipe open.
+const STDOUT_DRAIN_MS = 500;
+
+const manifest: Implementation = {
+  name: 'tributary',
+  version: (createRequire(import.meta.url)('../package.json') as { version: string }).version,
+};
+
+function spawned(child: ChildProcessWithoutNullStreams, command: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    child.once('spawn', () => resolve(child.pid ?? -1));
+    child.once('error', (error) => reject(new AgentStartError(command, error.message, { cause: error })));
+  });
+}
+
+/**
+ * One agent child process spoken to over ACP on its stdio. It leads its own process group, which is
+ * what gets killed; its exit fails every call in flight with AgentExitedError.
+ */
+export class AgentProcess {
+  readonly pid: number;
+  readonly command: string;
+  /** Resolves once the process has exited and its protocol stream is drained. */
+  readonly exited: Promise<AgentExit>;
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #connection: ClientConnection;
+  readonly #logger: AcpLogger;
+  readonly #killGraceMs: number;
+  readonly #stderr = new StderrTail();
+  readonly #exitedRejection: Promise<never>;
+  #exit: AgentExit | undefined;
+  #info: AgentInfo | undefined;
+  #killRequested = false;
+
+  /** Spawns the agent and completes `initialize`; the process is killed if that fails. */
+  static async start(options: AgentProcessOptions): Promise<AgentProcess> {
+    const child = spawn(options.command, options.args ?? [], {
+      cwd: options.cwd,
+      env: buildAgentEnv(options),
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const pid = await spawned(child, options.command);
+    const agent = new AgentProcess(child, pid, options);
+    try {
+      agent.#info = await agent.#initialize(options);
+    } catch (error) {
+      await agent.kill();
+      throw error;
+    }
+    return agent;
+  }
+
+  private constructor(child: ChildProcessWithoutNullStreams, pid: number, options: AgentProcessOptions) {
+    this.#child = child;
+    this.pid = pid;
+    this.command = options.command;
+    this.#logger = options.logger ?? silentLogger;
+    this.#killGraceMs = options.killGraceMs ?? 2_000;
+
+    child.on('error', (error) => this.#logger.warn({ pid, err: error }, 'agent process error'));
+    child.stdin.on('error', (error) => this.#logger.debug({ pid, err: error }, 'agent stdin closed'));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      for (const line of this.#stderr.push(chunk)) this.#logger.debug({ pid, line }, 'agent stderr');
+    });
+
+    // session/update is registered first so that an update is handed over before a prompt response
+    // read after it resolves the prompt.
+    const app = client({ name: manifest.name })
+      .onNotification(methods.client.session.update, ({ params }) => options.onSessionUpdate?.(params, this))
+      .onRequest(methods.client.session.requestPermission, async ({ params }) =>
+        options.onPermissionRequest
+          ? options.onPermissionRequest(params, this)
+          : { outcome: { outcome: 'cancelled' as const } },
+      );
+    this.#connection = app.connect(
+      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
+    );
+
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        void this.#afterExit({ code, signal }).then(resolve);
+      });
+    });
+    this.#exitedRejection = this.exited.then(() => {
+      throw this.#exitedError();
+    });
+    this.#exitedRejection.catch(() => undefined);
+    void this.#connection.closed.then(() => {
+      if (this.#running()) {
+        this.#logger.warn({ pid }, 'agent protocol stream closed while the process runs; killing it');
+        void this.kill();
+      }
+    });
+    this.#logger.info({ pid, command: this.command }, 'agent process started');
+  }
+
+  get info(): AgentInfo {
+    if (!this.#info) throw new AcpError('agent process is not initialized');
+    return this.#info;
+  }
+
+  get alive(): boolean {
+    return this.#exit === undefined;
+  }
+
+  newSession(cwd: string): Promise<string> {
+    return this.#call(methods.agent.session.new, async (agent) => {
+      const response = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
+      return response.sessionId;
+    });
+  }
+
+  loadSession(sessionId: string, cwd: string): Promise<void> {
+    return this.#call(methods.agent.session.load, async (agent) => {
+      await agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+    });
+  }
+
+  resumeSession(sessionId: string, cwd: string): Promise<void> {
+    return this.#call(methods.agent.session.resume, async (agent) => {
+      await agent.request(methods.agent.session.resume, { sessionId, cwd, mcpServers: [] });
+    });
+  }
+
+  closeSession(sessionId: string): Promise<void> {
+    return this.#call(methods.agent.session.close, async (agent) => {
+      await agent.request(methods.agent.session.close, { sessionId });
+    });
+  }
+
+  /**
+   * Sends session/prompt. `onAnswered` runs in the first reaction to the answer (or failure): before
+   * the SDK dispatches any update read after the answer, so the caller can stop attributing updates.
+   */
+  prompt(sessionId: string, prompt: ContentBlock[], onAnswered?: () => void): Promise<PromptResponse> {
+    return this.#call(methods.agent.session.prompt, (agent) => {
+      const answer = agent.request(methods.agent.session.prompt, { sessionId, prompt });
+      if (onAnswered) answer.then(onAnswered, onAnswered);
+      return answer;
+    });
+  }
+
+  /** Sends session/cancel; a failure to send is logged, since the process is then going anyway. */
+  async cancel(sessionId: string): Promise<void> {
+    try {
+      await this.#connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    } catch (error) {
+      this.#logger.debug({ pid: this.pid, sessionId, err: error }, 'session/cancel not sent');
+    }
+  }
+
+  /** SIGTERM to the process group, SIGKILL after the grace period; resolves once it is gone. */
+  async kill(): Promise<AgentExit> {
+    if (this.#exit) return this.#exit;
+    this.#killRequested = true;
+    signalGroup(this.pid, 'SIGTERM');
+    const escalation = setTimeout(() => {
+      this.#logger.warn(
+        { pid: this.pid, graceMs: this.#killGraceMs },
+        'agent ignored SIGTERM; sending SIGKILL',
+      );
+      signalGroup(this.pid, 'SIGKILL');
+    }, this.#killGraceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(escalation);
+    }
+  }
+
+  async #initialize(options: AgentProcessOptions): Promise<AgentInfo> {
+    const timeoutMs = options.initializeTimeoutMs ?? 15_000;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new AgentStartError(this.command, `no answer to initialize within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    const request = this.#call<InitializeResponse>(methods.agent.initialize, (agent) =>
+      agent.request(methods.agent.initialize, {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: options.clientInfo ?? manifest,
+      }),
+    );
+    let response: InitializeResponse;
+    try {
+      response = await Promise.race([request, deadline]);
+    } catch (error) {
+      if (error instanceof AgentRequestError && error.code === UNSUPPORTED_PROTOCOL_VERSION) {
+        throw new UnsupportedProtocolVersionError(PROTOCOL_VERSION, undefined);
+      }
+      if (error instanceof AgentStartError) throw error;
+      throw new AgentStartError(this.command, (error as Error).message, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.protocolVersion !== PROTOCOL_VERSION) {
+      throw new UnsupportedProtocolVersionError(PROTOCOL_VERSION, response.protocolVersion);
+    }
+    const info = toAgentInfo(response);
+    this.#logger.info(
+      { pid: this.pid, agentInfo: info.agentInfo, supports: info.supports },
+      'agent initialized',
+    );
+    return info;
+  }
+
+  /** Sends one request; JSON-RPC errors become AgentRequestError, a dead stream AgentExitedError. */
+  async #call<T>(method: string, send: (agent: ClientContext) => Promise<T>): Promise<T> {
+    if (this.#exit) throw this.#exitedError();
+    try {
+      return await Promise.race([send(this.#connection.agent), this.#exitedRejection]);
+    } catch (error) {
+      if (error instanceof AcpError) throw error;
+      if (error instanceof RequestError) {
+        throw new AgentRequestError(method, error.code, error.message, error.data);
+      }
+      // The connection failed under the call: the process is unusable, so make sure it ends.
+      await this.kill();
+      throw this.#exitedError();
+    }
+  }
+
+  /** Never throws: kill paths run from timers and exit handlers that must not fail. */
+  #signalGroup(signal: NodeJS.Signals): void {
+    try {
+      signalGroup(this.pid, signal);
+    } catch (error) {
+      this.#logger.error({ pid: this.pid, signal, err: error }, 'could not signal the agent process group');
+    }
+  }
+
+  #running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  async #afterExit(exit: AgentExit): Promise<AgentExit> {
+    // Orphans of a dead leader serve nobody; kill what is left of the group.
+    this.#signalGroup('SIGKILL');
+    let drainTimer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.#connection.closed,
+      new Promise((resolve) => {
+        drainTimer = setTimeout(resolve, STDOUT_DRAIN_MS);
+      }),
+    ]);
+    clearTimeout(drainTimer);
+    this.#exit = exit;
+    this.#connection.close(this.#exitedError());
+    const level = this.#killRequested ? 'info' : 'warn';
+    this.#logger[level]({ pid: this.pid, ...exit }, 'agent process exited');
+    return exit;
+  }
+
+  #exitedError(): AgentExitedError {
+    const { code = null, signal = null } = this.#exit ?? {};
+    return new AgentExitedError(this.pid, code, signal, this.#stderr.toString());
+  }
+}

@@ -1,0 +1,92 @@
+/** Base of every error this package throws, so callers can tell ACP failures from their own. */
+export class AcpError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The agent command could not be started or did not complete `initialize`. */
+export class AgentStartError extends AcpError {
+  constructor(
+    readonly command: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(`agent "${command}" did not start: ${message}`, options);
+  }
+}
+
+/** The agent answered `initialize` with a protocol version this client does not speak. */
+export class UnsupportedProtocolVersionError extends AcpError {
+  constructor(
+    readonly requested: number,
+    readonly answered: number | undefined,
+  ) {
+    super(
+      `agent answered ACP protocol version ${answered ?? '(none)'}, but this client speaks only version ${requested}`,
+    );
+  }
+}
+
+/** The agent process ended (exit, crash or kill); every call in flight on it fails with this. */
+export class AgentExitedError extends AcpError {
+  constructor(
+    readonly pid: number,
+    readonly code: number | null,
+    readonly signal: NodeJS.Signals | null,
+    /** The last lines the agent wrote to stderr, for the operator. */
+    readonly stderrTail: string,
+  ) {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    super(`agent process ${pid} ${how}${stderrTail ? `; stderr tail:\n${stderrTail}` : ''}`);
+  }
+}
+
+/** The agent answered a request with a JSON-RPC error. */
+export class AgentRequestError extends AcpError {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    readonly agentMessage: string,
+    readonly data: unknown,
+  ) {
+    super(`agent rejected ${method}: ${agentMessage} (code ${code})`);
+  }
+}
+
+/** The agent did not end a cancelled turn within the bound; its process group was killed. */
+export class TurnCancelTimeoutError extends AcpError {
+  constructor(
+    readonly threadKey: string,
+    readonly sessionId: string,
+    readonly cancelTimeoutMs: number,
+    options?: ErrorOptions,
+  ) {
+    super(
+      `turn on thread ${threadKey} (session ${sessionId}) did not end within ${cancelTimeoutMs} ms of session/cancel; agent process killed`,
+      options,
+    );
+  }
+}
+
+/** A second turn was started on a thread whose turn is still running (one turn per thread, I2). */
+export class TurnInProgressError extends AcpError {
+  constructor(readonly threadKey: string) {
+    super(`a turn is already running on thread ${threadKey}`);
+  }
+}
+
+/** Every live session is busy, so none can be evicted to make room for another thread. */
+export class SessionCapacityError extends AcpError {
+  constructor(readonly maxSessions: number) {
+    super(`all ${maxSessions} agent sessions are busy; none can be evicted`);
+  }
+}
+
+/** The pool was closed; it starts no more processes or turns. */
+export class PoolClosedError extends AcpError {
+  constructor() {
+    super('session pool is closed');
+  }
+}

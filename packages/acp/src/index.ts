@@ -1,0 +1,47 @@
+export type {
+  ContentBlock,
+  Cost,
+  PermissionOption,
+  PermissionOptionKind,
+  PlanEntry,
+  RequestPermissionOutcome,
+  RequestPermissionRequest,
+  StopReason,
+  ToolCall,
+  ToolCallUpdate,
+} from '@agentclientprotocol/sdk';
+export { type AgentEnvOptions, buildAgentEnv, DEFAULT_INHERITED_ENV } from './agent-env.js';
+export type { AgentInfo } from './agent-info.js';
+export {
+  type AgentCommandConfig,
+  type AgentExit,
+  AgentProcess,
+  type AgentProcessOptions,
+} from './agent-process.js';
+export {
+  AcpError,
+  AgentExitedError,
+  AgentRequestError,
+  AgentStartError,
+  PoolClosedError,
+  SessionCapacityError,
+  TurnCancelTimeoutError,
+  TurnInProgressError,
+  UnsupportedProtocolVersionError,
+} from './errors.js';
+export { type AcpLogger, silentLogger } from './logger.js';
+export {
+  choosePermission,
+  DEFAULT_PERMISSION_POLICY,
+  type PermissionPolicy,
+  permissionPolicySchema,
+} from './permission-policy.js';
+export {
+  type LateUpdate,
+  type OpenedSession,
+  type SessionPath,
+  SessionPool,
+  type SessionPoolOptions,
+} from './session-pool.js';
+export type { TurnOptions, TurnResult } from './turn.js';
+export type { TurnEvent } from './turn-events.js';

@@ -1,0 +1,113 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { builtInAgentCommand, type SessionRecord } from '@tributary/agent';
+import { onTestFinished } from 'vitest';
+import type {
+  AcpLogger,
+  AgentCommandConfig,
+  ContentBlock,
+  SessionPoolOptions,
+  TurnEvent,
+} from '../src/index.js';
+import { SessionPool } from '../src/index.js';
+
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-acp-'));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface AgentSetup {
+  stateDir: string;
+  /** TRIBUTARY_AGENT_CAPS of the built-in agent. */
+  caps?: object;
+  env?: Record<string, string>;
+}
+
+export function builtInAgent({ stateDir, caps, env }: AgentSetup): AgentCommandConfig {
+  return {
+    ...builtInAgentCommand(),
+    env: {
+      TRIBUTARY_AGENT_STATE_DIR: stateDir,
+      ...(caps ? { TRIBUTARY_AGENT_CAPS: JSON.stringify(caps) } : {}),
+      ...env,
+    },
+  };
+}
+
+export type PoolSetup = Partial<AgentSetup> & Omit<Partial<SessionPoolOptions>, 'agent'>;
+
+/** A pool on the real built-in agent, closed (process group killed) when the test ends. */
+export async function startPool(setup: PoolSetup = {}): Promise<{ pool: SessionPool; stateDir: string }> {
+  const { stateDir = await tempDir(), caps, env, ...options } = setup;
+  const pool = new SessionPool({ cwd: tmpdir(), ...options, agent: builtInAgent({ stateDir, caps, env }) });
+  onTestFinished(() => pool.close());
+  return { pool, stateDir };
+}
+
+/** The built-in agent's persisted sessions: the ground truth of what the agent was asked to do. */
+export async function storedSessions(stateDir: string): Promise<SessionRecord[]> {
+  const dir = join(stateDir, 'sessions');
+  const files = (await readdir(dir).catch(() => [])).filter((file) => file.endsWith('.json'));
+  return Promise.all(
+    files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8')) as SessionRecord),
+  );
+}
+
+export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
+
+/** The text of each agent_message_chunk among `events`, in order. */
+export const messageChunks = (events: readonly TurnEvent[]): string[] =>
+  events.flatMap((event) =>
+    event.kind === 'agent_message_chunk' && event.content.type === 'text' ? [event.content.text] : [],
+  );
+
+/** A prompt whose only content is a script line for the built-in agent. */
+export const scripted = (script: object, prompt = 'hello'): ContentBlock[] => [
+  text(`${prompt}\n@agent ${JSON.stringify(script)}`),
+];
+
+/** Polls `probe` until it returns something other than undefined/false; fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** True when the process no longer runs (gone, or a zombie nobody has reaped yet). */
+export async function processGone(pid: number): Promise<boolean> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+export interface LogRecord {
+  level: keyof AcpLogger;
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+export function recordingLogger(): { logger: AcpLogger; records: LogRecord[] } {
+  const records: LogRecord[] = [];
+  const record =
+    (level: keyof AcpLogger) =>
+    (fields: object, message: string): void => {
+      records.push({ level, fields: fields as Record<string, unknown>, message });
+    };
+  return {
+    records,
+    logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
+  };
+}
