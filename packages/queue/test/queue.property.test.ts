@@ -1,0 +1,94 @@
+import { waitFor } from '@tributary/testkit';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TurnRunner } from '../src/turn-runner.js';
+import { type QueueFixture, queueFixture } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+const scenario = fc.record({
+  runners: fc.integer({ min: 2, max: 4 }),
+  maxBatchMessages: fc.integer({ min: 1, max: 5 }),
+  maxBatchTokens: fc.integer({ min: 4, max: 12 }),
+  messages: fc.array(
+    fc.record({
+      thread: fc.integer({ min: 0, max: 3 }),
+      tokens: fc.integer({ min: 1, max: 8 }),
+      gapMs: fc.integer({ min: 0, max: 15 }),
+    }),
+    { minLength: 1, maxLength: 40 },
+  ),
+  turnMs: fc.array(fc.integer({ min: 0, max: 25 }), { minLength: 1, maxLength: 8 }),
+});
+
+describe('queue properties under concurrent runners', () => {
+  it('commits every message exactly once, in order, within caps, one turn per thread at a time', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        const { queue, doorbell } = await f.make({
+          maxBatchMessages: s.maxBatchMessages,
+          maxBatchTokens: s.maxBatchTokens,
+          countTokens: (body) => body.length,
+        });
+        const running = new Set<string>();
+        const violations: string[] = [];
+        let turns = 0;
+        const runners = Array.from(
+          { length: s.runners },
+          () =>
+            new TurnRunner({
+              queue,
+              doorbell,
+              connection: f.redis,
+              concurrency: 2,
+              handler: async (batch) => {
+                const thread = batch.lease.thread;
+                if (running.has(thread)) violations.push(`two turns at once on ${thread}`);
+                running.add(thread);
+                const tokens = batch.messages.reduce((sum, m) => sum + m.tokens, 0);
+                if (batch.messages.length > s.maxBatchMessages) violations.push('message cap exceeded');
+                if (batch.messages.length > 1 && tokens > s.maxBatchTokens)
+                  violations.push('token cap exceeded');
+                await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns++ % s.turnMs.length]));
+                running.delete(thread);
+              },
+            }),
+        );
+        await Promise.all(runners.map((r) => r.start()));
+
+        const sent = new Map<string, string[]>();
+        for (const [i, m] of s.messages.entries()) {
+          const thread = `th-${m.thread}`;
+          const result = await queue.enqueue(thread, { id: `m${i}`, body: 'x'.repeat(m.tokens) });
+          if (result.outcome === 'accepted') sent.set(thread, [...(sent.get(thread) ?? []), `m${i}`]);
+          if (m.gapMs > 0) await new Promise((resolve) => setTimeout(resolve, m.gapMs));
+        }
+        // No lost wakeups: every thread drains to idle without any sweeper help.
+        await waitFor(
+          async () => {
+            for (const thread of sent.keys()) {
+              const st = await queue.state(thread);
+              if (st.status !== 'idle' || st.backlog !== 0) return false;
+            }
+            return true;
+          },
+          { what: 'all threads drained', timeoutMs: 15_000 },
+        );
+        await Promise.all(runners.map((r) => r.close()));
+
+        expect(violations).toEqual([]);
+        for (const [thread, accepted] of sent) {
+          const committed = (await queue.history(thread))
+            .reverse()
+            .flatMap((r) => r.messages.map((m) => m.id));
+          expect(committed).toEqual(accepted);
+        }
+      }),
+      { numRuns: 12 },
+    );
+  }, 120_000);
+});
