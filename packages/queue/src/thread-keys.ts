@@ -15,8 +15,12 @@ export interface ThreadKeys {
   readonly inbox: string;
   readonly history: string;
   readonly dead: string;
+  /** The thread's agent session as last persisted by a worker (session continuity). */
+  readonly session: string;
   readonly bucketKeys: BucketKeys;
   dedup(idempotencyKey: string): string;
+  /** Marks an outbound message of a batch as delivered, so a re-delivered batch does not post twice. */
+  outbox(batchId: string, kind: string): string;
 }
 
 export interface BucketKeys {
@@ -84,8 +88,10 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     inbox: `${base}:inbox`,
     history: `${base}:history`,
     dead: `${base}:dead`,
+    session: `${base}:session`,
     bucketKeys: shared,
     // Encoded like the thread id, so a caller's key cannot reach outside its thread's namespace.
     dedup: (idempotencyKey) => `${base}:dedup:${encodeURIComponent(idempotencyKey)}`,
+    outbox: (batchId, kind) => `${base}:outbox:${encodeURIComponent(batchId)}:${encodeURIComponent(kind)}`,
   };
 }

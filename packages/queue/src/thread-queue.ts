@@ -171,8 +171,11 @@ export class ThreadQueue {
     return this.nextStep(k, lease, reply);
   }
 
-  /** Records a failed turn: the batch is retried later, or dead-lettered after `maxFailures`. */
-  async fail(lease: Lease, reason: string): Promise<NextStep> {
+  /**
+   * Records a failed turn: the batch is retried later, or dead-lettered after `maxFailures`; a
+   * `final` failure (retrying cannot help) is dead-lettered at once.
+   */
+  async fail(lease: Lease, reason: string, final = false): Promise<NextStep> {
     const k = this.keys(lease.thread);
     const b = k.bucketKeys;
     const c = this.config;
@@ -184,7 +187,7 @@ export class ThreadQueue {
         lease.owner,
         lease.fence,
         reason,
-        c.maxFailures,
+        final ? 1 : c.maxFailures,
         c.retryDelayMs,
         c.leaseMs,
         c.maxBatchMessages,

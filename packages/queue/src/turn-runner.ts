@@ -24,6 +24,11 @@ export class TurnAbortedError extends Error {
   }
 }
 
+/** Thrown by a handler when retrying the batch cannot help: it is dead-lettered at once. */
+export class FinalTurnError extends Error {
+  override name = 'FinalTurnError';
+}
+
 export interface TurnRunnerOptions {
   queue: ThreadQueue;
   doorbell: Doorbell;
@@ -40,7 +45,7 @@ export interface TurnRunnerOptions {
 
 type TurnOutcome =
   | { kind: 'done' }
-  | { kind: 'failed'; reason: string }
+  | { kind: 'failed'; reason: string; final: boolean }
   | { kind: 'aborted'; error: TurnAbortedError };
 
 /**
@@ -117,7 +122,7 @@ export class TurnRunner {
         next =
           outcome.kind === 'done'
             ? await queue.commit(batch.lease)
-            : await queue.fail(batch.lease, outcome.reason);
+            : await queue.fail(batch.lease, outcome.reason, outcome.final);
       } catch (error) {
         if (error instanceof LeaseLostError) {
           this.logger.warn(
@@ -151,7 +156,8 @@ export class TurnRunner {
         : { kind: 'done' };
     } catch (error) {
       if (controller.signal.aborted) return { kind: 'aborted', error: controller.signal.reason };
-      return { kind: 'failed', reason: error instanceof Error ? error.message : String(error) };
+      const reason = error instanceof Error ? error.message : String(error);
+      return { kind: 'failed', reason, final: error instanceof FinalTurnError };
     } finally {
       stopHeartbeat();
       this.active.delete(controller);

@@ -1,7 +1,7 @@
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import { TurnAbortedError, type TurnHandler, TurnRunner } from '../src/turn-runner.js';
+import { FinalTurnError, TurnAbortedError, type TurnHandler, TurnRunner } from '../src/turn-runner.js';
 import { type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -96,5 +96,19 @@ describe('turn runner', () => {
     await waitFor(() => delivered.length === 1, { what: 're-delivery' });
     expect(delivered[0]).toMatchObject({ id: seen[0]!.id, type: 'Continuation', deliveries: 2 });
     await second.close();
+  });
+});
+
+describe('final failures', () => {
+  it('dead-letters at once when the handler says retrying cannot help', async () => {
+    let calls = 0;
+    const { queue, runner: r } = await runner({ maxFailures: 5, retryDelayMs: 10 }, async () => {
+      calls++;
+      throw new FinalTurnError('timed out');
+    });
+    await queue.enqueue('th', { id: 'm1', body: 'x' });
+    await waitFor(async () => (await queue.deadLetters('th')).length === 1, { what: 'dead letter' });
+    expect(calls).toBe(1);
+    await r.close();
   });
 });

@@ -1,0 +1,53 @@
+import { publishControl } from '@tributary/queue';
+import { waitFor } from '@tributary/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { message, replies, startHarness, type WorkerHarness, waitForReplies } from './worker-fixture.js';
+
+let h: WorkerHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const started = (harness: WorkerHarness, count: number) =>
+  waitFor(() => harness.signals.filter((s) => s.kind === 'started').length >= count, {
+    what: `${count} turn starts`,
+  });
+
+describe('/cancel and drop-buffer', () => {
+  it('cancel ends the running turn as cancelled and keeps buffered messages, which run next', async () => {
+    h = await startHarness();
+    await h.send('th', message('long job\n@agent {"delayMs": 20000}'));
+    await started(h, 1);
+    const buffered = [message('one more thing'), message('and another')];
+    for (const event of buffered) await h.send('th', event);
+
+    expect(await publishControl(h.redis, h.prefix, { thread: 'th', action: 'cancel' })).toBe(1);
+    await waitForReplies(h, 'th', 2);
+    expect(replies(h, 'th').map((r) => r.stopReason)).toEqual(['cancelled', 'end_turn']);
+    const [session] = await h.prompts();
+    expect(session!.map((p) => p.events.map((e) => e.prompt))).toEqual([
+      ['long job\n@agent {"delayMs": 20000}'],
+      buffered.map((e) => e.text),
+    ]);
+    expect(await h.worker.queue.deadLetters('th')).toEqual([]);
+  });
+
+  it('drop-buffer drops only what had not started; the running turn completes', async () => {
+    h = await startHarness();
+    const running = message('working\n@agent {"delayMs": 800}');
+    await h.send('th', running);
+    await started(h, 1);
+    await h.send('th', message('dropped 1'));
+    await h.send('th', message('dropped 2'));
+    expect(await h.worker.queue.dropBuffered('th')).toBe(2);
+    await waitForReplies(h, 'th', 1);
+    await waitFor(async () => (await h!.worker.queue.state('th')).status === 'idle', { what: 'idle' });
+
+    const later = message('after the drop');
+    await h.send('th', later);
+    await waitForReplies(h, 'th', 2);
+    const [session] = await h.prompts();
+    expect(session!.map((p) => p.events.map((e) => e.prompt))).toEqual([[running.text], [later.text]]);
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ContentBlock } from '@tributary/acp';
+import { loadWorkerConfig } from '@tributary/config';
+import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
+import type { QueueConfig } from '@tributary/queue';
+import { deletePrefix, type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { OutboundMessage } from '../src/outbox.js';
+import type { TurnSignal } from '../src/turn-signals.js';
+import { type RunningWorker, startWorker } from '../src/worker-service.js';
+
+/** A real worker (real Redis, real built-in agent over stdio) plus what it sent and signalled. */
+export interface WorkerHarness {
+  worker: RunningWorker;
+  redis: Redis;
+  prefix: string;
+  sent: OutboundMessage[];
+  signals: TurnSignal[];
+  logs: Record<string, unknown>[];
+  send(thread: string, event: ArrivalEvent): Promise<void>;
+  /** Every prompt the agent received, per session, unpacked into events. */
+  prompts(): Promise<{ sessionId: string; events: UnpackedEvent[] }[][]>;
+  close(): Promise<void>;
+}
+
+let eventCounter = 0;
+export function message(text: string, sender = 'ada', at = new Date()): ArrivalEvent {
+  eventCounter++;
+  return {
+    eventId: `ev-${eventCounter}-${Date.now()}`,
+    platform: 'gateway',
+    channelId: 'C1',
+    threadId: 'T1',
+    sender: { id: `U-${sender}`, name: sender, displayName: sender.toUpperCase(), isBot: false },
+    timestamp: at.toISOString(),
+    text,
+    attachments: [],
+  };
+}
+
+export async function startHarness(
+  env: Record<string, string> = {},
+  queue: Partial<QueueConfig> = {},
+): Promise<WorkerHarness> {
+  const server: RedisHandle = await startRedis();
+  const redis = new Redis(server.url);
+  const prefix = uniquePrefix('w');
+  const stateDir = await mkdtemp(join(tmpdir(), 'tributary-agent-state-'));
+  const sent: OutboundMessage[] = [];
+  const signals: TurnSignal[] = [];
+  const logs: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line)) });
+  const config = loadWorkerConfig({
+    REDIS_URL: server.url,
+    REDIS_PREFIX: prefix,
+    WORKER_CONCURRENCY: '2',
+    ...env,
+  });
+  const worker = await startWorker(config, {
+    logger,
+    sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
+    queue: { retryDelayMs: 100, ...queue },
+    agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
+    onSignal: (s) => signals.push(s),
+  });
+  return {
+    worker,
+    redis,
+    prefix,
+    sent,
+    signals,
+    logs,
+    async send(thread, event) {
+      await worker.queue.enqueue(thread, queuedArrival(event));
+    },
+    async prompts() {
+      const dir = join(stateDir, 'sessions');
+      const files = await readdir(dir).catch(() => []);
+      const sessions = await Promise.all(
+        files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8'))),
+      );
+      return sessions.map((s: { sessionId: string; history: { role: string; prompt?: ContentBlock[] }[] }) =>
+        s.history
+          .filter((h) => h.role === 'user')
+          .map((h) => ({ sessionId: s.sessionId, events: unpackBatch(h.prompt ?? []) })),
+      );
+    },
+    async close() {
+      await worker.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+      await server.stop();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function replies(h: WorkerHarness, thread: string): OutboundMessage[] {
+  return h.sent.filter((m) => m.thread === thread && m.kind === 'reply');
+}
+
+export function waitForReplies(h: WorkerHarness, thread: string, count: number, timeoutMs = 20_000) {
+  return waitFor(() => replies(h, thread).length >= count, {
+    what: `${count} replies on ${thread}`,
+    timeoutMs,
+  });
+}

@@ -1,0 +1,37 @@
+import type { ArrivalEvent } from './arrival-event.js';
+import { parseArrivalEvent } from './parse-arrival-event.js';
+import { eventTokens } from './token-count.js';
+
+/** An ArrivalEvent in the shape the turn queue stores (its body is the event's JSON). */
+export interface QueuedArrival {
+  id: string;
+  /** Platform identity of the message: a platform retry carries the same one. */
+  idempotencyKey: string;
+  body: string;
+  origin: 'user' | 'agent';
+}
+
+export function queuedArrival(event: ArrivalEvent): QueuedArrival {
+  return {
+    id: event.eventId,
+    idempotencyKey: `${event.platform}:${event.channelId}:${event.eventId}`,
+    body: JSON.stringify(event),
+    origin: event.sender.isBot ? 'agent' : 'user',
+  };
+}
+
+/** Reads a queued body back; the queue hands bodies over as stored, so they are validated again. */
+export function arrivalFromBody(body: string): ArrivalEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return parseArrivalEvent(body);
+  }
+  return parseArrivalEvent(value);
+}
+
+/** The queue's token counter for batch caps. */
+export function arrivalBodyTokens(body: string): number {
+  return eventTokens(arrivalFromBody(body));
+}

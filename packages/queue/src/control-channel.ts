@@ -1,0 +1,55 @@
+import type { Redis } from 'ioredis';
+
+/** Signals to whichever worker runs a thread's turn right now. */
+export interface ControlMessage {
+  thread: string;
+  action: 'cancel';
+}
+
+function channelName(prefix: string): string {
+  return `${prefix}:control`;
+}
+
+/**
+ * Publishes a control message. Delivery is best effort (Redis pub/sub): a cancel that reaches no
+ * worker cancels nothing, which is the right answer when no turn is running.
+ */
+export async function publishControl(redis: Redis, prefix: string, message: ControlMessage): Promise<number> {
+  return redis.publish(channelName(prefix), JSON.stringify(message));
+}
+
+/** Listens for control messages on a connection of its own (a subscribed connection can do nothing else). */
+export class ControlSubscriber {
+  private readonly connection: Redis;
+
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    onMessage: (message: ControlMessage) => void,
+  ) {
+    this.connection = redis.duplicate();
+    this.connection.on('message', (_channel: string, raw: string) => {
+      const message = parseControl(raw);
+      if (message) onMessage(message);
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.connection.subscribe(channelName(this.prefix));
+  }
+
+  async close(): Promise<void> {
+    this.connection.disconnect();
+  }
+}
+
+function parseControl(raw: string): ControlMessage | undefined {
+  try {
+    const value = JSON.parse(raw) as Partial<ControlMessage>;
+    if (typeof value.thread === 'string' && value.action === 'cancel')
+      return { thread: value.thread, action: 'cancel' };
+  } catch {
+    // Not ours: ignore anything else published on the channel.
+  }
+  return undefined;
+}

@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { queuedArrival } from '@tributary/packing';
+import { BullDoorbell, queueConfig, ThreadQueue } from '@tributary/queue';
+import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
+
+describe('tributary worker (real process)', () => {
+  it('answers a queued message through the gateway reply URL and exits cleanly on SIGTERM', async () => {
+    const server = await startRedis();
+    const redis = new Redis(server.url);
+    const prefix = uniquePrefix('cli');
+    const replies: { body: Record<string, unknown>; signature: string | undefined }[] = [];
+    const gateway = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        replies.push({ body: JSON.parse(body), signature: req.headers['x-tributary-signature'] as string });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    const secret = 'gateway-secret-value-0042';
+    const child = spawn(process.execPath, [bin, 'worker'], {
+      env: {
+        PATH: process.env.PATH,
+        REDIS_URL: server.url,
+        REDIS_PREFIX: prefix,
+        GATEWAY_REPLY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/reply`,
+        GATEWAY_SECRET: secret,
+        LOG_LEVEL: 'debug',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      await waitFor(() => output.includes('worker started'), { what: 'worker start', timeoutMs: 20_000 });
+      const queue = new ThreadQueue(redis, queueConfig({ prefix }), new BullDoorbell(redis, prefix));
+      await queue.enqueue(
+        'gateway:C1:T1',
+        queuedArrival({
+          eventId: 'ev-1',
+          platform: 'gateway',
+          channelId: 'C1',
+          threadId: 'T1',
+          sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
+          timestamp: new Date().toISOString(),
+          text: 'hello agent',
+          attachments: [],
+        }),
+      );
+      await waitFor(() => replies.length === 1, { what: 'gateway reply', timeoutMs: 20_000 });
+      expect(replies[0]!.body).toMatchObject({
+        schema: 'openab.gateway.reply.v1',
+        reply_to: 'ev-1',
+        thread_id: 'T1',
+      });
+      expect(replies[0]!.body.text).toContain('hello agent');
+      expect(replies[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+      expect(output).toContain('worker stopped; threads handed back');
+      expect(output).not.toContain(secret);
+    } finally {
+      child.kill('SIGKILL');
+      gateway.close();
+      redis.disconnect();
+      await server.stop();
+    }
+  });
+
+  it('refuses a bad configuration with a message naming the variable', async () => {
+    const child = spawn(process.execPath, [bin, 'worker'], {
+      env: { PATH: process.env.PATH, MAX_BATCH_TOKENS: 'lots' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(1);
+    expect(stderr).toContain('configuration error: MAX_BATCH_TOKENS: must be a whole number, got "lots"');
+  });
+});
