@@ -18,7 +18,6 @@ export interface WorkerConfig {
   redisPrefix: string;
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
-  metricsPort: number;
   /** Undefined: the built-in agent. */
   agentCommand: { command: string; args: string[] } | undefined;
   agentCwd: string;
@@ -55,7 +54,6 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     redisUrl,
     redisPrefix: readString(env, 'REDIS_PREFIX', 'trib'),
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
-    metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
     agentCwd: readString(env, 'AGENT_CWD', cwd),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
