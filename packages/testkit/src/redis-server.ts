@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -103,6 +103,7 @@ async function startPrivateRedis(appendfsync: string): Promise<RedisHandle> {
     wipe: async () => {
       await kill();
       await rm(dir, { recursive: true, force: true });
+      await mkdir(dir);
     },
     stop: async () => {
       await kill('SIGTERM');
