@@ -15,7 +15,7 @@ export function heartbeatVerdict(
 ): HeartbeatVerdict {
   switch (result.kind) {
     case 'renewed':
-      // Counted from before the renewal was sent would be stricter; a third of the lease is the margin.
+      // `now` is when the renewal was sent; a third of the lease stays as margin for pauses.
       return { kind: 'keep', trustedUntil: now + leaseMs - Math.ceil(leaseMs / 3) };
     case 'fenced':
       return { kind: 'abort', why: 'lease taken over by another owner' };

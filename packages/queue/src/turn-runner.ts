@@ -166,9 +166,11 @@ export class TurnRunner {
 
   private heartbeat(batch: Batch, controller: AbortController): () => void {
     const { queue } = this.options;
+    // Monotonic time: a wall-clock jump must neither extend nor cut short the trust window.
     const leaseMs = queue.config.leaseMs;
-    let trustedUntil = Date.now() + leaseMs - Math.ceil(leaseMs / 3);
+    let trustedUntil = performance.now() + leaseMs - Math.ceil(leaseMs / 3);
     const beat = async () => {
+      const sentAt = performance.now();
       let result: RenewResult;
       try {
         batch.lease.expiresAt = await queue.renew(batch.lease);
@@ -176,7 +178,9 @@ export class TurnRunner {
       } catch (error) {
         result = error instanceof LeaseLostError ? { kind: 'fenced' } : { kind: 'error' };
       }
-      const verdict = heartbeatVerdict(Date.now(), trustedUntil, result, leaseMs);
+      // A renewal counts from when it was sent: Redis started the new lease no later than that.
+      const now = result.kind === 'renewed' ? sentAt : performance.now();
+      const verdict = heartbeatVerdict(now, trustedUntil, result, leaseMs);
       if (verdict.kind === 'keep') trustedUntil = verdict.trustedUntil;
       else controller.abort(new TurnAbortedError('lease-lost', verdict.why));
     };
