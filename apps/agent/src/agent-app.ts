@@ -58,6 +58,7 @@ export function createAgentApp({ store, features, defaults, log }: AgentAppDeps)
   const app = agent({ name: 'tributary-agent' })
     .onRequest(methods.agent.initialize, ({ params }) => {
       log('info', 'initialize', { clientInfo: params.clientInfo, protocolVersion: params.protocolVersion });
+      if (features.refuseInitialize) throw new RequestError(-32022, 'Unsupported protocol version');
       return {
         protocolVersion: features.protocolVersion,
         agentCapabilities: agentCapabilities(features),
@@ -136,6 +137,7 @@ export function createAgentApp({ store, features, defaults, log }: AgentAppDeps)
   }
   if (features.resume) {
     app.onRequest(methods.agent.session.resume, async ({ params }) => {
+      if (features.exitOnResume) process.exit(5);
       attach(await stored(params.sessionId));
       log('info', 'session/resume', { sessionId: params.sessionId });
       return {};

@@ -22,14 +22,12 @@ function describeSender(sender: SenderContext | undefined): string {
 }
 
 function describeAttachments(blocks: readonly ContentBlock[]): string {
+  const attachments = blocks.filter((block) => block.type !== 'text');
+  if (attachments.length === 0) return 'no attachments';
   const kinds = new Map<string, number>();
-  for (const block of blocks) {
-    if (block.type !== 'text') kinds.set(block.type, (kinds.get(block.type) ?? 0) + 1);
-  }
-  const total = [...kinds.values()].reduce((sum, count) => sum + count, 0);
-  if (total === 0) return 'no attachments';
+  for (const { type } of attachments) kinds.set(type, (kinds.get(type) ?? 0) + 1);
   const list = [...kinds].map(([kind, count]) => `${kind}×${count}`).join(', ');
-  return `${total} attachment${total === 1 ? '' : 's'} (${list})`;
+  return `${attachments.length} attachment${attachments.length === 1 ? '' : 's'} (${list})`;
 }
 
 function echo(blocks: readonly ContentBlock[]): string {

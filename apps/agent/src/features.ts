@@ -9,9 +9,13 @@ export interface AgentFeatures {
   loadSession: boolean;
   resume: boolean;
   close: boolean;
+  /** Fault for client tests: answer `initialize` with error -32022 (unsupported protocol version). */
+  refuseInitialize: boolean;
+  /** Fault for client tests: exit with code 5 when `session/resume` arrives. */
+  exitOnResume: boolean;
 }
 
-export const DEFAULT_FEATURES: AgentFeatures = {
+const DEFAULT_FEATURES: AgentFeatures = {
   protocolVersion: PROTOCOL_VERSION,
   image: true,
   audio: false,
@@ -19,6 +23,8 @@ export const DEFAULT_FEATURES: AgentFeatures = {
   loadSession: true,
   resume: true,
   close: true,
+  refuseInitialize: false,
+  exitOnResume: false,
 };
 
 export function parseFeatures(raw: string | undefined): AgentFeatures {

@@ -24,7 +24,7 @@ export interface AgentScript {
   permission?: boolean;
   /** Reports these environment variables of the agent process in the reply. */
   env?: string[];
-  /** Starts a long-lived child in the agent's process group and reports its pid. */
+  /** Starts a long-lived child in the agent's process group, holding its stdout, and reports its pid. */
   spawnGrandchild?: boolean;
   /** Ignores SIGTERM from now on, so only SIGKILL ends the process. */
   ignoreSigterm?: boolean;
@@ -75,7 +75,7 @@ function isField(key: string): key is keyof AgentScript {
 }
 
 /** Validates a script object; unknown fields are errors so a typo in a test fails loudly. */
-export function parseScript(value: unknown, origin: string): AgentScript {
+function parseScript(value: unknown, origin: string): AgentScript {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ScriptError(`${origin}: a script must be a JSON object`);
   }

@@ -50,9 +50,23 @@ function splitInto(reply: string, count: number): string[] {
   return Array.from({ length: count }, (_, index) => reply.slice(index * size, (index + 1) * size));
 }
 
-/** A child that outlives nothing on its own: it only ends when its process group is killed. */
+let ignoringSigterm = false;
+
+/** From now on only SIGKILL ends the process; the listener is installed once, however many turns ask. */
+function ignoreSigterm(log: Log): void {
+  if (ignoringSigterm) return;
+  ignoringSigterm = true;
+  process.on('SIGTERM', () => log('warn', 'ignoring SIGTERM as scripted'));
+}
+
+/**
+ * A child that never ends on its own, only when its process group is killed. It holds the agent's stdout
+ * open (writing nothing), as a tool that inherits stdio would, so the protocol stream outlives the agent.
+ */
 function spawnGrandchild(): number | undefined {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+    stdio: ['ignore', 'inherit', 'ignore'],
+  });
   return child.pid;
 }
 
@@ -99,7 +113,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     sessionUpdate: 'agent_thought_chunk',
     content: text(`Reading ${messages.length} message(s).`),
   });
-  if (script.ignoreSigterm) process.on('SIGTERM', () => log('warn', 'ignoring SIGTERM as scripted'));
+  if (script.ignoreSigterm) ignoreSigterm(log);
   if (script.spawnGrandchild) {
     await send({
       sessionUpdate: 'agent_thought_chunk',

@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@agentclientprotocol/sdk';
 
-/** The fields of one `<sender_context>` envelope; only what the agent reads is typed. */
+/** The fields of one `<sender_context>` envelope, left untyped: the agent reads a few and needs none. */
 export type SenderContext = Record<string, unknown>;
 
 /** One arrival event of a batch: its envelope and the blocks that follow it up to the next envelope. */
@@ -14,7 +14,7 @@ const OPEN = '<sender_context>\n';
 const CLOSE = '\n</sender_context>';
 
 /** Returns the envelope when `block` is exactly a sender_context marker, else undefined. */
-export function parseSenderContext(block: ContentBlock): SenderContext | undefined {
+function parseSenderContext(block: ContentBlock): SenderContext | undefined {
   if (block.type !== 'text' || !block.text.startsWith(OPEN) || !block.text.endsWith(CLOSE)) {
     return undefined;
   }
@@ -29,7 +29,14 @@ export function parseSenderContext(block: ContentBlock): SenderContext | undefin
   }
 }
 
-/** Splits a packed prompt into its messages: a block belongs to the nearest preceding envelope. */
+/**
+ * Splits a prompt into its messages: a block belongs to the nearest preceding envelope.
+ *
+ * Deliberately not `unpackBatch` of @tributary/packing: this agent reads a prompt from its text alone, as
+ * any ACP agent would. It takes prompts nobody packed (no envelope, partial envelopes), which unpackBatch
+ * rejects, and it stays a reader independent of the packer. test/packed-prompt.test.ts keeps the two in
+ * step.
+ */
 export function splitMessages(prompt: readonly ContentBlock[]): PromptMessage[] {
   const messages: PromptMessage[] = [];
   for (const block of prompt) {

@@ -1,6 +1,7 @@
 import { methods } from '@agentclientprotocol/sdk';
 import { expect, it } from 'vitest';
-import { connectAgent, replyText, senderContext, stateDir, text } from './stdio-client.js';
+import { senderContext, text } from './blocks.js';
+import { connectAgent, replyText, stateDir } from './stdio-client.js';
 
 it('replies with how many messages arrived, from whom, with which attachments', async () => {
   const { agent, updates } = await connectAgent({ TRIBUTARY_AGENT_STATE_DIR: await stateDir() });

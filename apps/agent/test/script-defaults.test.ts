@@ -1,6 +1,7 @@
 import { methods } from '@agentclientprotocol/sdk';
 import { expect, it } from 'vitest';
-import { connectAgent, replyText, stateDir, text } from './stdio-client.js';
+import { text } from './blocks.js';
+import { connectAgent, replyText, stateDir } from './stdio-client.js';
 
 it('applies TRIBUTARY_AGENT_DEFAULTS to every turn, under the prompt’s own @agent lines', async () => {
   const { agent, updates } = await connectAgent({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ScriptError, scriptFromPrompt, withoutScriptLines } from '../src/script.js';
-import { text } from './stdio-client.js';
+import { text } from './blocks.js';
 
 describe('scriptFromPrompt', () => {
   it('merges @agent lines from every text block, later ones winning', () => {

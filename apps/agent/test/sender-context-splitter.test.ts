@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitMessages } from '../src/sender-context.js';
-import { senderContext, text } from './stdio-client.js';
+import { senderContext, text } from './blocks.js';
 
 const image = { type: 'image', data: 'AAAA', mimeType: 'image/png' } as const;
 

@@ -1,6 +1,7 @@
 import { methods, RequestError } from '@agentclientprotocol/sdk';
 import { expect, it } from 'vitest';
-import { connectAgent, stateDir, text } from './stdio-client.js';
+import { text } from './blocks.js';
+import { connectAgent, stateDir } from './stdio-client.js';
 
 it('persists history and replays it on session/load after a restart, before answering', async () => {
   const env = { TRIBUTARY_AGENT_STATE_DIR: await stateDir() };

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import {
   type ClientContext,
-  type ContentBlock,
   client,
   type InitializeResponse,
   methods,
@@ -64,8 +63,6 @@ export async function connectAgent(env: Record<string, string>): Promise<Connect
   };
 }
 
-export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
-
 /** The reply text carried by the agent_message_chunk updates among `updates`. */
 export const replyText = (updates: readonly SessionNotification[]): string =>
   updates
@@ -75,6 +72,3 @@ export const replyText = (updates: readonly SessionNotification[]): string =>
         : [],
     )
     .join('');
-
-export const senderContext = (fields: object): ContentBlock =>
-  text(`<sender_context>\n${JSON.stringify({ schema: 'openab.sender.v1', ...fields })}\n</sender_context>`);

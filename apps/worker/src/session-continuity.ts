@@ -11,6 +11,9 @@ export interface SessionKeys {
  * starts a fresh session.
  */
 export class SessionContinuity {
+  /** Generation of each session the pool holds live, so a turn on a live session costs no Redis call. */
+  private readonly liveGeneration = new Map<string, number>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: SessionKeys,
@@ -20,20 +23,27 @@ export class SessionContinuity {
   ) {}
 
   async attach(thread: string, generation: number): Promise<OpenedSession> {
-    const key = this.keys.session(thread);
-    const saved = await this.redis.hgetall(key);
-    const sameLine = saved.agent === this.agentId && Number(saved.generation ?? 0) === generation;
     if (this.pool.has(thread)) {
-      if (sameLine) return { sessionId: this.pool.sessionIdOf(thread)!, path: 'live' };
+      if (this.liveGeneration.get(thread) === generation) {
+        return { sessionId: this.pool.sessionIdOf(thread)!, path: 'live' };
+      }
       await this.pool.release(thread);
     }
-    const opened =
-      sameLine && saved.sessionId
-        ? await this.pool.loadOrResume(thread, saved.sessionId)
-        : await this.pool.open(thread);
-    if (opened.sessionId !== saved.sessionId || !sameLine) {
+    const key = this.keys.session(thread);
+    const saved = await this.redis.hgetall(key);
+    const resumable =
+      saved.sessionId !== undefined &&
+      saved.agent === this.agentId &&
+      Number(saved.generation) === generation;
+    const opened = resumable
+      ? await this.pool.loadOrResume(thread, saved.sessionId!)
+      : await this.pool.open(thread);
+    if (!resumable || opened.sessionId !== saved.sessionId) {
       await this.redis.hset(key, { sessionId: opened.sessionId, agent: this.agentId, generation });
     }
+    // Sessions the pool evicted no longer need their entry; pruning here keeps the map at pool size.
+    for (const held of this.liveGeneration.keys()) if (!this.pool.has(held)) this.liveGeneration.delete(held);
+    this.liveGeneration.set(thread, generation);
     return opened;
   }
 }

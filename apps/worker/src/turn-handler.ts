@@ -1,14 +1,13 @@
-import type { SessionPool } from '@tributary/acp';
+import type { SessionPool, TurnResult } from '@tributary/acp';
 import { type ArrivalEvent, arrivalFromBody, envelopeTokens, packBatch } from '@tributary/packing';
-import { type Batch, FinalTurnError, type ThreadQueue, type TurnHandler } from '@tributary/queue';
+import { type Batch, FinalTurnError, type TurnHandler } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { Outbox, ReplyTarget } from './outbox.js';
 import type { SessionContinuity } from './session-continuity.js';
-import type { TurnSignalListener } from './turn-signals.js';
+import type { TurnSignal, TurnSignalListener } from './turn-signals.js';
 import { TurnWatchdog, type WatchdogLimits } from './turn-watchdog.js';
 
 export interface TurnHandlerDeps {
-  queue: ThreadQueue;
   pool: SessionPool;
   continuity: SessionContinuity;
   outbox: Outbox;
@@ -46,14 +45,13 @@ function parseEvents(batch: Batch): ArrivalEvent[] {
 
 /** One turn: pack the batch into one prompt, run it on the thread's session, deliver the reply. */
 export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { queue, pool, continuity, outbox, limits, running } = deps;
+  const { pool, continuity, outbox, limits, running } = deps;
   return async (batch, leaseSignal) => {
     const thread = batch.lease.thread;
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
     const events = parseEvents(batch);
     const target = replyTarget(events.at(-1)!);
-    const { generation } = await queue.state(thread);
-    const session = await continuity.attach(thread, generation);
+    const session = await continuity.attach(thread, batch.generation);
     const blocks = packBatch(events, (await pool.agentInfo()).promptCapabilities);
     const now = Date.now();
     log.info(
@@ -75,7 +73,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const onLeaseAbort = () => turn.abort(leaseSignal.reason);
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
     running.set(thread, turn);
-    const signal = (kind: 'started' | 'stall-soft' | 'stall-hard' | 'finished', quietMs?: number) =>
+    const signal = (kind: TurnSignal['kind'], quietMs?: number) =>
       deps.onSignal?.({
         kind,
         thread,
@@ -88,39 +86,42 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       else signal(level === 'soft' ? 'stall-soft' : 'stall-hard', quietMs);
     });
     signal('started');
+    let outcome: { result: TurnResult } | { error: unknown };
     try {
-      const result = await pool.runTurn(thread, blocks, {
-        signal: turn.signal,
-        onUpdate: () => watchdog.activity(),
-      });
-      if (leaseSignal.aborted) throw leaseSignal.reason;
-      if (turn.signal.reason instanceof TurnTimedOut) throw turn.signal.reason;
-      log.info({ stopReason: result.stopReason, replyChars: result.text.length }, 'turn finished');
-      await outbox.deliver({
-        thread,
-        batchId: batch.id,
-        kind: 'reply',
-        text: result.text,
-        target,
-        stopReason: result.stopReason,
-      });
+      outcome = {
+        result: await pool.runTurn(thread, blocks, {
+          signal: turn.signal,
+          onUpdate: () => watchdog.activity(),
+        }),
+      };
     } catch (error) {
-      if (!(turn.signal.reason instanceof TurnTimedOut) || leaseSignal.aborted) throw error;
-      const seconds = Math.round(limits.turnTimeoutMs / 1000);
-      log.warn({ err: error }, 'turn timed out; batch dead-lettered');
-      await outbox.deliver({
-        thread,
-        batchId: batch.id,
-        kind: 'notice',
-        text: `The agent showed no activity for ${seconds} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`,
-        target,
-      });
-      throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`);
+      outcome = { error };
     } finally {
       watchdog.stop();
       leaseSignal.removeEventListener('abort', onLeaseAbort);
       if (running.get(thread) === turn) running.delete(thread);
       signal('finished');
     }
+
+    // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
+    if (leaseSignal.aborted) throw leaseSignal.reason;
+    if (turn.signal.reason instanceof TurnTimedOut) {
+      log.warn(
+        { err: 'error' in outcome ? outcome.error : undefined },
+        'turn timed out; batch dead-lettered',
+      );
+      await outbox.deliver({
+        thread,
+        batchId: batch.id,
+        kind: 'notice',
+        text: `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`,
+        target,
+      });
+      throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`);
+    }
+    if ('error' in outcome) throw outcome.error;
+    const { stopReason, text } = outcome.result;
+    log.info({ stopReason, replyChars: text.length }, 'turn finished');
+    await outbox.deliver({ thread, batchId: batch.id, kind: 'reply', text, target, stopReason });
   };
 }

@@ -1,7 +1,6 @@
 import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import type { WorkerConfig } from '@tributary/config';
-import { arrivalBodyTokens } from '@tributary/packing';
 import {
   BullDoorbell,
   ControlSubscriber,
@@ -58,18 +57,18 @@ export async function startWorker(
       prefix: config.redisPrefix,
       maxBatchMessages: config.processingMode === 'per-message' ? 1 : config.maxBatchMessages,
       maxBatchTokens: config.maxBatchTokens,
-      countTokens: arrivalBodyTokens,
       ...options.queue,
     }),
     doorbell,
   );
 
   const agent = config.agentCommand ?? builtInAgentCommand();
-  const passThrough = Object.fromEntries(
-    config.agentEnv.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
-  );
   const pool = new SessionPool({
-    agent: { ...agent, inheritEnv: DEFAULT_INHERITED_ENV, env: { ...passThrough, ...options.agentEnv } },
+    agent: {
+      ...agent,
+      inheritEnv: [...DEFAULT_INHERITED_ENV, ...config.agentEnv],
+      env: options.agentEnv ?? {},
+    },
     cwd: config.agentCwd,
     maxSessions: config.concurrency,
     cancelTimeoutMs: config.cancelTimeoutMs,
@@ -100,7 +99,6 @@ export async function startWorker(
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
     handler: createTurnHandler({
-      queue,
       pool,
       continuity: new SessionContinuity(
         redis,

@@ -15,6 +15,8 @@ import { type RunningWorker, startWorker } from '../src/worker-service.js';
 /** A real worker (real Redis, real built-in agent over stdio) plus what it sent and signalled. */
 export interface WorkerHarness {
   worker: RunningWorker;
+  /** Stops the worker (threads handed back, agent killed) and starts a new one on the same Redis and agent state. */
+  restartWorker(): Promise<void>;
   redis: Redis;
   prefix: string;
   sent: OutboundMessage[];
@@ -59,22 +61,27 @@ export async function startHarness(
     WORKER_CONCURRENCY: '2',
     ...env,
   });
-  const worker = await startWorker(config, {
-    logger,
-    sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
-    queue: { retryDelayMs: 100, ...queue },
-    agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
-    onSignal: (s) => signals.push(s),
-  });
-  return {
-    worker,
+  const start = () =>
+    startWorker(config, {
+      logger,
+      sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
+      queue: { retryDelayMs: 100, ...queue },
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
+      onSignal: (s) => signals.push(s),
+    });
+  const harness: WorkerHarness = {
+    worker: await start(),
+    async restartWorker() {
+      await harness.worker.close();
+      harness.worker = await start();
+    },
     redis,
     prefix,
     sent,
     signals,
     logs,
     async send(thread, event) {
-      await worker.queue.enqueue(thread, queuedArrival(event));
+      await harness.worker.queue.enqueue(thread, queuedArrival(event));
     },
     async prompts() {
       const dir = join(stateDir, 'sessions');
@@ -89,13 +96,14 @@ export async function startHarness(
       );
     },
     async close() {
-      await worker.close();
+      await harness.worker.close();
       await deletePrefix(redis, prefix);
       redis.disconnect();
       await server.stop();
       await rm(stateDir, { recursive: true, force: true });
     },
   };
+  return harness;
 }
 
 export function replies(h: WorkerHarness, thread: string): OutboundMessage[] {

@@ -1,18 +1,11 @@
-import type {
-  AgentCapabilities,
-  AuthMethod,
-  Implementation,
-  InitializeResponse,
-} from '@agentclientprotocol/sdk';
+import type { Implementation, InitializeResponse } from '@agentclientprotocol/sdk';
 
-/** What the agent answered to `initialize`, with absent optional capabilities made explicit. */
+/** What the agent answered to `initialize` that the broker uses, absent capabilities made explicit. */
 export interface AgentInfo {
   protocolVersion: number;
   agentInfo: Implementation | undefined;
-  agentCapabilities: AgentCapabilities;
   promptCapabilities: { image: boolean; audio: boolean; embeddedContext: boolean };
   supports: { loadSession: boolean; resume: boolean; close: boolean };
-  authMethods: AuthMethod[];
 }
 
 export function toAgentInfo(response: InitializeResponse): AgentInfo {
@@ -22,7 +15,6 @@ export function toAgentInfo(response: InitializeResponse): AgentInfo {
   return {
     protocolVersion: response.protocolVersion,
     agentInfo: response.agentInfo ?? undefined,
-    agentCapabilities: capabilities,
     promptCapabilities: {
       image: prompt.image === true,
       audio: prompt.audio === true,
@@ -33,6 +25,5 @@ export function toAgentInfo(response: InitializeResponse): AgentInfo {
       resume: session.resume != null,
       close: session.close != null,
     },
-    authMethods: response.authMethods ?? [],
   };
 }

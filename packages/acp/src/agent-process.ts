@@ -27,7 +27,6 @@ import {
   UnsupportedProtocolVersionError,
 } from './errors.js';
 import { type AcpLogger, silentLogger } from './logger.js';
-import { signalGroup } from './process-group.js';
 import { StderrTail } from './stderr-tail.js';
 
 /** How to start an agent: the command and what it may see of our environment. */
@@ -57,6 +56,7 @@ export interface AgentExit {
   signal: NodeJS.Signals | null;
 }
 
+// The code of the SDK's RequestError.unsupportedProtocolVersion, which exports no constant for it.
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 // After the leader exits, the protocol stream still drains what it wrote; bound the wait in case a
 // straggler holds the pipe open.
@@ -216,13 +216,13 @@ export class AgentProcess {
   async kill(): Promise<AgentExit> {
     if (this.#exit) return this.#exit;
     this.#killRequested = true;
-    signalGroup(this.pid, 'SIGTERM');
+    this.#signalGroup('SIGTERM');
     const escalation = setTimeout(() => {
       this.#logger.warn(
         { pid: this.pid, graceMs: this.#killGraceMs },
         'agent ignored SIGTERM; sending SIGKILL',
       );
-      signalGroup(this.pid, 'SIGKILL');
+      this.#signalGroup('SIGKILL');
     }, this.#killGraceMs);
     try {
       return await this.exited;
@@ -286,11 +286,15 @@ export class AgentProcess {
     }
   }
 
-  /** Never throws: kill paths run from timers and exit handlers that must not fail. */
+  /**
+   * Signals the whole group (spawned detached, so pgid = pid). Never throws: kill paths run from timers
+   * and exit handlers that must not fail. A group already gone is not an error.
+   */
   #signalGroup(signal: NodeJS.Signals): void {
     try {
-      signalGroup(this.pid, signal);
+      process.kill(-this.pid, signal);
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
       this.#logger.error({ pid: this.pid, signal, err: error }, 'could not signal the agent process group');
     }
   }

@@ -33,8 +33,8 @@ export { type AcpLogger, silentLogger } from './logger.js';
 export {
   choosePermission,
   DEFAULT_PERMISSION_POLICY,
+  PERMISSION_POLICIES,
   type PermissionPolicy,
-  permissionPolicySchema,
 } from './permission-policy.js';
 export {
   type LateUpdate,

@@ -3,11 +3,9 @@ import type {
   PermissionOptionKind,
   RequestPermissionOutcome,
 } from '@agentclientprotocol/sdk';
-import { z } from 'zod';
 
 /** How the broker answers session/request_permission, since no person is there to ask. */
-export const permissionPolicySchema = z.enum(['reject', 'allow-once', 'allow-always']);
-export type PermissionPolicy = z.infer<typeof permissionPolicySchema>;
+export type PermissionPolicy = 'reject' | 'allow-once' | 'allow-always';
 
 /** Unattended, chat-driven turns must not grant tools silently; see docs/adr/0004-acp-sessions.md. */
 export const DEFAULT_PERMISSION_POLICY: PermissionPolicy = 'reject';
@@ -19,6 +17,9 @@ const PREFERENCES: Record<PermissionPolicy, readonly PermissionOptionKind[]> = {
   'allow-once': ['allow_once', 'reject_once', 'reject_always'],
   'allow-always': ['allow_always', 'allow_once', 'reject_once', 'reject_always'],
 };
+
+/** Every policy, for configuration to validate against. */
+export const PERMISSION_POLICIES = Object.keys(PREFERENCES) as readonly PermissionPolicy[];
 
 /** Picks the outcome for one request; a turn being cancelled always answers `cancelled` (ACP). */
 export function choosePermission(

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { AgentExitedError } from '../src/index.js';
-import { scripted, startPool, text } from './support.js';
+import { AgentExitedError, type TurnEvent } from '../src/index.js';
+import { grandchildPid, processGone, scripted, startPool, text, waitFor } from './support.js';
 
 it('rejects the turn with AgentExitedError and runs the next turn on a new process', async () => {
   const { pool } = await startPool();
@@ -15,4 +15,19 @@ it('rejects the turn with AgentExitedError and runs the next turn on a new proce
   const next = await pool.runTurn('thread-1', [text('are you back?')]);
   expect(next.stopReason).toBe('end_turn');
   expect(pool.agentPid).not.toBe(firstPid);
+});
+
+it('kills what is left of the process group when the agent dies between turns', async () => {
+  const { pool } = await startPool();
+  const events: TurnEvent[] = [];
+  await pool.runTurn('thread-1', scripted({ spawnGrandchild: true }), {
+    onUpdate: (event) => events.push(event),
+  });
+  const grandchild = grandchildPid(events)!;
+  expect(await processGone(grandchild)).toBe(false);
+
+  // The leader alone, with no call in flight; the orphan keeps the protocol stream open.
+  process.kill(pool.agentPid!, 'SIGKILL');
+
+  await waitFor(() => processGone(grandchild), 'the orphaned grandchild to die', 2_000);
 });

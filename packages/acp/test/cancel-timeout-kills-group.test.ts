@@ -1,10 +1,11 @@
 import { expect, it } from 'vitest';
-import { TurnCancelTimeoutError, type TurnEvent } from '../src/index.js';
-import { processGone, scripted, startPool, text, waitFor } from './support.js';
+import { AgentExitedError, TurnCancelTimeoutError, type TurnEvent } from '../src/index.js';
+import { grandchildPid, processGone, scripted, startPool, text, waitFor } from './support.js';
 
 it('kills the process group of an agent that ignores cancel, then starts a fresh one', async () => {
   const { pool } = await startPool({ cancelTimeoutMs: 300, killGraceMs: 300 });
   const events: TurnEvent[] = [];
+  const otherEvents: TurnEvent[] = [];
   const controller = new AbortController();
 
   const turn = pool.runTurn(
@@ -15,22 +16,19 @@ it('kills the process group of an agent that ignores cancel, then starts a fresh
       onUpdate: (event) => events.push(event),
     },
   );
-  const grandchild = await waitFor(() => {
-    for (const event of events) {
-      const match =
-        event.kind === 'agent_thought_chunk' &&
-        event.content.type === 'text' &&
-        /grandchild pid (\d+)/.exec(event.content.text);
-      if (match) return Number(match[1]);
-    }
-    return undefined;
-  }, 'the grandchild pid');
+  const other = pool.runTurn('thread-2', scripted({ delayMs: 60_000 }), {
+    onUpdate: (event) => otherEvents.push(event),
+  });
+  const grandchild = await waitFor(() => grandchildPid(events), 'the grandchild pid');
+  await waitFor(() => otherEvents.length > 0, 'the other turn to start');
   const agentPid = pool.agentPid!;
   controller.abort();
 
   const error = await turn.catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(TurnCancelTimeoutError);
   expect(error).toMatchObject({ threadKey: 'thread-1', cancelTimeoutMs: 300 });
+  // The kill costs every turn on that process, not only the one that ignored the cancel.
+  await expect(other).rejects.toBeInstanceOf(AgentExitedError);
   expect(await processGone(agentPid)).toBe(true);
   await waitFor(() => processGone(grandchild), 'the grandchild to die', 2_000);
 

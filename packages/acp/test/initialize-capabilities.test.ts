@@ -1,9 +1,10 @@
 import { tmpdir } from 'node:os';
+import type { AgentFeatures } from '@tributary/agent';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { AgentProcess } from '../src/index.js';
 import { builtInAgent, tempDir } from './support.js';
 
-async function start(caps?: object): Promise<AgentProcess> {
+async function start(caps?: Partial<AgentFeatures>): Promise<AgentProcess> {
   const agent = await AgentProcess.start({
     ...builtInAgent({ stateDir: await tempDir(), caps }),
     cwd: tmpdir(),

@@ -1,9 +1,10 @@
+import type { AgentFeatures } from '@tributary/agent';
 import { describe, expect, it } from 'vitest';
-import type { LateUpdate } from '../src/index.js';
-import { startPool, tempDir, text } from './support.js';
+import { AgentExitedError, type LateUpdate } from '../src/index.js';
+import { recordingLogger, startPool, tempDir, text } from './support.js';
 
 /** Runs one turn in a first pool (its own agent process), closes it, and opens a second pool. */
-async function afterRestart(caps?: object) {
+async function afterRestart(caps?: Partial<AgentFeatures>) {
   const stateDir = await tempDir();
   const first = await startPool({ stateDir, caps });
   const earlier = await first.pool.runTurn('thread-1', [text('remember me')]);
@@ -52,5 +53,14 @@ describe('loadOrResume after a pool restart', () => {
     const opened = await pool.loadOrResume('thread-1', 'no-such-session');
     expect(opened.path).toBe('new');
     expect(await pool.loadOrResume('thread-1', opened.sessionId)).toEqual({ ...opened, path: 'live' });
+  });
+
+  it('fails with AgentExitedError, trying no further step, when the agent dies during one', async () => {
+    const { logger, records } = recordingLogger();
+    const { pool } = await startPool({ caps: { exitOnResume: true }, logger });
+
+    await expect(pool.loadOrResume('thread-1', 'stored-session')).rejects.toBeInstanceOf(AgentExitedError);
+    expect(records.map((record) => record.message)).not.toContain('session continuity step refused');
+    expect(pool.has('thread-1')).toBe(false);
   });
 });

@@ -1,7 +1,12 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { builtInAgentCommand, type SessionRecord } from '@tributary/agent';
+import {
+  type AgentFeatures,
+  type AgentScript,
+  builtInAgentCommand,
+  type SessionRecord,
+} from '@tributary/agent';
 import { onTestFinished } from 'vitest';
 import type {
   AcpLogger,
@@ -21,7 +26,7 @@ export async function tempDir(): Promise<string> {
 export interface AgentSetup {
   stateDir: string;
   /** TRIBUTARY_AGENT_CAPS of the built-in agent. */
-  caps?: object;
+  caps?: Partial<AgentFeatures>;
   env?: Record<string, string>;
 }
 
@@ -36,12 +41,19 @@ export function builtInAgent({ stateDir, caps, env }: AgentSetup): AgentCommandC
   };
 }
 
-export type PoolSetup = Partial<AgentSetup> & Omit<Partial<SessionPoolOptions>, 'agent'>;
+export type PoolSetup = Partial<AgentSetup> & Partial<SessionPoolOptions>;
 
-/** A pool on the real built-in agent, closed (process group killed) when the test ends. */
+/**
+ * A pool on the real built-in agent (unless `agent` names another), closed (process group killed) when
+ * the test ends.
+ */
 export async function startPool(setup: PoolSetup = {}): Promise<{ pool: SessionPool; stateDir: string }> {
-  const { stateDir = await tempDir(), caps, env, ...options } = setup;
-  const pool = new SessionPool({ cwd: tmpdir(), ...options, agent: builtInAgent({ stateDir, caps, env }) });
+  const { stateDir = await tempDir(), caps, env, agent, ...options } = setup;
+  const pool = new SessionPool({
+    cwd: tmpdir(),
+    ...options,
+    agent: agent ?? builtInAgent({ stateDir, caps, env }),
+  });
   onTestFinished(() => pool.close());
   return { pool, stateDir };
 }
@@ -64,7 +76,7 @@ export const messageChunks = (events: readonly TurnEvent[]): string[] =>
   );
 
 /** A prompt whose only content is a script line for the built-in agent. */
-export const scripted = (script: object, prompt = 'hello'): ContentBlock[] => [
+export const scripted = (script: AgentScript, prompt = 'hello'): ContentBlock[] => [
   text(`${prompt}\n@agent ${JSON.stringify(script)}`),
 ];
 
@@ -81,6 +93,18 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** The pid the built-in agent reports after a `spawnGrandchild` script step, once it has. */
+export function grandchildPid(events: readonly TurnEvent[]): number | undefined {
+  for (const event of events) {
+    const match =
+      event.kind === 'agent_thought_chunk' &&
+      event.content.type === 'text' &&
+      /grandchild pid (\d+)/.exec(event.content.text);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
 }
 
 /** True when the process no longer runs (gone, or a zombie nobody has reaped yet). */

@@ -1,18 +1,33 @@
 import { tmpdir } from 'node:os';
 import { expect, it } from 'vitest';
-import { AgentProcess, UnsupportedProtocolVersionError } from '../src/index.js';
+import { type AgentCommandConfig, AgentProcess, UnsupportedProtocolVersionError } from '../src/index.js';
 import { builtInAgent, processGone, recordingLogger, tempDir } from './support.js';
 
-it('refuses an agent that answers another protocol version and kills it', async () => {
+/** Starts the agent, expecting the refusal; returns the error and whether the process is gone. */
+async function refused(agent: AgentCommandConfig): Promise<{ error: unknown; gone: boolean }> {
   const { logger, records } = recordingLogger();
-  const starting = AgentProcess.start({
-    ...builtInAgent({ stateDir: await tempDir(), caps: { protocolVersion: 2 } }),
-    cwd: tmpdir(),
-    logger,
-  });
-  const error = await starting.catch((caught: unknown) => caught);
+  const error = await AgentProcess.start({ ...agent, cwd: tmpdir(), logger }).catch(
+    (caught: unknown) => caught,
+  );
+  const pid = records.find((record) => record.message === 'agent process started')?.fields.pid;
+  expect(pid).toBeTypeOf('number');
+  return { error, gone: await processGone(pid as number) };
+}
+
+it('refuses an agent that answers another protocol version and kills it', async () => {
+  const { error, gone } = await refused(
+    builtInAgent({ stateDir: await tempDir(), caps: { protocolVersion: 2 } }),
+  );
   expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
   expect(error).toMatchObject({ requested: 1, answered: 2 });
-  const started = records.find((record) => record.message === 'agent process started');
-  expect(await processGone(started?.fields.pid as number)).toBe(true);
+  expect(gone).toBe(true);
+});
+
+it('refuses an agent that answers initialize with error -32022 and kills it', async () => {
+  const { error, gone } = await refused(
+    builtInAgent({ stateDir: await tempDir(), caps: { refuseInitialize: true } }),
+  );
+  expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
+  expect(error).toMatchObject({ requested: 1, answered: undefined });
+  expect(gone).toBe(true);
 });

@@ -1,3 +1,4 @@
+import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy } from '@tributary/acp';
 import { ConfigError } from './config-error.js';
 import {
   type Env,
@@ -10,7 +11,6 @@ import {
 } from './env-readers.js';
 
 export type ProcessingMode = 'per-thread' | 'per-lane' | 'per-message';
-export type PermissionPolicyName = 'reject' | 'allow-once' | 'allow-always';
 
 export interface WorkerConfig {
   redisUrl: string;
@@ -23,7 +23,7 @@ export interface WorkerConfig {
   agentCwd: string;
   /** Variables passed to the agent on top of the allowlist, by name. */
   agentEnv: string[];
-  permissionPolicy: PermissionPolicyName;
+  permissionPolicy: PermissionPolicy;
   /** Turns this worker runs at once; also its live ACP sessions cap. */
   concurrency: number;
   maxBatchMessages: number;
@@ -60,8 +60,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     permissionPolicy: readChoice(
       env,
       'AGENT_PERMISSION_POLICY',
-      ['reject', 'allow-once', 'allow-always'],
-      'reject',
+      PERMISSION_POLICIES,
+      DEFAULT_PERMISSION_POLICY,
     ),
     concurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256),
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', 10),

@@ -11,7 +11,7 @@ export { attachmentUri } from './attachment-uri.js';
 export { InvalidArrivalEventError } from './invalid-arrival-event-error.js';
 export { packBatch } from './pack-batch.js';
 export { parseArrivalEvent } from './parse-arrival-event.js';
-export { arrivalBodyTokens, arrivalFromBody, type QueuedArrival, queuedArrival } from './queued-arrival.js';
+export { arrivalFromBody, type QueuedArrival, queuedArrival } from './queued-arrival.js';
 export {
   parseSenderContextBlockText,
   SENDER_CONTEXT_SCHEMA,

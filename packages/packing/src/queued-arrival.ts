@@ -1,4 +1,5 @@
 import type { ArrivalEvent } from './arrival-event.js';
+import { InvalidArrivalEventError } from './invalid-arrival-event-error.js';
 import { parseArrivalEvent } from './parse-arrival-event.js';
 import { eventTokens } from './token-count.js';
 
@@ -9,6 +10,8 @@ export interface QueuedArrival {
   idempotencyKey: string;
   body: string;
   origin: 'user' | 'agent';
+  /** Counted here, where the event is at hand, so the queue never parses the body to count it. */
+  tokens: number;
 }
 
 export function queuedArrival(event: ArrivalEvent): QueuedArrival {
@@ -17,6 +20,7 @@ export function queuedArrival(event: ArrivalEvent): QueuedArrival {
     idempotencyKey: `${event.platform}:${event.channelId}:${event.eventId}`,
     body: JSON.stringify(event),
     origin: event.sender.isBot ? 'agent' : 'user',
+    tokens: eventTokens(event),
   };
 }
 
@@ -26,12 +30,7 @@ export function arrivalFromBody(body: string): ArrivalEvent {
   try {
     value = JSON.parse(body);
   } catch {
-    return parseArrivalEvent(body);
+    throw new InvalidArrivalEventError('event', 'is not JSON');
   }
   return parseArrivalEvent(value);
-}
-
-/** The queue's token counter for batch caps. */
-export function arrivalBodyTokens(body: string): number {
-  return eventTokens(arrivalFromBody(body));
 }

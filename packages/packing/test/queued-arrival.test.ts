@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ArrivalEvent } from '../src/arrival-event.js';
 import { InvalidArrivalEventError } from '../src/invalid-arrival-event-error.js';
-import { arrivalBodyTokens, arrivalFromBody, queuedArrival } from '../src/queued-arrival.js';
-import { envelopeTokens } from '../src/token-count.js';
+import { arrivalFromBody, queuedArrival } from '../src/queued-arrival.js';
+import { envelopeTokens, eventTokens } from '../src/token-count.js';
 
 const event: ArrivalEvent = {
   eventId: '1700000000.000100',
@@ -27,12 +27,14 @@ describe('queued arrival', () => {
     expect(queuedArrival({ ...event, sender: { ...event.sender, isBot: true } }).origin).toBe('agent');
   });
 
-  it('counts more tokens than the envelope alone', () => {
-    expect(arrivalBodyTokens(queuedArrival(event).body)).toBeGreaterThan(envelopeTokens(event));
+  it('carries the event’s token count, more than the envelope alone', () => {
+    const { tokens } = queuedArrival(event);
+    expect(tokens).toBe(eventTokens(event));
+    expect(tokens).toBeGreaterThan(envelopeTokens(event));
   });
 
   it('rejects a body that is not an event', () => {
     expect(() => arrivalFromBody('{"eventId": 1}')).toThrow(InvalidArrivalEventError);
-    expect(() => arrivalFromBody('not json')).toThrow(InvalidArrivalEventError);
+    expect(() => arrivalFromBody('not json')).toThrow('invalid ArrivalEvent: event is not JSON');
   });
 });

@@ -34,18 +34,23 @@ export interface Batch {
   type: BatchType;
   /** 1 on first delivery. */
   deliveries: number;
+  /** The thread's session generation when the batch was handed over; `reset` bumps it. */
+  generation: number;
   lease: Lease;
   messages: QueuedMessage[];
 }
 
 const FIELDS_PER_ENTRY = 7;
 
-/** Parses `{code, fence, batch id, type, deliveries, lease, n, entries...}` from claim/commit/fail. */
+/**
+ * Parses `{code, fence, batch id, type, deliveries, lease, generation, n, entries...}` from
+ * claim/commit/fail.
+ */
 export function parseBatchReply(thread: string, owner: string, reply: ScriptReply): Batch {
-  const count = Number(reply[6]);
+  const count = Number(reply[7]);
   const messages: QueuedMessage[] = [];
   for (let i = 0; i < count; i++) {
-    const at = 7 + i * FIELDS_PER_ENTRY;
+    const at = 8 + i * FIELDS_PER_ENTRY;
     messages.push({
       streamId: String(reply[at]),
       seq: Number(reply[at + 1]),
@@ -60,6 +65,7 @@ export function parseBatchReply(thread: string, owner: string, reply: ScriptRepl
     id: String(reply[2]),
     type: String(reply[3]) as BatchType,
     deliveries: Number(reply[4]),
+    generation: Number(reply[6]),
     lease: { thread, owner, fence: Number(reply[1]), expiresAt: Number(reply[5]) },
     messages,
   };

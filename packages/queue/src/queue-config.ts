@@ -22,7 +22,7 @@ export interface QueueConfig {
   sweepIntervalMs: number;
   /** A scheduled thread whose doorbell job is gone after this long is rung again. */
   lostDoorbellAfterMs: number;
-  /** Token cost of one message body, for `maxBatchTokens`. */
+  /** Token cost of a message body that arrives without one, for `maxBatchTokens`. */
   countTokens: (body: string) => number;
 }
 

@@ -21,6 +21,8 @@ export interface NewMessage {
   idempotencyKey?: string;
   body: string;
   origin?: Origin;
+  /** Token cost for `maxBatchTokens`, when the caller already knows it; else `config.countTokens(body)`. */
+  tokens?: number;
 }
 
 export type EnqueueResult =
@@ -81,7 +83,7 @@ export class ThreadQueue {
       [
         k.member,
         message.id,
-        this.config.countTokens(message.body),
+        message.tokens ?? this.config.countTokens(message.body),
         message.origin ?? 'user',
         message.body,
         this.config.maxBacklog,

@@ -25,6 +25,7 @@ describe('claim', () => {
     expect(batch).toMatchObject({
       type: 'UserRequest',
       deliveries: 1,
+      generation: 0,
       lease: { fence: 1, owner: 'owner-a' },
     });
     expect(batch.id).toMatch(/^[0-9a-f]{16}$/);
@@ -76,6 +77,14 @@ describe('claim', () => {
     });
     await enqueueAll(tokens, 'th', ['aaaa', 'bbbbbb', 'c']);
     expect(ids(batchOf(await claimNow(tokens, 'th')))).toEqual(['m1', 'm2']);
+  });
+
+  it('takes a token count the caller supplies instead of counting the body', async () => {
+    const { queue } = await f.make({ maxBatchTokens: 10, countTokens: () => 1 });
+    await queue.enqueue('th', { id: 'm1', body: 'x', tokens: 8 });
+    await queue.enqueue('th', { id: 'm2', body: 'y', tokens: 8 });
+    const batch = batchOf(await claimNow(queue, 'th'));
+    expect(batch.messages.map((m) => [m.id, m.tokens])).toEqual([['m1', 8]]);
   });
 
   it('sends an oversized message alone and whole', async () => {

@@ -47,5 +47,9 @@ describe('thread controls', () => {
     expect(await queue.reset('th')).toEqual({ dropped: 1, generation: 1 });
     expect(await queue.history('th')).toEqual([]);
     expect(await queue.state('th')).toMatchObject({ generation: 1, backlog: 0 });
+    await enqueueAll(queue, 'th', ['c'], 3);
+    const next = await claimNow(queue, 'th');
+    if (next.kind !== 'batch') throw new Error('no batch');
+    expect(next.batch.generation).toBe(1);
   });
 });

@@ -3,7 +3,7 @@
 -- KEYS: 1 state, 2 inbox, 3 run, 4 sched, 5 batchseq, 6 dead, 7 deadindex
 -- ARGV: 1 thread member, 2 doorbell epoch, 3 owner, 4 lease ms, 5 max messages, 6 max tokens,
 --       7 bucket, 8 max deliveries, 9 thread id
--- Returns: {CLAIMED, fence, batch id, type, deliveries, lease, n, entries...} | {STALE}
+-- Returns: {CLAIMED, fence, batch id, type, deliveries, lease, generation, n, entries...} | {STALE}
 --        | {BUSY, ms until the lease expires} | {EMPTY} | {PAUSED}
 local k = { state = KEYS[1], inbox = KEYS[2], run = KEYS[3], sched = KEYS[4], batchseq = KEYS[5],
   dead = KEYS[6], deadindex = KEYS[7] }

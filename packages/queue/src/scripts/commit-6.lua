@@ -2,7 +2,7 @@
 -- KEYS: 1 state, 2 inbox, 3 run, 4 sched, 5 history, 6 batchseq
 -- ARGV: 1 thread member, 2 owner, 3 fence, 4 lease ms, 5 max messages, 6 max tokens, 7 bucket,
 --       8 yield after turns, 9 history limit, 10 thread id
--- Returns: {NEXT, fence, batch id, type, deliveries, lease, n, entries...} | {IDLE} | {PAUSED}
+-- Returns: {NEXT, fence, batch id, type, deliveries, lease, generation, n, entries...} | {IDLE} | {PAUSED}
 --        | {YIELD, epoch} | {FENCED}
 local k = { state = KEYS[1], inbox = KEYS[2], run = KEYS[3], sched = KEYS[4], history = KEYS[5],
   batchseq = KEYS[6] }

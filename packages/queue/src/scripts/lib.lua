@@ -61,10 +61,10 @@ local function new_batch_id(batchseq_key, bucket, now)
   return string.format('%010x%06x', now - BATCH_EPOCH_MS, counter * 1024 + bucket)
 end
 
--- Flat reply for a batch: code, fence, batch id, type, deliveries, lease expiry, count, then per entry
--- the stream id followed by its six fields.
-local function batch_reply(code, fence, batch_id, btype, deliveries, lease, entries)
-  local reply = { code, fence, batch_id, btype, deliveries, lease, #entries }
+-- Flat reply for a batch: code, fence, batch id, type, deliveries, lease expiry, session generation,
+-- count, then per entry the stream id followed by its six fields.
+local function batch_reply(code, fence, batch_id, btype, deliveries, lease, generation, entries)
+  local reply = { code, fence, batch_id, btype, deliveries, lease, generation, #entries }
   for i = 1, #entries do
     reply[#reply + 1] = entries[i][1]
     for p = 1, 6 do reply[#reply + 1] = entry_field(entries[i], p) end
@@ -88,7 +88,8 @@ local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entri
   redis.call('HSET', state, 'status', 'running', 'owner', owner, 'lease', lease,
     'read', entries[#entries][1], 'batch', batch_id, 'btype', btype, 'claimed', now, 'deliveries', deliveries)
   redis.call('ZADD', k.run, lease, thread)
-  return batch_reply(code, fence, batch_id, btype, deliveries, lease, entries)
+  local generation = tonumber(redis.call('HGET', state, 'generation')) or 0
+  return batch_reply(code, fence, batch_id, btype, deliveries, lease, generation, entries)
 end
 
 local function set_idle(k, thread)
