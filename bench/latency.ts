@@ -50,7 +50,10 @@ async function tributary(): Promise<number[]> {
     queue,
     doorbell,
     connection: redis,
-    handler: async () => pending.fire(performance.now()),
+    handler: async () => {
+      pending.fire(performance.now());
+      return { reply: '', stopReason: 'end_turn' };
+    },
   });
   await runner.start();
   const result = await measure('tributary', async (i) => {

@@ -2,16 +2,33 @@ import type { BatchRecord } from '@tributary/queue';
 import { describe, expect, it } from 'vitest';
 import { tallyThread } from './chaos/tally.js';
 
-function record(ids: string[], claimedAt: number, committedAt: number): BatchRecord {
+function record(
+  ids: string[],
+  claimedAt: number,
+  endedAt: number,
+  status: BatchRecord['status'] = 'complete',
+): BatchRecord {
   return {
     batchId: `${claimedAt}`,
     thread: 't',
     fence: 1,
     type: 'UserRequest',
+    status,
     claimedAt,
-    committedAt,
+    endedAt,
     deliveries: 1,
-    messages: ids.map((id, i) => ({ id, seq: i + 1, sid: `${i}-0` })),
+    messages: ids.map((id, i) => ({
+      id,
+      seq: i + 1,
+      sid: `${i}-0`,
+      tok: 1,
+      origin: 'user',
+      at: claimedAt,
+      body: id,
+      lane: '',
+    })),
+    reply: '',
+    stopReason: 'end_turn',
   };
 }
 
@@ -24,6 +41,11 @@ describe('chaos tally', () => {
       reordered: 0,
       overlapsCommitted: 0,
     });
+  });
+
+  it('counts a failed attempt before the commit of the same batch once', () => {
+    const history = [record(['a', 'b'], 0, 3, 'failed'), record(['a', 'b'], 4, 9)];
+    expect(tallyThread(['a', 'b'], history)).toMatchObject({ committed: 2, duplicates: 0, lost: 0 });
   });
 
   it('sees loss, duplication, reordering and overlapping turns', () => {

@@ -37,6 +37,7 @@ describe('tributary worker (real process)', () => {
         GATEWAY_REPLY_URL: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/reply`,
         GATEWAY_SECRET: secret,
         LOG_LEVEL: 'debug',
+        METRICS_PORT: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -51,25 +52,29 @@ describe('tributary worker (real process)', () => {
       await waitFor(() => output.includes('worker started'), { what: 'worker start', timeoutMs: 20_000 });
       const queue = new ThreadQueue(redis, queueConfig({ prefix }), new BullDoorbell(redis, prefix));
       await queue.enqueue(
-        'gateway:C1:T1',
+        'gateway:telegram:C1:T1',
         queuedArrival({
-          eventId: 'ev-1',
-          platform: 'gateway',
+          eventId: 'm-1',
+          platform: 'telegram',
           channelId: 'C1',
           threadId: 'T1',
           sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
           timestamp: new Date().toISOString(),
           text: 'hello agent',
           attachments: [],
+          replyRef: 'evt_1',
         }),
       );
       await waitFor(() => replies.length === 1, { what: 'gateway reply', timeoutMs: 20_000 });
       expect(replies[0]!.body).toMatchObject({
         schema: 'openab.gateway.reply.v1',
-        reply_to: 'ev-1',
-        thread_id: 'T1',
+        reply_to: 'evt_1',
+        platform: 'telegram',
+        channel: { id: 'C1', thread_id: 'T1' },
+        content: { type: 'text' },
+        quote_message_id: 'm-1',
       });
-      expect(replies[0]!.body.text).toContain('hello agent');
+      expect((replies[0]!.body.content as { text: string }).text).toContain('hello agent');
       expect(replies[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
 
       child.kill('SIGTERM');

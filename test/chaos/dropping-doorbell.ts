@@ -1,6 +1,9 @@
-import type { Doorbell } from '@tributary/queue';
+import type { Doorbell, RingOptions } from '@tributary/queue';
 
-/** Loses a share of doorbells on purpose, so the sweeper has to find and re-ring those threads. */
+/**
+ * Loses a share of rings on purpose (both the direct hand-over and the shared doorbell), so the sweeper
+ * has to find and re-ring those threads.
+ */
 export class DroppingDoorbell implements Doorbell {
   dropped = 0;
 
@@ -9,15 +12,19 @@ export class DroppingDoorbell implements Doorbell {
     private readonly dropRate: number,
   ) {}
 
-  async ring(thread: string, member: string, epoch: number, delayMs?: number): Promise<void> {
+  async ring(thread: string, member: string, epoch: number, options?: RingOptions): Promise<void> {
     if (Math.random() < this.dropRate) {
       this.dropped++;
       return;
     }
-    await this.inner.ring(thread, member, epoch, delayMs);
+    await this.inner.ring(thread, member, epoch, options);
   }
 
   pending(member: string, epoch: number): Promise<boolean> {
     return this.inner.pending(member, epoch);
+  }
+
+  withdraw(member: string, epoch: number): Promise<void> {
+    return this.inner.withdraw(member, epoch);
   }
 }

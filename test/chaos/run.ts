@@ -1,6 +1,8 @@
 /**
  * Multi-process chaos test of the turn queue: worker processes are SIGKILLed, frozen with SIGSTOP and
- * restarted while producers send; a share of doorbells is dropped on purpose. Ends with
+ * restarted while producers send; a share of doorbells is dropped on purpose. Session affinity is on
+ * (the default), so doorbells handed to a killed or frozen worker must fall back to the shared queue.
+ * Ends with
  * `chaos: sent=<n> committed=<n> lost=0 duplicates=0 reordered=0 overlaps_committed=0`
  * and exits non-zero when any of the last four is not zero.
  *

@@ -9,8 +9,9 @@ export interface Tally {
 }
 
 /**
- * Checks one thread's committed history (oldest first) against what was acknowledged to producers:
- * every sent id committed exactly once, in sending order, and no two committed turns overlapping.
+ * Checks one thread's history (oldest first) against what was acknowledged to producers: every sent id
+ * committed exactly once, in sending order, and no two committed turns overlapping. Records of turns
+ * that failed (to be retried) are not commits.
  */
 export function tallyThread(sent: readonly string[], history: readonly BatchRecord[]): Tally {
   const tally: Tally = { committed: 0, lost: 0, duplicates: 0, reordered: 0, overlapsCommitted: 0 };
@@ -19,7 +20,8 @@ export function tallyThread(sent: readonly string[], history: readonly BatchReco
   let last = -1;
   let previous: BatchRecord | undefined;
   for (const record of history) {
-    if (previous && record.claimedAt < previous.committedAt) tally.overlapsCommitted++;
+    if (record.status !== 'complete' && record.status !== 'cancelled') continue;
+    if (previous && record.claimedAt < previous.endedAt) tally.overlapsCommitted++;
     previous = record;
     for (const message of record.messages) {
       tally.committed++;

@@ -27,6 +27,7 @@ const runner = new TurnRunner({
         reject(signal.reason);
       });
     });
+    return { reply: `slept ${Math.round(ms)} ms`, stopReason: 'end_turn' };
   },
 });
 

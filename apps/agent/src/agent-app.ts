@@ -148,8 +148,11 @@ export function createAgentApp({ store, features, defaults, log }: AgentAppDeps)
       const session = liveSession(params.sessionId);
       session.turn?.abort();
       live.delete(params.sessionId);
-      session.record.closedAt = new Date().toISOString();
-      await store.save(session.record);
+      // Re-read: with a state directory shared across workers, another agent process may have carried
+      // the session on since this one loaded it, and this copy must not overwrite those turns.
+      const record = (await store.read(params.sessionId)) ?? session.record;
+      record.closedAt = new Date().toISOString();
+      await store.save(record);
       log('info', 'session/close', { sessionId: params.sessionId });
       return {};
     });

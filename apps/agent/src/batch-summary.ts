@@ -39,10 +39,18 @@ function echo(blocks: readonly ContentBlock[]): string {
   return text.length > ECHO_LIMIT ? `${text.slice(0, ECHO_LIMIT - 1)}…` : text;
 }
 
-/** The default reply: makes batching visible (how many messages, from whom, with which attachments). */
-export function summarizeBatch(messages: readonly PromptMessage[], earlierTurns: number): string {
+/**
+ * The default reply: makes batching visible (how many messages, from whom, with which attachments) and
+ * says when the broker restored the conversation into a fresh session (`restored` history blocks).
+ */
+export function summarizeBatch(
+  messages: readonly PromptMessage[],
+  earlierTurns: number,
+  restored = 0,
+): string {
   const count = `${messages.length} message${messages.length === 1 ? '' : 's'}`;
   const lines = [`Received ${count} in this turn; session history: ${earlierTurns} earlier turn(s).`];
+  if (restored > 0) lines.push(`Restored history from the broker: ${restored} block(s).`);
   messages.forEach((message, index) => {
     lines.push(
       `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks)}"`,

@@ -30,6 +30,8 @@ export interface AgentScript {
   ignoreSigterm?: boolean;
   /** Sends one more agent_message_chunk with this text after the prompt was answered. */
   lateChunk?: string;
+  /** Replies with the prompt exactly as received (its content blocks as JSON), for tests to inspect. */
+  reportPrompt?: boolean;
 }
 
 export class ScriptError extends Error {
@@ -53,6 +55,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   spawnGrandchild: 'boolean',
   ignoreSigterm: 'boolean',
   lateChunk: 'string',
+  reportPrompt: 'boolean',
 };
 
 function fits(kind: FieldKind, value: unknown): boolean {

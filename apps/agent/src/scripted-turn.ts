@@ -8,6 +8,7 @@ import {
   type StopReason,
 } from '@agentclientprotocol/sdk';
 import { summarizeBatch } from './batch-summary.js';
+import { isBrokerBlock } from './broker-blocks.js';
 import type { Log } from './log.js';
 import type { AgentScript } from './script.js';
 import { splitMessages } from './sender-context.js';
@@ -107,7 +108,8 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     input.client.notify(methods.client.session.update, { sessionId: input.sessionId, update });
   const stopped = (): boolean => cancel.aborted && script.ignoreCancel !== true;
   const turnNumber = input.earlierTurns + 1;
-  const messages = splitMessages(input.prompt);
+  const messages = splitMessages(input.prompt.filter((block) => !isBrokerBlock(block)));
+  const restored = input.prompt.filter(isBrokerBlock).length;
 
   await send({
     sessionUpdate: 'agent_thought_chunk',
@@ -157,7 +159,13 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     notes.push(value === undefined ? `env ${name} is unset` : `env ${name}=${value}`);
   }
 
-  const reply = [script.reply ?? summarizeBatch(messages, input.earlierTurns), ...notes].join('\n');
+  const reply = [
+    script.reply ??
+      (script.reportPrompt
+        ? JSON.stringify(input.prompt)
+        : summarizeBatch(messages, input.earlierTurns, restored)),
+    ...notes,
+  ].join('\n');
   let sent = '';
   for (const piece of splitInto(reply, Math.max(1, script.chunks ?? 1))) {
     if (stopped()) return { stopReason: 'cancelled', text: sent };

@@ -1,21 +1,37 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '@tributary/config';
+import { runDevCommand } from './dev-command.js';
+import { runDiscordForwarderCommand } from './discord-forwarder-command.js';
+import { runIngressCommand } from './ingress-command.js';
+import { runSendCommand } from './send-command.js';
 import { runWorkerCommand } from './worker-command.js';
 
 const USAGE = `usage: tributary <command>
 
 commands:
-  worker    run turns: claim threads, drive the ACP agent, deliver replies
+  dev                 run the whole stack locally: Redis, ingress, a worker, the built-in agent
+  send "text" ...     post messages to the local stack and print the agent's replies
+  ingress             serve the platform webhooks and queue each message
+  worker              run turns: claim threads, drive the ACP agent, deliver replies
+  discord-forwarder   hold the Discord Gateway connection and forward messages to ingress
 
 Configuration comes from environment variables (see README).`;
 
+const argv = process.argv.slice(2);
 const { positionals, values } = parseArgs({
+  args: argv,
   allowPositionals: true,
   strict: false,
   options: { help: { type: 'boolean', short: 'h' } },
 });
 
-const commands: Record<string, () => Promise<void>> = { worker: runWorkerCommand };
+const commands: Record<string, (rest: string[]) => Promise<void>> = {
+  dev: runDevCommand,
+  send: runSendCommand,
+  ingress: runIngressCommand,
+  worker: runWorkerCommand,
+  'discord-forwarder': runDiscordForwarderCommand,
+};
 const command = positionals[0];
 if (values.help || !command) {
   process.stdout.write(`${USAGE}\n`);
@@ -27,9 +43,10 @@ if (!run) {
   process.exit(2);
 }
 try {
-  await run();
+  await run(argv.slice(argv.indexOf(command) + 1));
 } catch (error) {
-  const what = error instanceof ConfigError ? `configuration error: ${error.message}` : String(error);
+  const what =
+    error instanceof ConfigError ? `configuration error: ${error.message}` : (error as Error).message;
   process.stderr.write(`tributary ${command}: ${what}\n`);
   process.exit(1);
 }

@@ -1,5 +1,3 @@
-export { GATEWAY_REPLY_SCHEMA, GatewayReplySink, gatewayReplyBody, signBody } from './gateway-reply-sink.js';
-export { createLogger, REDACTED_PATHS } from './logger.js';
 export { type OutboundMessage, Outbox, type ReplySink, type ReplyTarget } from './outbox.js';
 export type { TurnSignal, TurnSignalListener } from './turn-signals.js';
 export { type WatchdogLevel, type WatchdogLimits, watchdogVerdict } from './turn-watchdog.js';

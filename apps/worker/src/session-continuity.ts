@@ -1,49 +1,108 @@
 import type { OpenedSession, SessionPool } from '@tributary/acp';
+import type { Lease } from '@tributary/queue';
 import type { Redis } from 'ioredis';
 
 export interface SessionKeys {
   session(thread: string): string;
 }
 
+export interface SessionIdentity {
+  /** Identifies the agent command; a session id is meaningless to a different agent. */
+  agent: string;
+  /** The agent's working directory; a session belongs to the directory it was opened in. */
+  cwd: string;
+}
+
+/** What Redis keeps per thread (a hash): the session last used, and which worker last held it. */
+interface SavedSession {
+  sessionId?: string;
+  agent?: string;
+  cwd?: string;
+  generation?: string;
+  worker?: string;
+}
+
+/** A session this worker holds live for a thread. */
+interface HeldSession {
+  sessionId: string;
+  generation: number;
+  /** Fence of the last lease this worker ran the thread under. */
+  fence: number;
+  /** Whether Redis records this session as held by this worker. */
+  saved: boolean;
+}
+
 /**
- * Keeps a thread on its agent session across turns, workers and restarts: the (session id, agent,
- * generation) last used is persisted per thread. A reset bumps the thread's generation, which
- * starts a fresh session.
+ * Keeps a thread on its agent session across turns, workers and restarts. Redis keeps (agent, session
+ * id, cwd, generation, worker) per thread; a worker without the live session tries session/resume,
+ * then session/load, then a new session (`path: 'new'`, which the caller seeds with the history). A
+ * reset bumps the generation, which starts a fresh session.
+ *
+ * A session is saved only once a prompt on it was answered: a worker that dies before that leaves the
+ * previous record, so the next worker does not resume a session that never got its seed.
  */
 export class SessionContinuity {
-  /** Generation of each session the pool holds live, so a turn on a live session costs no Redis call. */
-  private readonly liveGeneration = new Map<string, number>();
+  private readonly held = new Map<string, HeldSession>();
 
   constructor(
     private readonly redis: Redis,
     private readonly keys: SessionKeys,
     private readonly pool: SessionPool,
-    /** Identifies the agent command; a session id is meaningless to a different agent. */
-    private readonly agentId: string,
+    private readonly identity: SessionIdentity,
   ) {}
 
-  async attach(thread: string, generation: number): Promise<OpenedSession> {
-    if (this.pool.has(thread)) {
-      if (this.liveGeneration.get(thread) === generation) {
-        return { sessionId: this.pool.sessionIdOf(thread)!, path: 'live' };
-      }
-      await this.pool.release(thread);
+  async attach(thread: string, generation: number, lease: Lease): Promise<OpenedSession> {
+    const live = this.pool.has(thread) ? this.held.get(thread) : undefined;
+    if (live?.generation === generation && (await this.stillOurs(thread, live, lease))) {
+      live.fence = lease.fence;
+      return { sessionId: live.sessionId, path: 'live' };
     }
-    const key = this.keys.session(thread);
-    const saved = await this.redis.hgetall(key);
+    if (this.pool.has(thread)) await this.pool.release(thread);
+
+    const saved = (await this.redis.hgetall(this.keys.session(thread))) as SavedSession;
     const resumable =
       saved.sessionId !== undefined &&
-      saved.agent === this.agentId &&
+      saved.agent === this.identity.agent &&
+      saved.cwd === this.identity.cwd &&
       Number(saved.generation) === generation;
     const opened = resumable
       ? await this.pool.loadOrResume(thread, saved.sessionId!)
       : await this.pool.open(thread);
-    if (!resumable || opened.sessionId !== saved.sessionId) {
-      await this.redis.hset(key, { sessionId: opened.sessionId, agent: this.agentId, generation });
-    }
+    const alreadySaved = opened.sessionId === saved.sessionId && saved.worker === lease.owner;
     // Sessions the pool evicted no longer need their entry; pruning here keeps the map at pool size.
-    for (const held of this.liveGeneration.keys()) if (!this.pool.has(held)) this.liveGeneration.delete(held);
-    this.liveGeneration.set(thread, generation);
+    for (const other of this.held.keys()) if (!this.pool.has(other)) this.held.delete(other);
+    this.held.set(thread, {
+      sessionId: opened.sessionId,
+      generation,
+      fence: lease.fence,
+      saved: alreadySaved,
+    });
     return opened;
+  }
+
+  /** After a prompt on the thread's session was answered: records the session and this worker. */
+  async answered(thread: string, lease: Lease): Promise<void> {
+    const held = this.held.get(thread);
+    if (!held || held.saved) return;
+    await this.redis.hset(this.keys.session(thread), {
+      sessionId: held.sessionId,
+      agent: this.identity.agent,
+      cwd: this.identity.cwd,
+      generation: held.generation,
+      worker: lease.owner,
+      savedAt: Date.now(),
+    });
+    held.saved = true;
+  }
+
+  /**
+   * A live session is current unless another worker ran the thread since our last turn. Claims only
+   * raise the fence, so the next fence after ours means nobody else claimed in between; otherwise
+   * Redis says whether the thread's session is still ours.
+   */
+  private async stillOurs(thread: string, held: HeldSession, lease: Lease): Promise<boolean> {
+    if (lease.fence <= held.fence + 1) return true;
+    const saved = await this.redis.hmget(this.keys.session(thread), 'sessionId', 'worker');
+    return saved[0] === held.sessionId && saved[1] === lease.owner;
   }
 }

@@ -1,20 +1,26 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
 import { type ArrivalEvent, arrivalFromBody, envelopeTokens, packBatch } from '@tributary/packing';
+import { platformOfThread } from '@tributary/platforms';
 import { type Batch, FinalTurnError, type TurnHandler } from '@tributary/queue';
 import type { Logger } from 'pino';
+import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import type { Outbox, ReplyTarget } from './outbox.js';
 import type { SessionContinuity } from './session-continuity.js';
-import type { TurnSignal, TurnSignalListener } from './turn-signals.js';
+import type { TurnObserver } from './turn-observer.js';
+import type { TurnEnding, TurnSignal, TurnSignalListener } from './turn-signals.js';
 import { TurnWatchdog, type WatchdogLimits } from './turn-watchdog.js';
 
 export interface TurnHandlerDeps {
   pool: SessionPool;
   continuity: SessionContinuity;
+  /** What a fresh session is given back: the thread's parent message and complete batches. */
+  fresh: FreshSessionSources;
   outbox: Outbox;
   limits: WatchdogLimits;
   logger: Logger;
-  /** The running ACP turn of each thread this worker holds, so `/cancel` can reach it. */
+  /** The running turn of each thread this worker holds, so `/cancel` can reach it. */
   running: Map<string, AbortController>;
+  observer?: TurnObserver;
   onSignal?: TurnSignalListener;
 }
 
@@ -29,6 +35,7 @@ function replyTarget(event: ArrivalEvent): ReplyTarget {
     channelId: event.channelId,
     ...(event.threadId === undefined ? {} : { threadId: event.threadId }),
     replyToEventId: event.eventId,
+    ...(event.replyRef === undefined ? {} : { replyRef: event.replyRef }),
   };
 }
 
@@ -43,7 +50,11 @@ function parseEvents(batch: Batch): ArrivalEvent[] {
   }
 }
 
-/** One turn: pack the batch into one prompt, run it on the thread's session, deliver the reply. */
+/**
+ * One turn: pack the batch into one prompt, run it on the thread's session, deliver the reply, and
+ * report the reply and stop reason for the batch record. A fresh session's prompt starts with the
+ * broker-origin blocks restoring the thread's parent message and complete batches.
+ */
 export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
   const { pool, continuity, outbox, limits, running } = deps;
   return async (batch, leaseSignal) => {
@@ -51,77 +62,104 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
     const events = parseEvents(batch);
     const target = replyTarget(events.at(-1)!);
-    const session = await continuity.attach(thread, batch.generation);
-    const blocks = packBatch(events, (await pool.agentInfo()).promptCapabilities);
-    const now = Date.now();
-    log.info(
-      {
-        sessionId: session.sessionId,
-        sessionPath: session.path,
-        type: batch.type,
-        deliveries: batch.deliveries,
-        events: events.length,
-        blocks: blocks.length,
-        tokensPerEvent: events.map(envelopeTokens),
-        waitPerEventMs: batch.messages.map((m) => now - m.acceptedAt),
-        dispatchedAt: new Date(now).toISOString(),
-      },
-      'dispatch',
-    );
-
+    // Registered before the session is attached, so a `/cancel` sent while it starts is not lost.
     const turn = new AbortController();
     const onLeaseAbort = () => turn.abort(leaseSignal.reason);
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
     running.set(thread, turn);
-    const signal = (kind: TurnSignal['kind'], quietMs?: number) =>
-      deps.onSignal?.({
-        kind,
-        thread,
-        batchId: batch.id,
-        target,
-        ...(quietMs === undefined ? {} : { quietMs }),
-      });
-    const watchdog = new TurnWatchdog(limits, (level, quietMs) => {
-      if (level === 'timeout') turn.abort(new TurnTimedOut(`no agent activity for ${quietMs} ms`));
-      else signal(level === 'soft' ? 'stall-soft' : 'stall-hard', quietMs);
-    });
-    signal('started');
+    const signal = (kind: TurnSignal['kind'], extra: Pick<TurnSignal, 'quietMs' | 'ending'> = {}) =>
+      deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra });
+    const started = performance.now();
     let outcome: { result: TurnResult } | { error: unknown };
+    let ending: TurnEnding = 'failed';
     try {
-      outcome = {
-        result: await pool.runTurn(thread, blocks, {
-          signal: turn.signal,
-          onUpdate: () => watchdog.activity(),
-        }),
-      };
+      const session = await continuity.attach(thread, batch.generation, batch.lease);
+      const caps = (await pool.agentInfo()).promptCapabilities;
+      const context =
+        session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
+      const blocks = [...(context?.blocks ?? []), ...packBatch(events, caps)];
+      const now = Date.now();
+      const tokensPerEvent = events.map(envelopeTokens);
+      const waitsMs = batch.messages.map((m) => now - m.acceptedAt);
+      deps.observer?.dispatched({
+        platform: platformOfThread(thread),
+        tokensPerEvent,
+        blocks: blocks.length,
+        waitsMs,
+      });
+      log.info(
+        {
+          sessionId: session.sessionId,
+          sessionPath: session.path,
+          type: batch.type,
+          deliveries: batch.deliveries,
+          events: events.length,
+          blocks: blocks.length,
+          historyTurns: context?.historyTurns ?? 0,
+          tokensPerEvent,
+          waitPerEventMs: waitsMs,
+          dispatchedAt: new Date(now).toISOString(),
+        },
+        'dispatch',
+      );
+      const watchdog = new TurnWatchdog(limits, (level, quietMs) => {
+        if (level === 'timeout') turn.abort(new TurnTimedOut(`no agent activity for ${quietMs} ms`));
+        else signal(level === 'soft' ? 'stall-soft' : 'stall-hard', { quietMs });
+      });
+      signal('started');
+      try {
+        outcome = {
+          result: await pool.runTurn(thread, blocks, {
+            signal: turn.signal,
+            onUpdate: () => watchdog.activity(),
+          }),
+        };
+      } finally {
+        watchdog.stop();
+      }
     } catch (error) {
       outcome = { error };
     } finally {
-      watchdog.stop();
       leaseSignal.removeEventListener('abort', onLeaseAbort);
       if (running.get(thread) === turn) running.delete(thread);
-      signal('finished');
     }
 
-    // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
-    if (leaseSignal.aborted) throw leaseSignal.reason;
-    if (turn.signal.reason instanceof TurnTimedOut) {
-      log.warn(
-        { err: 'error' in outcome ? outcome.error : undefined },
-        'turn timed out; batch dead-lettered',
-      );
-      await outbox.deliver({
-        thread,
-        batchId: batch.id,
-        kind: 'notice',
-        text: `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`,
-        target,
-      });
-      throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`);
+    const seconds = (performance.now() - started) / 1000;
+    try {
+      // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
+      if (leaseSignal.aborted) {
+        ending = 'handed-over';
+        deps.observer?.ended('lease_lost', seconds);
+        throw leaseSignal.reason;
+      }
+      if (turn.signal.reason instanceof TurnTimedOut) {
+        deps.observer?.ended('timeout', seconds);
+        log.warn(
+          { err: 'error' in outcome ? outcome.error : undefined },
+          'turn timed out; batch dead-lettered',
+        );
+        await outbox.deliver({
+          thread,
+          batchId: batch.id,
+          kind: 'notice',
+          text: `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`,
+          target,
+        });
+        throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`);
+      }
+      if ('error' in outcome) {
+        deps.observer?.ended('error', seconds);
+        throw outcome.error;
+      }
+      const { stopReason, text } = outcome.result;
+      deps.observer?.ended(stopReason, seconds);
+      log.info({ stopReason, replyChars: text.length }, 'turn finished');
+      await continuity.answered(thread, batch.lease);
+      await outbox.deliver({ thread, batchId: batch.id, kind: 'reply', text, target, stopReason });
+      ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
+      return { reply: text, stopReason };
+    } finally {
+      signal('finished', { ending });
     }
-    if ('error' in outcome) throw outcome.error;
-    const { stopReason, text } = outcome.result;
-    log.info({ stopReason, replyChars: text.length }, 'turn finished');
-    await outbox.deliver({ thread, batchId: batch.id, kind: 'reply', text, target, stopReason });
   };
 }

@@ -1,5 +1,8 @@
 import type { ReplyTarget } from './outbox.js';
 
+/** How a turn ended, for the user: answered, cancelled, failed, or handed to another worker. */
+export type TurnEnding = 'answered' | 'cancelled' | 'failed' | 'handed-over';
+
 /** What the reaction layer hears about a running turn (progress and stall reactions). */
 export interface TurnSignal {
   kind: 'started' | 'stall-soft' | 'stall-hard' | 'finished';
@@ -8,6 +11,8 @@ export interface TurnSignal {
   /** The trailing message of the running batch: the one reactions go on. */
   target: ReplyTarget;
   quietMs?: number;
+  /** Set on `finished`. */
+  ending?: TurnEnding;
 }
 
 export type TurnSignalListener = (signal: TurnSignal) => void;

@@ -1,28 +1,43 @@
 import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
-import type { WorkerConfig } from '@tributary/config';
+import { processingModeOf, type WorkerConfig } from '@tributary/config';
+import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
+import { createPlatformClients, type PlatformClient } from '@tributary/platforms';
 import {
   BullDoorbell,
   ControlSubscriber,
   checkRedisSafety,
   type QueueConfig,
   queueConfig,
+  readFleetStats,
+  ThreadParentStore,
   ThreadQueue,
   TurnRunner,
 } from '@tributary/queue';
+import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { GatewayReplySink } from './gateway-reply-sink.js';
+import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
+import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
 import { Outbox, type ReplySink } from './outbox.js';
+import { PlatformReplySink } from './platform-reply-sink.js';
+import { PostedParts } from './posted-parts.js';
 import { SessionContinuity } from './session-continuity.js';
 import { createTurnHandler } from './turn-handler.js';
+import { prometheusTurnObserver } from './turn-observer.js';
+import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
 
 export interface WorkerOptions {
   logger: Logger;
-  /** Reply sinks on top of the log (and the gateway, when GATEWAY_REPLY_URL is set). */
+  /** Reply sinks on top of the log and the platforms. */
   sinks?: ReplySink[];
+  /** Replies, reactions and thread parents go through these; default: from the configured credentials. */
+  clients?: ReadonlyMap<string, PlatformClient>;
+  /** Default: a registry of its own, served on METRICS_PORT. */
+  metrics?: Metrics;
+  canary?: CanaryTiming;
   /** Queue tuning not exposed as environment variables (tests shorten leases and retries). */
   queue?: Partial<QueueConfig>;
   /** Variables set in the agent's environment on top of the allowlist. */
@@ -33,7 +48,13 @@ export interface WorkerOptions {
 export interface RunningWorker {
   readonly queue: ThreadQueue;
   readonly pool: SessionPool;
-  /** Stops taking turns, hands running threads back, stops the agent process group. */
+  readonly owner: string;
+  /** Where `/livez`, `/readyz` and `/metrics` answer. */
+  readonly healthUrl: string;
+  /**
+   * Turns not-ready, stops taking turns, lets running ones finish within SHUTDOWN_GRACE_MS, hands
+   * the rest back, stops the agent process group.
+   */
   close(): Promise<void>;
 }
 
@@ -47,6 +68,7 @@ export async function startWorker(
   options: WorkerOptions,
 ): Promise<RunningWorker> {
   const { logger } = options;
+  const metrics = options.metrics ?? createMetrics();
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   await checkRedisSafety(redis, config.redisSafety, logger);
 
@@ -55,7 +77,10 @@ export async function startWorker(
     redis,
     queueConfig({
       prefix: config.redisPrefix,
-      maxBatchMessages: config.processingMode === 'per-message' ? 1 : config.maxBatchMessages,
+      maxBatchMessages: config.maxBatchMessages,
+      processingMode: (thread) => processingModeOf(config, thread),
+      affinity: config.sessionAffinity,
+      ...(config.sessionAffinityWaitMs === undefined ? {} : { affinityWaitMs: config.sessionAffinityWaitMs }),
       maxBatchTokens: config.maxBatchTokens,
       ...options.queue,
     }),
@@ -70,61 +95,109 @@ export async function startWorker(
       env: options.agentEnv ?? {},
     },
     cwd: config.agentCwd,
-    maxSessions: config.concurrency,
+    maxSessions: config.maxSessions,
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
     logger: logger.child({ component: 'acp' }),
+    onAgentRestart: () => metrics.agentRestartsTotal.inc(),
   });
 
-  const sinks: ReplySink[] = [new LogReplySink(logger.child({ component: 'outbox' }))];
-  if (config.gatewayReplyUrl) sinks.push(new GatewayReplySink(config.gatewayReplyUrl, config.gatewaySecret));
-  sinks.push(...(options.sinks ?? []));
   const keysOf = (thread: string) => queue.keys(thread);
+  const sinks: ReplySink[] = [new LogReplySink(logger.child({ component: 'outbox' }))];
+  const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
+  sinks.push(
+    new PlatformReplySink(clients, new PostedParts(redis, (t, b, kind) => keysOf(t).outbox(b, kind))),
+  );
+  sinks.push(...(options.sinks ?? []));
   const outbox = new Outbox(
     redis,
     { outbox: (thread, batchId, kind) => keysOf(thread).outbox(batchId, kind) },
     sinks,
   );
 
+  const parents = new ThreadParentStore(redis, queue.config.prefix, queue.config.buckets);
+  const reactions = new TurnReactions(clients, logger.child({ component: 'reactions' }));
   const running = new Map<string, AbortController>();
   const controls = new ControlSubscriber(redis, config.redisPrefix, ({ thread }) => {
     running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
   });
   await controls.start();
 
+  let canary: DoorbellCanary | undefined;
   const runner = new TurnRunner({
     queue,
     doorbell,
     connection: redis,
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
+    events: {
+      batchEnded: (outcome) => {
+        metrics.turnsTotal.inc({ outcome });
+        if (outcome === 'dead_lettered') metrics.deadLetteredBatchesTotal.inc();
+      },
+      leaseLost: () => metrics.leaseExpiriesTotal.inc(),
+      fenced: () => metrics.fenceRejectionsTotal.inc(),
+      revived: ({ leasesRevived, doorbellsRevived }) => {
+        metrics.sweeperRevivalsTotal.inc({ reason: 'lease' }, leasesRevived);
+        metrics.sweeperRevivalsTotal.inc({ reason: 'doorbell' }, doorbellsRevived);
+      },
+      doorbellTaken: () => canary?.taken(),
+    },
     handler: createTurnHandler({
       pool,
-      continuity: new SessionContinuity(
-        redis,
-        { session: (t) => keysOf(t).session },
-        pool,
-        [agent.command, ...agent.args].join(' '),
-      ),
+      continuity: new SessionContinuity(redis, { session: (t) => keysOf(t).session }, pool, {
+        agent: [agent.command, ...agent.args].join(' '),
+        cwd: config.agentCwd,
+      }),
+      fresh: {
+        history: (thread) => queue.history(thread),
+        parent: (thread) => parents.get(thread),
+      },
       outbox,
+      observer: prometheusTurnObserver(metrics),
       limits: config,
       logger,
       running,
-      ...(options.onSignal ? { onSignal: options.onSignal } : {}),
+      onSignal: (signal) => {
+        reactions.listener(signal);
+        options.onSignal?.(signal);
+      },
     }),
   });
   await runner.start();
+  canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
+  canary.start();
+  let accepting = true;
+  observeFleet(metrics, () => readFleetStats(queue, doorbell));
+  metrics.onScrape([metrics.acpSessionsLive, metrics.doorbellConsumerUp], () => {
+    metrics.acpSessionsLive.set(pool.liveSessions);
+    metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
+  });
+  const health: FastifyInstance = await startHealthServer(config.metricsPort, config.metricsHost, metrics, {
+    accepting: () => accepting,
+    redis: async () => void (await redis.ping()),
+    consuming: () => canary?.consuming() ?? false,
+  });
+  const address = health.server.address();
+  const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;
   logger.info(
-    { owner: runner.owner, concurrency: config.concurrency, agent: agent.command },
+    { owner: runner.owner, concurrency: config.concurrency, agent: agent.command, healthUrl },
     'worker started',
   );
 
   return {
     queue,
     pool,
+    owner: runner.owner,
+    healthUrl,
     async close() {
-      await runner.close();
+      accepting = false;
+      canary?.stop();
+      const started = performance.now();
+      await runner.close(config.shutdownGraceMs);
+      logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
       await pool.close();
+      await health.close();
       await controls.close();
       await doorbell.close();
       redis.disconnect();

@@ -19,9 +19,10 @@ describe('agent failures', () => {
 
     await waitForReplies(h, 'th', 1);
     expect(h.worker.pool.agentPid).not.toBe(firstPid);
-    const history = await h.worker.queue.history('th');
-    expect(history).toHaveLength(1);
-    expect(history[0]).toMatchObject({
+    const [completed, failed] = await h.worker.queue.history('th');
+    expect(failed).toMatchObject({ status: 'failed', deliveries: 1, messages: [{ id: event.eventId }] });
+    expect(completed).toMatchObject({
+      status: 'complete',
       deliveries: 2,
       type: 'Continuation',
       messages: [{ id: event.eventId }],

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { OutboundMessage } from '../src/outbox.js';
 import type { TurnSignal } from '../src/turn-signals.js';
-import { type RunningWorker, startWorker } from '../src/worker-service.js';
+import { type RunningWorker, startWorker, type WorkerOptions } from '../src/worker-service.js';
 
 /** A real worker (real Redis, real built-in agent over stdio) plus what it sent and signalled. */
 export interface WorkerHarness {
@@ -46,6 +46,7 @@ export function message(text: string, sender = 'ada', at = new Date()): ArrivalE
 export async function startHarness(
   env: Record<string, string> = {},
   queue: Partial<QueueConfig> = {},
+  options: Pick<WorkerOptions, 'canary'> = {},
 ): Promise<WorkerHarness> {
   const server: RedisHandle = await startRedis();
   const redis = new Redis(server.url);
@@ -59,6 +60,8 @@ export async function startHarness(
     REDIS_URL: server.url,
     REDIS_PREFIX: prefix,
     WORKER_CONCURRENCY: '2',
+    METRICS_PORT: '0',
+    SHUTDOWN_GRACE_MS: '0',
     ...env,
   });
   const start = () =>
@@ -68,6 +71,7 @@ export async function startHarness(
       queue: { retryDelayMs: 100, ...queue },
       agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
       onSignal: (s) => signals.push(s),
+      ...options,
     });
   const harness: WorkerHarness = {
     worker: await start(),

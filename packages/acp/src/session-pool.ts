@@ -34,6 +34,8 @@ export interface SessionPoolOptions {
   agent: AgentCommandConfig;
   /** Absolute working directory of the agent process and of every session. */
   cwd: string;
+  /** Called for each agent process started after the first (the previous one exited or was killed). */
+  onAgentRestart?: () => void;
   /** Live sessions kept per pool; idle ones are evicted least recently used first. Default 8. */
   maxSessions?: number;
   /** How long a cancelled turn may take to end before the process group is killed. Default 5 s. */
@@ -78,9 +80,11 @@ export class SessionPool {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#sessions = new SessionRegistry(Math.max(1, options.maxSessions ?? 8));
+    let started = 0;
     this.#agents = new AgentSupervisor(
-      () =>
-        AgentProcess.start({
+      () => {
+        if (started++ > 0) options.onAgentRestart?.();
+        return AgentProcess.start({
           ...options.agent,
           cwd: options.cwd,
           clientInfo: options.clientInfo,
@@ -89,7 +93,8 @@ export class SessionPool {
           logger: this.#logger,
           onSessionUpdate: (notification, from) => this.#route(notification, from),
           onPermissionRequest: (request, from) => this.#answerPermission(request, from),
-        }),
+        });
+      },
       (agent) => this.#sessions.forgetAgent(agent),
     );
   }
@@ -102,6 +107,11 @@ export class SessionPool {
   /** Pid of the running agent process, if any. */
   get agentPid(): number | undefined {
     return this.#agents.current?.pid;
+  }
+
+  /** Sessions open on the running agent process. */
+  get liveSessions(): number {
+    return this.#sessions.liveCount;
   }
 
   has(threadKey: string): boolean {

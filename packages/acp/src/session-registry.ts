@@ -20,6 +20,13 @@ export class SessionRegistry {
     this.#maxSessions = maxSessions;
   }
 
+  /** Sessions held on a live agent process. */
+  get liveCount(): number {
+    let count = 0;
+    for (const session of this.#sessions.values()) if (session.agent.alive) count++;
+    return count;
+  }
+
   /** The thread's session, unless its agent process has died (then it is forgotten). */
   get(threadKey: string): PooledSession | undefined {
     const session = this.#sessions.get(threadKey);

@@ -13,6 +13,20 @@ export function readOptional(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** `what` says what the variable is for, so the error tells the operator what to fill in. */
+export function readRequired(env: Env, name: string, what: string): string {
+  const value = readOptional(env, name);
+  if (value === undefined) throw new ConfigError(name, `is required (${what})`);
+  return value;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function readLogLevel(env: Env): LogLevel {
+  return readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+}
+
 export function readInteger(
   env: Env,
   name: string,

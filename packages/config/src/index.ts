@@ -1,7 +1,24 @@
 export { ConfigError } from './config-error.js';
-export { type Env, splitCommandLine } from './env-readers.js';
+export { type Env, type LogLevel, splitCommandLine } from './env-readers.js';
+export { type ForwarderConfig, loadForwarderConfig } from './forwarder-config.js';
+export {
+  type BotMessagePolicy,
+  type GateConfig,
+  type IngressConfig,
+  loadIngressConfig,
+  type UserMessagePolicy,
+} from './ingress-config.js';
 export {
   loadWorkerConfig,
   type ProcessingMode,
+  processingModeOf,
   type WorkerConfig,
 } from './load-config.js';
+export {
+  type DiscordConfig,
+  type GatewayConfig,
+  loadPlatformConfig,
+  type PlatformConfig,
+  type SlackConfig,
+  type TelegramConfig,
+} from './platform-config.js';

@@ -2,15 +2,19 @@ import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy }
 import { ConfigError } from './config-error.js';
 import {
   type Env,
+  type LogLevel,
   readChoice,
   readInteger,
+  readLogLevel,
   readOptional,
   readString,
   readUrl,
   splitCommandLine,
 } from './env-readers.js';
+import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
 
 export type ProcessingMode = 'per-thread' | 'per-lane' | 'per-message';
+const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
 export interface WorkerConfig {
   redisUrl: string;
@@ -28,14 +32,28 @@ export interface WorkerConfig {
   concurrency: number;
   maxBatchMessages: number;
   maxBatchTokens: number;
+  /** The processing mode of platforms without one of their own in `processingModes`. */
   processingMode: ProcessingMode;
+  /** Processing mode by platform: the part of a thread key before its first ':'. */
+  processingModes: Readonly<Record<string, ProcessingMode>>;
+  /** Live agent sessions a worker keeps, idle ones included (at least `concurrency`). */
+  maxSessions: number;
+  /** Ring the worker that holds a thread's live session first (see docs/adr/0007). */
+  sessionAffinity: boolean;
+  /** How long a thread waits for that worker before any worker may take it; unset: the queue's default. */
+  sessionAffinityWaitMs: number | undefined;
   turnTimeoutMs: number;
   stallSoftMs: number;
   stallHardMs: number;
   cancelTimeoutMs: number;
-  gatewayReplyUrl: string | undefined;
-  gatewaySecret: string | undefined;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  /** After SIGTERM, how long running turns may take to finish before they are cancelled and handed back. */
+  shutdownGraceMs: number;
+  /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
+  metricsPort: number;
+  metricsHost: string;
+  /** Credentials of the platforms replies go back to. */
+  platforms: PlatformConfig;
+  logLevel: LogLevel;
 }
 
 /**
@@ -50,6 +68,10 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   if (stallHardMs <= stallSoftMs)
     throw new ConfigError('STALL_HARD_MS', 'must be greater than STALL_SOFT_MS');
   const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? 'redis://127.0.0.1:6379';
+  const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
+  // Idle sessions are what session affinity reuses, so a worker keeps many more than it runs at once.
+  const maxSessions = readInteger(env, 'AGENT_MAX_SESSIONS', Math.max(32, concurrency), concurrency);
+  const affinityWait = readOptional(env, 'SESSION_AFFINITY_WAIT_MS');
   return Object.freeze({
     redisUrl,
     redisPrefix: readString(env, 'REDIS_PREFIX', 'trib'),
@@ -63,21 +85,58 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
       PERMISSION_POLICIES,
       DEFAULT_PERMISSION_POLICY,
     ),
-    concurrency: readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256),
+    concurrency,
+    maxSessions,
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', 10),
     maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', 24_000),
-    processingMode: readChoice(
-      env,
-      'MESSAGE_PROCESSING_MODE',
-      ['per-thread', 'per-lane', 'per-message'],
-      'per-thread',
-    ),
+    processingMode: readChoice(env, 'MESSAGE_PROCESSING_MODE', PROCESSING_MODES, 'per-thread'),
+    processingModes: readProcessingModes(env),
+    sessionAffinity: readChoice(env, 'SESSION_AFFINITY', ['on', 'off'], 'on') === 'on',
+    sessionAffinityWaitMs:
+      affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
     turnTimeoutMs: readInteger(env, 'TURN_TIMEOUT_MS', 600_000),
     stallSoftMs,
     stallHardMs,
     cancelTimeoutMs: readInteger(env, 'CANCEL_TIMEOUT_MS', 5_000),
-    gatewayReplyUrl: readUrl(env, 'GATEWAY_REPLY_URL', ['http:', 'https:']),
-    gatewaySecret: readOptional(env, 'GATEWAY_SECRET'),
-    logLevel: readChoice(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace'], 'info'),
+    shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
+    metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
+    metricsHost: readString(env, 'METRICS_HOST', '0.0.0.0'),
+    platforms: loadPlatformConfig(env),
+    logLevel: readLogLevel(env),
   });
+}
+
+/** `MESSAGE_PROCESSING_MODES`: comma-separated `platform=mode` pairs, e.g. `slack=per-lane,telegram=per-message`. */
+function readProcessingModes(env: Env): Readonly<Record<string, ProcessingMode>> {
+  const name = 'MESSAGE_PROCESSING_MODES';
+  const modes: Record<string, ProcessingMode> = {};
+  for (const pair of (readOptional(env, name) ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const match = /^\s*([a-z0-9_-]+)\s*=\s*([a-z-]+)\s*$/.exec(pair);
+    if (!match) throw new ConfigError(name, `expected platform=mode pairs, got ${JSON.stringify(pair)}`);
+    const [, platform, mode] = match;
+    if (!(PROCESSING_MODES as readonly string[]).includes(mode!)) {
+      throw new ConfigError(
+        name,
+        `mode of ${platform} must be one of ${PROCESSING_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+      );
+    }
+    if (Object.hasOwn(modes, platform!)) throw new ConfigError(name, `${platform} is given twice`);
+    modes[platform!] = mode as ProcessingMode;
+  }
+  return Object.freeze(modes);
+}
+
+/** The processing mode of a thread: its platform's (the key's part before the first ':'), else the default. */
+export function processingModeOf(
+  config: Pick<WorkerConfig, 'processingMode' | 'processingModes'>,
+  thread: string,
+): ProcessingMode {
+  const colon = thread.indexOf(':');
+  const platform = colon < 0 ? undefined : thread.slice(0, colon);
+  return (
+    (platform !== undefined && Object.hasOwn(config.processingModes, platform)
+      ? config.processingModes[platform]
+      : undefined) ?? config.processingMode
+  );
 }

@@ -1,24 +1,57 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { Env } from '../src/env-readers.js';
+import { loadForwarderConfig } from '../src/forwarder-config.js';
+import { loadIngressConfig } from '../src/ingress-config.js';
 import { loadWorkerConfig } from '../src/load-config.js';
+import { loadPlatformConfig } from '../src/platform-config.js';
 
-/** Every variable the worker reads is documented in the README table, and nothing else is. */
-describe('README environment table', () => {
-  it('lists exactly the variables loadWorkerConfig reads', () => {
-    const read = new Set<string>();
-    const env = new Proxy({} as Record<string, string | undefined>, {
-      get: (_, name) => {
-        if (typeof name === 'string') read.add(name);
-        return undefined;
-      },
-    });
-    loadWorkerConfig(env);
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(
-      readme.indexOf('## Running a worker'),
-      readme.indexOf('## Checks you can run'),
+const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+
+/** The variable names a loader reads, whatever their values. */
+function variablesRead(load: (env: Env) => unknown, required: Record<string, string> = {}): Set<string> {
+  const read = new Set<string>();
+  const env = new Proxy({} as Record<string, string | undefined>, {
+    get: (_, name) => {
+      if (typeof name !== 'string') return undefined;
+      read.add(name);
+      return required[name];
+    },
+  });
+  load(env);
+  return read;
+}
+
+function documented(from: string, to: string): string[] {
+  const section = readme.slice(readme.indexOf(from), readme.indexOf(to));
+  return [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]!).sort();
+}
+
+const platform = variablesRead(loadPlatformConfig);
+const without = (all: Set<string>) => [...all].filter((name) => !platform.has(name)).sort();
+
+/** Every variable a loader reads is documented in its README table, and nothing else is. */
+describe('README environment tables', () => {
+  it('lists exactly the platform variables under Platforms, then the forwarder variables', () => {
+    const forwarderTable = readme.indexOf('| `FORWARD_URL` |');
+    expect(documented('## Platforms', 'Discord channel messages arrive')).toEqual([...platform].sort());
+    expect(documented('Discord channel messages arrive', '## Running a worker')).toEqual(
+      without(
+        variablesRead(loadForwarderConfig, { DISCORD_BOT_TOKEN: 't', DISCORD_FORWARDER_SECRET: 's' }),
+      ).filter((name) => name !== 'LOG_LEVEL'),
     );
-    const documented = [...section.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]);
-    expect(documented.sort()).toEqual([...read].sort());
+    expect(forwarderTable).toBeGreaterThan(0);
+  });
+
+  it('lists exactly the other ingress variables under Running ingress', () => {
+    expect(documented('## Running ingress', '## Platforms')).toEqual(
+      without(variablesRead(loadIngressConfig)),
+    );
+  });
+
+  it('lists exactly the other worker variables under Running a worker', () => {
+    expect(documented('## Running a worker', '## Checks you can run')).toEqual(
+      without(variablesRead((env) => loadWorkerConfig(env))),
+    );
   });
 });

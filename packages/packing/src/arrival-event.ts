@@ -18,6 +18,11 @@ export interface ArrivalEvent {
   text: string;
   /** In arrival order. */
   attachments: Attachment[];
+  /**
+   * The delivery id a gateway reply must name (openab's `event_id`, minted afresh per delivery, so it is
+   * not the message's identity). Only the reply carries it: it never reaches the agent.
+   */
+  replyRef?: string;
 }
 
 export interface Sender {

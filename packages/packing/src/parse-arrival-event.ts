@@ -34,6 +34,7 @@ export function parseArrivalEvent(value: unknown): ArrivalEvent {
     attachments: array(event.attachments, 'attachments').map((item, index) =>
       parseAttachment(item, `attachments[${index}]`),
     ),
+    ...optional('replyRef', event.replyRef, nonEmptyString),
   };
 }
 

@@ -12,6 +12,8 @@ export interface QueuedArrival {
   origin: 'user' | 'agent';
   /** Counted here, where the event is at hand, so the queue never parses the body to count it. */
   tokens: number;
+  /** The sender: `per-lane` processing ends a batch where it changes. */
+  lane: string;
 }
 
 export function queuedArrival(event: ArrivalEvent): QueuedArrival {
@@ -21,6 +23,7 @@ export function queuedArrival(event: ArrivalEvent): QueuedArrival {
     body: JSON.stringify(event),
     origin: event.sender.isBot ? 'agent' : 'user',
     tokens: eventTokens(event),
+    lane: event.sender.id,
   };
 }
 

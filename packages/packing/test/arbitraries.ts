@@ -99,6 +99,7 @@ export const arrivalEvent: fc.Arbitrary<ArrivalEvent> = fc.record(
     timestamp,
     text: userText,
     attachments: fc.array(attachment, { maxLength: 5 }),
+    replyRef: nonEmpty,
   },
   { ...EVENT_KEYS, noNullPrototype: true },
 );

@@ -22,6 +22,7 @@ describe('queued arrival', () => {
       id: event.eventId,
       idempotencyKey: 'slack:C1:1700000000.000100',
       origin: 'user',
+      lane: 'U1',
     });
     expect(arrivalFromBody(queued.body)).toEqual(event);
     expect(queuedArrival({ ...event, sender: { ...event.sender, isBot: true } }).origin).toBe('agent');

@@ -71,16 +71,55 @@ export function parseBatchReply(thread: string, owner: string, reply: ScriptRepl
   };
 }
 
-/** A committed batch as kept in the thread's history (newest first). */
+/** A message as kept in history records and dead letters: the inbox entry, body included. */
+export interface StoredMessage {
+  sid: string;
+  seq: number;
+  id: string;
+  tok: number;
+  origin: Origin;
+  /** Acceptance time (Redis clock, ms). */
+  at: number;
+  body: string;
+  /** The sender lane the message was enqueued with ('' when none). */
+  lane: string;
+}
+
+/**
+ * How a batch's delivery ended. Only `complete` batches make up the conversation a fresh agent session
+ * is given: `cancelled` was withdrawn by the user, `failed` will be delivered again, `dead` was
+ * dead-lettered. A batch interrupted by a crash or a lost lease has no record until it ends; its final
+ * record then says `type: 'Continuation'` and `deliveries` > 1.
+ */
+export type BatchStatus = 'complete' | 'cancelled' | 'failed' | 'dead';
+
+/** One ended delivery of a batch, as kept in the thread's history. */
 export interface BatchRecord {
   batchId: string;
   thread: string;
   fence: number;
   type: BatchType;
+  status: BatchStatus;
+  /** When this delivery was handed over, and when it ended (Redis clock, ms). */
   claimedAt: number;
-  committedAt: number;
+  endedAt: number;
   deliveries: number;
-  messages: { sid: string; seq: number; id: string }[];
+  messages: StoredMessage[];
+  /** The agent's reply text and stop reason (committed batches). */
+  reply?: string;
+  stopReason?: string;
+  /** Why the turn failed (failed and dead batches). */
+  reason?: string;
+  /** Failed turns of this batch so far (failed batches). */
+  failures?: number;
+}
+
+/** What a turn handler reports when its turn ended: recorded with the batch by the commit. */
+export interface TurnReport {
+  /** The agent's reply text, as posted. */
+  reply: string;
+  /** The ACP stop reason; `cancelled` records the batch as cancelled rather than complete. */
+  stopReason: string;
 }
 
 /** A batch moved aside after too many failures; `redrive` puts its messages back in the inbox. */
@@ -91,5 +130,5 @@ export interface DeadLetter {
   deadAt: number;
   deliveries: number;
   failures: number;
-  messages: { sid: string; seq: number; id: string; tok: number; origin: Origin; at: number; body: string }[];
+  messages: StoredMessage[];
 }

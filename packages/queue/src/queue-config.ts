@@ -1,5 +1,12 @@
 import { MAX_BUCKETS } from './thread-keys.js';
 
+/**
+ * How a thread's messages are grouped into turns: `per-thread` batches everything waiting, `per-lane`
+ * ends a batch where the sender changes (the session and the one-turn-per-thread rule stay per thread),
+ * `per-message` runs one message per turn.
+ */
+export type ProcessingMode = 'per-thread' | 'per-lane' | 'per-message';
+
 export interface QueueConfig {
   /** Namespace of every key (ours and the doorbell queue's). */
   prefix: string;
@@ -13,7 +20,20 @@ export interface QueueConfig {
   dedupTtlMs: number;
   /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
   yieldAfterTurns: number;
+  /** Batch records kept per thread: at most this many, none older than `historyMaxAgeMs`. */
   historyLimit: number;
+  historyMaxAgeMs: number;
+  /** The processing mode of a thread (e.g. by the platform its key starts with). */
+  processingMode: (thread: string) => ProcessingMode;
+  /**
+   * Session affinity: a ring prefers the worker that ran the thread's last turn while it is alive with
+   * a free slot; the shared doorbell follows after `affinityWaitMs`. Workers announce themselves only
+   * when it is on.
+   */
+  affinity: boolean;
+  affinityWaitMs: number;
+  /** A worker's presence expires this long after its last refresh (it refreshes three times as often). */
+  presenceTtlMs: number;
   /** Failed turns of one batch before it is dead-lettered. */
   maxFailures: number;
   retryDelayMs: number;
@@ -38,7 +58,13 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   maxBacklog: 1_000,
   dedupTtlMs: 24 * 60 * 60 * 1000,
   yieldAfterTurns: 20,
-  historyLimit: 1_000,
+  // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
+  historyLimit: 200,
+  historyMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
+  processingMode: () => 'per-thread',
+  affinity: true,
+  affinityWaitMs: 500,
+  presenceTtlMs: 3_000,
   maxFailures: 3,
   retryDelayMs: 2_000,
   maxDeliveries: 10,
@@ -55,6 +81,9 @@ const positiveIntegers = [
   'dedupTtlMs',
   'yieldAfterTurns',
   'historyLimit',
+  'historyMaxAgeMs',
+  'affinityWaitMs',
+  'presenceTtlMs',
   'maxFailures',
   'maxDeliveries',
   'sweepIntervalMs',

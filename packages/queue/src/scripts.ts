@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 
@@ -17,7 +18,8 @@ export type ScriptName =
   | 'resume'
   | 'dropBuffered'
   | 'reset'
-  | 'redrive';
+  | 'redrive'
+  | 'affinityPush';
 
 export type ScriptReply = (string | number | null)[];
 
@@ -56,6 +58,16 @@ export class Scripts {
     for (const source of sources.values()) {
       redis.defineCommand(source.command, { numberOfKeys: source.numberOfKeys, lua: source.lua });
     }
+  }
+
+  /** Loads the scripts Redis lacks (a restarted Redis has none) and returns how many it loaded. */
+  async ensureLoaded(): Promise<number> {
+    const list = [...sources.values()];
+    const shas = list.map((source) => createHash('sha1').update(source.lua).digest('hex'));
+    const present = (await this.redis.script('EXISTS', ...shas)) as number[];
+    const missing = list.filter((_, i) => present[i] !== 1);
+    for (const source of missing) await this.redis.script('LOAD', source.lua);
+    return missing.length;
   }
 
   async run(

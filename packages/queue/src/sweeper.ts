@@ -23,14 +23,17 @@ export class Sweeper {
     private readonly doorbell: Doorbell,
     private readonly owner: string,
     private readonly logger: QueueLogger = silentLogger,
+    private readonly onRevived?: (report: SweepReport) => void,
   ) {}
 
   start(): void {
     const tick = () => {
       this.running = this.sweepOnce()
         .then((report) => {
-          if (report.leasesRevived + report.doorbellsRevived > 0)
+          if (report.leasesRevived + report.doorbellsRevived > 0) {
             this.logger.info({ ...report }, 'sweeper revived threads');
+            this.onRevived?.(report);
+          }
         })
         .catch((error: unknown) => this.logger.warn({ err: error }, 'sweep failed; retrying next interval'))
         .finally(() => {

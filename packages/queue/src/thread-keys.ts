@@ -13,10 +13,15 @@ export interface ThreadKeys {
   readonly bucket: number;
   readonly state: string;
   readonly inbox: string;
+  /** Stream of batch records (committed, failed, dead-lettered), trimmed by count and age. */
   readonly history: string;
   readonly dead: string;
   /** The thread's agent session as last persisted by a worker (session continuity). */
   readonly session: string;
+  /** Ingest gate state: whether we are involved in the thread, consecutive bot turns (loop guard). */
+  readonly gate: string;
+  /** The message the thread started from, for a fresh session's first prompt. */
+  readonly parent: string;
   readonly bucketKeys: BucketKeys;
   dedup(idempotencyKey: string): string;
   /** Marks an outbound message of a batch as delivered, so a re-delivered batch does not post twice. */
@@ -86,12 +91,28 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     bucket,
     state: `${base}:state`,
     inbox: `${base}:inbox`,
-    history: `${base}:history`,
+    // Not `history`: that key held a list of records without bodies; a stream also trims by age.
+    history: `${base}:batches`,
     dead: `${base}:dead`,
     session: `${base}:session`,
+    gate: `${base}:gate`,
+    parent: `${base}:parent`,
     bucketKeys: shared,
     // Encoded like the thread id, so a caller's key cannot reach outside its thread's namespace.
     dedup: (idempotencyKey) => `${base}:dedup:${encodeURIComponent(idempotencyKey)}`,
     outbox: (batchId, kind) => `${base}:outbox:${encodeURIComponent(batchId)}:${encodeURIComponent(kind)}`,
   };
+}
+
+/** Keys of one worker for session affinity; they share the worker's own hash tag. */
+export interface WorkerKeys {
+  /** '1' while the worker is alive with a free turn slot, '0' while every slot is busy; expires. */
+  readonly presence: string;
+  /** Doorbells handed to this worker directly (a list it pops). */
+  readonly doorbells: string;
+}
+
+export function workerKeys(prefix: string, owner: string): WorkerKeys {
+  const base = `${prefix}:{w${encodeURIComponent(owner)}}`;
+  return { presence: `${base}:presence`, doorbells: `${base}:doorbells` };
 }

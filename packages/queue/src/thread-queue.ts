@@ -6,8 +6,9 @@ import {
   type Lease,
   type Origin,
   parseBatchReply,
+  type TurnReport,
 } from './batch.js';
-import type { Doorbell } from './doorbells.js';
+import type { Doorbell, RingOptions } from './doorbells.js';
 import { scriptError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
 import { ScriptStatus } from './script-status.js';
@@ -23,6 +24,8 @@ export interface NewMessage {
   origin?: Origin;
   /** Token cost for `maxBatchTokens`, when the caller already knows it; else `config.countTokens(body)`. */
   tokens?: number;
+  /** The sender, for `per-lane` processing: a batch ends where the lane changes. */
+  lane?: string;
 }
 
 export type EnqueueResult =
@@ -75,6 +78,11 @@ export class ThreadQueue {
     return threadKeys(this.config.prefix, this.config.buckets, thread);
   }
 
+  /** Readiness: every script is in Redis's cache (reloaded after a Redis restart). */
+  async ensureScripts(): Promise<number> {
+    return this.scripts.ensureLoaded();
+  }
+
   async enqueue(thread: string, message: NewMessage): Promise<EnqueueResult> {
     const k = this.keys(thread);
     const reply = await this.scripts.run(
@@ -88,6 +96,7 @@ export class ThreadQueue {
         message.body,
         this.config.maxBacklog,
         this.config.dedupTtlMs,
+        message.lane ?? '',
       ],
     );
     const status = reply[0] as ScriptStatus;
@@ -98,7 +107,12 @@ export class ThreadQueue {
     const accepted = { outcome: 'accepted' as const, streamId: String(reply[1]), seq: Number(reply[2]) };
     if (status === ScriptStatus.Queued) return { ...accepted, rang: false };
     // The message is durable already; a doorbell lost here is re-rung by the sweeper.
-    const rang = await this.ring(k, Number(reply[3])).then(
+    const lastOwner = String(reply[4]);
+    const options: RingOptions =
+      this.config.affinity && lastOwner !== ''
+        ? { prefer: { owner: lastOwner, waitMs: this.config.affinityWaitMs } }
+        : {};
+    const rang = await this.ring(k, Number(reply[3]), options).then(
       () => true,
       () => false,
     );
@@ -110,17 +124,17 @@ export class ThreadQueue {
     const b = k.bucketKeys;
     const reply = await this.scripts.run(
       'claim',
-      [k.state, k.inbox, b.run, b.sched, b.batchseq, k.dead, b.deadindex],
+      [k.state, k.inbox, b.run, b.sched, b.batchseq, k.dead, b.deadindex, k.history],
       [
         k.member,
         epoch,
         owner,
         this.config.leaseMs,
-        this.config.maxBatchMessages,
-        this.config.maxBatchTokens,
+        ...this.caps(thread),
         k.bucket,
         this.config.maxDeliveries,
         thread,
+        ...this.retention(),
       ],
     );
     switch (reply[0] as ScriptStatus) {
@@ -149,8 +163,11 @@ export class ThreadQueue {
     return Number(reply[1]);
   }
 
-  /** Commits the in-flight batch and returns what to do next; throws LeaseLostError when fenced out. */
-  async commit(lease: Lease): Promise<NextStep> {
+  /**
+   * Commits the in-flight batch with what the turn reported (kept in its history record) and returns
+   * what to do next; throws LeaseLostError when fenced out.
+   */
+  async commit(lease: Lease, report: TurnReport): Promise<NextStep> {
     const k = this.keys(lease.thread);
     const b = k.bucketKeys;
     const c = this.config;
@@ -162,12 +179,13 @@ export class ThreadQueue {
         lease.owner,
         lease.fence,
         c.leaseMs,
-        c.maxBatchMessages,
-        c.maxBatchTokens,
+        ...this.caps(lease.thread),
         k.bucket,
         c.yieldAfterTurns,
-        c.historyLimit,
+        ...this.retention(),
         lease.thread,
+        report.reply,
+        report.stopReason,
       ],
     );
     return this.nextStep(k, lease, reply);
@@ -183,7 +201,7 @@ export class ThreadQueue {
     const c = this.config;
     const reply = await this.scripts.run(
       'fail',
-      [k.state, k.inbox, b.run, b.sched, b.batchseq, k.dead, b.deadindex],
+      [k.state, k.inbox, b.run, b.sched, b.batchseq, k.dead, b.deadindex, k.history],
       [
         k.member,
         lease.owner,
@@ -192,11 +210,11 @@ export class ThreadQueue {
         final ? 1 : c.maxFailures,
         c.retryDelayMs,
         c.leaseMs,
-        c.maxBatchMessages,
-        c.maxBatchTokens,
+        ...this.caps(lease.thread),
         k.bucket,
         c.yieldAfterTurns,
         lease.thread,
+        ...this.retention(),
       ],
     );
     return this.nextStep(k, lease, reply);
@@ -272,10 +290,11 @@ export class ThreadQueue {
     return Number(reply[1]);
   }
 
-  /** Committed batches, newest first. */
+  /** Records of ended batches (every status), newest first. */
   async history(thread: string, limit = this.config.historyLimit): Promise<BatchRecord[]> {
-    const records = await this.redis.lrange(this.keys(thread).history, 0, limit - 1);
-    return records.map((r) => JSON.parse(r) as BatchRecord);
+    const entries = await this.redis.xrevrange(this.keys(thread).history, '+', '-', 'COUNT', limit);
+    // Each entry has one field, `record`, holding the JSON.
+    return entries.map(([, fields]) => JSON.parse(fields[1]!) as BatchRecord);
   }
 
   async deadLetters(thread: string): Promise<DeadLetter[]> {
@@ -308,8 +327,19 @@ export class ThreadQueue {
     };
   }
 
-  private async ring(k: ThreadKeys, epoch: number, delayMs = 0): Promise<void> {
-    await this.doorbell.ring(k.thread, k.member, epoch, delayMs);
+  private async ring(k: ThreadKeys, epoch: number, options: RingOptions = {}): Promise<void> {
+    await this.doorbell.ring(k.thread, k.member, epoch, options);
+  }
+
+  /** Batch caps of the thread's processing mode: max messages, max tokens, lanes flag. */
+  private caps(thread: string): [number, number, number] {
+    const mode = this.config.processingMode(thread);
+    const maxMessages = mode === 'per-message' ? 1 : this.config.maxBatchMessages;
+    return [maxMessages, this.config.maxBatchTokens, mode === 'per-lane' ? 1 : 0];
+  }
+
+  private retention(): [number, number] {
+    return [this.config.historyLimit, this.config.historyMaxAgeMs];
   }
 
   private async nextStep(k: ThreadKeys, lease: Lease, reply: ScriptReply): Promise<NextStep> {
@@ -324,7 +354,7 @@ export class ThreadQueue {
         await this.ring(k, Number(reply[1]));
         return { kind: 'yielded' };
       case ScriptStatus.Retry:
-        await this.ring(k, Number(reply[1]), Number(reply[2]));
+        await this.ring(k, Number(reply[1]), { delayMs: Number(reply[2]) });
         return { kind: 'retry', delayMs: Number(reply[2]) };
       default:
         throw scriptError(reply[0] as ScriptStatus, lease.thread, lease);

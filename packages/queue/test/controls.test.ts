@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimNow, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
+import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -33,7 +33,7 @@ describe('thread controls', () => {
     if (claim.kind !== 'batch') throw new Error('no batch');
     await enqueueAll(queue, 'th', ['b', 'c'], 2);
     expect(await queue.dropBuffered('th')).toBe(2);
-    expect(await queue.commit(claim.batch.lease)).toEqual({ kind: 'idle' });
+    expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'idle' });
     expect((await queue.history('th'))[0]!.messages.map((m) => m.id)).toEqual(['m1']);
   });
 
@@ -42,7 +42,7 @@ describe('thread controls', () => {
     await enqueueAll(queue, 'th', ['a']);
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    await queue.commit(claim.batch.lease);
+    await queue.commit(claim.batch.lease, done);
     await enqueueAll(queue, 'th', ['b'], 2);
     expect(await queue.reset('th')).toEqual({ dropped: 1, generation: 1 });
     expect(await queue.history('th')).toEqual([]);

@@ -1,5 +1,6 @@
 import { deletePrefix, type RedisHandle, startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
+import type { TurnReport } from '../src/batch.js';
 import { BullDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
 import { ThreadQueue } from '../src/thread-queue.js';
@@ -35,6 +36,9 @@ export async function queueFixture(options: { private?: boolean } = {}): Promise
     },
   };
 }
+
+/** What a turn that ended normally reports. */
+export const done: TurnReport = { reply: 'done', stopReason: 'end_turn' };
 
 /** Claims a thread under its current epoch, as a doorbell for that epoch would. */
 export async function claimNow(queue: ThreadQueue, thread: string, owner = 'owner-a') {

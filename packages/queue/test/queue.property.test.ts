@@ -57,6 +57,7 @@ describe('queue properties under concurrent runners', () => {
                   violations.push('token cap exceeded');
                 await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns++ % s.turnMs.length]));
                 running.delete(thread);
+                return { reply: batch.id, stopReason: 'end_turn' };
               },
             }),
         );
@@ -84,10 +85,9 @@ describe('queue properties under concurrent runners', () => {
 
         expect(violations).toEqual([]);
         for (const [thread, accepted] of sent) {
-          const committed = (await queue.history(thread))
-            .reverse()
-            .flatMap((r) => r.messages.map((m) => m.id));
-          expect(committed).toEqual(accepted);
+          const history = (await queue.history(thread)).reverse();
+          expect(history.every((r) => r.status === 'complete' && r.reply === r.batchId)).toBe(true);
+          expect(history.flatMap((r) => r.messages.map((m) => m.id))).toEqual(accepted);
         }
       }),
       { numRuns: 12 },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../src/errors.js';
-import { enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
+import { done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -28,12 +28,12 @@ describe('renew and fencing', () => {
     if (taken.kind !== 'batch') throw new Error('no takeover');
 
     await expect(queue.renew(old.batch.lease)).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(queue.commit(old.batch.lease)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.commit(old.batch.lease, done)).rejects.toBeInstanceOf(LeaseLostError);
     await expect(queue.fail(old.batch.lease, 'x')).rejects.toBeInstanceOf(LeaseLostError);
     expect(await queue.abandon(old.batch.lease)).toBe(false);
     expect(await queue.history('th')).toEqual([]);
 
-    expect(await queue.commit(taken.batch.lease)).toEqual({ kind: 'idle' });
+    expect(await queue.commit(taken.batch.lease, done)).toEqual({ kind: 'idle' });
     const [record] = await queue.history('th');
     expect(record).toMatchObject({ fence: 2, deliveries: 2, type: 'Continuation' });
   });
@@ -45,7 +45,7 @@ describe('renew and fencing', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     const second = await queue.claim('th', 1, 'owner-a');
     if (first.kind !== 'batch' || second.kind !== 'batch') throw new Error('no batch');
-    await expect(queue.commit(first.batch.lease)).rejects.toBeInstanceOf(LeaseLostError);
-    expect((await queue.commit(second.batch.lease)).kind).toBe('idle');
+    await expect(queue.commit(first.batch.lease, done)).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await queue.commit(second.batch.lease, done)).kind).toBe('idle');
   });
 });

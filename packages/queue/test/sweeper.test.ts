@@ -13,7 +13,11 @@ afterAll(() => f.close());
 describe('sweeper', () => {
   it('re-rings a thread whose doorbell was lost, once the grace period has passed', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 50 });
-    const lost: Doorbell = { ring: async () => {}, pending: (m, e) => doorbell.pending(m, e) };
+    const lost: Doorbell = {
+      ring: async () => {},
+      pending: (m, e) => doorbell.pending(m, e),
+      withdraw: (m, e) => doorbell.withdraw(m, e),
+    };
     const lossy = new ThreadQueue(f.redis, queue.config, lost);
     expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
     const sweeper = new Sweeper(queue, doorbell, 'sweeper-1');

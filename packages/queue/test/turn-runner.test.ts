@@ -2,7 +2,7 @@ import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { FinalTurnError, TurnAbortedError, type TurnHandler, TurnRunner } from '../src/turn-runner.js';
-import { type QueueFixture, queueFixture } from './fixture.js';
+import { done, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -27,6 +27,7 @@ describe('turn runner', () => {
     const { queue, runner: r } = await runner({}, async (batch) => {
       turns.push(batch.messages.map((m) => m.body));
       if (turns.length === 1) await firstTurnHeld;
+      return done;
     });
     await queue.enqueue('th', { id: 'm1', body: 'check the build' });
     await waitFor(() => turns.length === 1, { what: 'first turn' });
@@ -45,6 +46,7 @@ describe('turn runner', () => {
       fences.push(batch.lease.fence);
       await new Promise((resolve) => setTimeout(resolve, 500));
       if (signal.aborted) throw signal.reason;
+      return done;
     });
     await queue.enqueue('th', { id: 'm1', body: 'long' });
     await waitFor(async () => (await queue.history('th')).length === 1, { what: 'commit' });
@@ -76,6 +78,7 @@ describe('turn runner', () => {
       seen.push(batch);
       await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
       reasons.push(signal.reason);
+      return done;
     });
     await queue.enqueue('th', { id: 'm1', body: 'x' });
     await waitFor(() => seen.length === 1, { what: 'turn start' });
@@ -90,6 +93,7 @@ describe('turn runner', () => {
       connection: f.redis,
       handler: async (batch) => {
         delivered.push(batch);
+        return done;
       },
     });
     await second.start();

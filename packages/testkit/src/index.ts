@@ -1,4 +1,11 @@
+export * from './fake-platform-api/index.js';
 export { freePort } from './free-port.js';
 export { deletePrefix, uniquePrefix } from './namespace.js';
-export { type RedisHandle, type StartRedisOptions, startRedis } from './redis-server.js';
+export {
+  hasRedisServer,
+  type RedisHandle,
+  redisAnswers,
+  type StartRedisOptions,
+  startRedis,
+} from './redis-server.js';
 export { type WaitOptions, waitFor } from './wait-for.js';

@@ -23,6 +23,8 @@ export interface StartRedisOptions {
   /** Always start a private server, even when REDIS_URL is set (needed to kill or restart it). */
   private?: boolean;
   appendfsync?: 'always' | 'everysec' | 'no';
+  /** Keep the AOF in this folder and leave it there on stop (the dev runner's data survives restarts). */
+  dataDir?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -33,7 +35,7 @@ export interface StartRedisOptions {
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
   const env = options.env ?? process.env;
   if (!options.private && env.REDIS_URL) return externalRedis(env.REDIS_URL);
-  if (hasBinary('redis-server')) return startPrivateRedis(options.appendfsync ?? 'everysec');
+  if (hasBinary('redis-server')) return startPrivateRedis(options.appendfsync ?? 'everysec', options.dataDir);
   const { startContainerRedis } = await import('./redis-container.js');
   return startContainerRedis();
 }
@@ -51,9 +53,15 @@ function externalRedis(url: string): RedisHandle {
   return { url, owned: false, kill: refuse, restart: refuse, wipe: refuse, stop: async () => {} };
 }
 
-async function startPrivateRedis(appendfsync: string): Promise<RedisHandle> {
+/** Whether a redis-server binary is on PATH. */
+export function hasRedisServer(): boolean {
+  return hasBinary('redis-server');
+}
+
+async function startPrivateRedis(appendfsync: string, dataDir: string | undefined): Promise<RedisHandle> {
   const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'tributary-redis-'));
+  const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
+  await mkdir(dir, { recursive: true });
   const url = `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
 
@@ -83,7 +91,7 @@ async function startPrivateRedis(appendfsync: string): Promise<RedisHandle> {
     started.once('exit', () => {
       if (child === started) child = undefined;
     });
-    await waitFor(() => ping(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
+    await waitFor(() => redisAnswers(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
   };
 
   const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
@@ -107,12 +115,13 @@ async function startPrivateRedis(appendfsync: string): Promise<RedisHandle> {
     },
     stop: async () => {
       await kill('SIGTERM');
-      await rm(dir, { recursive: true, force: true });
+      if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
   };
 }
 
-async function ping(url: string): Promise<boolean> {
+/** Whether a Redis answers PING at `url` (one attempt, no retries). */
+export async function redisAnswers(url: string): Promise<boolean> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => {});
   try {

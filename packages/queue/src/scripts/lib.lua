@@ -3,6 +3,9 @@
 --     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation;
 --   * the in-flight batch is the inbox range (acked, read];
 --   * inbox entries are written with fields in a fixed order (see enqueue), read positionally here;
+--   * batch caps travel as three ARGV values: max messages, max tokens, lanes (1: a batch ends where
+--     the lane, i.e. the sender, changes);
+--   * every batch that ends (committed, failed, dead-lettered) leaves a record in the history stream;
 --   * all time comes from Redis TIME so that every worker agrees on lease expiry.
 
 local STATUS = {
@@ -22,19 +25,30 @@ local function id_after(id)
   return ms .. '-' .. string.format('%d', tonumber(seq) + 1)
 end
 
--- Entry fields, in XADD order: seq, id, tok, org, at, body.
+-- Entry fields, in XADD order: seq, id, tok, org, at, body, lane.
 local function entry_field(entry, position)
   return entry[2][position * 2]
 end
 
--- Greedy batch after `after`: at most max_msgs entries and max_tokens tokens; the first entry is
--- always taken, so an oversized message travels alone and is never truncated.
-local function read_batch(inbox, after, max_msgs, max_tokens)
-  local entries = redis.call('XRANGE', inbox, '(' .. after, '+', 'COUNT', max_msgs)
+-- Entries written before lanes existed have no lane field: they share the empty lane.
+local function entry_lane(entry)
+  return entry_field(entry, 7) or ''
+end
+
+local function batch_caps(max_msgs, max_tokens, lanes)
+  return { msgs = tonumber(max_msgs), tokens = tonumber(max_tokens), lanes = lanes == '1' }
+end
+
+-- Greedy batch after `after`: at most caps.msgs entries and caps.tokens tokens, and with caps.lanes
+-- only the entries of the first entry's lane up to the next change of lane (so per-thread FIFO holds).
+-- The first entry is always taken, so an oversized message travels alone and is never truncated.
+local function read_batch(inbox, after, caps)
+  local entries = redis.call('XRANGE', inbox, '(' .. after, '+', 'COUNT', caps.msgs)
   local batch, tokens = {}, 0
   for i = 1, #entries do
     local tok = tonumber(entry_field(entries[i], 3))
-    if i > 1 and tokens + tok > max_tokens then break end
+    if i > 1 and tokens + tok > caps.tokens then break end
+    if i > 1 and caps.lanes and entry_lane(entries[i]) ~= entry_lane(entries[1]) then break end
     tokens = tokens + tok
     batch[#batch + 1] = entries[i]
   end
@@ -117,13 +131,13 @@ end
 
 -- After a batch is acked: pause, release when empty (in the same script as the emptiness check, so
 -- no wakeup can be lost), yield after `yield_after` consecutive turns, or hand over the next batch.
-local function continue_after(k, thread, owner, fence, lease_ms, bucket, now, max_msgs, max_tokens, yield_after)
+local function continue_after(k, thread, owner, fence, lease_ms, bucket, now, caps, yield_after)
   local st = redis.call('HMGET', k.state, 'paused', 'acked')
   if st[1] == '1' then
     set_idle(k, thread)
     return { STATUS.PAUSED }
   end
-  local entries = read_batch(k.inbox, st[2], max_msgs, max_tokens)
+  local entries = read_batch(k.inbox, st[2], caps)
   if #entries == 0 then
     set_idle(k, thread)
     return { STATUS.IDLE }
@@ -135,20 +149,50 @@ local function continue_after(k, thread, owner, fence, lease_ms, bucket, now, ma
   return start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, false, STATUS.NEXT)
 end
 
--- Moves the in-flight batch, bodies included, to the thread's dead letters so it can be re-driven.
-local function dead_letter(k, thread, thread_id, reason, now)
-  local st = redis.call('HMGET', k.state, 'acked', 'read', 'batch', 'deliveries', 'failures')
-  local entries = redis.call('XRANGE', k.inbox, '(' .. st[1], st[2])
+-- The messages of inbox entries as kept in history records and dead letters, bodies included.
+local function message_records(entries)
   local messages = {}
   for i = 1, #entries do
     local e = entries[i]
     messages[i] = { sid = e[1], seq = tonumber(entry_field(e, 1)), id = entry_field(e, 2),
       tok = tonumber(entry_field(e, 3)), origin = entry_field(e, 4), at = tonumber(entry_field(e, 5)),
-      body = entry_field(e, 6) }
+      body = entry_field(e, 6), lane = entry_lane(e) }
   end
-  if #messages > 0 then
-    redis.call('RPUSH', k.dead, cjson.encode({ batchId = st[3], thread = thread_id, reason = reason,
-      deadAt = now, deliveries = tonumber(st[4]) or 0, failures = tonumber(st[5]) or 0, messages = messages }))
+  return messages
+end
+
+-- Retention of the history stream, from ARGV: max records, max age in ms.
+local function history_keep(count, age_ms)
+  return { count = tonumber(count), age_ms = tonumber(age_ms) }
+end
+
+-- Appends a record of the in-flight batch to the thread's history stream, then trims it by count and
+-- by age (stream ids are Redis-clock milliseconds, so MINID is an age cut). `status` says how the
+-- batch ended: complete | cancelled (committed) | failed (will be retried) | dead (dead-lettered).
+-- Returns the batch's entries. Must run before ack_batch, which drops them from the inbox.
+local function record_batch(k, thread_id, status, now, keep, extra)
+  local st = redis.call('HMGET', k.state, 'acked', 'read', 'batch', 'btype', 'claimed', 'deliveries', 'fence')
+  local entries = redis.call('XRANGE', k.inbox, '(' .. st[1], st[2])
+  if #entries == 0 then return entries end
+  local record = { batchId = st[3], thread = thread_id, fence = tonumber(st[7]), type = st[4],
+    status = status, claimedAt = tonumber(st[5]), endedAt = now, deliveries = tonumber(st[6]) or 0,
+    messages = message_records(entries) }
+  for key, value in pairs(extra) do record[key] = value end
+  redis.call('XADD', k.history, '*', 'record', cjson.encode(record))
+  redis.call('XTRIM', k.history, 'MAXLEN', keep.count)
+  redis.call('XTRIM', k.history, 'MINID', string.format('%d', math.max(0, now - keep.age_ms)))
+  return entries
+end
+
+-- Moves the in-flight batch, bodies included, to the thread's dead letters so it can be re-driven,
+-- and records it in history as dead.
+local function dead_letter(k, thread, thread_id, reason, now, keep)
+  local st = redis.call('HMGET', k.state, 'batch', 'deliveries', 'failures')
+  local entries = record_batch(k, thread_id, 'dead', now, keep, { reason = reason })
+  if #entries > 0 then
+    redis.call('RPUSH', k.dead, cjson.encode({ batchId = st[1], thread = thread_id, reason = reason,
+      deadAt = now, deliveries = tonumber(st[2]) or 0, failures = tonumber(st[3]) or 0,
+      messages = message_records(entries) }))
     redis.call('ZADD', k.deadindex, now, thread)
   end
   ack_batch(k)

@@ -14,7 +14,7 @@ for i = 1, #records do
     for _, m in ipairs(record.messages) do
       local seq = redis.call('HINCRBY', k.state, 'seq', 1)
       redis.call('XADD', k.inbox, '*', 'seq', seq, 'id', m.id, 'tok', m.tok, 'org', m.origin, 'at', now,
-        'body', m.body)
+        'body', m.body, 'lane', m.lane or '')
     end
     local st = redis.call('HMGET', k.state, 'status', 'paused')
     if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then

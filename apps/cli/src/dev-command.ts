@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import { loadIngressConfig, loadWorkerConfig } from '@tributary/config';
+import { startIngress, webhookDefinitions } from '@tributary/ingress';
+import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
+import { createPlatformClients } from '@tributary/platforms';
+import { startFakePlatformApi } from '@tributary/testkit';
+import { startWorker } from '@tributary/worker';
+import { devRedis } from './dev-redis.js';
+import { devDataDir, removeDevStack, writeDevStack } from './dev-stack-file.js';
+import { untilSignal } from './until-signal.js';
+
+/** The built-in agent takes a moment per turn, so messages sent together visibly become one batch. */
+const DEV_AGENT_DEFAULTS = JSON.stringify({ delayMs: 1500 });
+
+/**
+ * `tributary dev`: Redis (the configured one, or a private one), ingress, one worker with the built-in
+ * agent, and a local reply receiver standing in for a chat platform, all in this process.
+ */
+export async function runDevCommand(): Promise<void> {
+  const env = process.env;
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const logger = createLogger(env.LOG_LEVEL ?? 'warn');
+  say('tributary dev: starting Redis, ingress, a worker and the built-in agent…');
+
+  const redis = await devRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', devDataDir());
+  const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
+  const replies = await startFakePlatformApi({ gatewaySecret });
+  const stackEnv = {
+    ...env,
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: env.REDIS_PREFIX ?? 'trib-dev',
+    // The local Redis of a laptop is rarely tuned; say so rather than refuse to start.
+    REDIS_SAFETY: env.REDIS_SAFETY ?? 'warn',
+    GATEWAY_SECRET: gatewaySecret,
+    GATEWAY_REPLY_URL: env.GATEWAY_REPLY_URL ?? replies.urls.gatewayReply,
+    METRICS_PORT: env.METRICS_PORT ?? '0',
+    // Ctrl-C should not wait long for a turn; it is handed back and resumes on the next start.
+    SHUTDOWN_GRACE_MS: env.SHUTDOWN_GRACE_MS ?? '2000',
+  };
+  const ingressConfig = loadIngressConfig(stackEnv);
+  const workerConfig = loadWorkerConfig(stackEnv);
+  const metrics = createMetrics();
+  const ingress = await startIngress(ingressConfig, {
+    logger: logger.child({ component: 'ingress' }),
+    webhooks: webhookDefinitions(ingressConfig.platforms),
+    clients: createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics)),
+    metrics,
+  });
+  const worker = await startWorker(workerConfig, {
+    logger: logger.child({ component: 'worker' }),
+    agentEnv: { TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS },
+  });
+  await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
+
+  say(`
+  ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz, /metrics)
+  redis        ${redis.url}${redis.started ? '   (private, AOF in .tributary/redis)' : ''}
+  worker       ${worker.healthUrl}   (/livez /readyz /metrics)
+  agent        ${workerConfig.agentCommand ? 'AGENT_COMMAND' : 'built-in'}
+  replies      ${replies.urls.gatewayReply}
+
+  In another terminal:
+    npx tributary send "check the build" "actually wait" "and run e2e"
+  The first message starts a turn at once; the two sent during it arrive as ONE batched prompt.
+  Ctrl-C stops everything.`);
+
+  await untilSignal(logger);
+  say('tributary dev: stopping (threads are handed back)…');
+  await ingress.close();
+  await worker.close();
+  await replies.close();
+  await redis.stop();
+  await removeDevStack();
+}

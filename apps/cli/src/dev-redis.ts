@@ -1,0 +1,25 @@
+import { join } from 'node:path';
+import { hasRedisServer, redisAnswers, startRedis } from '@tributary/testkit';
+
+export interface DevRedis {
+  url: string;
+  /** Set when the dev runner started its own redis-server. */
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * REDIS_URL (default the local Redis) when it answers; otherwise a private redis-server with AOF under
+ * the project's `.tributary/redis`, so queued messages survive a restart of the dev stack.
+ */
+export async function devRedis(url: string, dataDir: string): Promise<DevRedis> {
+  if (await redisAnswers(url)) return { url, started: false, stop: async () => {} };
+  if (!hasRedisServer()) {
+    throw new Error(
+      `no Redis answers at ${url} and no redis-server is installed. Install Redis ≥ 7 ` +
+        '(Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or set REDIS_URL.',
+    );
+  }
+  const server = await startRedis({ private: true, dataDir: join(dataDir, 'redis') });
+  return { url: server.url, started: true, stop: () => server.stop() };
+}

@@ -1,0 +1,20 @@
+import { loadIngressConfig } from '@tributary/config';
+import { startIngress, webhookDefinitions } from '@tributary/ingress';
+import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
+import { createPlatformClients } from '@tributary/platforms';
+import { untilSignal } from './until-signal.js';
+
+/** `tributary ingress`: serves the webhooks until SIGTERM/SIGINT, then drains requests and exits. */
+export async function runIngressCommand(): Promise<void> {
+  const config = loadIngressConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const metrics = createMetrics();
+  const ingress = await startIngress(config, {
+    logger,
+    webhooks: webhookDefinitions(config.platforms),
+    clients: createPlatformClients(config.platforms, platformCallCounter(metrics)),
+    metrics,
+  });
+  await untilSignal(logger);
+  await ingress.close();
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, SIGNATURE_HEADER, signBody } from '@tributary/platforms';
+import { readDevStack } from './dev-stack-file.js';
+
+const USAGE = `usage: tributary send "text" ["more text" ...] [--thread t] [--from name] [--url URL] [--timeout-ms N]
+
+Posts each text as a signed openab.gateway.event.v1 to the local stack (tributary dev), in order,
+then prints the agent's replies until the last message is answered.`;
+
+/** The upstream platform the terminal poses as; replies name it back. */
+const PLATFORM = 'cli';
+
+/** An `openab.gateway.reply.v1` as the fake gateway recorded it. */
+interface GatewayReplyCall {
+  seq: number;
+  platform: string;
+  body: {
+    reply_to?: string;
+    platform?: string;
+    channel?: { thread_id?: string | null };
+    content?: { text?: string };
+  };
+}
+
+/** `tributary send`: a chat user in a terminal. */
+export async function runSendCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      thread: { type: 'string', default: 'main' },
+      from: { type: 'string', default: process.env.USER || 'you' },
+      url: { type: 'string' },
+      'timeout-ms': { type: 'string', default: '60000' },
+    },
+  });
+  if (positionals.length === 0) throw new Error(`nothing to send\n\n${USAGE}`);
+  const stack = await readDevStack();
+  const url = values.url ?? stack?.ingressUrl ?? `http://127.0.0.1:${process.env.PORT ?? '8080'}`;
+  const secret = process.env.GATEWAY_SECRET ?? stack?.gatewaySecret;
+  if (!secret) {
+    throw new Error('no gateway secret: start `tributary dev` in this folder first, or set GATEWAY_SECRET');
+  }
+  const repliesUrl = stack?.repliesUrl;
+  let since = repliesUrl ? await lastSeq(repliesUrl) : 0;
+
+  const sent: string[] = [];
+  for (const text of positionals) {
+    const event: GatewayEvent = {
+      schema: GATEWAY_EVENT_SCHEMA,
+      event_id: randomUUID(),
+      timestamp: new Date().toISOString(),
+      platform: PLATFORM,
+      event_type: 'message',
+      channel: { id: 'dev', type: 'thread', thread_id: values.thread },
+      sender: { id: `dev-${values.from}`, name: values.from, display_name: values.from, is_bot: false },
+      content: { type: 'text', text },
+      mentions: [],
+      message_id: randomUUID(),
+    };
+    const body = JSON.stringify(event);
+    const response = await fetch(`${url}/webhooks/gateway`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(secret, body) },
+      body,
+    });
+    const answer = (await response.json()) as { outcome?: string; error?: string };
+    if (!response.ok)
+      throw new Error(`ingress answered ${response.status}: ${answer.error ?? 'no reason given'}`);
+    process.stdout.write(`→ ${values.from}: ${text}   [${answer.outcome}]\n`);
+    sent.push(event.event_id);
+  }
+  if (!repliesUrl) {
+    process.stdout.write('(replies go to GATEWAY_REPLY_URL; not waiting for them)\n');
+    return;
+  }
+
+  const deadline = Date.now() + Number(values['timeout-ms']);
+  const last = sent.at(-1);
+  while (Date.now() < deadline) {
+    const { seq, calls } = await poll(repliesUrl, since, Math.min(10_000, deadline - Date.now()));
+    since = seq;
+    for (const call of calls) {
+      const { body } = call;
+      if (
+        call.platform !== 'gateway' ||
+        body.platform !== PLATFORM ||
+        body.channel?.thread_id !== values.thread
+      ) {
+        continue;
+      }
+      process.stdout.write(`← agent:\n${body.content?.text ?? ''}\n`);
+      // A reply names the delivery (event_id) of the last message of the batch it answers.
+      if (body.reply_to === last) return;
+    }
+  }
+  throw new Error(
+    `no reply to the last message within ${values['timeout-ms']} ms; is \`tributary dev\` running?`,
+  );
+}
+
+async function poll(repliesUrl: string, since: number, waitMs: number) {
+  const response = await fetch(`${repliesUrl}/_calls?since=${since}&waitMs=${Math.max(0, waitMs)}`);
+  return (await response.json()) as { seq: number; calls: GatewayReplyCall[] };
+}
+
+async function lastSeq(repliesUrl: string): Promise<number> {
+  return (await poll(repliesUrl, Number.MAX_SAFE_INTEGER, 0)).seq;
+}

@@ -1,0 +1,77 @@
+import type { ForwarderConfig } from '@tributary/config';
+import { GatewayDispatchEvents } from 'discord-api-types/v10';
+import type { Logger } from 'pino';
+import { ChannelDirectory } from './channel-directory.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions, DeliveryQueue } from './delivery-queue.js';
+import { FORWARD_PATH, forwardedBody } from './forwarded-body.js';
+import { connectGateway } from './gateway-connection.js';
+
+export interface ForwarderOptions {
+  logger: Logger;
+  delivery?: Partial<DeliveryOptions>;
+  /** How long close() keeps delivering what is queued. */
+  shutdownGraceMs?: number;
+  /** Channels remembered for thread parents and types. */
+  channelCacheSize?: number;
+}
+
+export interface Forwarder {
+  /** Leaves the Gateway, then delivers what is queued within the grace period. Idempotent. */
+  close(): Promise<void>;
+  /** Settles only if the Gateway connection is lost for good (bad token, disallowed intents, …). */
+  readonly failure: Promise<Error>;
+}
+
+/** Holds the Gateway connection and forwards every channel message to ingress; never waits on agent work. */
+export function startForwarder(config: Readonly<ForwarderConfig>, options: ForwarderOptions): Forwarder {
+  const { logger } = options;
+  const endpoint = `${config.forwardUrl.replace(/\/+$/, '')}${FORWARD_PATH}`;
+  const channels = new ChannelDirectory(options.channelCacheSize ?? 10_000);
+  const queue = new DeliveryQueue(
+    endpoint,
+    config.secret,
+    { ...DEFAULT_DELIVERY, ...options.delivery },
+    logger,
+  );
+  let botUserId: string | undefined;
+  let reportFailure: (error: Error) => void = () => {};
+  const failure = new Promise<Error>((resolve) => {
+    reportFailure = resolve;
+  });
+
+  logger.info(
+    { endpoint: new URL(endpoint).origin, pinnedGateway: config.gatewayUrl !== undefined },
+    'starting',
+  );
+  const gateway = connectGateway(config, logger, {
+    onReady(user) {
+      botUserId = user.id;
+    },
+    onDispatch(payload) {
+      channels.observe(payload);
+      if (payload.t !== GatewayDispatchEvents.MessageCreate) return;
+      const message = payload.d;
+      // Our own replies come back over the Gateway; forwarding them would feed the agent its own output.
+      if (message.author.id === botUserId) return;
+      const body = forwardedBody(message, channels.describe(message.channel_id));
+      queue.enqueue({ channelId: message.channel_id, messageId: message.id, body });
+    },
+    onFatal(error) {
+      logger.fatal({ err: error }, 'gateway connection lost for good');
+      reportFailure(error);
+    },
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    failure,
+    close() {
+      closing ??= (async () => {
+        await gateway.destroy();
+        const abandoned = await queue.close(options.shutdownGraceMs ?? 10_000);
+        logger.info({ abandoned }, 'forwarder stopped');
+      })();
+      return closing;
+    },
+  };
+}

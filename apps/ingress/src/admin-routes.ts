@@ -1,0 +1,68 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { ControlCommand } from '@tributary/platforms';
+import type { ThreadQueue } from '@tributary/queue';
+import type { FastifyInstance } from 'fastify';
+import { applyControl } from './control-commands.js';
+import { IngressError } from './errors.js';
+
+export interface AdminRouteOptions {
+  token: string;
+  queue: ThreadQueue;
+  prefix: string;
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header ?? '');
+  const expected = Buffer.from(`Bearer ${token}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
+
+/**
+ * Operator API under `/admin`, bearer `ADMIN_TOKEN`; registered only when the token is set. Thread ids
+ * travel URL-encoded in the path.
+ */
+export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions): Promise<void> {
+  const { queue, token } = options;
+  app.addHook('onRequest', async (request) => {
+    if (!bearerMatches(request.headers.authorization, token)) {
+      throw new IngressError('unauthorized', 'admin routes need `Authorization: Bearer <ADMIN_TOKEN>`');
+    }
+  });
+
+  app.get('/admin/dead-letters', async () => ({ threads: await queue.threadsWithDeadLetters() }));
+
+  app.get<{ Params: { thread: string } }>('/admin/threads/:thread', async (request) => {
+    const { thread } = request.params;
+    const [state, history, deadLetters, session] = await Promise.all([
+      queue.state(thread),
+      queue.history(thread),
+      queue.deadLetters(thread),
+      queue.redis.hgetall(queue.keys(thread).session),
+    ]);
+    return { thread, state, session, history, deadLetters };
+  });
+
+  app.post<{ Params: { thread: string; command: string } }>(
+    '/admin/threads/:thread/:command',
+    async (request) => {
+      const { thread, command } = request.params;
+      if (!(COMMANDS as readonly string[]).includes(command)) {
+        throw new IngressError('not_found', `no admin command ${command}; use ${COMMANDS.join(', ')}`);
+      }
+      const result = await applyControl(queue, options.prefix, command as ControlCommand, thread);
+      return { ok: true, thread, command, result };
+    },
+  );
+
+  app.post<{ Params: { thread: string; batchId: string } }>(
+    '/admin/threads/:thread/dead-letters/:batchId/redrive',
+    async (request) => {
+      const { thread, batchId } = request.params;
+      const requeued = await queue.redrive(thread, batchId);
+      if (requeued === 0) throw new IngressError('not_found', `no dead letter ${batchId} in that thread`);
+      return { ok: true, thread, batchId, requeued };
+    },
+  );
+}

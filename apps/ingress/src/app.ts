@@ -1,0 +1,70 @@
+import type { ThreadQueue } from '@tributary/queue';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Logger } from 'pino';
+import { adminRoutes } from './admin-routes.js';
+import { sendError } from './error-handler.js';
+import { IngressError } from './errors.js';
+import type { IngressObserver } from './ingress-observer.js';
+import type { Intake } from './intake.js';
+import type { WebhookDefinition } from './webhook-definitions.js';
+import { webhookRoute } from './webhook-route.js';
+
+export interface MetricsSource {
+  contentType: string;
+  metrics(): Promise<string>;
+}
+
+export interface IngressAppDeps {
+  queue: ThreadQueue;
+  intake: Intake;
+  webhooks: readonly WebhookDefinition[];
+  observer: IngressObserver;
+  metrics: MetricsSource;
+  logger: Logger;
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+  /** Operator API; off when undefined. */
+  admin?: { token: string; prefix: string };
+  /** False once shutdown began: `/readyz` fails so the load balancer stops sending traffic. */
+  isAccepting: () => boolean;
+}
+
+/** Builds the Fastify app without listening or touching process state, so tests start it on port 0. */
+export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    // One line per request would drown the dispatch lines; refusals and failures are logged on their own.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimitBytes,
+    // Platforms send their own ids; ours only tie log lines together.
+    requestIdHeader: false,
+  });
+  app.setErrorHandler((error, request, reply) => {
+    sendError(error, request, reply);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    sendError(new IngressError('not_found', `no route ${request.method} ${request.url}`), request, reply);
+  });
+
+  app.get('/livez', async () => ({ ok: true }));
+  app.get('/readyz', async () => {
+    if (!deps.isAccepting()) throw new IngressError('not_ready', 'shutting down');
+    await deps.queue.ensureScripts();
+    return { ok: true };
+  });
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
+  );
+
+  if (deps.admin) await app.register(adminRoutes, { ...deps.admin, queue: deps.queue });
+  for (const webhook of deps.webhooks) {
+    await app.register(webhookRoute, {
+      ...webhook,
+      intake: deps.intake,
+      observer: deps.observer,
+      bodyLimitBytes: deps.bodyLimitBytes,
+      rateLimitPerMinute: deps.rateLimitPerMinute,
+    });
+  }
+  return app;
+}

@@ -1,0 +1,40 @@
+import type { ControlCommand } from '@tributary/platforms';
+import { publishControl, type ThreadQueue } from '@tributary/queue';
+
+const COMMAND_TEXT = /^\s*\/(cancel-all|cancel|reset)(?:@\S+)?\s*$/;
+
+/** A message whose whole text is a control command (Telegram may add `@botname`). */
+export function parseControlText(text: string): ControlCommand | undefined {
+  return COMMAND_TEXT.exec(text)?.[1] as ControlCommand | undefined;
+}
+
+/**
+ * Applies a command with the queue's primitives and tells whichever worker runs the thread to cancel
+ * its turn. Returns the confirmation for the user.
+ */
+export async function applyControl(
+  queue: ThreadQueue,
+  prefix: string,
+  command: ControlCommand,
+  thread: string,
+): Promise<string> {
+  switch (command) {
+    case 'cancel': {
+      const { status } = await queue.state(thread);
+      await publishControl(queue.redis, prefix, { thread, action: 'cancel' });
+      return status === 'running'
+        ? 'Cancelling the running turn; messages waiting after it are kept.'
+        : 'No turn is running; messages waiting are kept.';
+    }
+    case 'cancel-all': {
+      const dropped = await queue.dropBuffered(thread);
+      await publishControl(queue.redis, prefix, { thread, action: 'cancel' });
+      return `Cancelled the running turn and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}.`;
+    }
+    case 'reset': {
+      const { dropped } = await queue.reset(thread);
+      await publishControl(queue.redis, prefix, { thread, action: 'cancel' });
+      return `Reset: dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}; the next message starts a fresh agent session.`;
+    }
+  }
+}

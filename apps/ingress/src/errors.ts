@@ -1,0 +1,38 @@
+/**
+ * Every error ingress answers with, by stable code. Bodies are always `{ "error": message, "code": code }`
+ * and come from one Fastify error handler; the README's table is kept in step by a test.
+ */
+export const ERROR_CATALOG = {
+  invalid_body: { status: 400, hint: 'fix the request body; it was not queued' },
+  unauthorized: { status: 401, hint: 'check the signing secret and the request headers' },
+  not_found: { status: 404, hint: 'see the README for the routes' },
+  platform_not_configured: { status: 404, hint: "set the platform's secret to turn its route on" },
+  body_too_large: { status: 413, hint: 'raise BODY_LIMIT_BYTES if such bodies are legitimate' },
+  unsupported_media_type: { status: 415, hint: 'send application/json' },
+  rate_limited: { status: 429, hint: 'retry after the advised delay' },
+  backlog_full: { status: 429, hint: 'the thread is over its backlog cap; retry later' },
+  redis_unavailable: { status: 503, hint: 'Redis did not answer; retry, nothing was acknowledged' },
+  not_ready: { status: 503, hint: 'the service is starting or stopping; retry' },
+  internal: { status: 500, hint: 'a bug; the request was not acknowledged, so the platform retries' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export class IngressError extends Error {
+  override readonly name = 'IngressError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Seconds, for 429 and 503 answers. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.status = ERROR_CATALOG[code].status;
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string) {
+  return { error: message, code };
+}

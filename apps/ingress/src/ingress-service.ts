@@ -1,0 +1,95 @@
+import type { IngressConfig } from '@tributary/config';
+import { type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
+import type { PlatformClient } from '@tributary/platforms';
+import { BullDoorbell, queueConfig, readFleetStats, ThreadParentStore, ThreadQueue } from '@tributary/queue';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { AcceptedReactions } from './accepted-reactions.js';
+import { buildApp } from './app.js';
+import { GateState } from './gates/gate-state.js';
+import { Intake } from './intake.js';
+import { prometheusObserver } from './prometheus-observer.js';
+import { failFastRedis } from './redis-connection.js';
+import { ThreadParents } from './thread-parents.js';
+import type { WebhookDefinition } from './webhook-definitions.js';
+
+export interface IngressOptions {
+  logger: Logger;
+  webhooks: readonly WebhookDefinition[];
+  clients: ReadonlyMap<string, PlatformClient>;
+  metrics: Metrics;
+}
+
+export interface RunningIngress {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  readonly queue: ThreadQueue;
+  /** Turns not-ready, drains requests in flight, then closes Redis. */
+  close(): Promise<void>;
+}
+
+/** Starts ingress on the configured port (0: any free port). Redis may be down: routes answer 503. */
+export async function startIngress(
+  config: Readonly<IngressConfig>,
+  options: IngressOptions,
+): Promise<RunningIngress> {
+  const { logger } = options;
+  const redis = failFastRedis(config.redisUrl, config.redisTimeoutMs);
+  // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.
+  redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection problem'));
+  const doorbell = new BullDoorbell(redis, config.redisPrefix);
+  const queue = new ThreadQueue(
+    redis,
+    queueConfig({ prefix: config.redisPrefix, maxBacklog: config.maxThreadBacklog }),
+    doorbell,
+  );
+  observeFleet(options.metrics, () => readFleetStats(queue, doorbell));
+  const reactions = new AcceptedReactions(options.clients, logger.child({ component: 'reactions' }));
+  const parents = new ThreadParents(
+    new ThreadParentStore(redis, queue.config.prefix, queue.config.buckets),
+    options.clients,
+    logger.child({ component: 'thread-parents' }),
+  );
+  const intake = new Intake({
+    queue,
+    prefix: config.redisPrefix,
+    gates: config.gates,
+    gateState: new GateState(queue),
+    clients: options.clients,
+    reactions,
+    parents,
+    logger,
+    addressedPlatforms: new Set(['gateway']),
+  });
+  let accepting = true;
+  const app = await buildApp({
+    queue,
+    intake,
+    webhooks: options.webhooks,
+    observer: prometheusObserver(options.metrics),
+    metrics: { contentType: metricsContentType, metrics: () => options.metrics.registry.metrics() },
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    isAccepting: () => accepting,
+    ...(config.adminToken ? { admin: { token: config.adminToken, prefix: config.redisPrefix } } : {}),
+  });
+  const url = await app.listen({ port: config.port, host: config.host });
+  logger.info(
+    { url, platforms: options.webhooks.filter((w) => w.adapter).map((w) => w.path) },
+    'ingress listening',
+  );
+  return {
+    app,
+    url,
+    queue,
+    async close() {
+      accepting = false;
+      await app.close();
+      await Promise.all([reactions.settle(), parents.settle()]);
+      await doorbell.close();
+      redis.disconnect();
+      logger.info('ingress stopped');
+    },
+  };
+}

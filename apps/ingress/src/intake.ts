@@ -1,0 +1,121 @@
+import type { GateConfig } from '@tributary/config';
+import { queuedArrival } from '@tributary/packing';
+import {
+  type InboundAdapter,
+  type InboundMessage,
+  type MessageRef,
+  type PlatformClient,
+  platformOfThread,
+} from '@tributary/platforms';
+import { BacklogFullError, type ThreadQueue } from '@tributary/queue';
+import type { Logger } from 'pino';
+import type { AcceptedReactions } from './accepted-reactions.js';
+import { applyControl, parseControlText } from './control-commands.js';
+import { IngressError } from './errors.js';
+import { decideGate } from './gates/gate-decision.js';
+import type { GateState } from './gates/gate-state.js';
+import type { ThreadParents } from './thread-parents.js';
+
+/** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
+export type IntakeOutcome =
+  | { outcome: 'accepted'; thread: string; seq: number }
+  | { outcome: 'duplicate'; thread: string }
+  | { outcome: 'ignored'; reason: string }
+  | { outcome: 'control'; command: string; confirmation: string };
+
+export interface IntakeDeps {
+  queue: ThreadQueue;
+  prefix: string;
+  gates: GateConfig;
+  gateState: GateState;
+  clients: ReadonlyMap<string, PlatformClient>;
+  reactions: AcceptedReactions;
+  parents: ThreadParents;
+  logger: Logger;
+  /** Platforms whose upstream only delivers what is meant for us (the openab gateway). */
+  addressedPlatforms: ReadonlySet<string>;
+}
+
+/**
+ * From a parsed message to a durable queue entry: gates (on the verbatim text), our mention stripped,
+ * control commands applied instead of queued, then one enqueue. Acceptance means durably queued.
+ */
+export class Intake {
+  constructor(private readonly deps: IntakeDeps) {}
+
+  async message(
+    adapter: InboundAdapter,
+    selfId: string | undefined,
+    message: InboundMessage,
+  ): Promise<IntakeOutcome> {
+    const { queue, gates, gateState } = this.deps;
+    const { event, thread } = message;
+    const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
+    const state = await gateState.read(thread);
+    const verdict = decideGate(gates, {
+      senderId: event.sender.id,
+      isBot: event.sender.isBot,
+      channelId: event.channelId,
+      mentionsUs,
+      mentionsOthers: message.mentions.some((id) => id !== selfId),
+      involved: state.involved || this.deps.addressedPlatforms.has(adapter.platform),
+      botTurns: state.botTurns,
+    });
+    if (!verdict.admit) return { outcome: 'ignored', reason: verdict.reason };
+
+    const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
+    const command = parseControlText(text);
+    if (command) return this.control(command, thread, message.ref, false, event.replyRef);
+
+    let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
+    try {
+      result = await queue.enqueue(thread, {
+        ...queuedArrival({ ...event, text }),
+        idempotencyKey: message.dedupKey,
+      });
+    } catch (error) {
+      if (error instanceof BacklogFullError) {
+        throw new IngressError('backlog_full', `thread is over its backlog cap (${error.message})`, 30);
+      }
+      throw error;
+    }
+    if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
+    await gateState.recordAccepted(thread, event.sender.isBot);
+    this.deps.reactions.add(thread, message.ref);
+    this.deps.parents.remember(message);
+    return { outcome: 'accepted', thread, seq: result.seq };
+  }
+
+  /**
+   * Applies a command. The confirmation goes back as a normal message unless the platform takes it in
+   * the HTTP answer (`inline`).
+   */
+  async control(
+    command: Parameters<typeof applyControl>[2],
+    thread: string,
+    ref: MessageRef,
+    inline = false,
+    /** The delivery id a gateway confirmation must name. */
+    replyRef?: string,
+  ): Promise<IntakeOutcome> {
+    const confirmation = await applyControl(this.deps.queue, this.deps.prefix, command, thread);
+    this.deps.logger.info({ thread, command }, 'control command applied');
+    if (!inline) this.confirm(thread, ref, confirmation, replyRef);
+    return { outcome: 'control', command, confirmation };
+  }
+
+  private confirm(thread: string, ref: MessageRef, text: string, replyRef: string | undefined): void {
+    const client = this.deps.clients.get(platformOfThread(thread));
+    if (!client) return;
+    const target = {
+      channelId: ref.channelId,
+      ...(ref.threadId === undefined ? {} : { threadId: ref.threadId }),
+      replyToMessageId: ref.messageId,
+      platform: ref.platform,
+      ...(replyRef === undefined ? {} : { replyRef }),
+    };
+    client.send(target, text).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, platform: ref.platform }, 'control confirmation not delivered');
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import rateLimit from '@fastify/rate-limit';
+import { InvalidArrivalEventError } from '@tributary/packing';
+import { type InboundAdapter, InvalidWebhookError, type WebhookRequest } from '@tributary/platforms';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from './error-handler.js';
+import { IngressError } from './errors.js';
+import type { IngressObserver } from './ingress-observer.js';
+import type { Intake, IntakeOutcome } from './intake.js';
+import type { WebhookDefinition } from './webhook-definitions.js';
+
+export interface WebhookRouteOptions extends WebhookDefinition {
+  intake: Intake;
+  observer: IngressObserver;
+  bodyLimitBytes: number;
+  rateLimitPerMinute: number;
+}
+
+function headersOf(request: FastifyRequest): Record<string, string | undefined> {
+  const headers: Record<string, string | undefined> = {};
+  // A header sent twice arrives as an array: no signature scheme allows that, so it counts as absent.
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
+}
+
+function parseInbound(adapter: InboundAdapter, webhook: WebhookRequest) {
+  try {
+    return adapter.parse(webhook);
+  } catch (error) {
+    if (error instanceof InvalidWebhookError || error instanceof InvalidArrivalEventError) {
+      throw new IngressError('invalid_body', error.message);
+    }
+    throw error;
+  }
+}
+
+function answer(reply: FastifyReply, result: IntakeOutcome) {
+  return reply.code(200).send({ ok: true, ...result });
+}
+
+/**
+ * One platform's webhook in its own encapsulated context: a raw-body parser (signatures are over the
+ * exact bytes), its own body limit and per-source rate limit, verify → parse → intake.
+ */
+export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
+  const { adapter, platform, intake, observer } = options;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    '*',
+    { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes },
+    (_req, body, done) => done(null, body),
+  );
+  await app.register(rateLimit, {
+    max: options.rateLimitPerMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_req, context) => {
+      const error = new IngressError(
+        'rate_limited',
+        `more than ${context.max} requests a minute from this source`,
+        Math.ceil(context.ttl / 1000),
+      );
+      return Object.assign(error, { statusCode: 429 });
+    },
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const outcome = sendError(error, request, reply);
+    observer.outcome(platform, outcome);
+    if (outcome === 'refused')
+      observer.refusal(
+        platform,
+        (error as IngressError).code === 'rate_limited' ? 'rate_limited' : 'backlog_full',
+      );
+  });
+  app.addHook('onResponse', async (_request, reply) => {
+    observer.duration(platform, reply.elapsedTime / 1000);
+  });
+
+  app.post(options.path, async (request, reply) => {
+    reply.header('x-tributary-platform', platform);
+    if (!adapter) {
+      throw new IngressError(
+        'platform_not_configured',
+        `${platform} is not configured on this ingress; set ${options.secretVariable}`,
+      );
+    }
+    const webhook: WebhookRequest = {
+      rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+      headers: headersOf(request),
+      now: Date.now(),
+    };
+    const verification = adapter.verify(webhook);
+    if (!verification.ok) throw new IngressError('unauthorized', verification.reason);
+    const inbound = parseInbound(adapter, webhook);
+    switch (inbound.kind) {
+      case 'handshake':
+        observer.outcome(platform, 'handshake');
+        return reply.code(200).send(inbound.body);
+      case 'ignored':
+        observer.outcome(platform, 'ignored');
+        return answer(reply, { outcome: 'ignored', reason: inbound.reason });
+      case 'control': {
+        const result = await intake.control(inbound.command, inbound.thread, inbound.ref, true);
+        observer.outcome(platform, 'control');
+        if (result.outcome !== 'control') return answer(reply, result);
+        return reply.code(200).send(inbound.respond(result.confirmation));
+      }
+      case 'message': {
+        const result = await intake.message(adapter, options.selfId, inbound.message);
+        observer.outcome(platform, result.outcome === 'ignored' ? 'ignored' : result.outcome);
+        if (result.outcome === 'ignored') observer.refusal(platform, 'gate');
+        return answer(reply, result);
+      }
+    }
+  });
+}

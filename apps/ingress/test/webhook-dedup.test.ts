@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type IngressHarness,
+  slackHeaders,
+  slackMessage,
+  startIngressHarness,
+  telegramHeaders,
+  telegramUpdate,
+} from './ingress-fixture.js';
+
+let h: IngressHarness;
+beforeAll(async () => {
+  h = await startIngressHarness();
+});
+afterAll(() => h.close());
+
+describe('duplicate deliveries become one queued message', () => {
+  it('absorbs Slack retries of the same event', async () => {
+    const before = await h.queuedCount();
+    const body = slackMessage('<@UBOT> check the build', { ts: '1700000100.000200' });
+    const first = await h.post('/webhooks/slack', body, slackHeaders(body));
+    const retry = await h.post('/webhooks/slack', body, {
+      ...slackHeaders(body),
+      'x-slack-retry-num': '1',
+      'x-slack-retry-reason': 'http_timeout',
+    });
+    expect([first.body.outcome, retry.body.outcome]).toEqual(['accepted', 'duplicate']);
+    expect(retry.status).toBe(200);
+    expect(await h.queuedCount()).toBe(before + 1);
+  });
+
+  it('absorbs the message + app_mention pair of one @mention', async () => {
+    const before = await h.queuedCount();
+    const fields = { ts: '1700000200.000300' };
+    const message = slackMessage('<@UBOT> run e2e', fields, 'message');
+    const mention = slackMessage('<@UBOT> run e2e', fields, 'app_mention');
+    const answers = await Promise.all([
+      h.post('/webhooks/slack', message, slackHeaders(message)),
+      h.post('/webhooks/slack', mention, slackHeaders(mention)),
+    ]);
+    expect(answers.map((a) => a.body.outcome).sort()).toEqual(['accepted', 'duplicate']);
+    expect(await h.queuedCount()).toBe(before + 1);
+  });
+
+  it("absorbs Telegram's repeated update_id", async () => {
+    const before = await h.queuedCount();
+    const body = telegramUpdate('@tributary_bot hello', 5001);
+    const outcomes = [];
+    for (let i = 0; i < 3; i++)
+      outcomes.push((await h.post('/webhooks/telegram', body, telegramHeaders())).body.outcome);
+    expect(outcomes).toEqual(['accepted', 'duplicate', 'duplicate']);
+    expect(await h.queuedCount()).toBe(before + 1);
+    expect(await h.metrics()).toMatch(/tributary_duplicates_total\{platform="telegram"\} 2/);
+  });
+
+  it('answers url_verification with the challenge and queues nothing', async () => {
+    const before = await h.keyCount();
+    const body = JSON.stringify({ type: 'url_verification', token: 't', challenge: 'c-123' });
+    const answer = await h.post('/webhooks/slack', body, slackHeaders(body));
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ challenge: 'c-123' });
+    expect(await h.keyCount()).toBe(before);
+  });
+});

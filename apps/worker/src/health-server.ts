@@ -1,0 +1,37 @@
+import type { Metrics } from '@tributary/observability';
+import { metricsContentType } from '@tributary/observability';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+
+export interface HealthChecks {
+  /** False once shutdown began: the orchestrator stops routing to and counting on this worker. */
+  accepting(): boolean;
+  /** Throws when Redis does not answer. */
+  redis(): Promise<void>;
+  /** Whether this worker still consumes doorbells (see DoorbellCanary). */
+  consuming(): boolean;
+}
+
+/** `/livez`, `/readyz` and `/metrics` of a worker, on METRICS_PORT. */
+export async function startHealthServer(
+  port: number,
+  host: string,
+  metrics: Metrics,
+  checks: HealthChecks,
+): Promise<FastifyInstance> {
+  const app = Fastify({ logController: new LogController({ disableRequestLogging: true }) });
+  app.get('/livez', async () => ({ ok: true }));
+  app.get('/readyz', async (_request, reply) => {
+    const problems: string[] = [];
+    if (!checks.accepting()) problems.push('shutting down');
+    await checks.redis().catch((error: Error) => problems.push(`redis: ${error.message}`));
+    if (!checks.consuming()) problems.push('doorbells are waiting but this worker is not consuming them');
+    return problems.length === 0
+      ? { ok: true }
+      : reply.code(503).send({ error: problems.join('; '), code: 'not_ready' });
+  });
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', metricsContentType).send(await metrics.registry.metrics()),
+  );
+  await app.listen({ port, host });
+  return app;
+}

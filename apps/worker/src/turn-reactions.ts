@@ -1,0 +1,65 @@
+import { type MessageRef, type PlatformClient, platformOfThread, type Reaction } from '@tributary/platforms';
+import type { Logger } from 'pino';
+import type { TurnSignal } from './turn-signals.js';
+
+/** The reaction a signal shows; undefined: take the progress reaction back and show nothing new. */
+function reactionOf(signal: TurnSignal): Reaction | undefined {
+  switch (signal.kind) {
+    case 'started':
+      return 'working';
+    case 'stall-soft':
+    case 'stall-hard':
+      return signal.kind;
+    case 'finished':
+      if (signal.ending === 'answered') return 'done';
+      return signal.ending === 'failed' ? 'failed' : undefined;
+  }
+}
+
+/**
+ * Shows a running turn's progress on the batch's trailing message: one progress reaction at a time
+ * (the previous one is taken back), beside the 👀 that ingress put on acceptance. Best effort: a
+ * reaction that fails is logged, never fails the turn.
+ */
+export class TurnReactions {
+  private readonly shown = new Map<string, Reaction>();
+  private readonly tails = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly clients: ReadonlyMap<string, PlatformClient>,
+    private readonly logger: Logger,
+  ) {}
+
+  readonly listener = (signal: TurnSignal): void => {
+    const client = this.clients.get(platformOfThread(signal.thread));
+    if (!client?.react) return;
+    const ref: MessageRef = {
+      platform: signal.target.platform,
+      channelId: signal.target.channelId,
+      ...(signal.target.threadId === undefined ? {} : { threadId: signal.target.threadId }),
+      messageId: signal.target.replyToEventId,
+    };
+    // Signals of one batch are applied in order, so a late 'working' cannot land after 'done'.
+    const previous = this.tails.get(signal.batchId) ?? Promise.resolve();
+    const next = previous.then(() => this.apply(client, ref, signal));
+    this.tails.set(signal.batchId, next);
+    void next.then(() => {
+      if (this.tails.get(signal.batchId) === next) this.tails.delete(signal.batchId);
+    });
+  };
+
+  private async apply(client: PlatformClient, ref: MessageRef, signal: TurnSignal): Promise<void> {
+    // A turn handed to another worker is that worker's to show.
+    if (signal.ending === 'handed-over') return void this.shown.delete(signal.batchId);
+    const reaction = reactionOf(signal);
+    const before = this.shown.get(signal.batchId);
+    try {
+      if (before !== undefined && before !== reaction) await client.unreact?.(ref, before);
+      if (reaction !== undefined) await client.react!(ref, reaction);
+      if (signal.kind === 'finished' || reaction === undefined) this.shown.delete(signal.batchId);
+      else this.shown.set(signal.batchId, reaction);
+    } catch (error) {
+      this.logger.warn({ err: error, thread: signal.thread, reaction }, 'progress reaction failed');
+    }
+  }
+}

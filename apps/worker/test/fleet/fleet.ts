@@ -1,0 +1,155 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
+import { BullDoorbell, queueConfig, ThreadQueue } from '@tributary/queue';
+import { deletePrefix, type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import type { OutboundMessage } from '../../src/outbox.js';
+
+type LogLine = Record<string, unknown>;
+
+/** One worker process of a fleet and what it logged. */
+export interface FleetWorker {
+  readonly name: string;
+  readonly logs: LogLine[];
+  /** SIGKILL: no hand-back, no goodbye; its agent goes down with its stdin. */
+  kill(): Promise<void>;
+  /** SIGTERM: the graceful shutdown; resolves with the exit code. */
+  terminate(): Promise<number | null>;
+  /** SIGSTOP / SIGCONT: a worker that stalls (GC, partition) and comes back. */
+  freeze(): void;
+  thaw(): void;
+}
+
+/** Real worker processes (real Redis, the built-in agent over stdio) sharing one queue. */
+export interface Fleet {
+  readonly queue: ThreadQueue;
+  readonly workers: FleetWorker[];
+  /** Starts one more worker; `agentStateDir` defaults to one of its own. */
+  spawn(options?: { agentStateDir?: string; env?: Record<string, string> }): Promise<FleetWorker>;
+  send(thread: string, event: ArrivalEvent): Promise<void>;
+  /** Replies posted for the thread, in the order the test read them, with who posted them. */
+  replies(thread: string): { worker: FleetWorker; message: OutboundMessage }[];
+  /** The `dispatch` log lines of the thread's turns, with who dispatched them. */
+  dispatches(thread: string): { worker: FleetWorker; log: LogLine }[];
+  waitForReplies(thread: string, count: number): Promise<void>;
+  tempDir(): Promise<string>;
+  close(): Promise<void>;
+}
+
+const workerMain = new URL('./worker-main.ts', import.meta.url);
+
+/** `env` goes to every worker; the built-in agent sees the TRIBUTARY_AGENT_* variables. */
+export async function startFleet(env: Record<string, string>, queue: object = {}): Promise<Fleet> {
+  const server: RedisHandle = await startRedis();
+  const redis = new Redis(server.url);
+  const prefix = uniquePrefix('fleet');
+  const doorbell = new BullDoorbell(redis, prefix);
+  const threadQueue = new ThreadQueue(redis, queueConfig({ prefix }), doorbell);
+  const children: ChildProcess[] = [];
+  const dirs: string[] = [];
+  const workers: FleetWorker[] = [];
+  // Every worker's log lines in the order they were read, so turns on different workers keep their order.
+  const lines: { worker: FleetWorker; log: LogLine }[] = [];
+
+  const tempDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tributary-fleet-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  const fleet: Fleet = {
+    queue: threadQueue,
+    workers,
+    tempDir,
+    async spawn(options = {}) {
+      const child = fork(workerMain, {
+        env: {
+          ...process.env,
+          METRICS_PORT: '0',
+          SHUTDOWN_GRACE_MS: '0',
+          ...env,
+          ...options.env,
+          REDIS_URL: server.url,
+          REDIS_PREFIX: prefix,
+          AGENT_ENV: 'TRIBUTARY_AGENT_STATE_DIR,TRIBUTARY_AGENT_CAPS,TRIBUTARY_AGENT_DEFAULTS',
+          TRIBUTARY_AGENT_STATE_DIR: options.agentStateDir ?? (await tempDir()),
+          TRIBUTARY_TEST_QUEUE: JSON.stringify(queue),
+        },
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      });
+      children.push(child);
+      const logs: LogLine[] = [];
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      const worker: FleetWorker = {
+        name: `worker-${workers.length + 1}`,
+        logs,
+        async kill() {
+          child.kill('SIGKILL');
+          await exited;
+        },
+        async terminate() {
+          child.kill('SIGTERM');
+          await exited;
+          return child.exitCode;
+        },
+        freeze: () => child.kill('SIGSTOP'),
+        thaw: () => child.kill('SIGCONT'),
+      };
+      workers.push(worker);
+      let pending = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        const read = (pending + chunk.toString()).split('\n');
+        pending = read.pop()!;
+        for (const line of read) {
+          if (!line.startsWith('{')) continue;
+          const log = JSON.parse(line) as LogLine;
+          logs.push(log);
+          lines.push({ worker, log });
+        }
+      });
+      await waitFor(() => logs.some((l) => l.msg === 'worker started'), {
+        what: `${worker.name} start`,
+        timeoutMs: 20_000,
+      });
+      return worker;
+    },
+    async send(thread, event) {
+      await threadQueue.enqueue(thread, queuedArrival(event));
+    },
+    replies(thread) {
+      return lines
+        .filter(({ log }) => log.msg === 'sent')
+        .map(({ worker, log }) => ({ worker, message: log.message as OutboundMessage }))
+        .filter(({ message }) => message.thread === thread && message.kind === 'reply');
+    },
+    dispatches(thread) {
+      return lines.filter(({ log }) => log.msg === 'dispatch' && log.thread === thread);
+    },
+    async waitForReplies(thread, count) {
+      await waitFor(() => fleet.replies(thread).length >= count, {
+        what: `${count} replies on ${thread}`,
+        timeoutMs: 30_000,
+      });
+    },
+    async close() {
+      for (const child of children) child.kill('SIGCONT');
+      await Promise.all(
+        children.map((child) =>
+          child.exitCode === null && child.signalCode === null
+            ? new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM'))
+            : undefined,
+        ),
+      );
+      await doorbell.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+      await server.stop();
+      await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+    },
+  };
+  return fleet;
+}

@@ -1,0 +1,27 @@
+import { type Env, type LogLevel, readLogLevel, readRequired, readUrl } from './env-readers.js';
+
+export interface ForwarderConfig {
+  /** DISCORD_BOT_TOKEN. Named `token` so the shared log redaction (`*.token`) covers it. */
+  token: string;
+  /** DISCORD_FORWARDER_SECRET, the HMAC key of every forward. Named for the `*.secret` redaction. */
+  secret: string;
+  /** Base URL of ingress; forwards go to `<forwardUrl>/webhooks/discord/forwarded`. */
+  forwardUrl: string;
+  /** Connect straight to this Gateway instead of asking the REST API where it is. */
+  gatewayUrl: string | undefined;
+  /** REST API base without the version; undefined: the library's default (Discord itself). */
+  apiUrl: string | undefined;
+  logLevel: LogLevel;
+}
+
+/** The Discord forwarder's configuration; throws ConfigError naming the first bad variable. */
+export function loadForwarderConfig(env: Env): Readonly<ForwarderConfig> {
+  return Object.freeze({
+    token: readRequired(env, 'DISCORD_BOT_TOKEN', 'the bot token the Gateway connection identifies with'),
+    secret: readRequired(env, 'DISCORD_FORWARDER_SECRET', 'the HMAC secret shared with ingress'),
+    forwardUrl: readUrl(env, 'FORWARD_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080',
+    gatewayUrl: readUrl(env, 'DISCORD_GATEWAY_URL', ['ws:', 'wss:']),
+    apiUrl: readUrl(env, 'DISCORD_API_URL', ['http:', 'https:']),
+    logLevel: readLogLevel(env),
+  });
+}

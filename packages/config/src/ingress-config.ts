@@ -1,0 +1,92 @@
+import { ConfigError } from './config-error.js';
+import {
+  type Env,
+  type LogLevel,
+  readChoice,
+  readInteger,
+  readLogLevel,
+  readOptional,
+  readString,
+  readUrl,
+} from './env-readers.js';
+import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
+
+export type BotMessagePolicy = 'off' | 'mentions' | 'all';
+export type UserMessagePolicy = 'involved' | 'mentions' | 'multibot-mentions';
+
+/** Who may start a turn; applied at ingest, before anything is queued. */
+export interface GateConfig {
+  allowBotMessages: BotMessagePolicy;
+  /** Bots admitted when bot messages are allowed; empty: any bot. */
+  trustedBotIds: string[];
+  allowUserMessages: UserMessagePolicy;
+  /** Empty: every channel. */
+  allowedChannels: string[];
+  /** Empty: every user. */
+  allowedUsers: string[];
+  /** Consecutive bot messages accepted in a thread before a human must speak again (loop guard). */
+  maxBotTurns: number;
+}
+
+export interface IngressConfig {
+  port: number;
+  host: string;
+  redisUrl: string;
+  redisPrefix: string;
+  /** A Redis command slower than this answers 503, well inside Slack's 3 s deadline. */
+  redisTimeoutMs: number;
+  bodyLimitBytes: number;
+  /** Requests per minute per source address, per route. */
+  rateLimitPerMinute: number;
+  /** Messages a thread may hold (in flight plus waiting) before new ones are refused with 429. */
+  maxThreadBacklog: number;
+  gates: GateConfig;
+  platforms: PlatformConfig;
+  adminToken: string | undefined;
+  logLevel: LogLevel;
+}
+
+function readList(env: Env, name: string): string[] {
+  return (readOptional(env, name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
+export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
+  const platforms = loadPlatformConfig(env);
+  const adminToken = readOptional(env, 'ADMIN_TOKEN');
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError(
+      'ADMIN_TOKEN',
+      'must be at least 16 characters; generate one with `openssl rand -hex 24`',
+    );
+  }
+  return Object.freeze({
+    port: readInteger(env, 'PORT', 8080, 0, 65_535),
+    host: readString(env, 'HOST', '0.0.0.0'),
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? 'redis://127.0.0.1:6379',
+    redisPrefix: readString(env, 'REDIS_PREFIX', 'trib'),
+    redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500),
+    bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
+    maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', 1_000),
+    gates: Object.freeze({
+      allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),
+      trustedBotIds: readList(env, 'TRUSTED_BOT_IDS'),
+      allowUserMessages: readChoice(
+        env,
+        'ALLOW_USER_MESSAGES',
+        ['involved', 'mentions', 'multibot-mentions'],
+        'involved',
+      ),
+      allowedChannels: readList(env, 'ALLOWED_CHANNELS'),
+      allowedUsers: readList(env, 'ALLOWED_USERS'),
+      maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
+    }),
+    platforms,
+    adminToken,
+    logLevel: readLogLevel(env),
+  });
+}

@@ -1,0 +1,103 @@
+import { ConfigError } from './config-error.js';
+import { type Env, readOptional, readUrl } from './env-readers.js';
+
+export interface SlackConfig {
+  /** Verifies deliveries; without it `/webhooks/slack` is off. */
+  signingSecret: string | undefined;
+  /** Replies, reactions and thread parents; without it Slack threads are answered nowhere but the log. */
+  botToken: string | undefined;
+  apiUrl: string;
+  /** Our bot's user id (`U…`): its mentions are stripped, its own messages ignored. */
+  botUserId: string | undefined;
+}
+
+export interface TelegramConfig {
+  secretToken: string | undefined;
+  botToken: string | undefined;
+  apiUrl: string;
+  /** Without the `@`. */
+  botUsername: string | undefined;
+}
+
+export interface DiscordConfig {
+  /** Interactions endpoint; without it `/webhooks/discord` is off. */
+  publicKey: string | undefined;
+  /** Forwarded Gateway messages; without it `/webhooks/discord/forwarded` is off. */
+  forwarderSecret: string | undefined;
+  botToken: string | undefined;
+  apiUrl: string;
+  botUserId: string | undefined;
+}
+
+export interface GatewayConfig {
+  /** Verifies gateway events; without it `/webhooks/gateway` is off. Also signs replies. */
+  secret: string | undefined;
+  replyUrl: string | undefined;
+}
+
+/**
+ * Per platform: undefined when none of its variables is set. Ingress turns a route on by its
+ * verification secret; workers answer a platform that has its bot token (or reply URL).
+ */
+export interface PlatformConfig {
+  slack: SlackConfig | undefined;
+  telegram: TelegramConfig | undefined;
+  discord: DiscordConfig | undefined;
+  gateway: GatewayConfig | undefined;
+}
+
+const HTTP = ['http:', 'https:'];
+
+/** Undefined when every field but `ignore` (an API base with a default) is unset. */
+function section<T extends object>(fields: T, ignore: keyof T | undefined): T | undefined {
+  return Object.entries(fields).some(([key, value]) => key !== ignore && value !== undefined)
+    ? fields
+    : undefined;
+}
+
+/** Platform credentials and API bases, shared by ingress (verify, react) and workers (reply). */
+export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
+  const telegramSecret = readOptional(env, 'TELEGRAM_SECRET_TOKEN');
+  if (telegramSecret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(telegramSecret)) {
+    // Telegram itself only accepts these characters, so any other value can never match a delivery.
+    throw new ConfigError('TELEGRAM_SECRET_TOKEN', 'must be 1-256 characters of A-Z, a-z, 0-9, _ and -');
+  }
+  const discordKey = readOptional(env, 'DISCORD_PUBLIC_KEY');
+  if (discordKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(discordKey)) {
+    throw new ConfigError('DISCORD_PUBLIC_KEY', 'must be the application public key: 64 hex digits');
+  }
+  return Object.freeze({
+    slack: section(
+      {
+        signingSecret: readOptional(env, 'SLACK_SIGNING_SECRET'),
+        botToken: readOptional(env, 'SLACK_BOT_TOKEN'),
+        apiUrl: readUrl(env, 'SLACK_API_URL', HTTP) ?? 'https://slack.com/api',
+        botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),
+      },
+      'apiUrl',
+    ),
+    telegram: section(
+      {
+        secretToken: telegramSecret,
+        botToken: readOptional(env, 'TELEGRAM_BOT_TOKEN'),
+        apiUrl: readUrl(env, 'TELEGRAM_API_URL', HTTP) ?? 'https://api.telegram.org',
+        botUsername: readOptional(env, 'TELEGRAM_BOT_USERNAME')?.replace(/^@/, ''),
+      },
+      'apiUrl',
+    ),
+    discord: section(
+      {
+        publicKey: discordKey?.toLowerCase(),
+        forwarderSecret: readOptional(env, 'DISCORD_FORWARDER_SECRET'),
+        botToken: readOptional(env, 'DISCORD_BOT_TOKEN'),
+        apiUrl: readUrl(env, 'DISCORD_API_URL', HTTP) ?? 'https://discord.com/api/v10',
+        botUserId: readOptional(env, 'DISCORD_BOT_USER_ID'),
+      },
+      'apiUrl',
+    ),
+    gateway: section(
+      { secret: readOptional(env, 'GATEWAY_SECRET'), replyUrl: readUrl(env, 'GATEWAY_REPLY_URL', HTTP) },
+      undefined,
+    ),
+  });
+}

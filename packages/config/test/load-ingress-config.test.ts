@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { loadIngressConfig } from '../src/ingress-config.js';
+import { loadPlatformConfig } from '../src/platform-config.js';
+
+describe('loadIngressConfig', () => {
+  it('has working defaults and no platform on', () => {
+    const config = loadIngressConfig({});
+    expect(config).toMatchObject({ port: 8080, redisUrl: 'redis://127.0.0.1:6379', redisTimeoutMs: 1000 });
+    expect(config.gates).toMatchObject({
+      allowBotMessages: 'off',
+      allowUserMessages: 'involved',
+      maxBotTurns: 10,
+    });
+    expect(config.platforms).toEqual({
+      slack: undefined,
+      telegram: undefined,
+      discord: undefined,
+      gateway: undefined,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads lists and policies', () => {
+    const config = loadIngressConfig({ TRUSTED_BOT_IDS: ' B1, B2 ,', ALLOW_BOT_MESSAGES: 'mentions' });
+    expect(config.gates.trustedBotIds).toEqual(['B1', 'B2']);
+    expect(config.gates.allowBotMessages).toBe('mentions');
+  });
+
+  it.each([
+    [{ PORT: '80a' }, 'PORT'],
+    [{ ALLOW_USER_MESSAGES: 'everyone' }, 'ALLOW_USER_MESSAGES'],
+    [{ REDIS_TIMEOUT_MS: '10000' }, 'REDIS_TIMEOUT_MS'],
+    [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ DISCORD_PUBLIC_KEY: 'not-hex' }, 'DISCORD_PUBLIC_KEY'],
+    [{ TELEGRAM_SECRET_TOKEN: 'has spaces' }, 'TELEGRAM_SECRET_TOKEN'],
+    [{ SLACK_API_URL: 'ftp://x' }, 'SLACK_API_URL'],
+  ])('refuses %j naming the variable', (env, name) => {
+    expect(() => loadIngressConfig(env)).toThrow(name);
+  });
+});
+
+describe('loadPlatformConfig', () => {
+  it('turns a platform on by any of its variables, with the public API base by default', () => {
+    const platforms = loadPlatformConfig({ SLACK_BOT_TOKEN: 'xoxb-1', GATEWAY_REPLY_URL: 'http://gw/reply' });
+    expect(platforms.slack).toMatchObject({ botToken: 'xoxb-1', signingSecret: undefined });
+    expect(platforms.slack?.apiUrl).toMatch(/^https:\/\//);
+    expect(platforms.gateway).toEqual({ secret: undefined, replyUrl: 'http://gw/reply' });
+    expect(platforms.telegram).toBeUndefined();
+  });
+});

@@ -1,0 +1,128 @@
+import { counter, gauge, histogram } from './metric-spec.js';
+
+// Bucket layouts. Each covers the range its metric lives in with enough resolution where the dashboards
+// and alerts read quantiles.
+
+/** A `<sender_context>` envelope is a short JSON object: tens to a few hundred tokens. */
+const ENVELOPE_TOKEN_BUCKETS = [20, 30, 40, 50, 60, 70, 80, 90, 100, 120, 150, 200, 250, 300, 400];
+/** Events per prompt: fine steps up to the default cap of 10, coarser up to multi-bot caps of 50. */
+const BATCH_SIZE_BUCKETS = [1, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 50];
+/** At least one block per event (the envelope), more with prompts and attachments. */
+const BLOCK_COUNT_BUCKETS = [1, 2, 3, 4, 6, 8, 10, 15, 20, 30, 40, 60, 80, 100, 150, 200, 300];
+/** Milliseconds when the thread is idle (I1), up to many minutes behind a long turn. */
+const QUEUE_WAIT_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800,
+];
+/** Agent turns: from a quick answer to the turn timeout. */
+const TURN_DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800];
+/** Webhook acknowledgement: boundaries at 1 s (the slow-ack alert) and 3 s (Slack's deadline). */
+const INGRESS_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10];
+
+// Gauges read from Redis at scrape time describe the whole fleet, so every process that reports them
+// reports the same value: aggregate them with max(), not sum().
+const FLEET_WIDE = 'Fleet-wide, read at scrape time; aggregate with max().';
+
+/** Every metric Tributary exports, besides prom-client's default process metrics. */
+export const CATALOGUE = {
+  contextTokensPerEvent: histogram(
+    'tributary_context_tokens_per_event',
+    "Tokens of one event's <sender_context> envelope, observed per dispatched event.",
+    ['platform'],
+    ENVELOPE_TOKEN_BUCKETS,
+  ),
+  batchSize: histogram(
+    'tributary_batch_size',
+    'Arrival events packed into one dispatched prompt.',
+    ['platform'],
+    BATCH_SIZE_BUCKETS,
+  ),
+  packedBlockCount: histogram(
+    'tributary_packed_block_count',
+    'ACP ContentBlocks in one dispatched prompt.',
+    ['platform'],
+    BLOCK_COUNT_BUCKETS,
+  ),
+  queueWaitSeconds: histogram(
+    'tributary_queue_wait_seconds',
+    'Time from acceptance at ingress to dispatch to the agent, per event.',
+    ['platform'],
+    QUEUE_WAIT_BUCKETS,
+  ),
+  turnDurationSeconds: histogram(
+    'tributary_turn_duration_seconds',
+    'Duration of one agent turn, by how it ended.',
+    ['stop_reason'],
+    TURN_DURATION_BUCKETS,
+  ),
+  ingressRequestsTotal: counter('tributary_ingress_requests_total', 'Webhook requests by outcome.', [
+    'platform',
+    'outcome',
+  ]),
+  ingressRequestDurationSeconds: histogram(
+    'tributary_ingress_request_duration_seconds',
+    'Time ingress took to answer a webhook request.',
+    ['platform'],
+    INGRESS_DURATION_BUCKETS,
+  ),
+  duplicatesTotal: counter(
+    'tributary_duplicates_total',
+    'Webhook deliveries absorbed as duplicates of an accepted message.',
+    ['platform'],
+  ),
+  refusalsTotal: counter(
+    'tributary_refusals_total',
+    'Messages refused before acknowledgement (the platform retries them).',
+    ['platform', 'reason'],
+  ),
+  leaseExpiriesTotal: counter(
+    'tributary_lease_expiries_total',
+    'Thread leases that expired while their owner held them.',
+  ),
+  fenceRejectionsTotal: counter(
+    'tributary_fence_rejections_total',
+    'Renewals or commits refused because another claim superseded the fencing token.',
+  ),
+  sweeperRevivalsTotal: counter(
+    'tributary_sweeper_revivals_total',
+    'Threads the sweeper handed back to the doorbell queue.',
+    ['reason'],
+  ),
+  deadLetteredBatchesTotal: counter(
+    'tributary_dead_lettered_batches_total',
+    'Batches moved to the dead letters after failing for good.',
+  ),
+  platformApiCallsTotal: counter(
+    'tributary_platform_api_calls_total',
+    'Calls to platform APIs; status is the HTTP status code, 0 when no answer came.',
+    ['platform', 'method', 'status'],
+  ),
+  agentRestartsTotal: counter('tributary_agent_restarts_total', 'Agent processes started after one exited.'),
+  turnsTotal: counter('tributary_turns_total', 'Dispatched batches by what became of them.', ['outcome']),
+  scrapeReadFailuresTotal: counter(
+    'tributary_scrape_read_failures_total',
+    'Scrape-time gauge reads that failed; their gauges showed NaN or no series for that scrape.',
+  ),
+  backlogMessages: gauge(
+    'tributary_backlog_messages',
+    `Accepted messages not yet committed, across all threads. ${FLEET_WIDE}`,
+  ),
+  threadsRunnable: gauge(
+    'tributary_threads_runnable',
+    `Threads with work waiting for a worker: the autoscaling signal. ${FLEET_WIDE}`,
+  ),
+  threadsRunning: gauge('tributary_threads_running', `Threads with a turn in progress. ${FLEET_WIDE}`),
+  acpSessionsLive: gauge('tributary_acp_sessions_live', 'ACP sessions open in this process.'),
+  bullmqJobs: gauge('tributary_bullmq_jobs', `Doorbell jobs by BullMQ state. ${FLEET_WIDE}`, ['state']),
+  doorbellConsumerUp: gauge(
+    'tributary_doorbell_consumer_up',
+    "1 when this worker's doorbell canary was consumed recently, else 0.",
+  ),
+  buildInfo: gauge('tributary_build_info', 'Always 1; the version label names the running build.', [
+    'version',
+  ]),
+} as const;
+
+export type MetricKey = keyof typeof CATALOGUE;
+
+/** The names of every metric in the catalogue, for dashboards, rules and tests to check against. */
+export const METRIC_NAMES: readonly string[] = Object.values(CATALOGUE).map((spec) => spec.name);

@@ -1,0 +1,28 @@
+export { CATALOGUE, METRIC_NAMES, type MetricKey } from './catalogue.js';
+export {
+  createMetrics,
+  type MetricSet,
+  type Metrics,
+  type MetricsOptions,
+  metricsContentType,
+} from './create-metrics.js';
+export { type FleetReading, observeFleet } from './fleet-gauges.js';
+export {
+  apiStatusLabel,
+  BULLMQ_JOB_STATES,
+  type BullmqJobState,
+  INGRESS_OUTCOMES,
+  type IngressOutcome,
+  REFUSAL_REASONS,
+  REVIVAL_REASONS,
+  type RefusalReason,
+  type RevivalReason,
+  STOP_REASONS,
+  type StopReason,
+  TURN_OUTCOMES,
+  type TurnOutcome,
+} from './label-values.js';
+export { createLogger, REDACTED_PATHS } from './logger.js';
+export type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
+export { platformCallCounter } from './platform-call-counter.js';
+export type { ScrapeRead } from './scrape-readers.js';

@@ -1,0 +1,50 @@
+// The closed sets of label values. Keeping them closed keeps every metric's series count bounded: a label
+// whose values come from user input (thread, user, channel) would create a series per conversation.
+
+/** How a turn ended: the ACP stop reasons plus the ways the worker ends a turn itself. */
+export const STOP_REASONS = [
+  'end_turn',
+  'cancelled',
+  'max_tokens',
+  'refusal',
+  'timeout',
+  'error',
+  'lease_lost',
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** What ingress did with one webhook request. */
+export const INGRESS_OUTCOMES = [
+  'accepted',
+  'duplicate',
+  'ignored',
+  'control',
+  'handshake',
+  'unauthorized',
+  'invalid',
+  'refused',
+  'unavailable',
+  'error',
+] as const;
+export type IngressOutcome = (typeof INGRESS_OUTCOMES)[number];
+
+/** Why ingress refused a message before acknowledging it (the platform retries it). */
+export const REFUSAL_REASONS = ['backlog_full', 'rate_limited', 'gate'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/** What made the sweeper hand a thread back to the doorbell queue. */
+export const REVIVAL_REASONS = ['lease', 'doorbell'] as const;
+export type RevivalReason = (typeof REVIVAL_REASONS)[number];
+
+/** What became of a dispatched batch. */
+export const TURN_OUTCOMES = ['committed', 'failed', 'dead_lettered', 'abandoned'] as const;
+export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
+
+/** The BullMQ job states the doorbell queue reports. */
+export const BULLMQ_JOB_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
+export type BullmqJobState = (typeof BULLMQ_JOB_STATES)[number];
+
+/** The `status` label of platform API calls: the HTTP status code, '0' when no answer came. */
+export function apiStatusLabel(httpStatus: number | undefined): string {
+  return String(httpStatus ?? 0);
+}

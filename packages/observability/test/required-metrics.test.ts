@@ -1,0 +1,110 @@
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import {
+  BULLMQ_JOB_STATES,
+  CATALOGUE,
+  createMetrics,
+  INGRESS_OUTCOMES,
+  REFUSAL_REASONS,
+  REVIVAL_REASONS,
+  STOP_REASONS,
+  TURN_OUTCOMES,
+} from '../src/index.js';
+
+type Kind = 'counter' | 'gauge' | 'histogram';
+
+// The contract the dashboards, the alert rules and the KEDA trigger rely on, written out by hand so a
+// rename in the catalogue fails here.
+const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
+  tributary_context_tokens_per_event: { type: 'histogram', labels: ['platform'] },
+  tributary_batch_size: { type: 'histogram', labels: ['platform'] },
+  tributary_packed_block_count: { type: 'histogram', labels: ['platform'] },
+  tributary_queue_wait_seconds: { type: 'histogram', labels: ['platform'] },
+  tributary_turn_duration_seconds: { type: 'histogram', labels: ['stop_reason'] },
+  tributary_ingress_requests_total: { type: 'counter', labels: ['platform', 'outcome'] },
+  tributary_ingress_request_duration_seconds: { type: 'histogram', labels: ['platform'] },
+  tributary_duplicates_total: { type: 'counter', labels: ['platform'] },
+  tributary_refusals_total: { type: 'counter', labels: ['platform', 'reason'] },
+  tributary_lease_expiries_total: { type: 'counter', labels: [] },
+  tributary_fence_rejections_total: { type: 'counter', labels: [] },
+  tributary_sweeper_revivals_total: { type: 'counter', labels: ['reason'] },
+  tributary_dead_lettered_batches_total: { type: 'counter', labels: [] },
+  tributary_platform_api_calls_total: { type: 'counter', labels: ['platform', 'method', 'status'] },
+  tributary_agent_restarts_total: { type: 'counter', labels: [] },
+  tributary_turns_total: { type: 'counter', labels: ['outcome'] },
+  tributary_backlog_messages: { type: 'gauge', labels: [] },
+  tributary_threads_runnable: { type: 'gauge', labels: [] },
+  tributary_threads_running: { type: 'gauge', labels: [] },
+  tributary_acp_sessions_live: { type: 'gauge', labels: [] },
+  tributary_bullmq_jobs: { type: 'gauge', labels: ['state'] },
+  tributary_doorbell_consumer_up: { type: 'gauge', labels: [] },
+  tributary_build_info: { type: 'gauge', labels: ['version'] },
+};
+
+const CLASSES = { counter: Counter, gauge: Gauge, histogram: Histogram };
+
+describe('the required metrics', () => {
+  const metrics = createMetrics();
+
+  it.each(Object.entries(REQUIRED))('%s has its type and exactly its labels', async (name, expected) => {
+    // prom-client accepts a subset of a metric's labels, so the declared set is checked as declared.
+    const spec = Object.values(CATALOGUE).find((candidate) => candidate.name === name);
+    expect(spec?.labelNames).toEqual(expected.labels);
+    const metric = metrics.registry.getSingleMetric(name);
+    expect(metric).toBeInstanceOf(CLASSES[expected.type]);
+
+    // Record one value carrying every expected label: prom-client throws on a label it was not given,
+    // and the exposition shows the label set the series really has.
+    const labels = Object.fromEntries(expected.labels.map((label) => [label, 'x']));
+    if (metric instanceof Histogram) metric.observe(labels, 1);
+    else if (metric instanceof Counter || metric instanceof Gauge) metric.inc(labels, 1);
+    const { type, values } = await metric!.get();
+    expect(type).toBe(expected.type);
+    const labelled = values.filter((value) => Object.values(value.labels).includes('x'));
+    for (const value of labelled.length > 0 ? labelled : values) {
+      // A histogram's bucket samples add `le`, the bucket bound.
+      const names = Object.keys(value.labels).filter(
+        (label) => !(metric instanceof Histogram && label === 'le'),
+      );
+      expect(names.sort()).toEqual([...expected.labels].sort());
+    }
+  });
+
+  it('has the label values the issue names', () => {
+    expect(STOP_REASONS).toEqual([
+      'end_turn',
+      'cancelled',
+      'max_tokens',
+      'refusal',
+      'timeout',
+      'error',
+      'lease_lost',
+    ]);
+    expect(INGRESS_OUTCOMES).toEqual([
+      'accepted',
+      'duplicate',
+      'ignored',
+      'control',
+      'handshake',
+      'unauthorized',
+      'invalid',
+      'refused',
+      'unavailable',
+      'error',
+    ]);
+    expect(REFUSAL_REASONS).toEqual(['backlog_full', 'rate_limited', 'gate']);
+    expect(REVIVAL_REASONS).toEqual(['lease', 'doorbell']);
+    expect(TURN_OUTCOMES).toEqual(['committed', 'failed', 'dead_lettered', 'abandoned']);
+    expect(BULLMQ_JOB_STATES).toEqual(['waiting', 'active', 'delayed', 'completed', 'failed']);
+  });
+
+  it('uses the bucket layout the issue fixes for batch size', async () => {
+    metrics.batchSize.observe({ platform: 'slack' }, 1);
+    const text = await metrics.registry.getSingleMetricAsString('tributary_batch_size');
+    const bounds = [...text.matchAll(/tributary_batch_size_bucket\{le="([^"]+)",platform="slack"\}/g)];
+    expect(bounds.map(([, le]) => le)).toEqual([
+      ...['1', '2', '3', '4', '5', '6', '8', '10', '15', '20', '30', '50'],
+      '+Inf',
+    ]);
+  });
+});

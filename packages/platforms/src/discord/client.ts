@@ -1,0 +1,141 @@
+import type { ArrivalEvent } from '@tributary/packing';
+import { objectField, type PlatformAnswer } from '../http/answer.js';
+import { requireId } from '../http/answer-id.js';
+import {
+  type PlatformClientOptions,
+  PlatformHttp,
+  type PlatformRequest,
+  trimBaseUrl,
+} from '../http/platform-http.js';
+import type { MessageRef } from '../inbound.js';
+import {
+  PlatformApiError,
+  type PlatformClient,
+  type PostTarget,
+  type Reaction,
+  type ThreadParent,
+} from '../outbound.js';
+import { isEventItself } from '../thread-parent.js';
+import { classifyDiscordAnswer } from './answer.js';
+import { DISCORD_REACTIONS } from './reactions.js';
+
+export const DISCORD_API_URL = 'https://discord.com/api/v10';
+
+export interface DiscordClientOptions extends PlatformClientOptions {
+  /** The bot token, sent as `Authorization: Bot <token>`. */
+  token: string;
+}
+
+/**
+ * Discord REST v10. A thread is a channel of its own: messages in it are posted to and addressed in
+ * the thread's channel id, and a thread started from a message carries that message's id.
+ */
+export class DiscordClient implements PlatformClient {
+  readonly platform = 'discord';
+  readonly maxMessageLength = 2000;
+  private readonly http: PlatformHttp;
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: DiscordClientOptions) {
+    this.baseUrl = trimBaseUrl(options.baseUrl ?? DISCORD_API_URL);
+    this.http = new PlatformHttp({
+      platform: this.platform,
+      classify: classifyDiscordAnswer,
+      authHint: "check DISCORD_BOT_TOKEN and the bot's permissions in the channel",
+      secrets: [options.token],
+      retry: options.retry,
+      onCall: options.onCall,
+    });
+  }
+
+  async send(target: PostTarget, text: string): Promise<string> {
+    const method = 'createMessage';
+    const answer = await this.request(method, 'POST', `/channels/${channelOf(target)}/messages`, {
+      content: text,
+      message_reference:
+        target.replyToMessageId === undefined
+          ? undefined
+          : { message_id: target.replyToMessageId, fail_if_not_exists: false },
+      // Agent text must not ping @everyone, @here or roles; users it names and the asker are fine.
+      allowed_mentions: { parse: ['users'], replied_user: true },
+    });
+    return requireId(this.platform, method, answer, objectField(answer.body, 'id'));
+  }
+
+  async edit(target: PostTarget, messageId: string, text: string): Promise<void> {
+    await this.request('editMessage', 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, {
+      content: text,
+    });
+  }
+
+  async react(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.request('addReaction', 'PUT', reactionPath(message, reaction));
+  }
+
+  async unreact(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.request('removeReaction', 'DELETE', reactionPath(message, reaction));
+  }
+
+  /** The message the event's thread was started from; undefined outside threads and for other threads. */
+  async fetchThreadParent(event: ArrivalEvent): Promise<ThreadParent | undefined> {
+    if (event.threadId === undefined) return undefined;
+    let answer: PlatformAnswer;
+    try {
+      answer = await this.request(
+        'getMessage',
+        'GET',
+        `/channels/${event.channelId}/messages/${event.threadId}`,
+      );
+    } catch (error) {
+      // Threads not started from a message (forum posts, private threads) have no such message.
+      if (error instanceof PlatformApiError && error.status === 404) return undefined;
+      throw error;
+    }
+    const message = answer.body as Partial<DiscordMessage> | undefined;
+    const parent: ThreadParent = {
+      messageId: requireId(this.platform, 'getMessage', answer, message?.id),
+      senderId: message?.author?.id ?? '',
+      senderName: message?.author?.global_name ?? message?.author?.username ?? '',
+      text: message?.content ?? '',
+      timestamp: toIso(message?.timestamp ?? ''),
+    };
+    return isEventItself(parent, event) ? undefined : parent;
+  }
+
+  private request(method: string, verb: NonNullable<PlatformRequest['verb']>, path: string, json?: object) {
+    return this.http.call({
+      method,
+      verb,
+      url: `${this.baseUrl}${path}`,
+      headers: {
+        authorization: `Bot ${this.options.token}`,
+        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+  }
+}
+
+/** The fields of a Discord message object that a thread parent needs. */
+interface DiscordMessage {
+  id: string;
+  content: string;
+  timestamp: string;
+  author: { id: string; username: string; global_name?: string | null };
+}
+
+/** Messages in a thread live in the thread's channel. */
+function channelOf(target: { channelId: string; threadId?: string }): string {
+  return target.threadId ?? target.channelId;
+}
+
+function reactionPath(message: MessageRef, reaction: Reaction): string {
+  const emoji = encodeURIComponent(DISCORD_REACTIONS[reaction]);
+  return `/channels/${channelOf(message)}/messages/${message.messageId}/reactions/${emoji}/@me`;
+}
+
+/** Discord writes `+00:00` and microseconds; ThreadParent carries the usual `…Z` form when it parses. */
+function toIso(timestamp: string): string {
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms) ? timestamp : new Date(ms).toISOString();
+}

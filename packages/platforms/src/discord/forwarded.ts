@@ -1,0 +1,94 @@
+import type { LinkAttachment } from '@tributary/packing';
+import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
+import { InvalidWebhookError } from '../inbound.js';
+import { ignored, messageInbound } from '../inbound-message.js';
+import { type JsonFields, readJsonBody } from '../json-body.js';
+import { isoFromRfc3339 } from '../platform-time.js';
+import { requireSecret, verifyTributarySignature } from '../webhook-checks.js';
+import { DISCORD_FORWARDED_SCHEMA } from './forwarded-schema.js';
+import { discordPlace, snowflake, stripDiscordMention } from './ids.js';
+
+const CHAT_MESSAGE_TYPES = new Set([0, 19]);
+
+export interface DiscordForwardedOptions {
+  /** DISCORD_FORWARDER_SECRET, shared with the forwarder. */
+  forwarderSecret: string;
+  /** Our bot's user id: the Gateway shows the bot its own messages, which must not loop back. */
+  selfUserId?: string;
+}
+
+/**
+ * Channel messages relayed by our Gateway forwarder (body: DiscordForwardedBody). Thread key
+ * `discord:<message.channel_id>` (a Discord thread is a channel), dedup key
+ * `discord:<channel_id>:<message id>`.
+ */
+export class DiscordForwardedAdapter implements InboundAdapter {
+  readonly platform = 'discord';
+
+  constructor(private readonly options: DiscordForwardedOptions) {
+    requireSecret(options.forwarderSecret, 'forwarderSecret');
+  }
+
+  verify(request: WebhookRequest): Verification {
+    return verifyTributarySignature(this.options.forwarderSecret, request);
+  }
+
+  parse(request: WebhookRequest): Inbound {
+    const body = readJsonBody(request.rawBody);
+    if (body.string('schema') !== DISCORD_FORWARDED_SCHEMA) {
+      throw new InvalidWebhookError(`schema must be ${DISCORD_FORWARDED_SCHEMA}`);
+    }
+    const message = body.object('message');
+    const channel = body.object('channel');
+    const channelId = snowflake(message, 'channel_id');
+    if (snowflake(channel, 'id') !== channelId) {
+      throw new InvalidWebhookError('channel.id must equal message.channel_id');
+    }
+    // Without the type a thread would pass for a plain channel: required here, unlike in interactions.
+    channel.integer('type');
+    const type = message.integer('type');
+    if (!CHAT_MESSAGE_TYPES.has(type)) return ignored(`discord message type ${type}`);
+    const author = message.object('author');
+    const authorId = snowflake(author, 'id');
+    if (authorId === this.options.selfUserId) return ignored('discord message from ourselves');
+    const id = snowflake(message, 'id');
+    const place = discordPlace(channelId, channel);
+    const username = author.string('username');
+    return messageInbound({
+      event: {
+        eventId: id,
+        platform: 'discord',
+        ...place,
+        sender: {
+          id: authorId,
+          name: username,
+          displayName:
+            message.optionalObject('member')?.optionalString('nick') ||
+            author.optionalString('global_name') ||
+            username,
+          isBot: author.optionalBoolean('bot') ?? false,
+        },
+        timestamp: isoFromRfc3339(message.string('timestamp'), message.field('timestamp')),
+        text: message.string('content'),
+        attachments: message.objects('attachments').map(discordAttachment),
+      },
+      thread: `discord:${channelId}`,
+      dedupKey: `discord:${channelId}:${id}`,
+      mentions: message.objects('mentions').map((user) => snowflake(user, 'id')),
+      ref: { platform: 'discord', ...place, messageId: id },
+    });
+  }
+
+  stripSelfMention(text: string, selfId: string): string {
+    return stripDiscordMention(text, selfId);
+  }
+}
+
+function discordAttachment(attachment: JsonFields): LinkAttachment {
+  return {
+    kind: 'link',
+    uri: attachment.string('url'),
+    name: attachment.nonEmptyString('filename'),
+    mimeType: attachment.optionalString('content_type'),
+  };
+}

@@ -1,0 +1,86 @@
+import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import type { ControlCommand, Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
+import { ignored } from '../inbound-message.js';
+import { readJsonBody } from '../json-body.js';
+import { freshTimestamp, rejected, VERIFIED } from '../webhook-checks.js';
+import { discordPlace, snowflake, stripDiscordMention } from './ids.js';
+
+export const DISCORD_SIGNATURE_HEADER = 'x-signature-ed25519';
+export const DISCORD_TIMESTAMP_HEADER = 'x-signature-timestamp';
+
+const PING = 1;
+const APPLICATION_COMMAND = 2;
+const CHANNEL_MESSAGE_WITH_SOURCE = 4;
+const EPHEMERAL = 64;
+const CONTROL_COMMANDS: ReadonlySet<string> = new Set<ControlCommand>(['cancel', 'cancel-all', 'reset']);
+
+export interface DiscordInteractionsOptions {
+  /** The application's public key: 32 bytes as hex, as the developer portal shows it. */
+  publicKey: string;
+}
+
+/**
+ * The interactions endpoint: PING and the slash commands /cancel, /cancel-all, /reset. Channel
+ * messages do not come this way (see DiscordForwardedAdapter). Thread key `discord:<channel_id>`.
+ */
+export class DiscordInteractionsAdapter implements InboundAdapter {
+  readonly platform = 'discord';
+  private readonly publicKey: KeyObject;
+
+  constructor(options: DiscordInteractionsOptions) {
+    this.publicKey = ed25519PublicKey(options.publicKey);
+  }
+
+  verify(request: WebhookRequest): Verification {
+    const fresh = freshTimestamp(request, DISCORD_TIMESTAMP_HEADER);
+    if (!fresh.ok) return fresh;
+    const signature = request.headers[DISCORD_SIGNATURE_HEADER];
+    if (signature === undefined) return rejected(`missing ${DISCORD_SIGNATURE_HEADER} header`);
+    if (!/^[0-9a-f]{128}$/i.test(signature))
+      return rejected(`${DISCORD_SIGNATURE_HEADER} is not 64 bytes of hex`);
+    const signed = Buffer.concat([Buffer.from(fresh.timestamp), request.rawBody]);
+    return verify(null, signed, this.publicKey, Buffer.from(signature, 'hex'))
+      ? VERIFIED
+      : rejected(`${DISCORD_SIGNATURE_HEADER} does not match the body`);
+  }
+
+  parse(request: WebhookRequest): Inbound {
+    const interaction = readJsonBody(request.rawBody);
+    const type = interaction.integer('type');
+    if (type === PING) return { kind: 'handshake', body: { type: PING } };
+    if (type !== APPLICATION_COMMAND) return ignored(`discord interaction type ${type}`);
+    const command = interaction.object('data').string('name');
+    if (!isControlCommand(command)) return ignored(`discord command /${command}`);
+    const channelId = snowflake(interaction, 'channel_id');
+    return {
+      kind: 'control',
+      command,
+      thread: `discord:${channelId}`,
+      // An interaction is not a message: its own id stands in, for logs and correlation.
+      ref: {
+        platform: 'discord',
+        ...discordPlace(channelId, interaction.optionalObject('channel')),
+        messageId: snowflake(interaction, 'id'),
+      },
+      // Only the invoker sees the confirmation; the channel is not cluttered with it.
+      respond: (confirmation) => ({
+        type: CHANNEL_MESSAGE_WITH_SOURCE,
+        data: { content: confirmation, flags: EPHEMERAL },
+      }),
+    };
+  }
+
+  stripSelfMention(text: string, selfId: string): string {
+    return stripDiscordMention(text, selfId);
+  }
+}
+
+function isControlCommand(name: string): name is ControlCommand {
+  return CONTROL_COMMANDS.has(name);
+}
+
+function ed25519PublicKey(hex: string): KeyObject {
+  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error('publicKey must be 32 bytes of hex');
+  const x = Buffer.from(hex, 'hex').toString('base64url');
+  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+}

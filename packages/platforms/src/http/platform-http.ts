@@ -1,0 +1,116 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PlatformApiError } from '../outbound.js';
+import type { Classifier, PlatformAnswer } from './answer.js';
+import { giveUpMessage } from './failure-message.js';
+import { noAnswerFailure } from './no-answer.js';
+import { redact } from './redact.js';
+import { DEFAULT_RETRY_POLICY, type Failure, nextStep, type RetryPolicy } from './retry-policy.js';
+
+/** Called once per HTTP attempt, for counting calls by status; status 0 means no answer. */
+export type OnPlatformCall = (platform: string, method: string, status: number) => void;
+
+/** What every platform client accepts besides its credentials. */
+export interface PlatformClientOptions {
+  /** The API base, e.g. a fake platform server in tests; defaults to the public API. */
+  baseUrl?: string;
+  retry?: Partial<RetryPolicy>;
+  onCall?: OnPlatformCall;
+}
+
+export interface PlatformRequest {
+  /** The API method as errors and metrics name it: `chat.postMessage`, `sendMessage`, `createMessage`. */
+  method: string;
+  verb?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface PlatformHttpOptions {
+  platform: string;
+  classify: Classifier;
+  /** Said when the platform refuses our credentials or permissions: what the operator should check. */
+  authHint: string;
+  /** Values that must never appear in an error (tokens, also where they sit in a URL). */
+  secrets?: readonly string[];
+  retry?: Partial<RetryPolicy>;
+  onCall?: OnPlatformCall;
+}
+
+type Attempt = { answer: PlatformAnswer } | { answer?: undefined; failure: Failure };
+
+/** The one place platform APIs are called: timeout, rate limits, retries, and errors that say what to do. */
+export class PlatformHttp {
+  private readonly policy: RetryPolicy;
+
+  constructor(private readonly options: PlatformHttpOptions) {
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+  }
+
+  /** The answer of the first attempt the platform's classifier accepts; otherwise PlatformApiError. */
+  async call(request: PlatformRequest): Promise<PlatformAnswer> {
+    const { platform, classify, onCall } = this.options;
+    let waitedMs = 0;
+    for (let attempt = 1; ; attempt++) {
+      const result = await this.attempt(request);
+      const status = result.answer?.status ?? 0;
+      onCall?.(platform, request.method, status);
+      const verdict = result.answer ? classify(result.answer, Date.now()) : result.failure;
+      if (verdict.kind === 'ok') return result.answer!;
+      const step = nextStep(verdict, attempt, waitedMs, this.policy, Math.random);
+      if (step.kind === 'give-up') {
+        const message = giveUpMessage({
+          failure: verdict,
+          step,
+          attempts: attempt,
+          waitedMs,
+          policy: this.policy,
+          authHint: this.options.authHint,
+        });
+        const code = verdict.kind === 'failed' ? verdict.code : undefined;
+        throw new PlatformApiError(
+          platform,
+          request.method,
+          status,
+          this.redact(message),
+          code && this.redact(code),
+        );
+      }
+      await sleep(step.delayMs);
+      waitedMs += step.delayMs;
+    }
+  }
+
+  private async attempt(request: PlatformRequest): Promise<Attempt> {
+    try {
+      const response = await fetch(request.url, {
+        method: request.verb ?? 'POST',
+        headers: request.headers,
+        body: request.body,
+        signal: AbortSignal.timeout(this.policy.timeoutMs),
+      });
+      const text = await response.text();
+      return { answer: { status: response.status, headers: response.headers, body: parseBody(text) } };
+    } catch (error) {
+      return { failure: noAnswerFailure(error, this.policy.timeoutMs) };
+    }
+  }
+
+  private redact(text: string): string {
+    return redact(text, this.options.secrets ?? []);
+  }
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A base URL without its trailing slashes, so paths can be appended with one. */
+export function trimBaseUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,28 @@
+export { DiscordForwardedAdapter, type DiscordForwardedOptions } from './discord/forwarded.js';
+export {
+  DISCORD_FORWARDED_SCHEMA,
+  type DiscordForwardedBody,
+  type DiscordGatewayMessage,
+} from './discord/forwarded-schema.js';
+export {
+  DISCORD_SIGNATURE_HEADER,
+  DISCORD_TIMESTAMP_HEADER,
+  DiscordInteractionsAdapter,
+  type DiscordInteractionsOptions,
+} from './discord/interactions.js';
+export {
+  GATEWAY_EVENT_SCHEMA,
+  type GatewayAttachment,
+  type GatewayEvent,
+  parseGatewayEvent,
+} from './gateway/event-schema.js';
+export { GatewayInboundAdapter, type GatewayInboundOptions } from './gateway/inbound.js';
+export { SlackInboundAdapter, type SlackInboundOptions } from './slack/inbound.js';
+export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from './slack/signature.js';
+export {
+  TELEGRAM_SECRET_HEADER,
+  TelegramInboundAdapter,
+  type TelegramInboundOptions,
+} from './telegram/inbound.js';
+export { TELEGRAM_MAIN_THREAD } from './telegram/message.js';
+export { REPLAY_WINDOW_SECONDS } from './webhook-checks.js';

@@ -1,0 +1,75 @@
+import type { ArrivalEvent } from '@tributary/packing';
+import type { ThreadParent } from './outbound.js';
+
+/** The request as ingress saw it: the raw bytes (signatures are over them) and lower-cased headers. */
+export interface WebhookRequest {
+  rawBody: Buffer;
+  headers: Readonly<Record<string, string | undefined>>;
+  /** Wall-clock ms, passed in so replay windows are table-testable. */
+  now: number;
+}
+
+/** A control command; never enqueued as data. */
+export type ControlCommand = 'cancel' | 'cancel-all' | 'reset';
+
+/** Where an answer to a message goes (a reply, a reaction, a confirmation). */
+export interface MessageRef {
+  platform: string;
+  channelId: string;
+  /** The platform's thread coordinate, when the message is in one. */
+  threadId?: string;
+  /** The platform's id of the message itself (reactions go on it; replies quote it). */
+  messageId: string;
+}
+
+/** One chat message, parsed, before the gates. Its text is verbatim: mentions are not stripped yet. */
+export interface InboundMessage {
+  event: ArrivalEvent;
+  /**
+   * The queue's thread key, `<adapter platform>:…` (usually `<channel>:<thread root>`; each adapter
+   * documents its rule); one agent session per key.
+   */
+  thread: string;
+  /** Platform identity of the message: every delivery of the same message carries the same one. */
+  dedupKey: string;
+  /** Platform user ids the message mentions (our own id among them when we are mentioned). */
+  mentions: string[];
+  /** Where to react and reply. */
+  ref: MessageRef;
+  /** The message this one answers, when the platform delivers it inline (Telegram's `reply_to_message`). */
+  parent?: ThreadParent;
+}
+
+/** What a verified webhook delivery asks of ingress. */
+export type Inbound =
+  | { kind: 'message'; message: InboundMessage }
+  /** A command the platform delivered as such (Discord slash commands); text commands come as messages. */
+  | { kind: 'control'; command: ControlCommand; thread: string; ref: MessageRef; respond: ControlResponder }
+  /** A handshake answered directly: Slack `url_verification`, Discord PING. */
+  | { kind: 'handshake'; body: unknown }
+  /** Verified and well-formed but nothing to do (edits, joins, our own echoes, unsupported kinds). */
+  | { kind: 'ignored'; reason: string };
+
+/**
+ * How ingress answers a platform-delivered command: Discord expects the confirmation in the HTTP
+ * response of the interaction; the others get it as a normal reply.
+ */
+export type ControlResponder = (confirmation: string) => unknown;
+
+export type Verification = { ok: true } | { ok: false; reason: string };
+
+/** Bad input: ingress answers 400 with `{ error: message }` and enqueues nothing. */
+export class InvalidWebhookError extends Error {
+  override readonly name = 'InvalidWebhookError';
+}
+
+/** The inbound half of a platform: pure functions of the request, so every branch is table-tested. */
+export interface InboundAdapter {
+  readonly platform: string;
+  /** Signature, timestamp window, secret token. Never throws. */
+  verify(request: WebhookRequest): Verification;
+  /** Called only after `verify` said ok. Throws InvalidWebhookError on malformed bodies. */
+  parse(request: WebhookRequest): Inbound;
+  /** Removes mentions of `selfId` the way the platform writes them; everything else stays verbatim. */
+  stripSelfMention(text: string, selfId: string): string;
+}

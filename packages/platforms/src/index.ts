@@ -1,0 +1,7 @@
+export * from './hmac-signature.js';
+export * from './inbound.js';
+export * from './inbound-adapters.js';
+export * from './outbound.js';
+export * from './outbound-clients.js';
+export * from './platform-clients.js';
+export * from './thread-route.js';

@@ -1,0 +1,71 @@
+import type { ArrivalEvent } from '@tributary/packing';
+import type { MessageRef } from './inbound.js';
+
+/** Where a new message is posted: a channel and, when there is one, the thread inside it. */
+export interface PostTarget {
+  channelId: string;
+  threadId?: string;
+  /** The message being answered; platforms that quote (Telegram) use it. */
+  replyToMessageId?: string;
+  /** The event's own platform; a gateway routes its reply to that upstream platform. */
+  platform?: string;
+  /** The delivery id a gateway reply must name (ArrivalEvent.replyRef), when it differs from the message id. */
+  replyRef?: string;
+}
+
+/**
+ * What a reaction says, not which emoji: each platform maps it to one it supports.
+ * `accepted`: the message is queued (👀). `working`: on the trailing message of the running batch.
+ * `stall-soft` / `stall-hard`: the turn has been silent for a while / long enough to think of /cancel.
+ * `done`: the turn answered. `failed`: the turn failed (⚠️ where the platform has it).
+ */
+export type Reaction = 'accepted' | 'working' | 'stall-soft' | 'stall-hard' | 'done' | 'failed';
+
+/** What a caller knows about a post beyond its text; each platform uses what it can. */
+export interface SendOptions {
+  /** Stable per logical post (e.g. `<batchId>:<kind>`), so a receiver that supports it absorbs repeats. */
+  idempotencyKey?: string;
+}
+
+/** The message a thread started from, for a fresh session's context. */
+export interface ThreadParent {
+  messageId: string;
+  senderId: string;
+  senderName: string;
+  text: string;
+  timestamp: string;
+}
+
+/**
+ * The outbound half of a platform. Each call honours the platform's rate limits (Retry-After) and
+ * retries 5xx with backoff; a call that still fails throws PlatformApiError. Optional capabilities are
+ * absent when the platform lacks them.
+ */
+export interface PlatformClient {
+  readonly platform: string;
+  /** Length limit per message in UTF-16 code units; longer text is split by `splitMessage` before sending. */
+  readonly maxMessageLength: number;
+  /** Posts one message (at most maxMessageLength) and returns its platform id. */
+  send(target: PostTarget, text: string, options?: SendOptions): Promise<string>;
+  edit?(target: PostTarget, messageId: string, text: string): Promise<void>;
+  react?(message: MessageRef, reaction: Reaction): Promise<void>;
+  unreact?(message: MessageRef, reaction: Reaction): Promise<void>;
+  /** The thread's first message, or undefined when the event starts the thread itself. */
+  fetchThreadParent?(event: ArrivalEvent): Promise<ThreadParent | undefined>;
+}
+
+export class PlatformApiError extends Error {
+  override readonly name = 'PlatformApiError';
+
+  constructor(
+    readonly platform: string,
+    readonly method: string,
+    /** HTTP status, or 0 when the request never got an answer. */
+    readonly status: number,
+    message: string,
+    /** The platform's own error identifier (Slack `error`, Discord `code`, Telegram `description`). */
+    readonly code?: string,
+  ) {
+    super(`${platform} ${method} failed (${status || 'no answer'}): ${message}`);
+  }
+}

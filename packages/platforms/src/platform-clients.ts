@@ -1,0 +1,52 @@
+import { DiscordClient } from './discord/client.js';
+import { GatewayClient } from './gateway/client.js';
+import type { OnPlatformCall } from './http/platform-http.js';
+import type { PlatformClient } from './outbound.js';
+import { SlackClient } from './slack/client.js';
+import { TelegramClient } from './telegram/client.js';
+
+/** The credentials the clients need; the shape of the platform part of the configuration. */
+export interface PlatformCredentials {
+  slack?: { botToken?: string | undefined; apiUrl: string } | undefined;
+  telegram?: { botToken?: string | undefined; apiUrl: string } | undefined;
+  discord?: { botToken?: string | undefined; apiUrl: string } | undefined;
+  gateway?: { replyUrl?: string | undefined; secret?: string | undefined } | undefined;
+}
+
+/**
+ * One outbound client per platform that has credentials to answer with, keyed by the platform that
+ * starts its thread keys. Wired explicitly here, never by import side effects.
+ */
+export function createPlatformClients(
+  credentials: PlatformCredentials,
+  onCall?: OnPlatformCall,
+): Map<string, PlatformClient> {
+  const clients = new Map<string, PlatformClient>();
+  const common = onCall ? { onCall } : {};
+  const { slack, telegram, discord, gateway } = credentials;
+  if (slack?.botToken)
+    clients.set('slack', new SlackClient({ token: slack.botToken, baseUrl: slack.apiUrl, ...common }));
+  if (telegram?.botToken) {
+    clients.set(
+      'telegram',
+      new TelegramClient({ token: telegram.botToken, baseUrl: telegram.apiUrl, ...common }),
+    );
+  }
+  if (discord?.botToken) {
+    clients.set(
+      'discord',
+      new DiscordClient({ token: discord.botToken, baseUrl: discord.apiUrl, ...common }),
+    );
+  }
+  if (gateway?.replyUrl) {
+    clients.set(
+      'gateway',
+      new GatewayClient({
+        replyUrl: gateway.replyUrl,
+        ...(gateway.secret ? { secret: gateway.secret } : {}),
+        ...common,
+      }),
+    );
+  }
+  return clients;
+}

@@ -1,0 +1,129 @@
+import type { ArrivalEvent } from '@tributary/packing';
+import { objectField } from '../http/answer.js';
+import { requireId } from '../http/answer-id.js';
+import { type PlatformClientOptions, PlatformHttp, trimBaseUrl } from '../http/platform-http.js';
+import type { MessageRef } from '../inbound.js';
+import {
+  PlatformApiError,
+  type PlatformClient,
+  type PostTarget,
+  type Reaction,
+  type ThreadParent,
+} from '../outbound.js';
+import { isEventItself } from '../thread-parent.js';
+import { classifySlackAnswer } from './answer.js';
+import { SLACK_REACTIONS } from './reactions.js';
+import { slackTsToIso } from './slack-ts.js';
+
+export const SLACK_API_URL = 'https://slack.com/api';
+
+export interface SlackClientOptions extends PlatformClientOptions {
+  /** The bot token (`xoxb-…`). */
+  token: string;
+}
+
+/** Slack Web API: messages by `ts`, threads by the root's `ts`. */
+export class SlackClient implements PlatformClient {
+  readonly platform = 'slack';
+  /** Slack accepts far longer texts but advises 4,000 characters per message for readability. */
+  readonly maxMessageLength = 4000;
+  private readonly http: PlatformHttp;
+  private readonly baseUrl: string;
+
+  constructor(private readonly options: SlackClientOptions) {
+    this.baseUrl = trimBaseUrl(options.baseUrl ?? SLACK_API_URL);
+    this.http = new PlatformHttp({
+      platform: this.platform,
+      classify: classifySlackAnswer,
+      authHint: "check SLACK_BOT_TOKEN, the app's scopes and that it is in the channel",
+      secrets: [options.token],
+      retry: options.retry,
+      onCall: options.onCall,
+    });
+  }
+
+  async send(target: PostTarget, text: string): Promise<string> {
+    const method = 'chat.postMessage';
+    const answer = await this.post(method, {
+      channel: target.channelId,
+      // A reply to a message outside any thread starts a thread under it.
+      thread_ts: target.threadId ?? target.replyToMessageId,
+      text,
+    });
+    return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
+  }
+
+  async edit(target: PostTarget, messageId: string, text: string): Promise<void> {
+    await this.post('chat.update', { channel: target.channelId, ts: messageId, text });
+  }
+
+  async react(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.post('reactions.add', reactionBody(message, reaction));
+  }
+
+  async unreact(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.post('reactions.remove', reactionBody(message, reaction));
+  }
+
+  async fetchThreadParent(event: ArrivalEvent): Promise<ThreadParent | undefined> {
+    if (event.threadId === undefined) return undefined;
+    let body: unknown;
+    try {
+      ({ body } = await this.read('conversations.replies', {
+        channel: event.channelId,
+        ts: event.threadId,
+        limit: '1',
+      }));
+    } catch (error) {
+      if (error instanceof PlatformApiError && error.code === 'thread_not_found') return undefined;
+      throw error;
+    }
+    const root = (objectField(body, 'messages') as SlackMessage[] | undefined)?.[0];
+    if (root?.ts === undefined) return undefined;
+    const parent: ThreadParent = {
+      messageId: root.ts,
+      senderId: root.user ?? root.bot_id ?? '',
+      senderName: root.username ?? root.user ?? root.bot_id ?? '',
+      text: root.text ?? '',
+      timestamp: slackTsToIso(root.ts),
+    };
+    return isEventItself(parent, event) ? undefined : parent;
+  }
+
+  private post(method: string, args: Record<string, unknown>) {
+    return this.http.call({
+      method,
+      url: `${this.baseUrl}/${method}`,
+      headers: { ...this.auth(), 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(args),
+    });
+  }
+
+  /** Read methods take their arguments as a query: Slack does not accept JSON bodies for them. */
+  private read(method: string, args: Record<string, string>) {
+    const query = new URLSearchParams(args);
+    return this.http.call({
+      method,
+      verb: 'GET',
+      url: `${this.baseUrl}/${method}?${query}`,
+      headers: this.auth(),
+    });
+  }
+
+  private auth() {
+    return { authorization: `Bearer ${this.options.token}` };
+  }
+}
+
+/** The fields of a message in `conversations.replies` that a thread parent needs. */
+interface SlackMessage {
+  ts?: string;
+  user?: string;
+  bot_id?: string;
+  username?: string;
+  text?: string;
+}
+
+function reactionBody(message: MessageRef, reaction: Reaction) {
+  return { channel: message.channelId, timestamp: message.messageId, name: SLACK_REACTIONS[reaction] };
+}

@@ -1,0 +1,41 @@
+import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
+import { ignored } from '../inbound-message.js';
+import { readJsonBody } from '../json-body.js';
+import { escapeRegExp, stripMention } from '../strip-mention.js';
+import { requireSecret } from '../webhook-checks.js';
+import { parseSlackEvent, type SlackSelf } from './message-event.js';
+import { verifySlackRequest } from './signature.js';
+
+export interface SlackInboundOptions extends SlackSelf {
+  signingSecret: string;
+}
+
+/**
+ * Slack Events API deliveries. Thread key `slack:<channel>:<thread_ts ?? ts>`, dedup key
+ * `slack:<channel>:<ts>`; retries (`x-slack-retry-num`) carry the same event and so the same key.
+ */
+export class SlackInboundAdapter implements InboundAdapter {
+  readonly platform = 'slack';
+
+  constructor(private readonly options: SlackInboundOptions) {
+    requireSecret(options.signingSecret, 'signingSecret');
+  }
+
+  verify(request: WebhookRequest): Verification {
+    return verifySlackRequest(this.options.signingSecret, request);
+  }
+
+  parse(request: WebhookRequest): Inbound {
+    const body = readJsonBody(request.rawBody);
+    const type = body.string('type');
+    if (type === 'url_verification')
+      return { kind: 'handshake', body: { challenge: body.string('challenge') } };
+    if (type !== 'event_callback') return ignored(`slack ${type} delivery`);
+    return parseSlackEvent(body.object('event'), this.options);
+  }
+
+  /** `<@U123>` and `<@U123|name>`. */
+  stripSelfMention(text: string, selfId: string): string {
+    return stripMention(text, `<@${escapeRegExp(selfId)}(?:\\|[^>]*)?>`);
+  }
+}

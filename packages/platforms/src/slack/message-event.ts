@@ -1,0 +1,93 @@
+import { type Attachment, attachmentUri, type Sender } from '@tributary/packing';
+import type { Inbound } from '../inbound.js';
+import { InvalidWebhookError } from '../inbound.js';
+import { ignored, messageInbound } from '../inbound-message.js';
+import type { JsonFields } from '../json-body.js';
+import { slackTsToIso } from './slack-ts.js';
+
+/** Our own identity on Slack: events we caused come back and must not reach the agent. */
+export interface SlackSelf {
+  /** The bot user (U…). */
+  selfUserId?: string;
+  /** The bot (B…). */
+  selfBotId?: string;
+}
+
+// Bot messages are parsed too (marked isBot): whether they reach the agent is the gates' decision.
+const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast', 'bot_message']);
+const SLACK_TS = /^\d{1,12}\.\d{6}$/;
+const USER_MENTION = /<@([A-Z0-9]+)(?:\|[^>]*)?>/g;
+
+/**
+ * A `message` or `app_mention` event. An @mention arrives as both, with different envelope event ids
+ * but the same channel and ts, which is why (channel, ts) is the dedup identity.
+ */
+export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
+  const type = event.string('type');
+  if (type !== 'message' && type !== 'app_mention') return ignored(`slack ${type} event`);
+  const subtype = event.optionalString('subtype');
+  if (subtype !== undefined && !ACCEPTED_SUBTYPES.has(subtype)) {
+    return ignored(`slack message subtype ${subtype}`);
+  }
+  const user = event.optionalString('user');
+  const botId = event.optionalString('bot_id');
+  if (isOurs(user, self.selfUserId) || isOurs(botId, self.selfBotId)) {
+    return ignored('slack message from ourselves');
+  }
+
+  const channel = event.nonEmptyString('channel');
+  const ts = event.string('ts');
+  const threadTs = event.optionalString('thread_ts');
+  checkSlackTs(ts, event.field('ts'));
+  if (threadTs !== undefined) checkSlackTs(threadTs, event.field('thread_ts'));
+  const root = threadTs ?? ts;
+  const text = event.optionalString('text') ?? '';
+  return messageInbound({
+    event: {
+      eventId: ts,
+      platform: 'slack',
+      channelId: channel,
+      threadId: threadTs,
+      sender: slackSender(event, user ?? botId, subtype === 'bot_message' || botId !== undefined),
+      timestamp: slackTsToIso(ts),
+      text,
+      attachments: slackFiles(event, ts),
+    },
+    thread: `slack:${channel}:${root}`,
+    dedupKey: `slack:${channel}:${ts}`,
+    mentions: [...text.matchAll(USER_MENTION)].map((match) => match[1]!),
+    // Replies go to the thread root, so a reply to a top-level message starts its thread.
+    ref: { platform: 'slack', channelId: channel, threadId: root, messageId: ts },
+  });
+}
+
+/** A ts is a message's identity and part of its keys: only Slack's exact shape is accepted. */
+function checkSlackTs(ts: string, field: string): void {
+  if (!SLACK_TS.test(ts)) throw new InvalidWebhookError(`${field} must be a Slack ts like 1531420618.000200`);
+}
+
+function isOurs(id: string | undefined, self: string | undefined): boolean {
+  return id !== undefined && id === self;
+}
+
+function slackSender(event: JsonFields, id: string | undefined, isBot: boolean): Sender {
+  if (id === undefined) throw new InvalidWebhookError(`${event.field('user')} is missing (and so is bot_id)`);
+  const profile = event.optionalObject('user_profile');
+  // `||`, not `??`: Slack sends '' for a display name the user never set.
+  const name = profile?.optionalString('name') || event.optionalString('username') || id;
+  const displayName = profile?.optionalString('display_name') || profile?.optionalString('real_name') || name;
+  return { id, name, displayName, isBot };
+}
+
+function slackFiles(event: JsonFields, ts: string): Attachment[] {
+  return event.objects('files').map((file, index) => {
+    const name = file.optionalString('name') || file.optionalString('title') || file.nonEmptyString('id');
+    return {
+      kind: 'link',
+      // Files shared from another workspace may come without a URL; the agent still learns of them.
+      uri: file.optionalString('url_private') ?? attachmentUri(ts, index, name),
+      name,
+      mimeType: file.optionalString('mimetype') || undefined,
+    };
+  });
+}

@@ -1,0 +1,22 @@
+import { createHmac } from 'node:crypto';
+import type { Verification, WebhookRequest } from '../inbound.js';
+import { freshTimestamp, rejected, sameSecret, VERIFIED } from '../webhook-checks.js';
+
+export const SLACK_SIGNATURE_HEADER = 'x-slack-signature';
+export const SLACK_TIMESTAMP_HEADER = 'x-slack-request-timestamp';
+
+/** Slack's v0 request signature: `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{raw body}`. */
+export function slackSignature(signingSecret: string, timestamp: string, rawBody: string | Buffer): string {
+  const hmac = createHmac('sha256', signingSecret).update(`v0:${timestamp}:`).update(rawBody);
+  return `v0=${hmac.digest('hex')}`;
+}
+
+export function verifySlackRequest(signingSecret: string, request: WebhookRequest): Verification {
+  const fresh = freshTimestamp(request, SLACK_TIMESTAMP_HEADER);
+  if (!fresh.ok) return fresh;
+  const signature = request.headers[SLACK_SIGNATURE_HEADER];
+  if (signature === undefined) return rejected(`missing ${SLACK_SIGNATURE_HEADER} header`);
+  return sameSecret(signature, slackSignature(signingSecret, fresh.timestamp, request.rawBody))
+    ? VERIFIED
+    : rejected(`${SLACK_SIGNATURE_HEADER} does not match the body`);
+}

@@ -1,0 +1,79 @@
+/** The smallest limit that leaves room for a carried-over code fence and a surrogate pair. */
+export const MIN_SPLIT_LIMIT = 16;
+
+/** Appended to a part that ends inside a fenced code block. */
+const CLOSE_FENCE = '\n```';
+
+/** A line that opens or closes a fenced code block (CommonMark allows up to three spaces before it). */
+const FENCE_LINE = /^ {0,3}```/;
+
+/** Whitespace runs, the candidate cut points, ranked: a blank line, then a line end, then a space. */
+const WHITESPACE_RUN = /\s+/g;
+
+/**
+ * Splits `text` into parts of at most `limit` UTF-16 code units. UTF-16 units are what Telegram and
+ * Discord count, and never fewer than the characters Slack counts, so one rule is safe for all three.
+ *
+ * Cuts go at the last blank line, else the last line end, else the last whitespace that leaves the
+ * part at least half full; a text without any is cut hard, never inside a surrogate pair (grapheme
+ * clusters such as ZWJ emoji sequences may be cut). The whitespace at a cut is dropped: it would be
+ * invisible at the end or start of a message anyway. When a part ends inside a ``` code block, the
+ * block is closed at its end and reopened (with its language) at the start of the next part.
+ *
+ * Precisely: text = p0 w1 p1 … wn pn w, where each w is whitespace (possibly empty) and each pi is
+ * part i without the fence lines added here (a leading fence line on parts after the first, a trailing
+ * "\n```" on parts before the last). A text that fits is returned as the only part, unchanged.
+ */
+export function splitMessage(text: string, limit: number): string[] {
+  if (!Number.isInteger(limit) || limit < MIN_SPLIT_LIMIT) {
+    throw new RangeError(`splitMessage needs an integer limit of at least ${MIN_SPLIT_LIMIT}, got ${limit}`);
+  }
+  const parts: string[] = [];
+  let rest = text;
+  let reopen = '';
+  while (reopen.length + rest.length > limit) {
+    const { end, next } = findCut(rest, limit - reopen.length - CLOSE_FENCE.length);
+    const body = reopen + rest.slice(0, end);
+    const open = openFenceAtEnd(body);
+    parts.push(open === undefined ? body : body + CLOSE_FENCE);
+    // A long info string is not carried over, so that the next part keeps most of its room.
+    reopen = open === undefined ? '' : `${open.length <= limit / 8 ? open : '```'}\n`;
+    rest = rest.slice(next);
+  }
+  if (rest !== '' || parts.length === 0) parts.push(reopen + rest);
+  return parts;
+}
+
+/** Where to end this part (`end`) and start the next (`next`, past the dropped whitespace). */
+function findCut(rest: string, budget: number): { end: number; next: number } {
+  const contentStart = rest.search(/\S/);
+  let best: { end: number; next: number; rank: number } | undefined;
+  for (const run of rest.matchAll(WHITESPACE_RUN)) {
+    const start = run.index;
+    if (start > budget) break;
+    // Cutting before the first content or in the first half would leave a (nearly) empty part.
+    if (contentStart < 0 || start <= contentStart || start <= budget / 2) continue;
+    const newlines = run[0].split('\n').length - 1;
+    const rank = Math.min(newlines, 2);
+    if (best === undefined || rank >= best.rank) best = { end: start, next: start + run[0].length, rank };
+  }
+  if (best !== undefined) return best;
+  const end = splitsSurrogatePair(rest, budget) ? budget - 1 : budget;
+  const skipped = rest.slice(end).search(/\S|$/);
+  return { end, next: end + skipped };
+}
+
+function splitsSurrogatePair(text: string, at: number): boolean {
+  const before = text.charCodeAt(at - 1);
+  const after = text.charCodeAt(at);
+  return before >= 0xd800 && before <= 0xdbff && after >= 0xdc00 && after <= 0xdfff;
+}
+
+/** The fence line of the code block still open at the end of `text`, if any. */
+function openFenceAtEnd(text: string): string | undefined {
+  let open: string | undefined;
+  for (const line of text.split('\n')) {
+    if (FENCE_LINE.test(line)) open = open === undefined ? line.trim() : undefined;
+  }
+  return open;
+}

@@ -1,0 +1,103 @@
+import { objectField } from '../http/answer.js';
+import { requireId } from '../http/answer-id.js';
+import { type PlatformClientOptions, PlatformHttp, trimBaseUrl } from '../http/platform-http.js';
+import type { MessageRef } from '../inbound.js';
+import type { PlatformClient, PostTarget, Reaction } from '../outbound.js';
+import { classifyTelegramAnswer } from './answer.js';
+import { LastReaction } from './last-reaction.js';
+import { TELEGRAM_REACTIONS } from './reactions.js';
+
+export const TELEGRAM_API_URL = 'https://api.telegram.org';
+
+export interface TelegramClientOptions extends PlatformClientOptions {
+  /** The bot token; it sits in every request path, so errors redact it. */
+  token: string;
+}
+
+/**
+ * Telegram Bot API. No `fetchThreadParent`: Telegram delivers the replied-to message inside the update.
+ */
+export class TelegramClient implements PlatformClient {
+  readonly platform = 'telegram';
+  readonly maxMessageLength = 4096;
+  private readonly http: PlatformHttp;
+  private readonly baseUrl: string;
+  private readonly lastReaction = new LastReaction();
+
+  constructor(private readonly options: TelegramClientOptions) {
+    this.baseUrl = trimBaseUrl(options.baseUrl ?? TELEGRAM_API_URL);
+    this.http = new PlatformHttp({
+      platform: this.platform,
+      classify: classifyTelegramAnswer,
+      authHint: 'check TELEGRAM_BOT_TOKEN and that the bot is still in the chat',
+      secrets: [options.token],
+      retry: options.retry,
+      onCall: options.onCall,
+    });
+  }
+
+  async send(target: PostTarget, text: string): Promise<string> {
+    const method = 'sendMessage';
+    const answer = await this.post(method, {
+      chat_id: telegramId(target.channelId),
+      text,
+      message_thread_id: target.threadId === undefined ? undefined : telegramId(target.threadId),
+      // Still post when the quoted message was deleted meanwhile.
+      reply_parameters:
+        target.replyToMessageId === undefined
+          ? undefined
+          : { message_id: telegramId(target.replyToMessageId), allow_sending_without_reply: true },
+    });
+    return requireId(
+      this.platform,
+      method,
+      answer,
+      objectField(objectField(answer.body, 'result'), 'message_id'),
+    );
+  }
+
+  async edit(target: PostTarget, messageId: string, text: string): Promise<void> {
+    await this.post('editMessageText', {
+      chat_id: telegramId(target.channelId),
+      message_id: telegramId(messageId),
+      text,
+    });
+  }
+
+  async react(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.setReaction(message, reaction);
+  }
+
+  /** Clears the bot's reaction, unless we know it was already replaced by another one. */
+  async unreact(message: MessageRef, reaction: Reaction): Promise<void> {
+    if (this.lastReaction.replacedOtherThan(messageKey(message), reaction)) return;
+    await this.setReaction(message, undefined);
+  }
+
+  private async setReaction(message: MessageRef, reaction: Reaction | undefined): Promise<void> {
+    await this.post('setMessageReaction', {
+      chat_id: telegramId(message.channelId),
+      message_id: telegramId(message.messageId),
+      reaction: reaction === undefined ? [] : [{ type: 'emoji', emoji: TELEGRAM_REACTIONS[reaction] }],
+    });
+    this.lastReaction.set(messageKey(message), reaction);
+  }
+
+  private post(method: string, args: Record<string, unknown>) {
+    return this.http.call({
+      method,
+      url: `${this.baseUrl}/bot${this.options.token}/${method}`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(args),
+    });
+  }
+}
+
+function messageKey(message: MessageRef): string {
+  return `${message.channelId}:${message.messageId}`;
+}
+
+/** Telegram ids are integers; a `@channelname` chat id stays a string. */
+function telegramId(id: string): number | string {
+  return /^-?\d+$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : id;
+}

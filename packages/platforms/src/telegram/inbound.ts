@@ -1,0 +1,57 @@
+import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
+import { InvalidWebhookError } from '../inbound.js';
+import { ignored } from '../inbound-message.js';
+import { readJsonBody } from '../json-body.js';
+import { escapeRegExp, stripMention } from '../strip-mention.js';
+import { rejected, requireSecret, sameSecret, VERIFIED } from '../webhook-checks.js';
+import { parseTelegramMessage } from './message.js';
+
+export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+
+export interface TelegramInboundOptions {
+  /** The `secret_token` given to setWebhook; Telegram echoes it in every delivery. */
+  secretToken: string;
+  /**
+   * The bot's username, without '@'. Mentions of it, in any letter case, and replies to the bot's
+   * messages are reported in `mentions` under exactly this spelling.
+   */
+  botUsername?: string;
+}
+
+/**
+ * Telegram Bot API webhook Updates. Dedup key `telegram:<chat>:<message_id>`, so an update delivered
+ * twice (same update_id) is absorbed; thread rule in `parseTelegramMessage`.
+ */
+export class TelegramInboundAdapter implements InboundAdapter {
+  readonly platform = 'telegram';
+
+  constructor(private readonly options: TelegramInboundOptions) {
+    requireSecret(options.secretToken, 'secretToken');
+  }
+
+  verify(request: WebhookRequest): Verification {
+    const token = request.headers[TELEGRAM_SECRET_HEADER];
+    if (token === undefined) return rejected(`missing ${TELEGRAM_SECRET_HEADER} header`);
+    return sameSecret(token, this.options.secretToken)
+      ? VERIFIED
+      : rejected(`${TELEGRAM_SECRET_HEADER} is not the configured secret token`);
+  }
+
+  parse(request: WebhookRequest): Inbound {
+    const update = readJsonBody(request.rawBody);
+    update.integer('update_id');
+    // An Update carries exactly one optional field besides update_id; its name is the kind.
+    const kind = update.keys().find((key) => key !== 'update_id');
+    if (kind === undefined) throw new InvalidWebhookError('update carries nothing besides update_id');
+    if (kind !== 'message' && kind !== 'channel_post') return ignored(`telegram ${kind} update`);
+    return parseTelegramMessage(update.object(kind), this.options.botUsername);
+  }
+
+  /**
+   * `@<selfId>` where selfId is the bot username, in any letter case. A command's `/cmd@bot` suffix is
+   * not a mention (no word boundary before '@') and stays for the control parser.
+   */
+  stripSelfMention(text: string, selfId: string): string {
+    return stripMention(text, `(?<![\\w@])@${escapeRegExp(selfId.replace(/^@/, ''))}(?!\\w)`, 'i');
+  }
+}

@@ -1,0 +1,110 @@
+import { createHmac } from 'node:crypto';
+import { type FakePlatformApi, startFakePlatformApi } from '@tributary/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayClient } from '../src/gateway/client.js';
+import { PlatformApiError } from '../src/outbound.js';
+import { expectWaitedAtLeast, FAST_RETRY } from './outbound-fixture.js';
+
+const SECRET = 'gateway-s3cret';
+let fake: FakePlatformApi;
+let gateway: GatewayClient;
+
+beforeAll(async () => {
+  fake = await startFakePlatformApi({ gatewaySecret: SECRET });
+  gateway = new GatewayClient({ replyUrl: fake.urls.gatewayReply, secret: SECRET, retry: FAST_RETRY });
+});
+afterAll(() => fake.close());
+
+async function callsOf(run: () => Promise<unknown>) {
+  const before = fake.calls().length;
+  await run();
+  return fake.calls().slice(before);
+}
+
+const target = {
+  platform: 'telegram',
+  channelId: '-1001',
+  threadId: '7',
+  replyToMessageId: '42',
+  replyRef: 'evt_9',
+};
+
+describe('gateway client against the fake reply receiver', () => {
+  it('posts openab.gateway.reply.v1, signed, naming the event and quoting the message', async () => {
+    const calls = await callsOf(async () => {
+      const replyId = await gateway.send(target, 'done', { idempotencyKey: '00d1a2b3c4000401:reply' });
+      expect(replyId).toBe('00d1a2b3c4000401:reply');
+    });
+    const [call] = calls;
+    expect(call).toMatchObject({ method: 'reply', status: 200 });
+    expect(call!.body).toStrictEqual({
+      schema: 'openab.gateway.reply.v1',
+      reply_to: 'evt_9',
+      platform: 'telegram',
+      channel: { id: '-1001', thread_id: '7' },
+      content: { type: 'text', text: 'done' },
+      request_id: '00d1a2b3c4000401:reply',
+      quote_message_id: '42',
+    });
+    const expected = createHmac('sha256', SECRET).update(JSON.stringify(call!.body)).digest('hex');
+    expect(call!.headers['x-tributary-signature']).toBe(`sha256=${expected}`);
+    expect(call!.headers['idempotency-key']).toBe('00d1a2b3c4000401:reply');
+  });
+
+  it('names the message when the delivery id is unknown, makes up a request id, omits the thread', async () => {
+    const calls = await callsOf(async () => {
+      const replyId = await gateway.send(
+        { platform: 'line', channelId: 'U1', replyToMessageId: 'm-3' },
+        'ok',
+      );
+      expect(replyId).toMatch(/^[0-9a-f-]{36}$/);
+    });
+    expect(calls[0]!.body).toStrictEqual({
+      schema: 'openab.gateway.reply.v1',
+      reply_to: 'm-3',
+      platform: 'line',
+      channel: { id: 'U1' },
+      content: { type: 'text', text: 'ok' },
+      request_id: calls[0]!.headers['idempotency-key'],
+      quote_message_id: 'm-3',
+    });
+  });
+
+  it.each([
+    ['the platform', { channelId: 'C', replyToMessageId: 'm' }],
+    ['the message it answers', { platform: 'line', channelId: 'C' }],
+  ])('refuses, before posting, a reply that lacks %s', async (_label, incomplete) => {
+    const calls = await callsOf(async () => {
+      await expect(gateway.send(incomplete, 'x')).rejects.toThrow('a gateway reply needs the platform');
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it('retries a 5xx with the same body and key', async () => {
+    fake.failNext({ platform: 'gateway', status: 503 });
+    const calls = await callsOf(() => gateway.send(target, 'again', { idempotencyKey: 'b:reply' }));
+    expect(calls.map((call) => call.status)).toEqual([503, 200]);
+    expect(calls[1]!.body).toEqual(calls[0]!.body);
+    expect(calls[1]!.headers['idempotency-key']).toBe('b:reply');
+  });
+
+  it('honours Retry-After of a 429', async () => {
+    fake.failNext({ platform: 'gateway', status: 429, retryAfterSeconds: 1 });
+    const calls = await callsOf(() => gateway.send(target, 'later'));
+    expectWaitedAtLeast(calls, 1000);
+  });
+
+  it('names GATEWAY_SECRET when the receiver refuses the signature, without the secret', async () => {
+    const wrong = new GatewayClient({
+      replyUrl: fake.urls.gatewayReply,
+      secret: 'not-the-secret',
+      retry: FAST_RETRY,
+    });
+    const error = await wrong.send(target, 'x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PlatformApiError);
+    expect(error).toMatchObject({ status: 401 });
+    expect((error as Error).message).toBe(
+      'gateway reply failed (401): HTTP 401: invalid signature; check that GATEWAY_SECRET matches the secret the gateway verifies with',
+    );
+  });
+});

@@ -1,0 +1,49 @@
+import type { BullDoorbell } from './doorbells.js';
+import { bucketKeys, decodeThread, threadKeys } from './thread-keys.js';
+import type { ThreadQueue } from './thread-queue.js';
+
+/** Fleet-wide queue figures, the same from every process (they come from Redis). */
+export interface FleetStats {
+  /** Threads waiting for a worker: the autoscaling signal. */
+  runnable: number;
+  /** Threads with a turn in progress. */
+  running: number;
+  /** Messages in the inboxes of runnable and running threads (an idle thread's inbox is empty). */
+  backlog: number;
+  /** Doorbell jobs by BullMQ state. */
+  jobs: Record<string, number>;
+}
+
+/**
+ * Reads the per-bucket indexes in one pipeline, then the inbox lengths of the threads they name in a
+ * second: two round trips, bounded by the number of active threads, never a keyspace scan.
+ */
+export async function readFleetStats(queue: ThreadQueue, doorbell: BullDoorbell): Promise<FleetStats> {
+  const { redis } = queue;
+  const { prefix, buckets } = queue.config;
+  const indexes = redis.pipeline();
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    const keys = bucketKeys(prefix, bucket);
+    indexes.zrange(keys.sched, 0, -1).zrange(keys.run, 0, -1);
+  }
+  const replies = (await indexes.exec()) ?? [];
+  let runnable = 0;
+  let running = 0;
+  const active = new Set<string>();
+  replies.forEach(([error, members], i) => {
+    if (error) throw error;
+    const list = members as string[];
+    if (i % 2 === 0) runnable += list.length;
+    else running += list.length;
+    for (const member of list) active.add(member);
+  });
+  const lengths = redis.pipeline();
+  for (const member of active) lengths.xlen(threadKeys(prefix, buckets, decodeThread(member)).inbox);
+  let backlog = 0;
+  for (const [error, length] of (await lengths.exec()) ?? []) {
+    if (error) throw error;
+    backlog += length as number;
+  }
+  const jobs = await doorbell.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+  return { runnable, running, backlog, jobs };
+}

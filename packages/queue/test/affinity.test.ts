@@ -1,0 +1,170 @@
+import { waitFor } from '@tributary/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Batch } from '../src/batch.js';
+import { doorbellJobId } from '../src/doorbells.js';
+import type { QueueConfig } from '../src/queue-config.js';
+import { workerKeys } from '../src/thread-keys.js';
+import type { ThreadQueue } from '../src/thread-queue.js';
+import { type TurnHandler, TurnRunner } from '../src/turn-runner.js';
+import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+/** Runs one turn of `thread` as `owner` by hand, so `owner` becomes the thread's last owner. */
+async function turnAs(queue: ThreadQueue, thread: string, owner: string) {
+  await queue.enqueue(thread, { id: `${owner}-warmup`, body: 'x' });
+  const claim = await claimNow(queue, thread, owner);
+  if (claim.kind !== 'batch') throw new Error('no batch');
+  await queue.commit(claim.batch.lease, done);
+}
+
+async function announce(queue: ThreadQueue, owner: string, value: '0' | '1') {
+  await f.redis.set(workerKeys(queue.config.prefix, owner).presence, value, 'PX', 60_000);
+}
+
+const directList = (queue: ThreadQueue, owner: string) =>
+  f.redis.lrange(workerKeys(queue.config.prefix, owner).doorbells, 0, -1);
+
+describe('ringing with session affinity', () => {
+  it('hands the doorbell to the last owner while it has a free slot; the shared one waits as fallback', async () => {
+    const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
+    await turnAs(queue, 'th', 'w1');
+    await announce(queue, 'w1', '1');
+    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.state('th');
+
+    expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
+    const job = await doorbell.queue.getJob(doorbellJobId(queue.keys('th').member, epoch));
+    expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
+    expect(await job?.getState()).toBe('delayed');
+  });
+
+  it.each<[string, Partial<QueueConfig>, '0' | '1' | undefined]>([
+    ['is gone', {}, undefined],
+    ['has every slot busy', {}, '0'],
+    ['is free but affinity is off', { affinity: false }, '1'],
+  ])('rings the shared queue at once when the last owner %s', async (_, config, presence) => {
+    const { queue, doorbell } = await f.make(config);
+    await turnAs(queue, 'th', 'w1');
+    if (presence) await announce(queue, 'w1', presence);
+    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.state('th');
+
+    expect(await directList(queue, 'w1')).toEqual([]);
+    const job = await doorbell.queue.getJob(doorbellJobId(queue.keys('th').member, epoch));
+    expect(job?.data).toMatchObject({ thread: 'th', epoch });
+    expect(await job?.getState()).toBe('waiting');
+  });
+});
+
+describe('turn runners with session affinity', () => {
+  const started: TurnRunner[] = [];
+  afterAll(() => Promise.all(started.map((r) => r.close())));
+
+  type Made = Awaited<ReturnType<QueueFixture['make']>>;
+
+  async function runner({ queue, doorbell }: Made, handler: TurnHandler, concurrency = 2) {
+    const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency });
+    await r.start();
+    started.push(r);
+    return r;
+  }
+
+  it('keeps a thread on the worker that ran its last turn, one ring after another', async () => {
+    const made = await f.make({ affinityWaitMs: 60_000 });
+    const { queue, doorbell } = made;
+    const owners: string[] = [];
+    const handler: TurnHandler = async (batch) => {
+      owners.push(batch.lease.owner);
+      return done;
+    };
+    await Promise.all([runner(made, handler), runner(made, handler), runner(made, handler)]);
+    for (let i = 1; i <= 8; i++) {
+      await queue.enqueue('th', { id: `m${i}`, body: 'x' });
+      await waitFor(async () => (await queue.history('th')).length === i, { what: `turn ${i}` });
+      await waitFor(async () => (await queue.state('th')).status === 'idle', { what: 'idle' });
+    }
+    // With a 60 s fallback wait, a turn that did not go to its preferred worker would not finish here.
+    expect(new Set(owners.slice(1))).toEqual(new Set([owners[0]]));
+    // Served directly: the shared fallback doorbells were withdrawn, not left to fire later.
+    await waitFor(async () => (await doorbell.queue.getDelayedCount()) === 0, { what: 'no fallback left' });
+  });
+
+  it('falls back to the shared queue when the preferred worker never takes its doorbell', async () => {
+    const made = await f.make({ affinityWaitMs: 100 });
+    const { queue } = made;
+    await turnAs(queue, 'th', 'frozen-worker');
+    await announce(queue, 'frozen-worker', '1');
+    const served: Batch[] = [];
+    await runner(made, async (batch) => {
+      served.push(batch);
+      return done;
+    });
+    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    await waitFor(() => served.length === 1, { what: 'the fallback turn' });
+    expect(served[0]!.messages.map((m) => m.id)).toEqual(['m2']);
+    expect(await directList(queue, 'frozen-worker')).toHaveLength(1);
+  });
+
+  it('hands a shared doorbell back while direct turns hold every slot, so another worker runs it', async () => {
+    const made = await f.make({ affinityWaitMs: 60_000 });
+    const { queue } = made;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const ran: { thread: string; owner: string }[] = [];
+    const handler: TurnHandler = async (batch) => {
+      ran.push({ thread: batch.lease.thread, owner: batch.lease.owner });
+      if (batch.lease.thread === 'busy' && ran.length > 1) await held;
+      return done;
+    };
+    const a = await runner(made, handler, 1);
+    await queue.enqueue('busy', { id: 'm1', body: 'x' });
+    await waitFor(async () => (await queue.state('busy')).status === 'idle', { what: 'first turn' });
+    const presence = workerKeys(queue.config.prefix, a.owner).presence;
+    await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'A announcing a free slot' });
+    await queue.enqueue('busy', { id: 'm2', body: 'x' });
+    await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
+
+    await queue.enqueue('other', { id: 'o1', body: 'x' });
+    // Give runner A the chance to take the shared doorbell; holding it would stall `other` until release.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const b = await runner(made, handler, 1);
+    await waitFor(() => ran.some((r) => r.thread === 'other'), { what: 'the other thread’s turn' });
+    expect(ran.find((r) => r.thread === 'other')!.owner).toBe(b.owner);
+    expect(ran[1]!.owner).toBe(a.owner);
+    release();
+  });
+
+  it('announces free slots, busy slots, and withdraws the announcement on close', async () => {
+    const { queue, doorbell } = await f.make();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const r = new TurnRunner({
+      queue,
+      doorbell,
+      connection: f.redis,
+      concurrency: 1,
+      handler: async () => {
+        await held;
+        return done;
+      },
+    });
+    const presence = workerKeys(queue.config.prefix, r.owner).presence;
+    await r.start();
+    await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'free' });
+    await queue.enqueue('th', { id: 'm1', body: 'x' });
+    await waitFor(async () => (await f.redis.get(presence)) === '0', { what: 'busy' });
+    release();
+    await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'free again' });
+    await r.close();
+    expect(await f.redis.exists(presence)).toBe(0);
+  });
+});

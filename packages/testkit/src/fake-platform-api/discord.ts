@@ -1,0 +1,106 @@
+import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
+import type { MessageStore, StoredMessage } from './message-store.js';
+import type { FakeFailure } from './types.js';
+
+/** Discord counts message length in characters; UTF-16 units are the stricter bound a fake can use. */
+const MAX_CONTENT = 2000;
+/** Discord's epoch (2015-01-01), the base of snowflake ids. */
+const DISCORD_EPOCH = 1_420_070_400_000n;
+
+const ROUTES: { verb: string; pattern: RegExp; method: string }[] = [
+  { verb: 'POST', pattern: /^\/channels\/[^/]+\/messages$/, method: 'createMessage' },
+  { verb: 'GET', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'getMessage' },
+  { verb: 'PATCH', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'editMessage' },
+  {
+    verb: 'PUT',
+    pattern: /^\/channels\/[^/]+\/messages\/[^/]+\/reactions\/[^/]+\/@me$/,
+    method: 'addReaction',
+  },
+  {
+    verb: 'DELETE',
+    pattern: /^\/channels\/[^/]+\/messages\/[^/]+\/reactions\/[^/]+\/@me$/,
+    method: 'removeReaction',
+  },
+];
+
+/** Discord REST v10 at `/discord/api/v10/...`: `{ code, message }` errors, `Authorization: Bot <token>`. */
+export function discordHandler(token: string, store: MessageStore): FakePlatformHandler {
+  const unknownMessage = () => error(404, 10008, 'Unknown Message');
+  const methods: Record<string, (segments: string[], args: Record<string, unknown>) => FakeAnswer> = {
+    createMessage: ([, channel = ''], args) => {
+      const content = typeof args.content === 'string' ? args.content : '';
+      if (!content.trim()) return error(400, 50006, 'Cannot send an empty message');
+      if (content.length > MAX_CONTENT) return error(400, 50035, 'Invalid Form Body');
+      const reference = (args.message_reference as { message_id?: unknown } | undefined)?.message_id;
+      const message = store.put({
+        channelId: channel,
+        id: snowflake(store.nextNumber()),
+        senderId: '1000000000000000001',
+        senderName: 'fake-bot',
+        text: content,
+        timestamp: new Date().toISOString(),
+        replyTo: typeof reference === 'string' ? reference : undefined,
+      });
+      return { status: 200, body: discordMessage(message) };
+    },
+    getMessage: ([, channel = '', , id = '']) => {
+      const message = store.get(channel, id);
+      return message ? { status: 200, body: discordMessage(message) } : unknownMessage();
+    },
+    editMessage: ([, channel = '', , id = ''], args) => {
+      const message = store.get(channel, id);
+      if (!message) return unknownMessage();
+      if (typeof args.content === 'string') message.text = args.content;
+      return { status: 200, body: discordMessage(message) };
+    },
+    addReaction: () => ({ status: 204 }),
+    removeReaction: () => ({ status: 204 }),
+  };
+
+  return {
+    platform: 'discord',
+    method: (request) =>
+      ROUTES.find((route) => route.verb === request.verb && route.pattern.test(request.path))?.method ??
+      'unknown',
+    recordedPath: (request) => request.path,
+    authorized: (request) => request.headers.authorization === `Bot ${token}`,
+    unauthorized: () => error(401, 0, '401: Unauthorized'),
+    failure: (failure) => discordFailure(failure),
+    handle: (request: FakeRequest, method) =>
+      methods[method]?.(request.path.slice(1).split('/'), request.payload ?? {}) ??
+      error(404, 0, '404: Not Found'),
+  };
+}
+
+function discordFailure({ status, retryAfterSeconds, error: message }: FakeFailure): FakeAnswer {
+  if (status === 429) {
+    const seconds = retryAfterSeconds ?? 1;
+    return {
+      status,
+      // The header has whole seconds; the body has the precise float.
+      headers: { 'retry-after': String(Math.ceil(seconds)), 'x-ratelimit-scope': 'user' },
+      body: { message: message ?? 'You are being rate limited.', retry_after: seconds, global: false },
+    };
+  }
+  return error(status, 0, message ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request'));
+}
+
+function error(status: number, code: number, message: string): FakeAnswer {
+  return { status, body: { code, message } };
+}
+
+function discordMessage(message: StoredMessage) {
+  return {
+    id: message.id,
+    type: message.replyTo === undefined ? 0 : 19,
+    channel_id: message.channelId,
+    content: message.text,
+    timestamp: message.timestamp,
+    author: { id: message.senderId, username: message.senderName, global_name: message.senderName },
+    ...(message.replyTo === undefined ? {} : { message_reference: { message_id: message.replyTo } }),
+  };
+}
+
+function snowflake(n: number): string {
+  return String(((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) | BigInt(n % 4096));
+}

@@ -1,0 +1,106 @@
+import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
+import type { MessageStore, StoredMessage } from './message-store.js';
+import type { FakeFailure } from './types.js';
+
+const BOT_USER = 'UFAKEBOT';
+/** Slack's hard limit; longer texts are refused with `msg_too_long`. */
+const MAX_TEXT = 40_000;
+
+/** Slack Web API at `/slack/api/<method>`: HTTP 200 with `ok: false` for errors, Bearer token auth. */
+export function slackHandler(token: string, store: MessageStore): FakePlatformHandler {
+  const fail = (error: string, headers?: Record<string, string>): FakeAnswer => ({
+    status: 200,
+    headers,
+    body: { ok: false, error },
+  });
+
+  const methods: Record<string, (args: Record<string, unknown>) => FakeAnswer> = {
+    'chat.postMessage': (args) => {
+      const channel = stringArg(args.channel);
+      const text = stringArg(args.text);
+      if (!channel) return fail('channel_not_found');
+      if (!text?.trim()) return fail('no_text');
+      if (text.length > MAX_TEXT) return fail('msg_too_long');
+      const n = store.nextNumber();
+      const message = store.put({
+        channelId: channel,
+        id: `${Math.floor(Date.now() / 1000)}.${String(n).padStart(6, '0')}`,
+        threadId: stringArg(args.thread_ts),
+        senderId: BOT_USER,
+        senderName: 'fake-bot',
+        text,
+        timestamp: new Date().toISOString(),
+      });
+      return { status: 200, body: { ok: true, channel, ts: message.id, message: slackMessage(message) } };
+    },
+    'chat.update': (args) => {
+      const channel = stringArg(args.channel) ?? '';
+      const message = store.get(channel, stringArg(args.ts) ?? '');
+      const text = stringArg(args.text);
+      if (!message) return fail('message_not_found');
+      if (!text?.trim()) return fail('no_text');
+      message.text = text;
+      return { status: 200, body: { ok: true, channel, ts: message.id, text } };
+    },
+    'reactions.add': (args) => reaction(args, true),
+    'reactions.remove': (args) => reaction(args, false),
+    'conversations.replies': (args) => {
+      const channel = stringArg(args.channel) ?? '';
+      const ts = stringArg(args.ts) ?? '';
+      const root = store.get(channel, ts);
+      if (!root) return fail('thread_not_found');
+      const limit = Number(args.limit ?? 1000);
+      const messages = [root, ...store.replies(channel, ts)].slice(0, Math.max(1, limit));
+      return { status: 200, body: { ok: true, messages: messages.map(slackMessage), has_more: false } };
+    },
+  };
+
+  // The bot's reactions, so that repeats answer `already_reacted` / `no_reaction` as Slack does.
+  const reactions = new Set<string>();
+  function reaction(args: Record<string, unknown>, add: boolean): FakeAnswer {
+    const channel = stringArg(args.channel);
+    const ts = stringArg(args.timestamp);
+    const name = stringArg(args.name);
+    if (!channel || !ts) return fail('message_not_found');
+    if (!name) return fail('invalid_name');
+    const key = `${channel}:${ts}:${name}`;
+    if (add && reactions.has(key)) return fail('already_reacted');
+    if (!add && !reactions.has(key)) return fail('no_reaction');
+    if (add) reactions.add(key);
+    else reactions.delete(key);
+    return { status: 200, body: { ok: true } };
+  }
+
+  return {
+    platform: 'slack',
+    method: (request) => request.path.slice(1),
+    recordedPath: (request) => request.path,
+    authorized: (request) => request.headers.authorization === `Bearer ${token}`,
+    unauthorized: () => fail('invalid_auth'),
+    failure: (failure) => slackFailure(failure),
+    handle: (request: FakeRequest, method) =>
+      methods[method]?.(request.payload ?? {}) ?? fail('unknown_method'),
+  };
+}
+
+function slackFailure({ status, retryAfterSeconds, error }: FakeFailure): FakeAnswer {
+  const headers =
+    retryAfterSeconds === undefined ? undefined : { 'retry-after': String(Math.ceil(retryAfterSeconds)) };
+  const fallback = status === 429 ? 'ratelimited' : status === 200 ? 'internal_error' : 'fatal_error';
+  return { status, headers, body: { ok: false, error: error ?? fallback } };
+}
+
+function slackMessage(message: StoredMessage) {
+  return {
+    type: 'message',
+    ts: message.id,
+    user: message.senderId,
+    ...(message.senderId === BOT_USER ? { bot_id: 'BFAKEBOT', username: message.senderName } : {}),
+    text: message.text,
+    ...(message.threadId === undefined ? {} : { thread_ts: message.threadId }),
+  };
+}
+
+function stringArg(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

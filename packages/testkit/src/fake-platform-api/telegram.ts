@@ -1,0 +1,109 @@
+import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
+import type { MessageStore, StoredMessage } from './message-store.js';
+import { TELEGRAM_ALLOWED_REACTIONS } from './telegram-reactions.js';
+import type { FakeFailure } from './types.js';
+
+/** Telegram counts message length in UTF-16 code units. */
+const MAX_TEXT = 4096;
+const PATH = /^\/bot([^/]+)\/([^/]+)$/;
+
+/** Telegram Bot API at `/telegram/bot<token>/<method>`: `{ ok, result }` or `{ ok: false, error_code, description }`. */
+export function telegramHandler(token: string, store: MessageStore): FakePlatformHandler {
+  const methods: Record<string, (args: Record<string, unknown>) => FakeAnswer> = {
+    sendMessage: (args) => {
+      const chat = idArg(args.chat_id);
+      const text = typeof args.text === 'string' ? args.text : '';
+      if (chat === undefined) return error(400, 'Bad Request: chat_id is empty');
+      if (!text.trim()) return error(400, 'Bad Request: message text is empty');
+      if (text.length > MAX_TEXT) return error(400, 'Bad Request: message is too long');
+      const reply = idArg((args.reply_parameters as { message_id?: unknown } | undefined)?.message_id);
+      const message = store.put({
+        channelId: chat,
+        id: String(store.nextNumber()),
+        threadId: idArg(args.message_thread_id),
+        senderId: 'fake-bot',
+        senderName: 'fake_bot',
+        text,
+        timestamp: new Date().toISOString(),
+        replyTo: reply,
+      });
+      return ok(telegramMessage(message));
+    },
+    editMessageText: (args) => {
+      const message = store.get(idArg(args.chat_id) ?? '', idArg(args.message_id) ?? '');
+      const text = typeof args.text === 'string' ? args.text : '';
+      if (!message) return error(400, 'Bad Request: message to edit not found');
+      if (!text.trim()) return error(400, 'Bad Request: message text is empty');
+      if (text === message.text) {
+        return error(
+          400,
+          'Bad Request: message is not modified: specified new message content and reply markup are exactly ' +
+            'the same as a current content and reply markup of the message',
+        );
+      }
+      message.text = text;
+      return ok(telegramMessage(message));
+    },
+    setMessageReaction: (args) => {
+      if (idArg(args.chat_id) === undefined || idArg(args.message_id) === undefined) {
+        return error(400, 'Bad Request: message to react not found');
+      }
+      const reactions = Array.isArray(args.reaction) ? (args.reaction as { emoji?: unknown }[]) : [];
+      if (reactions.length > 1) return error(400, 'Bad Request: REACTIONS_TOO_MANY');
+      const invalid = reactions.some((reaction) => !TELEGRAM_ALLOWED_REACTIONS.has(String(reaction.emoji)));
+      return invalid ? error(400, 'Bad Request: REACTION_INVALID') : ok(true);
+    },
+  };
+
+  return {
+    platform: 'telegram',
+    method: (request) => PATH.exec(request.path)?.[2] ?? 'unknown',
+    recordedPath: (request) => request.path.replace(PATH, '/bot<token>/$2'),
+    authorized: (request) => PATH.exec(request.path)?.[1] === token,
+    unauthorized: () => error(401, 'Unauthorized'),
+    failure: (failure) => telegramFailure(failure),
+    handle: (request: FakeRequest, method) =>
+      methods[method]?.(request.payload ?? {}) ?? error(404, 'Not Found'),
+  };
+}
+
+function telegramFailure({ status, retryAfterSeconds, error: description }: FakeFailure): FakeAnswer {
+  if (status === 429) {
+    const seconds = Math.ceil(retryAfterSeconds ?? 1);
+    return {
+      status,
+      body: {
+        ok: false,
+        error_code: 429,
+        description: description ?? `Too Many Requests: retry after ${seconds}`,
+        parameters: { retry_after: seconds },
+      },
+    };
+  }
+  return error(status, description ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request'));
+}
+
+function ok(result: unknown): FakeAnswer {
+  return { status: 200, body: { ok: true, result } };
+}
+
+function error(status: number, description: string): FakeAnswer {
+  return { status, body: { ok: false, error_code: status, description } };
+}
+
+function telegramMessage(message: StoredMessage) {
+  return {
+    message_id: Number(message.id),
+    date: Math.floor(Date.parse(message.timestamp) / 1000),
+    chat: { id: Number(message.channelId) || message.channelId, type: 'supergroup' },
+    from: { id: 1, is_bot: true, first_name: 'Fake', username: message.senderName },
+    text: message.text,
+    ...(message.threadId === undefined ? {} : { message_thread_id: Number(message.threadId) }),
+    ...(message.replyTo === undefined ? {} : { reply_to_message: { message_id: Number(message.replyTo) } }),
+  };
+}
+
+/** Telegram ids arrive as numbers or strings; the store keys them as strings. */
+function idArg(value: unknown): string | undefined {
+  return typeof value === 'number' || (typeof value === 'string' && value !== '') ? String(value) : undefined;
+}

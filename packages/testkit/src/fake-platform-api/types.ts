@@ -1,0 +1,80 @@
+export type FakePlatform = 'slack' | 'telegram' | 'discord' | 'gateway';
+
+/** One request the fake answered, as it arrived; credentials are redacted. */
+export interface FakeApiCall {
+  /** 1, 2, 3, … in arrival order. */
+  seq: number;
+  platform: FakePlatform;
+  /** The API method: `chat.postMessage`, `sendMessage`, `createMessage`, `reply`, … */
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The parsed payload: the JSON body, the form fields, or the query of a GET; undefined when none. */
+  body: unknown;
+  /** The status the fake answered. */
+  status: number;
+  /** Arrival time, ms since the epoch (monotonic within the fake's process). */
+  at: number;
+}
+
+/** The next matching request(s) fail, in the platform's own way (a 429 carries its wait as the platform does). */
+export interface FakeFailure {
+  platform: FakePlatform;
+  /** Any method when omitted. */
+  method?: string;
+  status: number;
+  retryAfterSeconds?: number;
+  /** How many requests fail; 1 when omitted. */
+  times?: number;
+  /** The platform's error text: Slack's `error` (a 200 answer becomes `ok: false`), Telegram's `description`, Discord's `message`. */
+  error?: string;
+}
+
+/** A message that exists on the platform before the test, e.g. the message a thread started from. */
+export interface SeededMessage {
+  platform: 'slack' | 'discord';
+  channelId: string;
+  /** Slack: the `ts`; Discord: the message id (for a thread's starter, the thread's id). */
+  messageId: string;
+  senderId: string;
+  senderName?: string;
+  text: string;
+  /** ISO-8601; now when omitted. */
+  timestamp?: string;
+}
+
+export interface FakePlatformApiOptions {
+  /** The credentials the fake accepts; defaults are in `FakePlatformApi.tokens`. */
+  tokens?: Partial<FakeTokens>;
+  /** When set, gateway replies must carry a valid `x-tributary-signature`. */
+  gatewaySecret?: string;
+}
+
+export interface FakeTokens {
+  slack: string;
+  telegram: string;
+  discord: string;
+}
+
+export interface WaitForCallsOptions {
+  timeoutMs?: number;
+  /** Resolve once this many calls match; 1 when omitted. */
+  count?: number;
+}
+
+export interface FakePlatformApi {
+  /** Exactly what SLACK_API_URL, TELEGRAM_API_URL, DISCORD_API_URL and GATEWAY_REPLY_URL are set to. */
+  readonly urls: { slack: string; telegram: string; discord: string; gatewayReply: string };
+  readonly tokens: FakeTokens;
+  /** `http://127.0.0.1:<port>`; `GET <origin>/_calls?since=<seq>&waitMs=<ms>` long-polls the call log. */
+  readonly origin: string;
+  calls(): FakeApiCall[];
+  /** The matching calls once at least `count` of them arrived; rejects after `timeoutMs`. */
+  waitForCalls(
+    predicate: (call: FakeApiCall) => boolean,
+    options?: WaitForCallsOptions,
+  ): Promise<FakeApiCall[]>;
+  failNext(failure: FakeFailure): void;
+  seedMessage(message: SeededMessage): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,158 @@
+// docker-compose.yml cannot be started here (no Docker engine), so its structure is checked: the
+// services and their wiring, Redis durability flags, start order on health, grace periods matched to
+// the worker's shutdown hand-off, mounted files present, known variables only, and no committed
+// secret values.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { DEFAULTS, DESIGN_ENV, knownEnvNames, SECRET_ENV } from '../../infra/k8s/env-contract.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string | number>;
+  ports?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  stop_grace_period?: string;
+  deploy?: { replicas?: number };
+}
+
+// Compose merges `<<: *anchor` keys, so the test reads the file the way compose does.
+const compose = parse(composeText, { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const tributary = Object.entries(services).filter(
+  ([, s]) => s.build?.dockerfile === 'infra/docker/Dockerfile',
+);
+const byCommand = (command: string) => tributary.filter(([, s]) => s.command?.[0] === command);
+
+/** Compose durations ("45s", "1m30s") in milliseconds. */
+function durationMs(value: string): number {
+  let total = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    total += Number(amount) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+  }
+  return total;
+}
+
+describe('docker-compose.yml', () => {
+  it('has Redis, ingress, at least two workers, Prometheus and Grafana', () => {
+    expect(Object.keys(services)).toEqual(
+      expect.arrayContaining(['redis', 'ingress', 'worker', 'prometheus', 'grafana']),
+    );
+    expect(byCommand('ingress')).toHaveLength(1);
+    const workers = byCommand('worker').reduce((sum, [, s]) => sum + (s.deploy?.replicas ?? 1), 0);
+    expect(workers).toBeGreaterThanOrEqual(2);
+    for (const [, service] of tributary) {
+      expect(service.build!.context).toBe('.');
+      expect(existsSync(join(root, service.build!.dockerfile))).toBe(true);
+    }
+  });
+
+  it('runs the official Redis image with AOF everysec and noeviction on a volume, health-checked', () => {
+    const redis = services.redis!;
+    // Official images have no namespace ("redis:7.4", not "someone/redis").
+    expect(redis.image).toMatch(/^redis:\d/);
+    const flags = redis.command!.join(' ');
+    expect(flags).toContain('--appendonly yes');
+    expect(flags).toContain('--appendfsync everysec');
+    expect(flags).toContain('--maxmemory-policy noeviction');
+    expect(redis.volumes).toContainEqual(expect.stringMatching(/^[\w-]+:\/data$/));
+    const volume = redis.volumes!.find((v) => v.endsWith(':/data'))!.split(':')[0]!;
+    expect(Object.keys((compose as { volumes?: object }).volumes ?? {})).toContain(volume);
+    expect(redis.healthcheck?.test.join(' ')).toContain('redis-cli ping');
+  });
+
+  it('starts every Tributary process after Redis is healthy, and waits only on services with a health check', () => {
+    for (const [name, service] of tributary) {
+      expect(service.depends_on?.redis?.condition, name).toBe('service_healthy');
+    }
+    for (const [name, service] of Object.entries(services)) {
+      for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
+        expect(services[dependency], `${name} depends on ${dependency}`).toBeDefined();
+        if (condition === 'service_healthy') {
+          expect(services[dependency]!.healthcheck, `${dependency} needs a healthcheck`).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('publishes ingress on PORT 8080 and gives each worker METRICS_PORT 9464 and a grace period for its hand-off', () => {
+    const [, ingress] = byCommand('ingress')[0]!;
+    expect(String(ingress.environment!.PORT)).toBe(String(DEFAULTS.PORT));
+    expect(ingress.ports).toContain(`${DEFAULTS.PORT}:${DEFAULTS.PORT}`);
+    expect(ingress.healthcheck?.test.join(' ')).toContain(`:${DEFAULTS.PORT}/readyz`);
+    for (const [name, worker] of byCommand('worker')) {
+      const env = worker.environment!;
+      expect(String(env.METRICS_PORT), name).toBe(String(DEFAULTS.METRICS_PORT));
+      expect(worker.healthcheck?.test.join(' ')).toContain(`:${DEFAULTS.METRICS_PORT}/readyz`);
+      // Docker sends SIGKILL after stop_grace_period: it must cover the turns' grace and the cancel.
+      const grace = Number(env.SHUTDOWN_GRACE_MS ?? DEFAULTS.SHUTDOWN_GRACE_MS);
+      const cancel = Number(env.CANCEL_TIMEOUT_MS ?? DEFAULTS.CANCEL_TIMEOUT_MS);
+      expect(durationMs(worker.stop_grace_period ?? '10s')).toBeGreaterThanOrEqual(grace + cancel);
+    }
+  });
+
+  it('mounts the Prometheus config and rules and the Grafana provisioning and dashboards from the repository', () => {
+    const prometheus = services.prometheus!.volumes!;
+    expect(prometheus).toContain('./infra/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+    expect(prometheus).toContain('./infra/prometheus/rules.yml:/etc/prometheus/rules.yml:ro');
+    const grafana = services.grafana!;
+    expect(grafana.volumes).toContain('./infra/grafana/provisioning:/etc/grafana/provisioning:ro');
+    expect(grafana.volumes).toContain('./infra/grafana/dashboards:/var/lib/grafana/dashboards:ro');
+    expect(grafana.environment).toMatchObject({
+      GF_AUTH_ANONYMOUS_ENABLED: 'true',
+      GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer',
+    });
+    for (const [name, service] of Object.entries(services)) {
+      for (const volume of service.volumes ?? []) {
+        const source = volume.split(':')[0]!;
+        if (source.startsWith('./')) expect(existsSync(join(root, source)), `${name}: ${source}`).toBe(true);
+      }
+    }
+  });
+
+  it('wires every DESIGN §10 variable that applies and sets no unknown one', () => {
+    const known = knownEnvNames(root);
+    const wired = new Set<string>();
+    for (const [name, service] of tributary) {
+      for (const variable of Object.keys(service.environment ?? {})) {
+        expect(known.has(variable), `${name}: ${variable} is not a known variable`).toBe(true);
+        wired.add(variable);
+      }
+    }
+    expect(DESIGN_ENV.filter((variable) => !wired.has(variable))).toEqual([]);
+    // Interpolations read the user's .env or shell: each names a known variable.
+    const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+    expect(interpolated.filter((variable) => !known.has(variable))).toEqual([]);
+  });
+
+  it('commits no secret values: secrets come from .env, empty when unset', () => {
+    for (const [name, service] of Object.entries(services)) {
+      for (const secret of SECRET_ENV) {
+        const value = service.environment?.[secret];
+        if (value !== undefined) expect(value, `${name}: ${secret}`).toBe(`\${${secret}:-}`);
+      }
+    }
+    const example = readFileSync(join(root, '.env.example'), 'utf8');
+    const entries = new Map(
+      example
+        .split('\n')
+        .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
+    );
+    for (const secret of SECRET_ENV) expect(entries.get(secret), `.env.example ${secret}`).toBe('');
+    // Every variable .env.example offers is one compose reads.
+    const interpolated = new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
+    expect([...entries.keys()].filter((variable) => !interpolated.has(variable))).toEqual([]);
+    const ignored = readFileSync(join(root, '.gitignore'), 'utf8').split('\n');
+    expect(ignored).toContain('.env');
+  });
+});

@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const bin = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
+
+function run(args: string[], cwd: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { text: '' };
+  child.stdout.on('data', (chunk) => {
+    output.text += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output.text += chunk;
+  });
+  return { child, output };
+}
+
+let redis: RedisHandle;
+let cwd: string;
+let dev: { child: ChildProcess; output: { text: string } };
+
+beforeAll(async () => {
+  redis = await startRedis();
+  cwd = await mkdtemp(join(tmpdir(), 'tributary-quickstart-'));
+  dev = run(['dev'], cwd, { REDIS_URL: redis.url, REDIS_PREFIX: uniquePrefix('dev'), PORT: '0' });
+  await waitFor(() => dev.output.text.includes('In another terminal'), {
+    what: `tributary dev to start; it printed: ${dev.output.text}`,
+    timeoutMs: 30_000,
+  });
+});
+
+afterAll(async () => {
+  if (dev.child.exitCode === null) dev.child.kill('SIGKILL');
+  await redis.stop();
+  await rm(cwd, { recursive: true, force: true });
+});
+
+describe('the quick start', () => {
+  it('tributary send shows one turn for the first message and one batched turn for the rest', async () => {
+    const send = run(
+      ['send', 'check the build\n@agent {"delayMs": 1500}', 'actually wait', 'and run e2e'],
+      cwd,
+      {},
+    );
+    const [code] = await once(send.child, 'exit');
+    expect(send.output.text).toContain('Received 1 message in this turn');
+    expect(send.output.text).toContain('Received 2 messages in this turn');
+    expect(code).toBe(0);
+  });
+
+  it('stops on SIGINT and exits 0', async () => {
+    dev.child.kill('SIGINT');
+    const [code] = await once(dev.child, 'exit');
+    expect(code).toBe(0);
+    expect(dev.output.text).toContain('stopping');
+  });
+});

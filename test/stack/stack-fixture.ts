@@ -1,0 +1,136 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadIngressConfig, loadWorkerConfig } from '@tributary/config';
+import { type RunningIngress, startIngress, webhookDefinitions } from '@tributary/ingress';
+import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
+import { createPlatformClients } from '@tributary/platforms';
+import {
+  deletePrefix,
+  type FakeApiCall,
+  type FakePlatformApi,
+  startFakePlatformApi,
+  startRedis,
+  uniquePrefix,
+} from '@tributary/testkit';
+import { type RunningWorker, startWorker } from '@tributary/worker';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+
+export const STACK_SECRETS = {
+  SLACK_SIGNING_SECRET: 'stack-slack-signing-secret',
+  TELEGRAM_SECRET_TOKEN: 'stack-telegram-secret',
+  DISCORD_FORWARDER_SECRET: 'stack-discord-forwarder-secret',
+  GATEWAY_SECRET: 'stack-gateway-secret',
+};
+
+/**
+ * Posts one Telegram group message as Telegram would deliver it, `@tributary_bot` marked as a mention.
+ * Update and message ids share `id`: each test picks ids of its own.
+ */
+export async function postTelegramMessage(stack: Stack, chatId: number, id: number, text: string) {
+  const mention = text.indexOf('@tributary_bot');
+  const body = JSON.stringify({
+    update_id: id,
+    message: {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chatId, type: 'group', title: 'team' },
+      from: { id: 42, is_bot: false, first_name: 'Ada', username: 'ada' },
+      text,
+      ...(mention >= 0 ? { entities: [{ type: 'mention', offset: mention, length: 14 }] } : {}),
+    },
+  });
+  return stack.post('/webhooks/telegram', body, {
+    'x-telegram-bot-api-secret-token': STACK_SECRETS.TELEGRAM_SECRET_TOKEN,
+  });
+}
+
+/** Ingress and a worker, in this process, on a real Redis, replying to a fake platform API over HTTP. */
+export interface Stack {
+  ingress: RunningIngress;
+  worker: RunningWorker;
+  api: FakePlatformApi;
+  redis: Redis;
+  prefix: string;
+  workerMetrics: Metrics;
+  post(
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Calls the fake recorded for a platform and method, in arrival order. */
+  calls(platform: string, method: string): FakeApiCall[];
+  close(): Promise<void>;
+}
+
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const server = await startRedis();
+  const redis = new Redis(server.url);
+  const prefix = uniquePrefix('stack');
+  const api = await startFakePlatformApi({ gatewaySecret: STACK_SECRETS.GATEWAY_SECRET });
+  const stateDir = await mkdtemp(join(tmpdir(), 'tributary-stack-agent-'));
+  const stackEnv = {
+    ...STACK_SECRETS,
+    REDIS_URL: server.url,
+    REDIS_PREFIX: prefix,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SLACK_BOT_TOKEN: api.tokens.slack,
+    SLACK_API_URL: api.urls.slack,
+    SLACK_BOT_USER_ID: 'UBOT',
+    TELEGRAM_BOT_TOKEN: api.tokens.telegram,
+    TELEGRAM_API_URL: api.urls.telegram,
+    TELEGRAM_BOT_USERNAME: 'tributary_bot',
+    DISCORD_BOT_TOKEN: api.tokens.discord,
+    DISCORD_API_URL: api.urls.discord,
+    DISCORD_BOT_USER_ID: '900',
+    GATEWAY_REPLY_URL: api.urls.gatewayReply,
+    ...env,
+  };
+  const logger = pino({ level: process.env.STACK_LOG_LEVEL ?? 'silent' });
+  const ingressConfig = loadIngressConfig(stackEnv);
+  const ingressMetrics = createMetrics();
+  const ingress = await startIngress(ingressConfig, {
+    logger,
+    webhooks: webhookDefinitions(ingressConfig.platforms),
+    clients: createPlatformClients(ingressConfig.platforms, platformCallCounter(ingressMetrics)),
+    metrics: ingressMetrics,
+  });
+  const workerMetrics = createMetrics();
+  const worker = await startWorker(
+    loadWorkerConfig({ WORKER_CONCURRENCY: '2', METRICS_PORT: '0', SHUTDOWN_GRACE_MS: '0', ...stackEnv }),
+    {
+      logger,
+      metrics: workerMetrics,
+      queue: { retryDelayMs: 100 },
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
+    },
+  );
+  return {
+    ingress,
+    worker,
+    api,
+    redis,
+    prefix,
+    workerMetrics,
+    async post(path, body, headers) {
+      const response = await fetch(`${ingress.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    calls: (platform, method) => api.calls().filter((c) => c.platform === platform && c.method === method),
+    async close() {
+      await ingress.close();
+      await worker.close();
+      await api.close();
+      await deletePrefix(redis, prefix);
+      redis.disconnect();
+      await server.stop();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
