@@ -8,6 +8,8 @@ export interface AgentScript {
   delayMs?: number;
   /** Number of agent_message_chunk updates the reply is split into. */
   chunks?: number;
+  /** Waits this long between chunks (a reply that streams in); `session/cancel` interrupts it. */
+  chunkDelayMs?: number;
   /** Number of tool_call + tool_call_update pairs emitted before the reply. */
   toolCalls?: number;
   /** Emits a usage_update after the reply. */
@@ -44,6 +46,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   reply: 'string',
   delayMs: 'count',
   chunks: 'count',
+  chunkDelayMs: 'count',
   toolCalls: 'count',
   usage: 'boolean',
   error: 'string',

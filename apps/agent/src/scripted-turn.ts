@@ -167,7 +167,9 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     ...notes,
   ].join('\n');
   let sent = '';
-  for (const piece of splitInto(reply, Math.max(1, script.chunks ?? 1))) {
+  for (const [index, piece] of splitInto(reply, Math.max(1, script.chunks ?? 1)).entries()) {
+    if (index > 0 && script.chunkDelayMs)
+      await pause(script.chunkDelayMs, script.ignoreCancel ? undefined : cancel);
     if (stopped()) return { stopReason: 'cancelled', text: sent };
     await send({ sessionUpdate: 'agent_message_chunk', content: text(piece) });
     sent += piece;

@@ -1,6 +1,17 @@
-import { type PlatformClient, platformOfThread, splitMessage } from '@tributary/platforms';
-import type { OutboundMessage, ReplySink } from './outbox.js';
+import { type PlatformClient, type PostTarget, platformOfThread, splitMessage } from '@tributary/platforms';
+import type { OutboundMessage, ReplySink, ReplyTarget } from './outbox.js';
 import type { PostedParts } from './posted-parts.js';
+
+/** Where an answer to the batch's trailing message is posted. */
+export function postTargetOf(target: ReplyTarget): PostTarget {
+  return {
+    platform: target.platform,
+    channelId: target.channelId,
+    ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
+    replyToMessageId: target.replyToEventId,
+    ...(target.replyRef === undefined ? {} : { replyRef: target.replyRef }),
+  };
+}
 
 /**
  * Posts replies through the platform that accepted the thread, split at its length limit. Each part's
@@ -21,14 +32,7 @@ export class PlatformReplySink implements ReplySink {
   async send(message: OutboundMessage): Promise<void> {
     const client = this.clients.get(platformOfThread(message.thread));
     if (!client) return;
-    const { target } = message;
-    const postTarget = {
-      platform: target.platform,
-      channelId: target.channelId,
-      ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
-      replyToMessageId: target.replyToEventId,
-      ...(target.replyRef === undefined ? {} : { replyRef: target.replyRef }),
-    };
+    const postTarget = postTargetOf(message.target);
     const text = message.kind === 'notice' ? `⚠️ ${message.text}` : message.text;
     const parts = splitMessage(
       text === '' ? '(the agent finished without a reply)' : text,

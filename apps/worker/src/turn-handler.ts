@@ -5,6 +5,7 @@ import { type Batch, FinalTurnError, type TurnHandler } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import type { Outbox, ReplyTarget } from './outbox.js';
+import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { TurnObserver } from './turn-observer.js';
 import type { TurnEnding, TurnSignal, TurnSignalListener } from './turn-signals.js';
@@ -22,6 +23,8 @@ export interface TurnHandlerDeps {
   running: Map<string, AbortController>;
   observer?: TurnObserver;
   onSignal?: TurnSignalListener;
+  /** A placeholder the reply streams into, where the thread's platform can edit messages. */
+  stream?: (thread: string, batchId: string, target: ReplyTarget) => ReplyStream | undefined;
 }
 
 /** Why the broker, not the user, ended a turn. */
@@ -107,15 +110,22 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
         else signal(level === 'soft' ? 'stall-soft' : 'stall-hard', { quietMs });
       });
       signal('started');
+      const stream = deps.stream?.(thread, batch.id, target);
       try {
         outcome = {
           result: await pool.runTurn(thread, blocks, {
             signal: turn.signal,
-            onUpdate: () => watchdog.activity(),
+            onUpdate: (event) => {
+              watchdog.activity();
+              if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
+                stream?.chunk(event.content.text);
+              }
+            },
           }),
         };
       } finally {
         watchdog.stop();
+        await stream?.finish();
       }
     } catch (error) {
       outcome = { error };

@@ -2,7 +2,7 @@ import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { processingModeOf, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
-import { createPlatformClients, type PlatformClient } from '@tributary/platforms';
+import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
 import {
   BullDoorbell,
   ControlSubscriber,
@@ -21,8 +21,9 @@ import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
 import { Outbox, type ReplySink } from './outbox.js';
-import { PlatformReplySink } from './platform-reply-sink.js';
+import { PlatformReplySink, postTargetOf } from './platform-reply-sink.js';
 import { PostedParts } from './posted-parts.js';
+import { ReplyStream } from './reply-stream.js';
 import { SessionContinuity } from './session-continuity.js';
 import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
@@ -105,9 +106,8 @@ export async function startWorker(
   const keysOf = (thread: string) => queue.keys(thread);
   const sinks: ReplySink[] = [new LogReplySink(logger.child({ component: 'outbox' }))];
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  sinks.push(
-    new PlatformReplySink(clients, new PostedParts(redis, (t, b, kind) => keysOf(t).outbox(b, kind))),
-  );
+  const posted = new PostedParts(redis, (t, b, kind) => keysOf(t).outbox(b, kind));
+  sinks.push(new PlatformReplySink(clients, posted));
   sinks.push(...(options.sinks ?? []));
   const outbox = new Outbox(
     redis,
@@ -155,6 +155,18 @@ export async function startWorker(
       },
       outbox,
       observer: prometheusTurnObserver(metrics),
+      stream: (thread, batchId, target) => {
+        const client = clients.get(platformOfThread(thread));
+        if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
+        return new ReplyStream(
+          { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
+          postTargetOf(target),
+          posted,
+          { thread, batchId },
+          config.replyStreamIntervalMs,
+          logger,
+        );
+      },
       limits: config,
       logger,
       running,

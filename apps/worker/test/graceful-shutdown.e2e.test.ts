@@ -11,15 +11,17 @@ afterEach(async () => {
 
 describe('graceful shutdown (real worker processes)', () => {
   it('hands a long turn over on SIGTERM: the thread goes on elsewhere, nothing is lost', async () => {
-    fleet = await startFleet({});
-    // A grace period shorter than the turn: the turn cannot finish, so it is cancelled and handed back.
-    const leaving = await fleet.spawn({ env: { SHUTDOWN_GRACE_MS: '500' } });
-    await fleet.send('gateway:cli:c:long', message('long job\n@agent {"delayMs": 2500}'));
+    fleet = await startFleet({ SHUTDOWN_GRACE_MS: '500' });
+    // Both workers up first: whichever takes the long turn is the one that leaves.
+    await Promise.all([fleet.spawn(), fleet.spawn()]);
+    // A turn far longer than the grace period: it cannot finish, so it is cancelled and handed back.
+    await fleet.send('gateway:cli:c:long', message('long job\n@agent {"delayMs": 6000}'));
     await waitFor(() => fleet!.dispatches('gateway:cli:c:long').length === 1, {
       what: 'the long turn to start',
     });
-    await fleet.send('gateway:cli:c:long', message('waiting behind it'));
-    const staying = await fleet.spawn();
+    await fleet.send('gateway:cli:c:long', message('waiting behind it\n@agent {"delayMs": 0}'));
+    const leaving = fleet.dispatches('gateway:cli:c:long')[0]!.worker;
+    const staying = fleet.workers.find((w) => w !== leaving)!;
 
     const sigterm = performance.now();
     expect(await leaving.terminate()).toBe(0);

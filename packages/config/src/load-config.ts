@@ -48,6 +48,8 @@ export interface WorkerConfig {
   cancelTimeoutMs: number;
   /** After SIGTERM, how long running turns may take to finish before they are cancelled and handed back. */
   shutdownGraceMs: number;
+  /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
+  replyStreamIntervalMs: number;
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
   metricsPort: number;
   metricsHost: string;
@@ -99,6 +101,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     stallHardMs,
     cancelTimeoutMs: readInteger(env, 'CANCEL_TIMEOUT_MS', 5_000),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
+    replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', '0.0.0.0'),
     platforms: loadPlatformConfig(env),

@@ -1,0 +1,77 @@
+import type { PlatformClient, PostTarget } from '@tributary/platforms';
+import type { Logger } from 'pino';
+import type { PostedParts } from './posted-parts.js';
+
+/** Where a stream's placeholder is recorded: the batch's reply, part 0. */
+export interface StreamSlot {
+  thread: string;
+  batchId: string;
+}
+
+const MORE = ' …';
+
+/**
+ * Streams a turn's reply into a placeholder message on a platform that lets us edit: posted one
+ * interval after the first chunk, edited at most once per `intervalMs` after that. The placeholder is recorded as part 0
+ * of the batch's reply, so the final delivery edits it into the finished first part instead of
+ * posting again. Best effort: a failed post or edit is logged and the final delivery still happens.
+ */
+export class ReplyStream {
+  private text = '';
+  private messageId: string | undefined;
+  /** When the stream last wrote, or (before the placeholder exists) when the first chunk came. */
+  private lastWrite = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private finished = false;
+
+  constructor(
+    private readonly client: PlatformClient & Required<Pick<PlatformClient, 'edit'>>,
+    private readonly target: PostTarget,
+    private readonly posted: PostedParts,
+    private readonly slot: StreamSlot,
+    private readonly intervalMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  chunk(text: string): void {
+    if (this.finished || text === '') return;
+    if (this.text === '') this.lastWrite = Date.now();
+    this.text += text;
+    if (this.timer) return;
+    // A reply that is complete within one interval is posted once, by the outbox: no placeholder.
+    const wait = Math.max(0, this.lastWrite + this.intervalMs - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.writing = this.writing.then(() => this.write());
+    }, wait);
+  }
+
+  /** Stops streaming and waits for a write in flight; the final text is the outbox's to deliver. */
+  async finish(): Promise<void> {
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.writing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.finished) return;
+    const limit = this.client.maxMessageLength - MORE.length;
+    const visible = `${this.text.length > limit ? this.text.slice(0, limit) : this.text}${MORE}`;
+    this.lastWrite = Date.now();
+    try {
+      if (this.messageId === undefined) {
+        this.messageId = await this.client.send(this.target, visible);
+        await this.posted.set(this.slot.thread, this.slot.batchId, 'reply', 0, this.messageId);
+      } else {
+        await this.client.edit(this.target, this.messageId, visible);
+      }
+    } catch (error) {
+      this.logger.warn(
+        { err: error, thread: this.slot.thread },
+        'streamed reply not updated; the final reply still follows',
+      );
+    }
+  }
+}
