@@ -8,7 +8,8 @@ import { IngressError } from './errors.js';
 export interface AdminRouteOptions {
   token: string;
   queue: ThreadQueue;
-  prefix: string;
+  /** Named so: Fastify reads a plugin option called `prefix` as a route prefix. */
+  redisPrefix: string;
 }
 
 function bearerMatches(header: string | undefined, token: string): boolean {
@@ -51,7 +52,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       if (!(COMMANDS as readonly string[]).includes(command)) {
         throw new IngressError('not_found', `no admin command ${command}; use ${COMMANDS.join(', ')}`);
       }
-      const result = await applyControl(queue, options.prefix, command as ControlCommand, thread);
+      const result = await applyControl(queue, options.redisPrefix, command as ControlCommand, thread);
       return { ok: true, thread, command, result };
     },
   );

@@ -24,7 +24,7 @@ export interface IngressAppDeps {
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   /** Operator API; off when undefined. */
-  admin?: { token: string; prefix: string };
+  admin?: { token: string; redisPrefix: string };
   /** False once shutdown began: `/readyz` fails so the load balancer stops sending traffic. */
   isAccepting: () => boolean;
 }

@@ -9,7 +9,7 @@ import { buildApp } from './app.js';
 import { GateState } from './gates/gate-state.js';
 import { Intake } from './intake.js';
 import { prometheusObserver } from './prometheus-observer.js';
-import { failFastRedis } from './redis-connection.js';
+import { failFastRedis, redisReady } from './redis-connection.js';
 import { ThreadParents } from './thread-parents.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
 
@@ -37,6 +37,9 @@ export async function startIngress(
   const redis = failFastRedis(config.redisUrl, config.redisTimeoutMs);
   // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.
   redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection problem'));
+  // Without an offline queue, commands sent while connecting fail; give a Redis that is up the moment
+  // to connect, so start-up traffic (BullMQ's included) finds it ready. A Redis that is down stays 503.
+  await redisReady(redis, config.redisTimeoutMs * 2);
   const doorbell = new BullDoorbell(redis, config.redisPrefix);
   const queue = new ThreadQueue(
     redis,
@@ -72,7 +75,7 @@ export async function startIngress(
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
     isAccepting: () => accepting,
-    ...(config.adminToken ? { admin: { token: config.adminToken, prefix: config.redisPrefix } } : {}),
+    ...(config.adminToken ? { admin: { token: config.adminToken, redisPrefix: config.redisPrefix } } : {}),
   });
   const url = await app.listen({ port: config.port, host: config.host });
   logger.info(

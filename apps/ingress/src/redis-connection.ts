@@ -16,6 +16,20 @@ export function failFastRedis(url: string, timeoutMs: number): Redis {
   });
 }
 
+/** Resolves when the connection is ready, or after `timeoutMs` whatever its state. */
+export function redisReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+    redis.once('ready', done);
+  });
+}
+
 /** Errors that mean "Redis is not answering", as opposed to a bug or a refusal. */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
