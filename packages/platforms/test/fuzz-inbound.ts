@@ -1,7 +1,8 @@
 import { parseArrivalEvent } from '@tributary/packing';
 import fc from 'fast-check';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { type InboundAdapter, InvalidWebhookError, type WebhookRequest } from '../src/index.js';
+import { NOW, webhookRequest } from './support-inbound.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -104,3 +105,37 @@ export function checkAdapterSurvives(adapter: InboundAdapter, request: WebhookRe
 export const FUZZ_RUNS = 2000;
 
 export type { Json };
+
+export interface AdapterFuzz {
+  adapter: InboundAdapter;
+  samples: readonly Json[];
+  /** A correctly signed request carrying this body. */
+  sign: (body: Buffer) => WebhookRequest;
+  /** The headers the adapter verifies. */
+  headerNames: readonly string[];
+  /** The adapter checks a replay window: fuzz the clock too. */
+  timestamped?: boolean;
+}
+
+/** The two fuzz properties every adapter must hold: signed mutations, and garbled bodies and headers. */
+export function fuzzAdapter({ adapter, samples, sign, headerNames, timestamped = false }: AdapterFuzz): void {
+  it('survives mutated, validly signed bodies', () => {
+    fc.assert(
+      fc.property(mutatedBody(samples), (body) => checkAdapterSurvives(adapter, sign(body))),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+
+  it('survives garbled bodies and headers', () => {
+    const valid = sign(Buffer.from(JSON.stringify(samples[0]))).headers as Record<string, string>;
+    fc.assert(
+      fc.property(
+        garbledBody(samples),
+        fuzzedHeaders(headerNames, valid),
+        timestamped ? fc.integer() : fc.constant(0),
+        (body, headers, skew) => checkAdapterSurvives(adapter, webhookRequest(body, headers, NOW + skew)),
+      ),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+}

@@ -2,10 +2,10 @@ import type { ArrivalEvent } from '@tributary/packing';
 import { objectField, type PlatformAnswer } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import {
-  type PlatformClientOptions,
-  PlatformHttp,
+  type PlatformHttp,
   type PlatformRequest,
-  trimBaseUrl,
+  type TokenClientOptions,
+  tokenClientHttp,
 } from '../http/platform-http.js';
 import type { MessageRef } from '../inbound.js';
 import {
@@ -21,10 +21,7 @@ import { DISCORD_REACTIONS } from './reactions.js';
 
 export const DISCORD_API_URL = 'https://discord.com/api/v10';
 
-export interface DiscordClientOptions extends PlatformClientOptions {
-  /** The bot token, sent as `Authorization: Bot <token>`. */
-  token: string;
-}
+export type DiscordClientOptions = TokenClientOptions;
 
 /**
  * Discord REST v10. A thread is a channel of its own: messages in it are posted to and addressed in
@@ -37,15 +34,12 @@ export class DiscordClient implements PlatformClient {
   private readonly baseUrl: string;
 
   constructor(private readonly options: DiscordClientOptions) {
-    this.baseUrl = trimBaseUrl(options.baseUrl ?? DISCORD_API_URL);
-    this.http = new PlatformHttp({
+    ({ baseUrl: this.baseUrl, http: this.http } = tokenClientHttp(options, {
       platform: this.platform,
       classify: classifyDiscordAnswer,
       authHint: "check DISCORD_BOT_TOKEN and the bot's permissions in the channel",
-      secrets: [options.token],
-      retry: options.retry,
-      onCall: options.onCall,
-    });
+      defaultBaseUrl: DISCORD_API_URL,
+    }));
   }
 
   async send(target: PostTarget, text: string): Promise<string> {

@@ -114,3 +114,27 @@ function parseBody(text: string): unknown {
 export function trimBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
+
+/** Options of a client that authenticates with a bot token. */
+export interface TokenClientOptions extends PlatformClientOptions {
+  /** The bot token; every error message redacts it. */
+  token: string;
+}
+
+/** The API base and HTTP layer of a bot-token client: the token is a secret errors never show. */
+export function tokenClientHttp(
+  options: TokenClientOptions,
+  platform: Pick<PlatformHttpOptions, 'platform' | 'classify' | 'authHint'> & { defaultBaseUrl: string },
+): { baseUrl: string; http: PlatformHttp } {
+  return {
+    baseUrl: trimBaseUrl(options.baseUrl ?? platform.defaultBaseUrl),
+    http: new PlatformHttp({
+      platform: platform.platform,
+      classify: platform.classify,
+      authHint: platform.authHint,
+      secrets: [options.token],
+      retry: options.retry,
+      onCall: options.onCall,
+    }),
+  };
+}

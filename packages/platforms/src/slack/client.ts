@@ -1,7 +1,7 @@
 import type { ArrivalEvent } from '@tributary/packing';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
-import { type PlatformClientOptions, PlatformHttp, trimBaseUrl } from '../http/platform-http.js';
+import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../inbound.js';
 import {
   PlatformApiError,
@@ -17,10 +17,7 @@ import { slackTsToIso } from './slack-ts.js';
 
 export const SLACK_API_URL = 'https://slack.com/api';
 
-export interface SlackClientOptions extends PlatformClientOptions {
-  /** The bot token (`xoxb-…`). */
-  token: string;
-}
+export type SlackClientOptions = TokenClientOptions;
 
 /** Slack Web API: messages by `ts`, threads by the root's `ts`. */
 export class SlackClient implements PlatformClient {
@@ -31,15 +28,12 @@ export class SlackClient implements PlatformClient {
   private readonly baseUrl: string;
 
   constructor(private readonly options: SlackClientOptions) {
-    this.baseUrl = trimBaseUrl(options.baseUrl ?? SLACK_API_URL);
-    this.http = new PlatformHttp({
+    ({ baseUrl: this.baseUrl, http: this.http } = tokenClientHttp(options, {
       platform: this.platform,
       classify: classifySlackAnswer,
       authHint: "check SLACK_BOT_TOKEN, the app's scopes and that it is in the channel",
-      secrets: [options.token],
-      retry: options.retry,
-      onCall: options.onCall,
-    });
+      defaultBaseUrl: SLACK_API_URL,
+    }));
   }
 
   async send(target: PostTarget, text: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
-import { type PlatformClientOptions, PlatformHttp, trimBaseUrl } from '../http/platform-http.js';
+import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../inbound.js';
 import type { PlatformClient, PostTarget, Reaction } from '../outbound.js';
 import { classifyTelegramAnswer } from './answer.js';
@@ -9,10 +9,7 @@ import { TELEGRAM_REACTIONS } from './reactions.js';
 
 export const TELEGRAM_API_URL = 'https://api.telegram.org';
 
-export interface TelegramClientOptions extends PlatformClientOptions {
-  /** The bot token; it sits in every request path, so errors redact it. */
-  token: string;
-}
+export type TelegramClientOptions = TokenClientOptions;
 
 /**
  * Telegram Bot API. No `fetchThreadParent`: Telegram delivers the replied-to message inside the update.
@@ -25,15 +22,12 @@ export class TelegramClient implements PlatformClient {
   private readonly lastReaction = new LastReaction();
 
   constructor(private readonly options: TelegramClientOptions) {
-    this.baseUrl = trimBaseUrl(options.baseUrl ?? TELEGRAM_API_URL);
-    this.http = new PlatformHttp({
+    ({ baseUrl: this.baseUrl, http: this.http } = tokenClientHttp(options, {
       platform: this.platform,
       classify: classifyTelegramAnswer,
       authHint: 'check TELEGRAM_BOT_TOKEN and that the bot is still in the chat',
-      secrets: [options.token],
-      retry: options.retry,
-      onCall: options.onCall,
-    });
+      defaultBaseUrl: TELEGRAM_API_URL,
+    }));
   }
 
   async send(target: PostTarget, text: string): Promise<string> {
