@@ -120,7 +120,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('wires every DESIGN §10 variable that applies and sets no unknown one', () => {
-    const known = knownEnvNames(root);
+    const known = knownEnvNames();
     const wired = new Set<string>();
     for (const [name, service] of tributary) {
       for (const variable of Object.keys(service.environment ?? {})) {

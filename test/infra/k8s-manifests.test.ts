@@ -17,7 +17,7 @@ import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { DEFAULTS, DESIGN_ENV, knownEnvNames, SECRET_ENV } from '../../infra/k8s/env-contract.js';
+import { DEFAULTS, DESIGN_ENV, knownEnvNames, READS, SECRET_ENV } from '../../infra/k8s/env-contract.js';
 import { RULES_PATH, renderPrometheusRule } from '../../infra/k8s/generate-prometheus-rule.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -187,40 +187,16 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     const all = objects();
     const ingress = environment(all, containerOf(all, 'tributary-ingress'));
     const worker = environment(all, containerOf(all, 'tributary-worker'));
-    // Platforms are on when their verification secret is set, on both sides (packages/config).
-    const platforms = [
-      'SLACK_SIGNING_SECRET',
-      'SLACK_BOT_TOKEN',
-      'SLACK_API_URL',
-      'TELEGRAM_SECRET_TOKEN',
-      'TELEGRAM_BOT_TOKEN',
-      'TELEGRAM_API_URL',
-      'DISCORD_PUBLIC_KEY',
-      'DISCORD_BOT_TOKEN',
-      'DISCORD_API_URL',
-      'DISCORD_FORWARDER_SECRET',
-      'GATEWAY_SECRET',
-    ];
+    // DESIGN §10 names each process must be given, as far as its own loader reads them.
     const needs = {
-      ingress: ['REDIS_URL', 'PORT', 'MESSAGE_PROCESSING_MODE', 'ADMIN_TOKEN', ...platforms],
-      worker: [
-        'REDIS_URL',
-        'METRICS_PORT',
-        'AGENT_COMMAND',
-        'AGENT_CWD',
-        'GATEWAY_REPLY_URL',
-        'MESSAGE_PROCESSING_MODE',
-        'MAX_BATCH_MESSAGES',
-        'MAX_BATCH_TOKENS',
-        'SHUTDOWN_GRACE_MS',
-        ...platforms,
-      ],
+      ingress: DESIGN_ENV.filter((name) => READS.ingress.has(name)),
+      worker: [...DESIGN_ENV.filter((name) => READS.worker.has(name)), 'SHUTDOWN_GRACE_MS'],
     };
     expect(needs.ingress.filter((name) => !ingress.has(name))).toEqual([]);
     expect(needs.worker.filter((name) => !worker.has(name))).toEqual([]);
     expect(DESIGN_ENV.filter((name) => !ingress.has(name) && !worker.has(name))).toEqual([]);
 
-    const known = knownEnvNames(root);
+    const known = knownEnvNames();
     for (const deployment of tributaryDeployments(all)) {
       const env = environment(all, deployment.spec.template.spec.containers[0]);
       const unknown = [...env.keys()].filter((name) => !known.has(name));

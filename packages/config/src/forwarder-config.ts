@@ -14,6 +14,9 @@ export interface ForwarderConfig {
   logLevel: LogLevel;
 }
 
+/** Variables the forwarder cannot start without, with placeholder values for contract checks. */
+export const FORWARDER_REQUIRED = { DISCORD_BOT_TOKEN: 'token', DISCORD_FORWARDER_SECRET: 'secret' } as const;
+
 /** The Discord forwarder's configuration; throws ConfigError naming the first bad variable. */
 export function loadForwarderConfig(env: Env): Readonly<ForwarderConfig> {
   return Object.freeze({

@@ -1,6 +1,6 @@
 export { ConfigError } from './config-error.js';
 export { type Env, type LogLevel, splitCommandLine } from './env-readers.js';
-export { type ForwarderConfig, loadForwarderConfig } from './forwarder-config.js';
+export { FORWARDER_REQUIRED, type ForwarderConfig, loadForwarderConfig } from './forwarder-config.js';
 export {
   type BotMessagePolicy,
   type GateConfig,
@@ -22,3 +22,4 @@ export {
   type SlackConfig,
   type TelegramConfig,
 } from './platform-config.js';
+export { variablesRead } from './variables-read.js';

@@ -1,26 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { Env } from '../src/env-readers.js';
-import { loadForwarderConfig } from '../src/forwarder-config.js';
+import { FORWARDER_REQUIRED, loadForwarderConfig } from '../src/forwarder-config.js';
 import { loadIngressConfig } from '../src/ingress-config.js';
 import { loadWorkerConfig } from '../src/load-config.js';
 import { loadPlatformConfig } from '../src/platform-config.js';
+import { variablesRead } from '../src/variables-read.js';
 
 const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-
-/** The variable names a loader reads, whatever their values. */
-function variablesRead(load: (env: Env) => unknown, required: Record<string, string> = {}): Set<string> {
-  const read = new Set<string>();
-  const env = new Proxy({} as Record<string, string | undefined>, {
-    get: (_, name) => {
-      if (typeof name !== 'string') return undefined;
-      read.add(name);
-      return required[name];
-    },
-  });
-  load(env);
-  return read;
-}
 
 function documented(from: string, to: string): string[] {
   const section = readme.slice(readme.indexOf(from), readme.indexOf(to));
@@ -36,9 +22,7 @@ describe('README environment tables', () => {
     const forwarderTable = readme.indexOf('| `FORWARD_URL` |');
     expect(documented('## Platforms', 'Discord channel messages arrive')).toEqual([...platform].sort());
     expect(documented('Discord channel messages arrive', '## Running a worker')).toEqual(
-      without(
-        variablesRead(loadForwarderConfig, { DISCORD_BOT_TOKEN: 't', DISCORD_FORWARDER_SECRET: 's' }),
-      ).filter((name) => name !== 'LOG_LEVEL'),
+      without(variablesRead(loadForwarderConfig, FORWARDER_REQUIRED)).filter((name) => name !== 'LOG_LEVEL'),
     );
     expect(forwarderTable).toBeGreaterThan(0);
   });
