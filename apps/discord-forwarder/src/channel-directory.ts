@@ -1,12 +1,8 @@
+import type { DiscordForwardedBody } from '@tributary/platforms';
 import { ChannelType, GatewayDispatchEvents, type GatewayDispatchPayload } from 'discord-api-types/v10';
 
-/** The `channel` part of a forward. */
-export interface ForwardedChannel {
-  id: string;
-  /** The channel a thread hangs off; null for anything that is not a thread, or not known. */
-  parent_id: string | null;
-  type: number | null;
-}
+/** The `channel` part of a forward, as the ingress adapter reads it. */
+export type ForwardedChannel = DiscordForwardedBody['channel'];
 
 interface ChannelShape {
   id: string;

@@ -1,11 +1,18 @@
 import type { ControlCommand } from '@tributary/platforms';
 import { publishControl, type ThreadQueue } from '@tributary/queue';
 
-const COMMAND_TEXT = /^\s*\/(cancel-all|cancel|reset)(?:@\S+)?\s*$/;
+const COMMAND_TEXT = /^\s*\/(cancel-all|cancel|reset)(?:@(\S+))?\s*$/;
 
-/** A message whose whole text is a control command (Telegram may add `@botname`). */
-export function parseControlText(text: string): ControlCommand | undefined {
-  return COMMAND_TEXT.exec(text)?.[1] as ControlCommand | undefined;
+/**
+ * A message whose whole text is a control command. Telegram addresses a command to one bot as
+ * `/cancel@botname`: one addressed to another bot is not ours.
+ */
+export function parseControlText(text: string, selfId: string | undefined): ControlCommand | undefined {
+  const match = COMMAND_TEXT.exec(text);
+  if (!match) return undefined;
+  const addressee = match[2];
+  if (addressee !== undefined && addressee.toLowerCase() !== selfId?.toLowerCase()) return undefined;
+  return match[1] as ControlCommand;
 }
 
 /**

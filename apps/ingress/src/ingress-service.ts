@@ -43,7 +43,13 @@ export async function startIngress(
   const doorbell = new BullDoorbell(redis, config.redisPrefix);
   const queue = new ThreadQueue(
     redis,
-    queueConfig({ prefix: config.redisPrefix, maxBacklog: config.maxThreadBacklog }),
+    queueConfig({
+      prefix: config.redisPrefix,
+      maxBacklog: config.maxThreadBacklog,
+      // Enqueue rings the worker that holds the thread's live session first (docs/adr/0007).
+      affinity: config.sessionAffinity,
+      ...(config.sessionAffinityWaitMs === undefined ? {} : { affinityWaitMs: config.sessionAffinityWaitMs }),
+    }),
     doorbell,
   );
   observeFleet(options.metrics, () => readFleetStats(queue, doorbell));
@@ -62,7 +68,6 @@ export async function startIngress(
     reactions,
     parents,
     logger,
-    addressedPlatforms: new Set(['gateway']),
   });
   let accepting = true;
   const app = await buildApp({

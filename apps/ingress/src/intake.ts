@@ -1,6 +1,8 @@
 import type { GateConfig } from '@tributary/config';
 import { queuedArrival } from '@tributary/packing';
 import {
+  type ControlCommand,
+  type Inbound,
   type InboundAdapter,
   type InboundMessage,
   type MessageRef,
@@ -12,7 +14,7 @@ import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
 import { applyControl, parseControlText } from './control-commands.js';
 import { IngressError } from './errors.js';
-import { decideGate } from './gates/gate-decision.js';
+import { allowListVerdict, decideGate } from './gates/gate-decision.js';
 import type { GateState } from './gates/gate-state.js';
 import type { ThreadParents } from './thread-parents.js';
 
@@ -32,8 +34,6 @@ export interface IntakeDeps {
   reactions: AcceptedReactions;
   parents: ThreadParents;
   logger: Logger;
-  /** Platforms whose upstream only delivers what is meant for us (the openab gateway). */
-  addressedPlatforms: ReadonlySet<string>;
 }
 
 /**
@@ -58,14 +58,17 @@ export class Intake {
       channelId: event.channelId,
       mentionsUs,
       mentionsOthers: message.mentions.some((id) => id !== selfId),
-      involved: state.involved || this.deps.addressedPlatforms.has(adapter.platform),
+      involved: state.involved || message.direct,
       botTurns: state.botTurns,
     });
     if (!verdict.admit) return { outcome: 'ignored', reason: verdict.reason };
 
     const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
-    const command = parseControlText(text);
-    if (command) return this.control(command, thread, message.ref, false, event.replyRef);
+    const command = parseControlText(text, selfId);
+    if (command) {
+      const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
+      return { outcome: 'control', command, confirmation };
+    }
 
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
@@ -87,21 +90,34 @@ export class Intake {
   }
 
   /**
-   * Applies a command. The confirmation goes back as a normal message unless the platform takes it in
-   * the HTTP answer (`inline`).
+   * A command the platform delivered as such (a Discord slash command): the allow lists apply as to
+   * messages, and the answer goes back in the HTTP response.
    */
-  async control(
-    command: Parameters<typeof applyControl>[2],
+  async platformCommand(inbound: Extract<Inbound, { kind: 'control' }>): Promise<string> {
+    const verdict = allowListVerdict(this.deps.gates, {
+      senderId: inbound.senderId,
+      channelId: inbound.ref.channelId,
+    });
+    if (!verdict.admit) return `Not applied: ${verdict.reason.replaceAll('-', ' ')}.`;
+    return this.control(inbound.command, inbound.thread, inbound.ref, true);
+  }
+
+  /**
+   * Applies a command and returns the confirmation; it also goes back as a normal message unless the
+   * platform takes it in the HTTP answer (`inline`).
+   */
+  private async control(
+    command: ControlCommand,
     thread: string,
     ref: MessageRef,
-    inline = false,
+    inline: boolean,
     /** The delivery id a gateway confirmation must name. */
     replyRef?: string,
-  ): Promise<IntakeOutcome> {
+  ): Promise<string> {
     const confirmation = await applyControl(this.deps.queue, this.deps.prefix, command, thread);
     this.deps.logger.info({ thread, command }, 'control command applied');
     if (!inline) this.confirm(thread, ref, confirmation, replyRef);
-    return { outcome: 'control', command, confirmation };
+    return confirmation;
   }
 
   private confirm(thread: string, ref: MessageRef, text: string, replyRef: string | undefined): void {

@@ -1,5 +1,4 @@
 import rateLimit from '@fastify/rate-limit';
-import { InvalidArrivalEventError } from '@tributary/packing';
 import { type InboundAdapter, InvalidWebhookError, type WebhookRequest } from '@tributary/platforms';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './error-handler.js';
@@ -28,7 +27,7 @@ function parseInbound(adapter: InboundAdapter, webhook: WebhookRequest) {
   try {
     return adapter.parse(webhook);
   } catch (error) {
-    if (error instanceof InvalidWebhookError || error instanceof InvalidArrivalEventError) {
+    if (error instanceof InvalidWebhookError) {
       throw new IngressError('invalid_body', error.message);
     }
     throw error;
@@ -101,10 +100,9 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
         observer.outcome(platform, 'ignored');
         return answer(reply, { outcome: 'ignored', reason: inbound.reason });
       case 'control': {
-        const result = await intake.control(inbound.command, inbound.thread, inbound.ref, true);
+        const confirmation = await intake.platformCommand(inbound);
         observer.outcome(platform, 'control');
-        if (result.outcome !== 'control') return answer(reply, result);
-        return reply.code(200).send(inbound.respond(result.confirmation));
+        return reply.code(200).send(inbound.respond(confirmation));
       }
       case 'message': {
         const result = await intake.message(adapter, options.selfId, inbound.message);

@@ -8,14 +8,21 @@ describe('parseControlText', () => {
     ['/reset', 'reset'],
     ['  /reset \n', 'reset'],
     ['/cancel@tributary_bot', 'cancel'],
+    ['/cancel@Tributary_Bot', 'cancel'],
   ])('%j is the command %s', (text, command) => {
-    expect(parseControlText(text)).toBe(command);
+    expect(parseControlText(text, 'tributary_bot')).toBe(command);
   });
 
-  it.each(['/cancel please', 'please /cancel', '/cancelled', '/resets', 'cancel', '', '/cancel-all-now'])(
-    '%j is data, not a command',
-    (text) => {
-      expect(parseControlText(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '/cancel please',
+    'please /cancel',
+    '/cancelled',
+    '/resets',
+    'cancel',
+    '',
+    '/cancel-all-now',
+    '/cancel@other_bot',
+  ])('%j is data, not a command', (text) => {
+    expect(parseControlText(text, 'tributary_bot')).toBeUndefined();
+  });
 });

@@ -3,7 +3,7 @@ import { discordHeaders, type IngressHarness, startIngressHarness } from './ingr
 
 let h: IngressHarness;
 beforeAll(async () => {
-  h = await startIngressHarness();
+  h = await startIngressHarness({ env: { ALLOWED_USERS: '42' } });
 });
 afterAll(() => h.close());
 
@@ -27,5 +27,22 @@ describe('Discord slash commands', () => {
       data: { content: 'Cancelled the running turn and dropped 0 waiting messages.', flags: 64 },
     });
     expect(await h.keyCount()).toBe(before);
+  });
+});
+
+describe('Discord slash commands and the allow lists', () => {
+  it('refuse a user outside ALLOWED_USERS, inline, without applying anything', async () => {
+    const body = JSON.stringify({
+      type: 2,
+      id: '1101',
+      application_id: '900',
+      channel_id: '1200',
+      token: 'interaction-token',
+      version: 1,
+      member: { user: { id: '77', username: 'mallory' } },
+      data: { id: '1300', name: 'reset', type: 1 },
+    });
+    const answer = await h.post('/webhooks/discord', body, discordHeaders(h.discordKey, body));
+    expect(answer.body).toEqual({ type: 4, data: { content: 'Not applied: user not allowed.', flags: 64 } });
   });
 });

@@ -53,6 +53,18 @@ describe('duplicate deliveries become one queued message', () => {
     expect(await h.metrics()).toMatch(/tributary_duplicates_total\{platform="telegram"\} 2/);
   });
 
+  it('admits a direct message without a mention, and ignores the same words in a group', async () => {
+    const privately = JSON.parse(telegramUpdate('hello there', 7001)) as { message: Record<string, unknown> };
+    privately.message.chat = { id: 555, type: 'private', first_name: 'Ada' };
+    const direct = await h.post('/webhooks/telegram', JSON.stringify(privately), telegramHeaders());
+    // A group this ingress has never been involved in.
+    const inGroup = JSON.parse(telegramUpdate('hello there', 7002)) as { message: Record<string, unknown> };
+    inGroup.message.chat = { id: -2002, type: 'group', title: 'elsewhere' };
+    const group = await h.post('/webhooks/telegram', JSON.stringify(inGroup), telegramHeaders());
+    expect(direct.body.outcome).toBe('accepted');
+    expect(group.body).toMatchObject({ outcome: 'ignored', reason: 'not-addressed' });
+  });
+
   it('answers url_verification with the challenge and queues nothing', async () => {
     const before = await h.keyCount();
     const body = JSON.stringify({ type: 'url_verification', token: 't', challenge: 'c-123' });

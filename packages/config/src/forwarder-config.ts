@@ -24,7 +24,9 @@ export function loadForwarderConfig(env: Env): Readonly<ForwarderConfig> {
     secret: readRequired(env, 'DISCORD_FORWARDER_SECRET', 'the HMAC secret shared with ingress'),
     forwardUrl: readUrl(env, 'FORWARD_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080',
     gatewayUrl: readUrl(env, 'DISCORD_GATEWAY_URL', ['ws:', 'wss:']),
-    apiUrl: readUrl(env, 'DISCORD_API_URL', ['http:', 'https:']),
+    // Ingress and workers take DISCORD_API_URL with its version (`…/api/v10`); the REST library adds
+    // the version itself, so the same value serves both.
+    apiUrl: readUrl(env, 'DISCORD_API_URL', ['http:', 'https:'])?.replace(/\/v\d+\/?$/, ''),
     logLevel: readLogLevel(env),
   });
 }

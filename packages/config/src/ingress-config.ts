@@ -1,7 +1,9 @@
 import { ConfigError } from './config-error.js';
 import {
+  type AffinitySettings,
   type Env,
   type LogLevel,
+  readAffinity,
   readChoice,
   readInteger,
   readLogLevel,
@@ -28,7 +30,7 @@ export interface GateConfig {
   maxBotTurns: number;
 }
 
-export interface IngressConfig {
+export interface IngressConfig extends AffinitySettings {
   port: number;
   host: string;
   redisUrl: string;
@@ -72,6 +74,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
     maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', 1_000),
+    ...readAffinity(env),
     gates: Object.freeze({
       allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),
       trustedBotIds: readList(env, 'TRUSTED_BOT_IDS'),

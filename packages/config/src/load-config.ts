@@ -1,8 +1,10 @@
 import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy } from '@tributary/acp';
 import { ConfigError } from './config-error.js';
 import {
+  type AffinitySettings,
   type Env,
   type LogLevel,
+  readAffinity,
   readChoice,
   readInteger,
   readLogLevel,
@@ -16,7 +18,7 @@ import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
 export type ProcessingMode = 'per-thread' | 'per-lane' | 'per-message';
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
-export interface WorkerConfig {
+export interface WorkerConfig extends AffinitySettings {
   redisUrl: string;
   /** Namespace of every Redis key. */
   redisPrefix: string;
@@ -38,10 +40,6 @@ export interface WorkerConfig {
   processingModes: Readonly<Record<string, ProcessingMode>>;
   /** Live agent sessions a worker keeps, idle ones included (at least `concurrency`). */
   maxSessions: number;
-  /** Ring the worker that holds a thread's live session first (see docs/adr/0007). */
-  sessionAffinity: boolean;
-  /** How long a thread waits for that worker before any worker may take it; unset: the queue's default. */
-  sessionAffinityWaitMs: number | undefined;
   turnTimeoutMs: number;
   stallSoftMs: number;
   stallHardMs: number;
@@ -73,7 +71,6 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
   // Idle sessions are what session affinity reuses, so a worker keeps many more than it runs at once.
   const maxSessions = readInteger(env, 'AGENT_MAX_SESSIONS', Math.max(32, concurrency), concurrency);
-  const affinityWait = readOptional(env, 'SESSION_AFFINITY_WAIT_MS');
   return Object.freeze({
     redisUrl,
     redisPrefix: readString(env, 'REDIS_PREFIX', 'trib'),
@@ -93,9 +90,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', 24_000),
     processingMode: readChoice(env, 'MESSAGE_PROCESSING_MODE', PROCESSING_MODES, 'per-thread'),
     processingModes: readProcessingModes(env),
-    sessionAffinity: readChoice(env, 'SESSION_AFFINITY', ['on', 'off'], 'on') === 'on',
-    sessionAffinityWaitMs:
-      affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
+    ...readAffinity(env),
     turnTimeoutMs: readInteger(env, 'TURN_TIMEOUT_MS', 600_000),
     stallSoftMs,
     stallHardMs,

@@ -41,6 +41,11 @@ describe('forwarder configuration', () => {
     });
   });
 
+  it('takes DISCORD_API_URL as ingress and workers do, with the version the REST library adds itself', () => {
+    const config = loadForwarderConfig({ ...REQUIRED, DISCORD_API_URL: 'http://127.0.0.1:9000/api/v10' });
+    expect(config.apiUrl).toBe('http://127.0.0.1:9000/api');
+  });
+
   it.each([
     [{ DISCORD_FORWARDER_SECRET: 's' }, 'DISCORD_BOT_TOKEN', /is required/],
     [{ DISCORD_BOT_TOKEN: 't', DISCORD_FORWARDER_SECRET: '' }, 'DISCORD_FORWARDER_SECRET', /is required/],

@@ -36,6 +36,11 @@ export interface InboundMessage {
   mentions: string[];
   /** Where to react and reply. */
   ref: MessageRef;
+  /**
+   * The conversation is with us alone (a direct message, or a gateway that relays only what is meant
+   * for us): nobody else could be addressed, so no mention is needed.
+   */
+  direct: boolean;
   /** The message this one answers, when the platform delivers it inline (Telegram's `reply_to_message`). */
   parent?: ThreadParent;
 }
@@ -44,7 +49,15 @@ export interface InboundMessage {
 export type Inbound =
   | { kind: 'message'; message: InboundMessage }
   /** A command the platform delivered as such (Discord slash commands); text commands come as messages. */
-  | { kind: 'control'; command: ControlCommand; thread: string; ref: MessageRef; respond: ControlResponder }
+  | {
+      kind: 'control';
+      command: ControlCommand;
+      thread: string;
+      ref: MessageRef;
+      /** Who invoked it, for the allow lists. */
+      senderId: string;
+      respond: ControlResponder;
+    }
   /** A handshake answered directly: Slack `url_verification`, Discord PING. */
   | { kind: 'handshake'; body: unknown }
   /** Verified and well-formed but nothing to do (edits, joins, our own echoes, unsupported kinds). */

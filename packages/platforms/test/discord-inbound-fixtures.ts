@@ -50,6 +50,7 @@ export function slashCommand(name: string, extra: Record<string, unknown> = {}) 
     channel_id: CHANNEL,
     channel: { id: CHANNEL, type: 0, parent_id: CATEGORY },
     data: { id: '700000000000000007', name, type: 1 },
+    member: { user: { id: '900000000000000009', username: 'ada' } },
     ...extra,
   };
 }

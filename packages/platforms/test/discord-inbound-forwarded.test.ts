@@ -56,6 +56,7 @@ describe('Discord forwarded message parse', () => {
       dedupKey: `discord:${CHANNEL}:800000000000000008`,
       mentions: [],
       ref: { platform: 'discord', channelId: CHANNEL, messageId: '800000000000000008' },
+      direct: false,
     });
   });
 

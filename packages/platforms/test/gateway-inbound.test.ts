@@ -54,6 +54,7 @@ describe('gateway parse', () => {
       dedupKey: 'gateway:line:Uroom1:m-1',
       mentions: [],
       ref: { platform: 'line', channelId: 'Uroom1', messageId: 'm-1' },
+      direct: true,
     });
   });
 

@@ -32,6 +32,7 @@ describe('Slack parse', () => {
       dedupKey: `slack:C0CHAN:${TS}`,
       mentions: [],
       ref: { platform: 'slack', channelId: 'C0CHAN', threadId: TS, messageId: TS },
+      direct: false,
     });
   });
 

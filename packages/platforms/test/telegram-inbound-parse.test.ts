@@ -28,6 +28,7 @@ describe('Telegram parse', () => {
       dedupKey: `telegram:${GROUP}:42`,
       mentions: [],
       ref: { platform: 'telegram', channelId: String(GROUP), messageId: '42' },
+      direct: false,
     });
   });
 

@@ -26,6 +26,20 @@ export type GateRefusal =
 
 export type GateVerdict = { admit: true } | { admit: false; reason: GateRefusal };
 
+/** The allow lists alone: what a platform-delivered command (a Discord slash command) must pass. */
+export function allowListVerdict(
+  config: GateConfig,
+  input: Pick<GateInput, 'senderId' | 'channelId'>,
+): GateVerdict {
+  if (config.allowedChannels.length > 0 && !config.allowedChannels.includes(input.channelId)) {
+    return { admit: false, reason: 'channel-not-allowed' };
+  }
+  if (config.allowedUsers.length > 0 && !config.allowedUsers.includes(input.senderId)) {
+    return { admit: false, reason: 'user-not-allowed' };
+  }
+  return { admit: true };
+}
+
 /**
  * Whether a message may become part of a prompt. Pure, so every policy combination is a table test;
  * the caller supplies the thread's state from Redis.

@@ -14,8 +14,8 @@ export interface DiscordForwardedBody {
     id: string;
     /** For a thread, the channel it belongs to; for other channels their category, or null. */
     parent_id: string | null;
-    /** Discord channel type: 10, 11 and 12 are threads. */
-    type: number;
+    /** Discord channel type (10, 11 and 12 are threads); null when the forwarder has not seen the channel. */
+    type: number | null;
   };
 }
 

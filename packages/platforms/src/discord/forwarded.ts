@@ -44,8 +44,8 @@ export class DiscordForwardedAdapter implements InboundAdapter {
     if (snowflake(channel, 'id') !== channelId) {
       throw new InvalidWebhookError('channel.id must equal message.channel_id');
     }
-    // Without the type a thread would pass for a plain channel: required here, unlike in interactions.
-    channel.integer('type');
+    // channel.type may be unknown to the forwarder (a DM, a channel it has not seen yet): discordPlace
+    // then reads it as a plain channel, and the thread key is the message's channel either way.
     const type = message.integer('type');
     if (!CHAT_MESSAGE_TYPES.has(type)) return ignored(`discord message type ${type}`);
     const author = message.object('author');
@@ -76,6 +76,8 @@ export class DiscordForwardedAdapter implements InboundAdapter {
       dedupKey: `discord:${channelId}:${id}`,
       mentions: message.objects('mentions').map((user) => snowflake(user, 'id')),
       ref: { platform: 'discord', ...place, messageId: id },
+      // Guild messages carry their guild; a direct message has none.
+      direct: !message.has('guild_id'),
     });
   }
 

@@ -52,9 +52,13 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
     const command = interaction.object('data').string('name');
     if (!isControlCommand(command)) return ignored(`discord command /${command}`);
     const channelId = snowflake(interaction, 'channel_id');
+    // In a guild the invoker comes as `member.user`, in a direct message as `user`.
+    const invoker =
+      interaction.optionalObject('member')?.optionalObject('user') ?? interaction.object('user');
     return {
       kind: 'control',
       command,
+      senderId: snowflake(invoker, 'id'),
       thread: `discord:${channelId}`,
       // An interaction is not a message: its own id stands in, for logs and correlation.
       ref: {

@@ -89,6 +89,8 @@ function gatewayInbound(event: GatewayEvent): Inbound {
       threadId: channel.thread_id,
       messageId: event.message_id,
     },
+    // A gateway forwards only what its own rules meant for the agent.
+    direct: true,
   });
 }
 

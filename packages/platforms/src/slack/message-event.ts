@@ -58,6 +58,7 @@ export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
     mentions: [...text.matchAll(USER_MENTION)].map((match) => match[1]!),
     // Replies go to the thread root, so a reply to a top-level message starts its thread.
     ref: { platform: 'slack', channelId: channel, threadId: root, messageId: ts },
+    direct: event.optionalString('channel_type') === 'im',
   });
 }
 

@@ -22,7 +22,8 @@ export function parseTelegramMessage(message: JsonFields, botUsername: string | 
   if (!message.has(textKey) && attachments.length === 0) {
     return ignored('telegram message without text or files (a service message, poll, location, …)');
   }
-  const chatId = String(message.object('chat').integer('id'));
+  const chat = message.object('chat');
+  const chatId = String(chat.integer('id'));
   const messageId = String(message.integer('message_id'));
   const topic =
     message.optionalBoolean('is_topic_message') === true
@@ -49,6 +50,7 @@ export function parseTelegramMessage(message: JsonFields, botUsername: string | 
     dedupKey: `telegram:${chatId}:${messageId}`,
     mentions: repliedToUs === undefined ? mentions : [...mentions, repliedToUs],
     ref: { platform: 'telegram', channelId: chatId, threadId: topic, messageId },
+    direct: chat.optionalString('type') === 'private',
     parent,
   });
 }
