@@ -1,5 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
-import type { ControlCommand } from '@tributary/platforms';
+import { type ControlCommand, sameSecret } from '@tributary/platforms';
 import type { ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import { applyControl } from './control-commands.js';
@@ -12,12 +11,6 @@ export interface AdminRouteOptions {
   redisPrefix: string;
 }
 
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = Buffer.from(header ?? '');
-  const expected = Buffer.from(`Bearer ${token}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
 
 /**
@@ -27,7 +20,7 @@ const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
 export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions): Promise<void> {
   const { queue, token } = options;
   app.addHook('onRequest', async (request) => {
-    if (!bearerMatches(request.headers.authorization, token)) {
+    if (!sameSecret(request.headers.authorization ?? '', `Bearer ${token}`)) {
       throw new IngressError('unauthorized', 'admin routes need `Authorization: Bearer <ADMIN_TOKEN>`');
     }
   });

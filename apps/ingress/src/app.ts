@@ -25,8 +25,6 @@ export interface IngressAppDeps {
   rateLimitPerMinute: number;
   /** Operator API; off when undefined. */
   admin?: { token: string; redisPrefix: string };
-  /** False once shutdown began: `/readyz` fails so the load balancer stops sending traffic. */
-  isAccepting: () => boolean;
 }
 
 /** Builds the Fastify app without listening or touching process state, so tests start it on port 0. */
@@ -48,7 +46,6 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
 
   app.get('/livez', async () => ({ ok: true }));
   app.get('/readyz', async () => {
-    if (!deps.isAccepting()) throw new IngressError('not_ready', 'shutting down');
     await deps.queue.ensureScripts();
     return { ok: true };
   });

@@ -12,7 +12,6 @@ export const ERROR_CATALOG = {
   rate_limited: { status: 429, hint: 'retry after the advised delay' },
   backlog_full: { status: 429, hint: 'the thread is over its backlog cap; retry later' },
   redis_unavailable: { status: 503, hint: 'Redis did not answer; retry, nothing was acknowledged' },
-  not_ready: { status: 503, hint: 'the service is starting or stopping; retry' },
   internal: { status: 500, hint: 'a bug; the request was not acknowledged, so the platform retries' },
 } as const;
 

@@ -1,17 +1,8 @@
-/** How a delivery ended, for `tributary_ingress_requests_total{outcome}`. */
-export type RequestOutcome =
-  | 'accepted'
-  | 'duplicate'
-  | 'ignored'
-  | 'control'
-  | 'handshake'
-  | 'unauthorized'
-  | 'invalid'
-  | 'refused'
-  | 'unavailable'
-  | 'error';
+import type { IngressOutcome, RefusalReason } from '@tributary/observability';
 
-export type RefusalReason = 'backlog_full' | 'rate_limited' | 'gate';
+/** How a delivery ended, for `tributary_ingress_requests_total{outcome}`. */
+export type RequestOutcome = IngressOutcome;
+export type { RefusalReason };
 
 /** What ingress reports about each delivery; the Prometheus implementation lives with the metrics. */
 export interface IngressObserver {

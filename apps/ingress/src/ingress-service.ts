@@ -1,6 +1,6 @@
 import type { IngressConfig } from '@tributary/config';
 import { type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
-import type { PlatformClient } from '@tributary/platforms';
+import type { PlatformClient, ThreadParent } from '@tributary/platforms';
 import { BullDoorbell, queueConfig, readFleetStats, ThreadParentStore, ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -24,7 +24,7 @@ export interface RunningIngress {
   readonly app: FastifyInstance;
   readonly url: string;
   readonly queue: ThreadQueue;
-  /** Turns not-ready, drains requests in flight, then closes Redis. */
+  /** Drains requests in flight (new ones get 503), then closes Redis. */
   close(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export async function startIngress(
   observeFleet(options.metrics, () => readFleetStats(queue, doorbell));
   const reactions = new AcceptedReactions(options.clients, logger.child({ component: 'reactions' }));
   const parents = new ThreadParents(
-    new ThreadParentStore(redis, queue.config.prefix, queue.config.buckets),
+    new ThreadParentStore<ThreadParent>(redis, queue.config.prefix, queue.config.buckets),
     options.clients,
     logger.child({ component: 'thread-parents' }),
   );
@@ -69,7 +69,6 @@ export async function startIngress(
     parents,
     logger,
   });
-  let accepting = true;
   const app = await buildApp({
     queue,
     intake,
@@ -79,7 +78,6 @@ export async function startIngress(
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
-    isAccepting: () => accepting,
     ...(config.adminToken ? { admin: { token: config.adminToken, redisPrefix: config.redisPrefix } } : {}),
   });
   const url = await app.listen({ port: config.port, host: config.host });
@@ -92,9 +90,10 @@ export async function startIngress(
     url,
     queue,
     async close() {
-      accepting = false;
+      // Fastify stops accepting connections, answers 503 to requests arriving meanwhile, and waits
+      // for those in flight.
       await app.close();
-      await Promise.all([reactions.settle(), parents.settle()]);
+      await reactions.settle();
       await doorbell.close();
       redis.disconnect();
       logger.info('ingress stopped');

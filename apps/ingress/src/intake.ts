@@ -70,6 +70,8 @@ export class Intake {
       return { outcome: 'control', command, confirmation };
     }
 
+    // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
+    await this.deps.parents.record(message);
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
@@ -85,7 +87,6 @@ export class Intake {
     if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
     await gateState.recordAccepted(thread, event.sender.isBot);
     this.deps.reactions.add(thread, message.ref);
-    this.deps.parents.remember(message);
     return { outcome: 'accepted', thread, seq: result.seq };
   }
 

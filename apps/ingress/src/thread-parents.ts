@@ -1,50 +1,64 @@
-import { type InboundMessage, type PlatformClient, platformOfThread } from '@tributary/platforms';
+import {
+  type InboundMessage,
+  type PlatformClient,
+  platformOfThread,
+  type ThreadParent,
+} from '@tributary/platforms';
 import type { ThreadParentStore } from '@tributary/queue';
 import type { Logger } from 'pino';
 
+/** Threads remembered as recorded before the set starts over (a bound on memory, not on behaviour). */
+const REMEMBERED_THREADS = 10_000;
+
 /**
- * Records each thread's parent message for a fresh session's first prompt. Runs after acceptance and
- * off the request path: a slow or failing platform call delays nothing and drops nothing, and the
- * fetch runs at most once per accepted event (only while the thread has no parent recorded).
+ * Records a thread's parent message before the thread's first message is queued, so the worker that
+ * opens a fresh session finds it. Bounded: a fetch slower than `timeoutMs`, or failing, leaves the
+ * thread without a parent and never fails or drops the message. The platform is asked at most once per
+ * event, and not at all once the thread's parent (or its absence) is recorded.
  */
 export class ThreadParents {
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly recorded = new Set<string>();
 
   constructor(
-    private readonly store: ThreadParentStore,
+    private readonly store: ThreadParentStore<ThreadParent>,
     private readonly clients: ReadonlyMap<string, PlatformClient>,
     private readonly logger: Logger,
-    private readonly timeoutMs = 5_000,
+    private readonly timeoutMs = 1_000,
   ) {}
 
-  remember(message: InboundMessage): void {
-    const task = this.record(message).catch((error: unknown) => {
-      this.logger.warn(
-        { err: error, thread: message.thread },
-        'thread parent not recorded; prompts go without it',
-      );
-    });
-    this.inFlight.add(task);
-    void task.finally(() => this.inFlight.delete(task));
+  async record(message: InboundMessage): Promise<void> {
+    const { thread } = message;
+    if (this.recorded.has(thread)) return;
+    try {
+      if (await this.fetchAndStore(message)) this.remember(thread);
+    } catch (error) {
+      this.logger.warn({ err: error, thread }, 'thread parent not recorded; the prompt goes without it');
+    }
   }
 
-  /** Waits for fetches in flight (graceful shutdown, tests). */
-  async settle(): Promise<void> {
-    await Promise.all(this.inFlight);
-  }
-
-  private async record(message: InboundMessage): Promise<void> {
+  /** True when the thread's parent is settled in Redis (recorded, known absent, or not fetchable). */
+  private async fetchAndStore(message: InboundMessage): Promise<boolean> {
     const { thread, event } = message;
-    if (message.parent) return this.store.set(thread, message.parent);
+    if (message.parent) {
+      await this.store.set(thread, message.parent);
+      return true;
+    }
     const client = this.clients.get(platformOfThread(thread));
-    if (!client?.fetchThreadParent || event.threadId === undefined) return;
-    if (await this.store.has(thread)) return;
+    if (!client?.fetchThreadParent || event.threadId === undefined) return false;
+    if (await this.store.has(thread)) return true;
+    let timer: NodeJS.Timeout | undefined;
     const parent = await Promise.race([
       client.fetchThreadParent(event),
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs).unref(),
-      ),
-    ]);
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
     await this.store.set(thread, parent ?? 'none');
+    return true;
+  }
+
+  private remember(thread: string): void {
+    if (this.recorded.size >= REMEMBERED_THREADS) this.recorded.clear();
+    this.recorded.add(thread);
   }
 }

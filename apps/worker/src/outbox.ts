@@ -24,8 +24,6 @@ export interface OutboundMessage {
 /** A platform-neutral destination; platform adapters implement it. */
 export interface ReplySink {
   readonly name: string;
-  /** Whether this sink serves the thread; absent: every thread. */
-  handles?(thread: string): boolean;
   send(message: OutboundMessage): Promise<void>;
 }
 
@@ -49,9 +47,7 @@ export class Outbox {
   async deliver(message: OutboundMessage): Promise<'sent' | 'already-sent'> {
     const key = this.keys.outbox(message.thread, message.batchId, message.kind);
     if ((await this.redis.exists(key)) === 1) return 'already-sent';
-    for (const sink of this.sinks) {
-      if (sink.handles?.(message.thread) ?? true) await sink.send(message);
-    }
+    for (const sink of this.sinks) await sink.send(message);
     await this.redis.set(key, String(Date.now()), 'PX', this.retentionMs);
     return 'sent';
   }

@@ -25,10 +25,6 @@ export class PlatformReplySink implements ReplySink {
     private readonly posted: PostedParts,
   ) {}
 
-  handles(thread: string): boolean {
-    return this.clients.has(platformOfThread(thread));
-  }
-
   async send(message: OutboundMessage): Promise<void> {
     const client = this.clients.get(platformOfThread(message.thread));
     if (!client) return;

@@ -1,7 +1,7 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
 import { type ArrivalEvent, arrivalFromBody, envelopeTokens, packBatch } from '@tributary/packing';
 import { platformOfThread } from '@tributary/platforms';
-import { type Batch, FinalTurnError, type TurnHandler } from '@tributary/queue';
+import { type Batch, FinalTurnError, type TurnAbortedError, type TurnHandler } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import type { Outbox, ReplyTarget } from './outbox.js';
@@ -139,7 +139,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
       if (leaseSignal.aborted) {
         ending = 'handed-over';
-        deps.observer?.ended('lease_lost', seconds);
+        const why = (leaseSignal.reason as Partial<TurnAbortedError> | undefined)?.why;
+        deps.observer?.ended(why === 'shutdown' ? 'shutdown' : 'lease_lost', seconds);
         throw leaseSignal.reason;
       }
       if (turn.signal.reason instanceof TurnTimedOut) {

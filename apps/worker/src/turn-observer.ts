@@ -12,7 +12,7 @@ export interface DispatchFigures {
 }
 
 /** How a turn ended, as the `stop_reason` label: ACP's reasons plus the broker's own. */
-export type TurnEnd = string | 'timeout' | 'error' | 'lease_lost';
+export type TurnEnd = string | 'timeout' | 'error' | 'lease_lost' | 'shutdown';
 
 export interface TurnObserver {
   dispatched(figures: DispatchFigures): void;

@@ -2,6 +2,7 @@ import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { processingModeOf, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
+import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
 import {
   BullDoorbell,
@@ -115,7 +116,11 @@ export async function startWorker(
     sinks,
   );
 
-  const parents = new ThreadParentStore(redis, queue.config.prefix, queue.config.buckets);
+  const parents = new ThreadParentStore<ThreadParentMessage>(
+    redis,
+    queue.config.prefix,
+    queue.config.buckets,
+  );
   const reactions = new TurnReactions(clients, logger.child({ component: 'reactions' }));
   const running = new Map<string, AbortController>();
   const controls = new ControlSubscriber(redis, config.redisPrefix, ({ thread }) => {

@@ -35,7 +35,10 @@ export interface IngressConfig extends AffinitySettings {
   host: string;
   redisUrl: string;
   redisPrefix: string;
-  /** A Redis command slower than this answers 503, well inside Slack's 3 s deadline. */
+  /**
+   * A Redis command slower than this fails the request with 503. A message takes a few commands in
+   * sequence, so keep this well under a third of the tightest platform deadline (Slack: 3 s).
+   */
   redisTimeoutMs: number;
   bodyLimitBytes: number;
   /** Requests per minute per source address, per route. */

@@ -10,6 +10,7 @@ export const STOP_REASONS = [
   'timeout',
   'error',
   'lease_lost',
+  'shutdown',
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 

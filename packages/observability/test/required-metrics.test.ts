@@ -79,6 +79,7 @@ describe('the required metrics', () => {
       'timeout',
       'error',
       'lease_lost',
+      'shutdown',
     ]);
     expect(INGRESS_OUTCOMES).toEqual([
       'accepted',

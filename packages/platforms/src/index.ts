@@ -5,3 +5,4 @@ export * from './outbound.js';
 export * from './outbound-clients.js';
 export * from './platform-clients.js';
 export * from './thread-route.js';
+export { sameSecret } from './webhook-checks.js';

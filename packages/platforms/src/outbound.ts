@@ -1,4 +1,4 @@
-import type { ArrivalEvent } from '@tributary/packing';
+import type { ArrivalEvent, ThreadParentMessage } from '@tributary/packing';
 import type { MessageRef } from './inbound.js';
 
 /** Where a new message is posted: a channel and, when there is one, the thread inside it. */
@@ -27,14 +27,8 @@ export interface SendOptions {
   idempotencyKey?: string;
 }
 
-/** The message a thread started from, for a fresh session's context. */
-export interface ThreadParent {
-  messageId: string;
-  senderId: string;
-  senderName: string;
-  text: string;
-  timestamp: string;
-}
+/** The message a thread started from, for a fresh session's context (the packing layer renders it). */
+export type ThreadParent = ThreadParentMessage;
 
 /**
  * The outbound half of a platform. Each call honours the platform's rate limits (Retry-After) and

@@ -30,10 +30,10 @@ export interface Doorbell {
 
 export const DOORBELL_QUEUE = 'doorbell';
 
-/** BullMQ keys of the doorbell queue share one hash tag, so it lives on one Cluster slot. */
 /** The name of canary jobs on the doorbell queue. */
 export const CANARY_JOB = 'canary';
 
+/** BullMQ keys of the doorbell queue share one hash tag, so it lives on one Cluster slot. */
 export function doorbellPrefix(prefix: string): string {
   return `${prefix}:{dq}`;
 }

@@ -15,8 +15,9 @@ export interface FleetStats {
 }
 
 /**
- * Reads the per-bucket indexes in one pipeline, then the inbox lengths of the threads they name in a
- * second: two round trips, bounded by the number of active threads, never a keyspace scan.
+ * Reads the per-bucket indexes in one pipeline (alongside BullMQ's job counts), then the inbox lengths
+ * of the threads they name in a second: two round trips in sequence, bounded by the number of active
+ * threads, never a keyspace scan.
  */
 export async function readFleetStats(queue: ThreadQueue, doorbell: BullDoorbell): Promise<FleetStats> {
   const { redis } = queue;
@@ -26,7 +27,10 @@ export async function readFleetStats(queue: ThreadQueue, doorbell: BullDoorbell)
     const keys = bucketKeys(prefix, bucket);
     indexes.zrange(keys.sched, 0, -1).zrange(keys.run, 0, -1);
   }
-  const replies = (await indexes.exec()) ?? [];
+  const [replies, jobs] = await Promise.all([
+    indexes.exec().then((r) => r ?? []),
+    doorbell.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'),
+  ]);
   let runnable = 0;
   let running = 0;
   const active = new Set<string>();
@@ -44,6 +48,5 @@ export async function readFleetStats(queue: ThreadQueue, doorbell: BullDoorbell)
     if (error) throw error;
     backlog += length as number;
   }
-  const jobs = await doorbell.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
   return { runnable, running, backlog, jobs };
 }

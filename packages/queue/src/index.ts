@@ -34,7 +34,7 @@ export {
   type WorkerKeys,
   workerKeys,
 } from './thread-keys.js';
-export { type StoredThreadParent, ThreadParentStore } from './thread-parent-store.js';
+export { ThreadParentStore } from './thread-parent-store.js';
 export {
   type ClaimResult,
   type EnqueueResult,
