@@ -85,7 +85,6 @@ export class Intake {
       throw error;
     }
     if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
-    await gateState.recordAccepted(thread, event.sender.isBot);
     this.deps.reactions.add(thread, message.ref);
     return { outcome: 'accepted', thread, seq: result.seq };
   }

@@ -21,6 +21,12 @@ function fractionToMs(digits: string | undefined): number {
   return Number((digits ?? '').padEnd(3, '0').slice(0, 3));
 }
 
+/** A Slack `ts` ("1700000000.123456": seconds and a fraction) → UTC with milliseconds. */
+export function isoFromSlackTs(ts: string, field: string): string {
+  const [seconds = '', fraction] = ts.split('.');
+  return isoFromEpochMs(Number(seconds) * 1000 + fractionToMs(fraction), field);
+}
+
 /** An RFC 3339 time with any offset (Discord's `+00:00`, microseconds) → UTC with milliseconds. */
 export function isoFromRfc3339(text: string, field: string): string {
   const match = RFC3339.exec(text);

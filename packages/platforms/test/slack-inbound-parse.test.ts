@@ -186,7 +186,7 @@ describe('Slack parse', () => {
     ['a message without ts', slackMessage({ ts: undefined }), 'event.ts is missing'],
     ['a garbled ts', slackMessage({ ts: '1735723800' }), 'event.ts must be a Slack ts'],
     ['a garbled thread_ts', slackMessage({ thread_ts: 'root' }), 'event.thread_ts must be a Slack ts'],
-    ['a ts beyond year 9999', slackMessage({ ts: '999999999999.000000' }), 'timestamp'],
+    ['a ts beyond year 9999', slackMessage({ ts: '999999999999.000000' }), 'event.ts is not a time'],
     ['a message without channel', slackMessage({ channel: undefined }), 'event.channel is missing'],
     ['a message without sender', slackMessage({ user: undefined }), 'event.user is missing'],
     ['a numeric text', slackMessage({ text: 42 }), 'event.text must be a string'],

@@ -18,6 +18,8 @@ export interface QueueConfig {
   /** Messages a thread may hold (in flight + waiting) before enqueue refuses. */
   maxBacklog: number;
   dedupTtlMs: number;
+  /** How long a quiet thread's gate state (involved, bot-turn run) is kept. */
+  gateTtlMs: number;
   /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
   yieldAfterTurns: number;
   /** Batch records kept per thread: at most this many, none older than `historyMaxAgeMs`. */
@@ -57,6 +59,7 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   maxBatchTokens: 24_000,
   maxBacklog: 1_000,
   dedupTtlMs: 24 * 60 * 60 * 1000,
+  gateTtlMs: 30 * 24 * 60 * 60 * 1000,
   yieldAfterTurns: 20,
   // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
   historyLimit: 200,
@@ -83,6 +86,7 @@ const positiveIntegers = [
   'historyLimit',
   'historyMaxAgeMs',
   'affinityWaitMs',
+  'gateTtlMs',
   'presenceTtlMs',
   'maxFailures',
   'maxDeliveries',

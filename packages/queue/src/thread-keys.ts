@@ -18,7 +18,7 @@ export interface ThreadKeys {
   readonly dead: string;
   /** The thread's agent session as last persisted by a worker (session continuity). */
   readonly session: string;
-  /** Ingest gate state: whether we are involved in the thread, consecutive bot turns (loop guard). */
+  /** Gate state, written by enqueue: whether we are involved in the thread, bot messages in a row. */
   readonly gate: string;
   /** The message the thread started from, for a fresh session's first prompt. */
   readonly parent: string;

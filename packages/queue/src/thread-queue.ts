@@ -87,7 +87,7 @@ export class ThreadQueue {
     const k = this.keys(thread);
     const reply = await this.scripts.run(
       'enqueue',
-      [k.state, k.inbox, k.bucketKeys.sched, k.dedup(message.idempotencyKey ?? message.id)],
+      [k.state, k.inbox, k.bucketKeys.sched, k.dedup(message.idempotencyKey ?? message.id), k.gate],
       [
         k.member,
         message.id,
@@ -97,6 +97,7 @@ export class ThreadQueue {
         this.config.maxBacklog,
         this.config.dedupTtlMs,
         message.lane ?? '',
+        this.config.gateTtlMs,
       ],
     );
     const status = reply[0] as ScriptStatus;

@@ -15,6 +15,7 @@ import {
   type Reaction,
   type ThreadParent,
 } from '../outbound.js';
+import { isoFromRfc3339 } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
 import { classifyDiscordAnswer } from './answer.js';
 import { DISCORD_REACTIONS } from './reactions.js';
@@ -91,7 +92,7 @@ export class DiscordClient implements PlatformClient {
       senderId: message?.author?.id ?? '',
       senderName: message?.author?.global_name ?? message?.author?.username ?? '',
       text: message?.content ?? '',
-      timestamp: toIso(message?.timestamp ?? ''),
+      timestamp: isoFromRfc3339(message?.timestamp ?? '', 'timestamp'),
     };
     return isEventItself(parent, event) ? undefined : parent;
   }
@@ -129,7 +130,3 @@ function reactionPath(message: MessageRef, reaction: Reaction): string {
 }
 
 /** Discord writes `+00:00` and microseconds; ThreadParent carries the usual `…Z` form when it parses. */
-function toIso(timestamp: string): string {
-  const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) ? timestamp : new Date(ms).toISOString();
-}

@@ -10,10 +10,10 @@ import {
   type Reaction,
   type ThreadParent,
 } from '../outbound.js';
+import { isoFromSlackTs } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
 import { classifySlackAnswer } from './answer.js';
 import { SLACK_REACTIONS } from './reactions.js';
-import { slackTsToIso } from './slack-ts.js';
 
 export const SLACK_API_URL = 'https://slack.com/api';
 
@@ -79,7 +79,7 @@ export class SlackClient implements PlatformClient {
       senderId: root.user ?? root.bot_id ?? '',
       senderName: root.username ?? root.user ?? root.bot_id ?? '',
       text: root.text ?? '',
-      timestamp: slackTsToIso(root.ts),
+      timestamp: isoFromSlackTs(root.ts, 'ts'),
     };
     return isEventItself(parent, event) ? undefined : parent;
   }

@@ -3,7 +3,7 @@ import type { Inbound } from '../inbound.js';
 import { InvalidWebhookError } from '../inbound.js';
 import { ignored, messageInbound } from '../inbound-message.js';
 import type { JsonFields } from '../json-body.js';
-import { slackTsToIso } from './slack-ts.js';
+import { isoFromSlackTs } from '../platform-time.js';
 
 /** Our own identity on Slack: events we caused come back and must not reach the agent. */
 export interface SlackSelf {
@@ -49,7 +49,7 @@ export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
       channelId: channel,
       threadId: threadTs,
       sender: slackSender(event, user ?? botId, subtype === 'bot_message' || botId !== undefined),
-      timestamp: slackTsToIso(ts),
+      timestamp: isoFromSlackTs(ts, 'event.ts'),
       text,
       attachments: slackFiles(event, ts),
     },
