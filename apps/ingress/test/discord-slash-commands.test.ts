@@ -7,19 +7,24 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** A slash command as Discord posts it, run by `userId` in channel 1200. */
+function slashCommand(name: string, userId: string, id: string): string {
+  return JSON.stringify({
+    type: 2,
+    id,
+    application_id: '900',
+    channel_id: '1200',
+    token: 'interaction-token',
+    version: 1,
+    member: { user: { id: userId, username: `user-${userId}` } },
+    data: { id: '1300', name, type: 1 },
+  });
+}
+
 describe('Discord slash commands', () => {
   it('answer /cancel-all inline, as an ephemeral message, and queue nothing', async () => {
     const before = await h.keyCount();
-    const body = JSON.stringify({
-      type: 2,
-      id: '1100',
-      application_id: '900',
-      channel_id: '1200',
-      token: 'interaction-token',
-      version: 1,
-      member: { user: { id: '42', username: 'ada' } },
-      data: { id: '1300', name: 'cancel-all', type: 1 },
-    });
+    const body = slashCommand('cancel-all', '42', '1100');
     const answer = await h.post('/webhooks/discord', body, discordHeaders(h.discordKey, body));
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({
@@ -32,16 +37,7 @@ describe('Discord slash commands', () => {
 
 describe('Discord slash commands and the allow lists', () => {
   it('refuse a user outside ALLOWED_USERS, inline, without applying anything', async () => {
-    const body = JSON.stringify({
-      type: 2,
-      id: '1101',
-      application_id: '900',
-      channel_id: '1200',
-      token: 'interaction-token',
-      version: 1,
-      member: { user: { id: '77', username: 'mallory' } },
-      data: { id: '1300', name: 'reset', type: 1 },
-    });
+    const body = slashCommand('reset', '77', '1101');
     const answer = await h.post('/webhooks/discord', body, discordHeaders(h.discordKey, body));
     expect(answer.body).toEqual({ type: 4, data: { content: 'Not applied: user not allowed.', flags: 64 } });
   });
