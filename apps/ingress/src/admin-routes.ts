@@ -1,14 +1,13 @@
 import { type ControlCommand, sameSecret } from '@tributary/platforms';
-import type { ThreadQueue } from '@tributary/queue';
+import type { ThreadAdmin, ThreadControls } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import { applyControl } from './control-commands.js';
 import { IngressError } from './errors.js';
 
 export interface AdminRouteOptions {
   token: string;
-  queue: ThreadQueue;
-  /** Named so: Fastify reads a plugin option called `prefix` as a route prefix. */
-  redisPrefix: string;
+  admin: ThreadAdmin;
+  controls: ThreadControls;
 }
 
 const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
@@ -18,25 +17,18 @@ const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
  * travel URL-encoded in the path.
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions): Promise<void> {
-  const { queue, token } = options;
+  const { admin, controls, token } = options;
   app.addHook('onRequest', async (request) => {
     if (!sameSecret(request.headers.authorization ?? '', `Bearer ${token}`)) {
       throw new IngressError('unauthorized', 'admin routes need `Authorization: Bearer <ADMIN_TOKEN>`');
     }
   });
 
-  app.get('/admin/dead-letters', async () => ({ threads: await queue.threadsWithDeadLetters() }));
+  app.get('/admin/dead-letters', async () => ({ threads: await admin.threadsWithDeadLetters() }));
 
-  app.get<{ Params: { thread: string } }>('/admin/threads/:thread', async (request) => {
-    const { thread } = request.params;
-    const [state, history, deadLetters, session] = await Promise.all([
-      queue.state(thread),
-      queue.history(thread),
-      queue.deadLetters(thread),
-      queue.redis.hgetall(queue.keys(thread).session),
-    ]);
-    return { thread, state, session, history, deadLetters };
-  });
+  app.get<{ Params: { thread: string } }>('/admin/threads/:thread', async (request) =>
+    admin.report(request.params.thread),
+  );
 
   app.post<{ Params: { thread: string; command: string } }>(
     '/admin/threads/:thread/:command',
@@ -45,7 +37,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
       if (!(COMMANDS as readonly string[]).includes(command)) {
         throw new IngressError('not_found', `no admin command ${command}; use ${COMMANDS.join(', ')}`);
       }
-      const result = await applyControl(queue, options.redisPrefix, command as ControlCommand, thread);
+      const result = await applyControl(controls, command as ControlCommand, thread);
       return { ok: true, thread, command, result };
     },
   );
@@ -54,7 +46,7 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     '/admin/threads/:thread/dead-letters/:batchId/redrive',
     async (request) => {
       const { thread, batchId } = request.params;
-      const requeued = await queue.redrive(thread, batchId);
+      const requeued = await admin.redrive(thread, batchId);
       if (requeued === 0) throw new IngressError('not_found', `no dead letter ${batchId} in that thread`);
       return { ok: true, thread, batchId, requeued };
     },

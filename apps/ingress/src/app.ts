@@ -1,4 +1,4 @@
-import type { ThreadQueue } from '@tributary/queue';
+import type { Store } from '@tributary/queue';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin-routes.js';
@@ -15,7 +15,7 @@ export interface MetricsSource {
 }
 
 export interface IngressAppDeps {
-  queue: ThreadQueue;
+  store: Pick<Store, 'ready' | 'admin' | 'controls'>;
   intake: Intake;
   webhooks: readonly WebhookDefinition[];
   observer: IngressObserver;
@@ -23,8 +23,8 @@ export interface IngressAppDeps {
   logger: Logger;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
-  /** Operator API; off when undefined. */
-  admin?: { token: string; redisPrefix: string };
+  /** Bearer token of the operator API; off when undefined. */
+  adminToken?: string;
 }
 
 /** Builds the Fastify app without listening or touching process state, so tests start it on port 0. */
@@ -46,14 +46,17 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
 
   app.get('/livez', async () => ({ ok: true }));
   app.get('/readyz', async () => {
-    await deps.queue.ensureScripts();
+    await deps.store.ready();
     return { ok: true };
   });
   app.get('/metrics', async (_request, reply) =>
     reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
   );
 
-  if (deps.admin) await app.register(adminRoutes, { ...deps.admin, queue: deps.queue });
+  if (deps.adminToken) {
+    const { admin, controls } = deps.store;
+    await app.register(adminRoutes, { token: deps.adminToken, admin, controls });
+  }
   for (const webhook of deps.webhooks) {
     await app.register(webhookRoute, {
       ...webhook,

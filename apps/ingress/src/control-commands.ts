@@ -1,5 +1,5 @@
 import type { ControlCommand } from '@tributary/platforms';
-import { publishControl, type ThreadQueue } from '@tributary/queue';
+import type { ThreadControls } from '@tributary/queue';
 
 const COMMAND_TEXT = /^\s*\/(cancel-all|cancel|reset)(?:@(\S+))?\s*$/;
 
@@ -15,32 +15,25 @@ export function parseControlText(text: string, selfId: string | undefined): Cont
   return match[1] as ControlCommand;
 }
 
-/**
- * Applies a command with the queue's primitives and tells whichever worker runs the thread to cancel
- * its turn. Returns the confirmation for the user.
- */
+/** Applies a command (see ThreadControls) and returns the confirmation for the user. */
 export async function applyControl(
-  queue: ThreadQueue,
-  prefix: string,
+  controls: ThreadControls,
   command: ControlCommand,
   thread: string,
 ): Promise<string> {
   switch (command) {
     case 'cancel': {
-      const { status } = await queue.state(thread);
-      await publishControl(queue.redis, prefix, { thread, action: 'cancel' });
-      return status === 'running'
+      const { wasRunning } = await controls.cancel(thread);
+      return wasRunning
         ? 'Cancelling the running turn; messages waiting after it are kept.'
         : 'No turn is running; messages waiting are kept.';
     }
     case 'cancel-all': {
-      const dropped = await queue.dropBuffered(thread);
-      await publishControl(queue.redis, prefix, { thread, action: 'cancel' });
+      const { dropped } = await controls.cancelAll(thread);
       return `Cancelled the running turn and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}.`;
     }
     case 'reset': {
-      const { dropped } = await queue.reset(thread);
-      await publishControl(queue.redis, prefix, { thread, action: 'cancel' });
+      const { dropped } = await controls.reset(thread);
       return `Reset: dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}; the next message starts a fresh agent session.`;
     }
   }

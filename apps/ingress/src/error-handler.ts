@@ -1,7 +1,7 @@
+import { isRedisUnavailable } from '@tributary/queue';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOG, type ErrorCode, errorBody, IngressError } from './errors.js';
 import type { RequestOutcome } from './ingress-observer.js';
-import { isRedisUnavailable } from './redis-connection.js';
 
 /** Fastify's own request errors, by code, in our catalogue's terms. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {

@@ -1,15 +1,13 @@
 import type { IngressConfig } from '@tributary/config';
 import { type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
 import type { PlatformClient, ThreadParent } from '@tributary/platforms';
-import { BullDoorbell, queueConfig, readFleetStats, ThreadParentStore, ThreadQueue } from '@tributary/queue';
+import { Store, type ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AcceptedReactions } from './accepted-reactions.js';
 import { buildApp } from './app.js';
-import { GateState } from './gates/gate-state.js';
 import { Intake } from './intake.js';
 import { prometheusObserver } from './prometheus-observer.js';
-import { failFastRedis, redisReady } from './redis-connection.js';
 import { ThreadParents } from './thread-parents.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
 
@@ -34,43 +32,42 @@ export async function startIngress(
   options: IngressOptions,
 ): Promise<RunningIngress> {
   const { logger } = options;
-  const redis = failFastRedis(config.redisUrl, config.redisTimeoutMs);
-  // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.
-  redis.on('error', (error: Error) => logger.warn({ err: error.message }, 'redis connection problem'));
-  // Without an offline queue, commands sent while connecting fail; give a Redis that is up the moment
-  // to connect, so start-up traffic (BullMQ's included) finds it ready. A Redis that is down stays 503.
-  await redisReady(redis, config.redisTimeoutMs * 2);
-  const doorbell = new BullDoorbell(redis, config.redisPrefix);
-  const queue = new ThreadQueue(
-    redis,
-    queueConfig({
+  const store = Store.open({
+    url: config.redisUrl,
+    connection: { kind: 'fail-fast', timeoutMs: config.redisTimeoutMs },
+    queue: {
       prefix: config.redisPrefix,
       maxBacklog: config.maxThreadBacklog,
       // Enqueue rings the worker that holds the thread's live session first (docs/adr/0007).
       affinity: config.sessionAffinity,
       ...(config.sessionAffinityWaitMs === undefined ? {} : { affinityWaitMs: config.sessionAffinityWaitMs }),
-    }),
-    doorbell,
-  );
-  observeFleet(options.metrics, () => readFleetStats(queue, doorbell));
+    },
+  });
+  // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.
+  store.onConnectionError((error) => logger.warn({ err: error.message }, 'redis connection problem'));
+  // Without an offline queue, commands sent while connecting fail; give a Redis that is up the moment
+  // to connect, so start-up traffic (BullMQ's included) finds it ready. A Redis that is down stays 503.
+  await store.whenReady(config.redisTimeoutMs * 2);
+  const { queue } = store;
+  observeFleet(options.metrics, () => store.fleetStats());
   const reactions = new AcceptedReactions(options.clients, logger.child({ component: 'reactions' }));
   const parents = new ThreadParents(
-    new ThreadParentStore<ThreadParent>(redis, queue.config.prefix, queue.config.buckets),
+    store.parents<ThreadParent>(),
     options.clients,
     logger.child({ component: 'thread-parents' }),
   );
   const intake = new Intake({
     queue,
-    prefix: config.redisPrefix,
+    controls: store.controls,
     gates: config.gates,
-    gateState: new GateState(queue),
+    gateState: store.gates,
     clients: options.clients,
     reactions,
     parents,
     logger,
   });
   const app = await buildApp({
-    queue,
+    store,
     intake,
     webhooks: options.webhooks,
     observer: prometheusObserver(options.metrics),
@@ -78,7 +75,7 @@ export async function startIngress(
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
-    ...(config.adminToken ? { admin: { token: config.adminToken, redisPrefix: config.redisPrefix } } : {}),
+    ...(config.adminToken ? { adminToken: config.adminToken } : {}),
   });
   const url = await app.listen({ port: config.port, host: config.host });
   logger.info(
@@ -94,8 +91,7 @@ export async function startIngress(
       // for those in flight.
       await app.close();
       await reactions.settle();
-      await doorbell.close();
-      redis.disconnect();
+      await store.close();
       logger.info('ingress stopped');
     },
   };

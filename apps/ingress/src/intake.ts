@@ -9,13 +9,12 @@ import {
   type PlatformClient,
   platformOfThread,
 } from '@tributary/platforms';
-import { BacklogFullError, type ThreadQueue } from '@tributary/queue';
+import { BacklogFullError, type GateState, type ThreadControls, type ThreadQueue } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
 import { applyControl, parseControlText } from './control-commands.js';
 import { IngressError } from './errors.js';
 import { allowListVerdict, decideGate } from './gates/gate-decision.js';
-import type { GateState } from './gates/gate-state.js';
 import type { ThreadParents } from './thread-parents.js';
 
 /** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
@@ -27,7 +26,7 @@ export type IntakeOutcome =
 
 export interface IntakeDeps {
   queue: ThreadQueue;
-  prefix: string;
+  controls: ThreadControls;
   gates: GateConfig;
   gateState: GateState;
   clients: ReadonlyMap<string, PlatformClient>;
@@ -114,7 +113,7 @@ export class Intake {
     /** The delivery id a gateway confirmation must name. */
     replyRef?: string,
   ): Promise<string> {
-    const confirmation = await applyControl(this.deps.queue, this.deps.prefix, command, thread);
+    const confirmation = await applyControl(this.deps.controls, command, thread);
     this.deps.logger.info({ thread, command }, 'control command applied');
     if (!inline) this.confirm(thread, ref, confirmation, replyRef);
     return confirmation;

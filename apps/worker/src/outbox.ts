@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { ReplyKind, ReplyRecords } from '@tributary/queue';
 
 /** Where a reply goes: the platform coordinates of the batch's trailing message. */
 export interface ReplyTarget {
@@ -15,7 +15,7 @@ export interface OutboundMessage {
   thread: string;
   batchId: string;
   /** `reply`: the agent's answer; `notice`: something the broker tells the user (timeout, failure). */
-  kind: 'reply' | 'notice';
+  kind: ReplyKind;
   text: string;
   target: ReplyTarget;
   stopReason?: string;
@@ -27,10 +27,6 @@ export interface ReplySink {
   send(message: OutboundMessage): Promise<void>;
 }
 
-export interface OutboxKeys {
-  outbox(thread: string, batchId: string, kind: string): string;
-}
-
 /**
  * Delivers each (batch, kind) once: a batch re-delivered after a crash finds the mark and posts
  * nothing. The mark is set after the sinks succeeded, so a crash in between may post twice; sinks
@@ -38,17 +34,15 @@ export interface OutboxKeys {
  */
 export class Outbox {
   constructor(
-    private readonly redis: Redis,
-    private readonly keys: OutboxKeys,
+    private readonly records: ReplyRecords,
     private readonly sinks: readonly ReplySink[],
-    private readonly retentionMs = 7 * 24 * 60 * 60 * 1000,
   ) {}
 
   async deliver(message: OutboundMessage): Promise<'sent' | 'already-sent'> {
-    const key = this.keys.outbox(message.thread, message.batchId, message.kind);
-    if ((await this.redis.exists(key)) === 1) return 'already-sent';
+    const { thread, batchId, kind } = message;
+    if (await this.records.delivered(thread, batchId, kind)) return 'already-sent';
     for (const sink of this.sinks) await sink.send(message);
-    await this.redis.set(key, String(Date.now()), 'PX', this.retentionMs);
+    await this.records.markDelivered(thread, batchId, kind);
     return 'sent';
   }
 }

@@ -1,6 +1,6 @@
 import { type PlatformClient, type PostTarget, platformOfThread, splitMessage } from '@tributary/platforms';
+import type { ReplyRecords } from '@tributary/queue';
 import type { OutboundMessage, ReplySink, ReplyTarget } from './outbox.js';
-import type { PostedParts } from './posted-parts.js';
 
 /** Where an answer to the batch's trailing message is posted. */
 export function postTargetOf(target: ReplyTarget): PostTarget {
@@ -22,7 +22,7 @@ export class PlatformReplySink implements ReplySink {
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
-    private readonly posted: PostedParts,
+    private readonly posted: ReplyRecords,
   ) {}
 
   async send(message: OutboundMessage): Promise<void> {
@@ -34,7 +34,7 @@ export class PlatformReplySink implements ReplySink {
       text === '' ? '(the agent finished without a reply)' : text,
       client.maxMessageLength,
     );
-    const already = await this.posted.get(message.thread, message.batchId, message.kind);
+    const already = await this.posted.postedParts(message.thread, message.batchId, message.kind);
     for (const [index, part] of parts.entries()) {
       const messageId = already.get(index);
       if (messageId !== undefined) {
@@ -44,7 +44,7 @@ export class PlatformReplySink implements ReplySink {
       const posted = await client.send(postTarget, part, {
         idempotencyKey: `${message.batchId}:${message.kind}${index === 0 ? '' : `:${index}`}`,
       });
-      await this.posted.set(message.thread, message.batchId, message.kind, index, posted);
+      await this.posted.recordPart(message.thread, message.batchId, message.kind, index, posted);
     }
   }
 }

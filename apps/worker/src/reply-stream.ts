@@ -1,6 +1,6 @@
 import type { PlatformClient, PostTarget } from '@tributary/platforms';
+import type { ReplyRecords } from '@tributary/queue';
 import type { Logger } from 'pino';
-import type { PostedParts } from './posted-parts.js';
 
 /** Where a stream's placeholder is recorded: the batch's reply, part 0. */
 export interface StreamSlot {
@@ -28,7 +28,7 @@ export class ReplyStream {
   constructor(
     private readonly client: PlatformClient & Required<Pick<PlatformClient, 'edit'>>,
     private readonly target: PostTarget,
-    private readonly posted: PostedParts,
+    private readonly posted: ReplyRecords,
     private readonly slot: StreamSlot,
     private readonly intervalMs: number,
     private readonly logger: Logger,
@@ -63,7 +63,7 @@ export class ReplyStream {
     try {
       if (this.messageId === undefined) {
         this.messageId = await this.client.send(this.target, visible);
-        await this.posted.set(this.slot.thread, this.slot.batchId, 'reply', 0, this.messageId);
+        await this.posted.recordPart(this.slot.thread, this.slot.batchId, 'reply', 0, this.messageId);
       } else {
         await this.client.edit(this.target, this.messageId, visible);
       }

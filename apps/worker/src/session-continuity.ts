@@ -1,25 +1,11 @@
 import type { OpenedSession, SessionPool } from '@tributary/acp';
-import type { Lease } from '@tributary/queue';
-import type { Redis } from 'ioredis';
-
-export interface SessionKeys {
-  session(thread: string): string;
-}
+import type { Lease, SessionRecords } from '@tributary/queue';
 
 export interface SessionIdentity {
   /** Identifies the agent command; a session id is meaningless to a different agent. */
   agent: string;
   /** The agent's working directory; a session belongs to the directory it was opened in. */
   cwd: string;
-}
-
-/** What Redis keeps per thread (a hash): the session last used, and which worker last held it. */
-interface SavedSession {
-  sessionId?: string;
-  agent?: string;
-  cwd?: string;
-  generation?: string;
-  worker?: string;
 }
 
 /** A session this worker holds live for a thread. */
@@ -45,8 +31,7 @@ export class SessionContinuity {
   private readonly held = new Map<string, HeldSession>();
 
   constructor(
-    private readonly redis: Redis,
-    private readonly keys: SessionKeys,
+    private readonly records: SessionRecords,
     private readonly pool: SessionPool,
     private readonly identity: SessionIdentity,
   ) {}
@@ -59,16 +44,16 @@ export class SessionContinuity {
     }
     if (this.pool.has(thread)) await this.pool.release(thread);
 
-    const saved = (await this.redis.hgetall(this.keys.session(thread))) as SavedSession;
+    const saved = await this.records.get(thread);
     const resumable =
-      saved.sessionId !== undefined &&
+      saved !== undefined &&
       saved.agent === this.identity.agent &&
       saved.cwd === this.identity.cwd &&
-      Number(saved.generation) === generation;
+      saved.generation === generation;
     const opened = resumable
-      ? await this.pool.loadOrResume(thread, saved.sessionId!)
+      ? await this.pool.loadOrResume(thread, saved.sessionId)
       : await this.pool.open(thread);
-    const alreadySaved = opened.sessionId === saved.sessionId && saved.worker === lease.owner;
+    const alreadySaved = opened.sessionId === saved?.sessionId && saved.worker === lease.owner;
     // Sessions the pool evicted no longer need their entry; pruning here keeps the map at pool size.
     for (const other of this.held.keys()) if (!this.pool.has(other)) this.held.delete(other);
     this.held.set(thread, {
@@ -84,7 +69,7 @@ export class SessionContinuity {
   async answered(thread: string, lease: Lease): Promise<void> {
     const held = this.held.get(thread);
     if (!held || held.saved) return;
-    await this.redis.hset(this.keys.session(thread), {
+    await this.records.save(thread, {
       sessionId: held.sessionId,
       agent: this.identity.agent,
       cwd: this.identity.cwd,
@@ -102,7 +87,7 @@ export class SessionContinuity {
    */
   private async stillOurs(thread: string, held: HeldSession, lease: Lease): Promise<boolean> {
     if (lease.fence <= held.fence + 1) return true;
-    const saved = await this.redis.hmget(this.keys.session(thread), 'sessionId', 'worker');
-    return saved[0] === held.sessionId && saved[1] === lease.owner;
+    const saved = await this.records.get(thread);
+    return saved?.sessionId === held.sessionId && saved.worker === lease.owner;
   }
 }

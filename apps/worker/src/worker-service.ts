@@ -4,26 +4,14 @@ import { processingModeOf, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
-import {
-  BullDoorbell,
-  ControlSubscriber,
-  checkRedisSafety,
-  type QueueConfig,
-  queueConfig,
-  readFleetStats,
-  ThreadParentStore,
-  ThreadQueue,
-  TurnRunner,
-} from '@tributary/queue';
+import { type QueueConfig, Store, type ThreadControls, type ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
 import { Outbox, type ReplySink } from './outbox.js';
 import { PlatformReplySink, postTargetOf } from './platform-reply-sink.js';
-import { PostedParts } from './posted-parts.js';
 import { ReplyStream } from './reply-stream.js';
 import { SessionContinuity } from './session-continuity.js';
 import { createTurnHandler } from './turn-handler.js';
@@ -49,6 +37,8 @@ export interface WorkerOptions {
 
 export interface RunningWorker {
   readonly queue: ThreadQueue;
+  /** `/cancel` and friends, as ingress applies them. */
+  readonly controls: ThreadControls;
   readonly pool: SessionPool;
   readonly owner: string;
   /** Where `/livez`, `/readyz` and `/metrics` answer. */
@@ -71,13 +61,10 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const { logger } = options;
   const metrics = options.metrics ?? createMetrics();
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  await checkRedisSafety(redis, config.redisSafety, logger);
-
-  const doorbell = new BullDoorbell(redis, config.redisPrefix);
-  const queue = new ThreadQueue(
-    redis,
-    queueConfig({
+  const store = Store.open({
+    url: config.redisUrl,
+    connection: { kind: 'patient' },
+    queue: {
       prefix: config.redisPrefix,
       maxBatchMessages: config.maxBatchMessages,
       processingMode: (thread) => processingModeOf(config, thread),
@@ -85,9 +72,10 @@ export async function startWorker(
       ...(config.sessionAffinityWaitMs === undefined ? {} : { affinityWaitMs: config.sessionAffinityWaitMs }),
       maxBatchTokens: config.maxBatchTokens,
       ...options.queue,
-    }),
-    doorbell,
-  );
+    },
+  });
+  await store.checkSafety(config.redisSafety, logger);
+  const { queue, doorbell } = store;
 
   const agent = config.agentCommand ?? builtInAgentCommand();
   const pool = new SessionPool({
@@ -104,35 +92,22 @@ export async function startWorker(
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
   });
 
-  const keysOf = (thread: string) => queue.keys(thread);
   const sinks: ReplySink[] = [new LogReplySink(logger.child({ component: 'outbox' }))];
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  const posted = new PostedParts(redis, (t, b, kind) => keysOf(t).outbox(b, kind));
+  const posted = store.replies;
   sinks.push(new PlatformReplySink(clients, posted));
   sinks.push(...(options.sinks ?? []));
-  const outbox = new Outbox(
-    redis,
-    { outbox: (thread, batchId, kind) => keysOf(thread).outbox(batchId, kind) },
-    sinks,
-  );
+  const outbox = new Outbox(store.replies, sinks);
 
-  const parents = new ThreadParentStore<ThreadParentMessage>(
-    redis,
-    queue.config.prefix,
-    queue.config.buckets,
-  );
+  const parents = store.parents<ThreadParentMessage>();
   const reactions = new TurnReactions(clients, logger.child({ component: 'reactions' }));
   const running = new Map<string, AbortController>();
-  const controls = new ControlSubscriber(redis, config.redisPrefix, ({ thread }) => {
+  const controls = await store.controls.subscribe((thread) => {
     running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
   });
-  await controls.start();
 
   let canary: DoorbellCanary | undefined;
-  const runner = new TurnRunner({
-    queue,
-    doorbell,
-    connection: redis,
+  const runner = store.turnRunner({
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
     events: {
@@ -150,7 +125,7 @@ export async function startWorker(
     },
     handler: createTurnHandler({
       pool,
-      continuity: new SessionContinuity(redis, { session: (t) => keysOf(t).session }, pool, {
+      continuity: new SessionContinuity(store.sessions, pool, {
         agent: [agent.command, ...agent.args].join(' '),
         cwd: config.agentCwd,
       }),
@@ -185,14 +160,14 @@ export async function startWorker(
   canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
   canary.start();
   let accepting = true;
-  observeFleet(metrics, () => readFleetStats(queue, doorbell));
+  observeFleet(metrics, () => store.fleetStats());
   metrics.onScrape([metrics.acpSessionsLive, metrics.doorbellConsumerUp], () => {
     metrics.acpSessionsLive.set(pool.liveSessions);
     metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
   });
   const health: FastifyInstance = await startHealthServer(config.metricsPort, config.metricsHost, metrics, {
     accepting: () => accepting,
-    redis: async () => void (await redis.ping()),
+    redis: () => store.ready(),
     consuming: () => canary?.consuming() ?? false,
   });
   const address = health.server.address();
@@ -204,6 +179,7 @@ export async function startWorker(
 
   return {
     queue,
+    controls: store.controls,
     pool,
     owner: runner.owner,
     healthUrl,
@@ -216,8 +192,7 @@ export async function startWorker(
       await pool.close();
       await health.close();
       await controls.close();
-      await doorbell.close();
-      redis.disconnect();
+      await store.close();
       logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
     },
   };

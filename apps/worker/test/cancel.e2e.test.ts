@@ -1,4 +1,3 @@
-import { publishControl } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { message, replies, startHarness, type WorkerHarness, waitForReplies } from './worker-fixture.js';
@@ -22,7 +21,7 @@ describe('/cancel and drop-buffer', () => {
     const buffered = [message('one more thing'), message('and another')];
     for (const event of buffered) await h.send('th', event);
 
-    expect(await publishControl(h.redis, h.prefix, { thread: 'th', action: 'cancel' })).toBe(1);
+    expect(await h.worker.controls.cancel('th')).toEqual({ wasRunning: true });
     await waitForReplies(h, 'th', 2);
     expect(replies(h, 'th').map((r) => r.stopReason)).toEqual(['cancelled', 'end_turn']);
     const [session] = await h.prompts();

@@ -1,16 +1,19 @@
+import { Store } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
-import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { type OutboundMessage, Outbox } from '../src/outbox.js';
 
 describe('outbox', () => {
   it('delivers each batch reply once, and retries when a sink failed', async () => {
     const server = await startRedis();
-    const redis = new Redis(server.url);
-    const prefix = uniquePrefix('outbox');
+    const store = Store.open({
+      url: server.url,
+      connection: { kind: 'patient' },
+      queue: { prefix: uniquePrefix('outbox') },
+    });
     const posted: string[] = [];
     let failNext = true;
-    const outbox = new Outbox(redis, { outbox: (t, b, k) => `${prefix}:${t}:${b}:${k}` }, [
+    const outbox = new Outbox(store.replies, [
       {
         name: 'flaky',
         send: async (m) => {
@@ -36,7 +39,7 @@ describe('outbox', () => {
       expect(await outbox.deliver({ ...message, kind: 'notice' })).toBe('sent');
       expect(posted).toEqual(['b1:reply', 'b1:notice']);
     } finally {
-      redis.disconnect();
+      await store.close();
       await server.stop();
     }
   });

@@ -1,5 +1,3 @@
-import type { ScriptReply } from './scripts.js';
-
 /** Who produced a message; decides the batch type recorded in history. */
 export type Origin = 'user' | 'agent' | 'system';
 
@@ -38,37 +36,6 @@ export interface Batch {
   generation: number;
   lease: Lease;
   messages: QueuedMessage[];
-}
-
-const FIELDS_PER_ENTRY = 7;
-
-/**
- * Parses `{code, fence, batch id, type, deliveries, lease, generation, n, entries...}` from
- * claim/commit/fail.
- */
-export function parseBatchReply(thread: string, owner: string, reply: ScriptReply): Batch {
-  const count = Number(reply[7]);
-  const messages: QueuedMessage[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = 8 + i * FIELDS_PER_ENTRY;
-    messages.push({
-      streamId: String(reply[at]),
-      seq: Number(reply[at + 1]),
-      id: String(reply[at + 2]),
-      tokens: Number(reply[at + 3]),
-      origin: String(reply[at + 4]) as Origin,
-      acceptedAt: Number(reply[at + 5]),
-      body: String(reply[at + 6]),
-    });
-  }
-  return {
-    id: String(reply[2]),
-    type: String(reply[3]) as BatchType,
-    deliveries: Number(reply[4]),
-    generation: Number(reply[6]),
-    lease: { thread, owner, fence: Number(reply[1]), expiresAt: Number(reply[5]) },
-    messages,
-  };
 }
 
 /** A message as kept in history records and dead letters: the inbox entry, body included. */

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ScriptStatus } from './script-status.js';
+import { affinityPush } from './script-calls.js';
 import { Scripts } from './scripts.js';
 import { workerKeys } from './thread-keys.js';
 
@@ -64,7 +64,7 @@ export class BullDoorbell implements Doorbell {
     private readonly prefix: string,
   ) {
     this.queue = new Queue<DoorbellData>(DOORBELL_QUEUE, { connection, prefix: doorbellPrefix(prefix) });
-    this.scripts = new Scripts(connection);
+    this.scripts = new Scripts(connection, [affinityPush]);
   }
 
   /**
@@ -117,11 +117,9 @@ export class BullDoorbell implements Doorbell {
 
   private async handOver(owner: string, doorbell: DirectDoorbell): Promise<boolean> {
     const keys = workerKeys(this.prefix, owner);
-    const reply = await this.scripts.run(
-      'affinityPush',
-      [keys.presence, keys.doorbells],
-      [JSON.stringify(doorbell), DIRECT_LIST_TTL_MS],
-    );
-    return reply[0] === ScriptStatus.Ok;
+    return this.scripts.run(affinityPush, keys, {
+      doorbell: JSON.stringify(doorbell),
+      ttlMs: DIRECT_LIST_TTL_MS,
+    });
   }
 }

@@ -1,5 +1,3 @@
-import { ScriptStatus } from './script-status.js';
-
 /** Base class: every error the queue raises on purpose carries a stable code. */
 export class QueueError extends Error {
   constructor(
@@ -38,24 +36,5 @@ export class LeaseLostError extends QueueError {
 export class UnsafeRedisError extends QueueError {
   constructor(message: string) {
     super('UNSAFE_REDIS', message);
-  }
-}
-
-/** Turns a script reply whose status is an error into the matching typed error. */
-export function scriptError(
-  status: ScriptStatus,
-  thread: string,
-  detail: { backlog?: number; fence?: number },
-) {
-  switch (status) {
-    case ScriptStatus.BacklogFull:
-      return new BacklogFullError(thread, detail.backlog ?? 0);
-    case ScriptStatus.Fenced:
-      return new LeaseLostError(thread, detail.fence ?? 0);
-    default:
-      return new QueueError(
-        'UNEXPECTED_STATUS',
-        `unexpected script status ${ScriptStatus[status] ?? status}`,
-      );
   }
 }

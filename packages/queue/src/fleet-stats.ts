@@ -1,6 +1,7 @@
+import type { Redis } from 'ioredis';
 import type { BullDoorbell } from './doorbells.js';
+import type { QueueConfig } from './queue-config.js';
 import { bucketKeys, decodeThread, threadKeys } from './thread-keys.js';
-import type { ThreadQueue } from './thread-queue.js';
 
 /** Fleet-wide queue figures, the same from every process (they come from Redis). */
 export interface FleetStats {
@@ -19,9 +20,11 @@ export interface FleetStats {
  * of the threads they name in a second: two round trips in sequence, bounded by the number of active
  * threads, never a keyspace scan.
  */
-export async function readFleetStats(queue: ThreadQueue, doorbell: BullDoorbell): Promise<FleetStats> {
-  const { redis } = queue;
-  const { prefix, buckets } = queue.config;
+export async function readFleetStats(
+  redis: Redis,
+  { prefix, buckets }: Readonly<QueueConfig>,
+  doorbell: BullDoorbell,
+): Promise<FleetStats> {
   const indexes = redis.pipeline();
   for (let bucket = 0; bucket < buckets; bucket++) {
     const keys = bucketKeys(prefix, bucket);

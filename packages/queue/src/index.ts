@@ -10,7 +10,7 @@ export type {
   StoredMessage,
   TurnReport,
 } from './batch.js';
-export { type ControlMessage, ControlSubscriber, publishControl } from './control-channel.js';
+export { type ConnectionProfile, isRedisUnavailable } from './connections.js';
 export {
   BullDoorbell,
   type Doorbell,
@@ -19,12 +19,19 @@ export {
   type RingOptions,
 } from './doorbells.js';
 export { BacklogFullError, LeaseLostError, QueueError, UnsafeRedisError } from './errors.js';
-export { type FleetStats, readFleetStats } from './fleet-stats.js';
+export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
 export { type QueueLogger, silentLogger } from './logger.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
-export { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
-export { Sweeper, type SweepReport } from './sweeper.js';
+export type { RedisSafetyReport } from './redis-safety.js';
+export { Store, type StoreOptions } from './store.js';
+export type { GateState, ThreadGateState } from './stores/gate-state.js';
+export type { ReplyKind, ReplyRecords } from './stores/reply-records.js';
+export type { SessionRecord, SessionRecords } from './stores/session-records.js';
+export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
+export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
+export type { ThreadParentStore } from './stores/thread-parents.js';
+export type { SweepReport } from './sweeper.js';
 export {
   bucketOf,
   decodeThread,
@@ -34,7 +41,6 @@ export {
   type WorkerKeys,
   workerKeys,
 } from './thread-keys.js';
-export { ThreadParentStore } from './thread-parent-store.js';
 export {
   type ClaimResult,
   type EnqueueResult,
@@ -46,9 +52,7 @@ export {
 export {
   type BatchOutcome,
   FinalTurnError,
-  type RunnerEvents,
   TurnAbortedError,
   type TurnHandler,
-  TurnRunner,
-  type TurnRunnerOptions,
-} from './turn-runner.js';
+} from './turn-loop.js';
+export { type RunnerEvents, TurnRunner, type TurnRunnerOptions } from './turn-runner.js';

@@ -1,88 +1,128 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
+import { QueueError } from './errors.js';
+import { ScriptStatus } from './script-status.js';
+
+/** What a script returns: a flat array whose first element is a ScriptStatus. */
+export type RawReply = (string | number | null)[];
 
 /**
- * Loads every `<name>-<keys>.lua` file under ./scripts with ioredis `defineCommand`, which runs them by
- * EVALSHA and falls back to EVAL on NOSCRIPT (a restarted Redis has an empty script cache).
+ * One Lua script: its KEYS and ARGV by name, in the order they travel, and the one function that turns
+ * its reply into a typed result. The names are all a caller or the Lua body ever sees (`K.state`,
+ * `A.owner`); positions exist only in this declaration.
  */
-export type ScriptName =
-  | 'enqueue'
-  | 'claim'
-  | 'renew'
-  | 'commit'
-  | 'fail'
-  | 'abandon'
-  | 'revive'
-  | 'pause'
-  | 'resume'
-  | 'dropBuffered'
-  | 'reset'
-  | 'redrive'
-  | 'affinityPush';
+export interface ScriptCall<Key extends string, Arg extends string, Result> {
+  readonly name: string;
+  readonly keys: readonly Key[];
+  readonly args: readonly Arg[];
+  decode(reply: Reply): Result;
+}
 
-export type ScriptReply = (string | number | null)[];
+export function defineScript<const Key extends string, const Arg extends string, Result>(
+  call: ScriptCall<Key, Arg, Result>,
+): ScriptCall<Key, Arg, Result> {
+  return call;
+}
 
-interface ScriptSource {
-  command: string;
-  numberOfKeys: number;
-  lua: string;
+/** A script's reply as its decoder reads it; any status the decoder does not expect fails loudly. */
+export class Reply {
+  constructor(
+    private readonly script: string,
+    private readonly raw: RawReply,
+  ) {}
+
+  get status(): ScriptStatus {
+    return this.raw[0] as ScriptStatus;
+  }
+
+  num(at: number): number {
+    return Number(this.raw[at]);
+  }
+
+  str(at: number): string {
+    return String(this.raw[at]);
+  }
+
+  get length(): number {
+    return this.raw.length;
+  }
+
+  unexpected(): QueueError {
+    const status = ScriptStatus[this.status] ?? String(this.raw[0]);
+    return new QueueError('UNEXPECTED_STATUS', `script ${this.script} answered unexpected status ${status}`);
+  }
 }
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
+const lib = readFileSync(new URL('lib.lua', scriptsDir), 'utf8');
 
-function commandName(file: string): { name: ScriptName; numberOfKeys: number } {
-  const match = /^([a-z-]+)-(\d+)\.lua$/.exec(file);
-  if (!match) throw new Error(`script file ${file} is not named <name>-<number of keys>.lua`);
-  const name = match[1]!.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()) as ScriptName;
-  return { name, numberOfKeys: Number(match[2]) };
+/** `commitAndDrain` lives in `commit-and-drain-<keys>.lua`: the file name shows the key count. */
+export function scriptFile(call: ScriptCall<string, string, unknown>): string {
+  return `${call.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-${call.keys.length}.lua`;
 }
 
-function loadSources(): Map<ScriptName, ScriptSource> {
-  const lib = readFileSync(new URL('lib.lua', scriptsDir), 'utf8');
-  const sources = new Map<ScriptName, ScriptSource>();
-  for (const file of readdirSync(scriptsDir)) {
-    if (file === 'lib.lua' || !file.endsWith('.lua')) continue;
-    const { name, numberOfKeys } = commandName(file);
-    const body = readFileSync(new URL(file, scriptsDir), 'utf8');
-    sources.set(name, { command: `tributary_${name}`, numberOfKeys, lua: `${lib}\n${body}` });
-  }
-  return sources;
+/** Binds each name to its position: `local K = { state = KEYS[1], ... }`, the same for ARGV. */
+function preamble(call: ScriptCall<string, string, unknown>): string {
+  const table = (names: readonly string[], source: string) =>
+    `{ ${names.map((name, i) => `${name} = ${source}[${i + 1}]`).join(', ')} }`;
+  return `local K = ${table(call.keys, 'KEYS')}\nlocal A = ${table(call.args, 'ARGV')}\n`;
 }
 
-const sources = loadSources();
+export function scriptSource(call: ScriptCall<string, string, unknown>): string {
+  const body = readFileSync(new URL(scriptFile(call), scriptsDir), 'utf8');
+  return `${lib}\n${preamble(call)}${body}`;
+}
 
-/** The scripts bound to one ioredis client. */
+type AnyCall = ScriptCall<string, string, unknown>;
+
+/**
+ * The scripts bound to one ioredis client through `defineCommand`, which runs them by EVALSHA and falls
+ * back to EVAL on NOSCRIPT (a restarted Redis has an empty script cache).
+ */
 export class Scripts {
-  constructor(private readonly redis: Redis) {
-    for (const source of sources.values()) {
-      redis.defineCommand(source.command, { numberOfKeys: source.numberOfKeys, lua: source.lua });
+  private readonly sources = new Map<string, string>();
+
+  constructor(
+    private readonly redis: Redis,
+    calls: readonly AnyCall[],
+  ) {
+    for (const call of calls) {
+      const lua = scriptSource(call);
+      this.sources.set(call.name, lua);
+      redis.defineCommand(commandName(call), { numberOfKeys: call.keys.length, lua });
     }
   }
 
   /** Loads the scripts Redis lacks (a restarted Redis has none) and returns how many it loaded. */
   async ensureLoaded(): Promise<number> {
-    const list = [...sources.values()];
-    const shas = list.map((source) => createHash('sha1').update(source.lua).digest('hex'));
+    const list = [...this.sources.values()];
+    const shas = list.map((lua) => createHash('sha1').update(lua).digest('hex'));
     const present = (await this.redis.script('EXISTS', ...shas)) as number[];
     const missing = list.filter((_, i) => present[i] !== 1);
-    for (const source of missing) await this.redis.script('LOAD', source.lua);
+    for (const lua of missing) await this.redis.script('LOAD', lua);
     return missing.length;
   }
 
-  async run(
-    name: ScriptName,
-    keys: readonly string[],
-    args: readonly (string | number)[],
-  ): Promise<ScriptReply> {
-    const source = sources.get(name);
-    if (!source) throw new Error(`no script named ${name}`);
-    if (keys.length !== source.numberOfKeys) {
-      throw new Error(`script ${name} takes ${source.numberOfKeys} keys, got ${keys.length}`);
-    }
-    const command = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<ScriptReply>>)[
-      source.command
-    ]!;
-    return command.call(this.redis, ...keys, ...args);
+  /** Runs `call` with its keys and arguments taken by name (extra fields are ignored). */
+  async run<Key extends string, Arg extends string, Result>(
+    call: ScriptCall<Key, Arg, Result>,
+    keys: { readonly [K in Key]: string },
+    args: { readonly [A in Arg]: string | number },
+  ): Promise<Result> {
+    const command = (
+      this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<RawReply>>
+    )[commandName(call)];
+    if (!command) throw new Error(`script ${call.name} is not defined on this connection`);
+    const raw = await command.call(
+      this.redis,
+      ...call.keys.map((name) => keys[name]),
+      ...call.args.map((name) => args[name]),
+    );
+    return call.decode(new Reply(call.name, raw));
   }
+}
+
+function commandName(call: AnyCall): string {
+  return `tributary_${call.name}`;
 }

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Doorbell } from './doorbells.js';
 import { type QueueLogger, silentLogger } from './logger.js';
 import { bucketKeys, decodeThread } from './thread-keys.js';
@@ -20,6 +21,7 @@ export class Sweeper {
 
   constructor(
     private readonly queue: ThreadQueue,
+    private readonly redis: Redis,
     private readonly doorbell: Doorbell,
     private readonly owner: string,
     private readonly logger: QueueLogger = silentLogger,
@@ -51,7 +53,8 @@ export class Sweeper {
 
   async sweepOnce(): Promise<SweepReport> {
     const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0 };
-    const { redis, config } = this.queue;
+    const { redis } = this;
+    const { config } = this.queue;
     for (let bucket = 0; bucket < config.buckets; bucket++) {
       const keys = bucketKeys(config.prefix, bucket);
       const locked = await redis.set(keys.sweepLock, this.owner, 'PX', config.sweepIntervalMs, 'NX');
@@ -80,10 +83,10 @@ export class Sweeper {
   }
 
   private async reviveDoorbell(member: string, sched: string, now: number): Promise<boolean> {
-    const epoch = Number(await this.queue.redis.hget(this.queue.keys(decodeThread(member)).state, 'epoch'));
+    const epoch = Number(await this.redis.hget(this.queue.keys(decodeThread(member)).state, 'epoch'));
     if (await this.doorbell.pending(member, epoch)) {
       // Still in line behind other threads: look again one grace period from now.
-      await this.queue.redis.zadd(sched, 'XX', now, member);
+      await this.redis.zadd(sched, 'XX', now, member);
       return false;
     }
     return this.queue.revive(member, 'doorbell', epoch);

@@ -6,11 +6,11 @@
 /** Upper bound on buckets: the bucket number occupies 10 bits of a batch id. */
 export const MAX_BUCKETS = 1024;
 
-export interface ThreadKeys {
+/** A thread's keys, its bucket's indexes included, so a script call picks what it declares by name. */
+export interface ThreadKeys extends BucketKeys {
   readonly thread: string;
   /** The thread id as it appears inside keys and index members: injective, no ':' '{' '}'. */
   readonly member: string;
-  readonly bucket: number;
   readonly state: string;
   readonly inbox: string;
   /** Stream of batch records (committed, failed, dead-lettered), trimmed by count and age. */
@@ -22,7 +22,6 @@ export interface ThreadKeys {
   readonly gate: string;
   /** The message the thread started from, for a fresh session's first prompt. */
   readonly parent: string;
-  readonly bucketKeys: BucketKeys;
   dedup(idempotencyKey: string): string;
   /** Marks an outbound message of a batch as delivered, so a re-delivered batch does not post twice. */
   outbox(batchId: string, kind: string): string;
@@ -86,9 +85,9 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
   const shared = bucketKeys(prefix, bucket);
   const base = `${prefix}:{b${bucket}}:t:${member}`;
   return {
+    ...shared,
     thread,
     member,
-    bucket,
     state: `${base}:state`,
     inbox: `${base}:inbox`,
     // Not `history`: that key held a list of records without bodies; a stream also trims by age.
@@ -97,7 +96,6 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     session: `${base}:session`,
     gate: `${base}:gate`,
     parent: `${base}:parent`,
-    bucketKeys: shared,
     // Encoded like the thread id, so a caller's key cannot reach outside its thread's namespace.
     dedup: (idempotencyKey) => `${base}:dedup:${encodeURIComponent(idempotencyKey)}`,
     outbox: (batchId, kind) => `${base}:outbox:${encodeURIComponent(batchId)}:${encodeURIComponent(kind)}`,

@@ -1,18 +1,10 @@
 import type { Redis } from 'ioredis';
-import {
-  type Batch,
-  type BatchRecord,
-  type DeadLetter,
-  type Lease,
-  type Origin,
-  parseBatchReply,
-  type TurnReport,
-} from './batch.js';
+import type { Batch, BatchRecord, DeadLetter, Lease, Origin, TurnReport } from './batch.js';
 import type { Doorbell, RingOptions } from './doorbells.js';
-import { scriptError } from './errors.js';
+import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
-import { ScriptStatus } from './script-status.js';
-import { type ScriptReply, Scripts } from './scripts.js';
+import * as script from './script-calls.js';
+import { Scripts } from './scripts.js';
 import { bucketKeys, decodeThread, type ThreadKeys, threadKeys } from './thread-keys.js';
 
 export interface NewMessage {
@@ -60,18 +52,19 @@ export interface ThreadState {
 }
 
 /**
- * The per-thread turn queue. Every state transition is one Lua script; this class builds keys, turns
- * replies into typed results and rings doorbells when a script says so.
+ * The per-thread turn queue. Every state transition is one Lua script (see script-calls.ts); this class
+ * names each script's keys and arguments, turns its decoded reply into the caller's result and rings
+ * doorbells when a script says so.
  */
 export class ThreadQueue {
   private readonly scripts: Scripts;
 
   constructor(
-    readonly redis: Redis,
+    private readonly redis: Redis,
     readonly config: Readonly<QueueConfig>,
     private readonly doorbell: Doorbell,
   ) {
-    this.scripts = new Scripts(redis);
+    this.scripts = new Scripts(redis, script.QUEUE_SCRIPTS);
   }
 
   keys(thread: string): ThreadKeys {
@@ -85,83 +78,73 @@ export class ThreadQueue {
 
   async enqueue(thread: string, message: NewMessage): Promise<EnqueueResult> {
     const k = this.keys(thread);
+    const c = this.config;
     const reply = await this.scripts.run(
-      'enqueue',
-      [k.state, k.inbox, k.bucketKeys.sched, k.dedup(message.idempotencyKey ?? message.id), k.gate],
-      [
-        k.member,
-        message.id,
-        message.tokens ?? this.config.countTokens(message.body),
-        message.origin ?? 'user',
-        message.body,
-        this.config.maxBacklog,
-        this.config.dedupTtlMs,
-        message.lane ?? '',
-        this.config.gateTtlMs,
-      ],
+      script.enqueue,
+      { ...k, dedup: k.dedup(message.idempotencyKey ?? message.id) },
+      {
+        member: k.member,
+        messageId: message.id,
+        tokens: message.tokens ?? c.countTokens(message.body),
+        origin: message.origin ?? 'user',
+        body: message.body,
+        lane: message.lane ?? '',
+        maxBacklog: c.maxBacklog,
+        dedupTtlMs: c.dedupTtlMs,
+        gateTtlMs: c.gateTtlMs,
+      },
     );
-    const status = reply[0] as ScriptStatus;
-    if (status === ScriptStatus.Duplicate) return { outcome: 'duplicate', streamId: String(reply[1]) };
-    if (status !== ScriptStatus.Ring && status !== ScriptStatus.Queued) {
-      throw scriptError(status, thread, { backlog: Number(reply[1]) });
+    switch (reply.status) {
+      case 'duplicate':
+        return { outcome: 'duplicate', streamId: reply.streamId };
+      case 'backlogFull':
+        throw new BacklogFullError(thread, reply.backlog);
+      case 'queued':
+        return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
-    const accepted = { outcome: 'accepted' as const, streamId: String(reply[1]), seq: Number(reply[2]) };
-    if (status === ScriptStatus.Queued) return { ...accepted, rang: false };
     // The message is durable already; a doorbell lost here is re-rung by the sweeper.
-    const lastOwner = String(reply[4]);
     const options: RingOptions =
-      this.config.affinity && lastOwner !== ''
-        ? { prefer: { owner: lastOwner, waitMs: this.config.affinityWaitMs } }
+      c.affinity && reply.lastOwner !== ''
+        ? { prefer: { owner: reply.lastOwner, waitMs: c.affinityWaitMs } }
         : {};
-    const rang = await this.ring(k, Number(reply[3]), options).then(
+    const rang = await this.ring(k, reply.epoch, options).then(
       () => true,
       () => false,
     );
-    return { ...accepted, rang };
+    return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };
   }
 
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {
     const k = this.keys(thread);
-    const b = k.bucketKeys;
-    const reply = await this.scripts.run(
-      'claim',
-      [k.state, k.inbox, b.run, b.sched, b.batchseq, k.dead, b.deadindex, k.history],
-      [
-        k.member,
-        epoch,
-        owner,
-        this.config.leaseMs,
-        ...this.caps(thread),
-        k.bucket,
-        this.config.maxDeliveries,
-        thread,
-        ...this.retention(),
-      ],
-    );
-    switch (reply[0] as ScriptStatus) {
-      case ScriptStatus.Claimed:
-        return { kind: 'batch', batch: parseBatchReply(thread, owner, reply) };
-      case ScriptStatus.Busy:
-        return { kind: 'busy', retryInMs: Number(reply[1]) };
-      case ScriptStatus.Empty:
-        return { kind: 'empty' };
-      case ScriptStatus.Paused:
-        return { kind: 'paused' };
-      default:
-        return { kind: 'stale' };
+    const reply = await this.scripts.run(script.claim, k, {
+      ...this.batchArgs(k),
+      owner,
+      epoch,
+      maxDeliveries: this.config.maxDeliveries,
+    });
+    switch (reply.status) {
+      case 'claimed':
+        return { kind: 'batch', batch: toBatch(thread, owner, reply.batch) };
+      case 'busy':
+        return { kind: 'busy', retryInMs: reply.retryInMs };
+      case 'stale':
+      case 'empty':
+      case 'paused':
+        return { kind: reply.status };
     }
   }
 
   /** Extends the lease; throws LeaseLostError when the thread is no longer ours. */
   async renew(lease: Lease): Promise<number> {
     const k = this.keys(lease.thread);
-    const reply = await this.scripts.run(
-      'renew',
-      [k.state, k.bucketKeys.run],
-      [k.member, lease.owner, lease.fence, this.config.leaseMs],
-    );
-    if (reply[0] !== ScriptStatus.Ok) throw scriptError(reply[0] as ScriptStatus, lease.thread, lease);
-    return Number(reply[1]);
+    const reply = await this.scripts.run(script.renew, k, {
+      member: k.member,
+      owner: lease.owner,
+      fence: lease.fence,
+      leaseMs: this.config.leaseMs,
+    });
+    if (reply.status === 'fenced') throw new LeaseLostError(lease.thread, lease.fence);
+    return reply.expiresAt;
   }
 
   /**
@@ -170,25 +153,11 @@ export class ThreadQueue {
    */
   async commit(lease: Lease, report: TurnReport): Promise<NextStep> {
     const k = this.keys(lease.thread);
-    const b = k.bucketKeys;
-    const c = this.config;
-    const reply = await this.scripts.run(
-      'commit',
-      [k.state, k.inbox, b.run, b.sched, k.history, b.batchseq],
-      [
-        k.member,
-        lease.owner,
-        lease.fence,
-        c.leaseMs,
-        ...this.caps(lease.thread),
-        k.bucket,
-        c.yieldAfterTurns,
-        ...this.retention(),
-        lease.thread,
-        report.reply,
-        report.stopReason,
-      ],
-    );
+    const reply = await this.scripts.run(script.commit, k, {
+      ...this.continueArgs(k, lease),
+      reply: report.reply,
+      stopReason: report.stopReason,
+    });
     return this.nextStep(k, lease, reply);
   }
 
@@ -198,97 +167,67 @@ export class ThreadQueue {
    */
   async fail(lease: Lease, reason: string, final = false): Promise<NextStep> {
     const k = this.keys(lease.thread);
-    const b = k.bucketKeys;
     const c = this.config;
-    const reply = await this.scripts.run(
-      'fail',
-      [k.state, k.inbox, b.run, b.sched, b.batchseq, k.dead, b.deadindex, k.history],
-      [
-        k.member,
-        lease.owner,
-        lease.fence,
-        reason,
-        final ? 1 : c.maxFailures,
-        c.retryDelayMs,
-        c.leaseMs,
-        ...this.caps(lease.thread),
-        k.bucket,
-        c.yieldAfterTurns,
-        lease.thread,
-        ...this.retention(),
-      ],
-    );
-    return this.nextStep(k, lease, reply);
+    const reply = await this.scripts.run(script.fail, k, {
+      ...this.continueArgs(k, lease),
+      reason,
+      maxFailures: final ? 1 : c.maxFailures,
+      retryDelayMs: c.retryDelayMs,
+    });
+    if (reply.status !== 'retry') return this.nextStep(k, lease, reply);
+    await this.ring(k, reply.epoch, { delayMs: reply.delayMs });
+    return { kind: 'retry', delayMs: reply.delayMs };
   }
 
   /** Hands the thread back (shutdown): the in-flight batch is re-delivered first, to whoever claims. */
   async abandon(lease: Lease): Promise<boolean> {
     const k = this.keys(lease.thread);
-    const reply = await this.scripts.run(
-      'abandon',
-      [k.state, k.bucketKeys.run, k.bucketKeys.sched],
-      [k.member, lease.owner, lease.fence],
-    );
-    if (reply[0] !== ScriptStatus.Ring) return false;
-    await this.ring(k, Number(reply[1]));
+    const reply = await this.scripts.run(script.abandon, k, {
+      member: k.member,
+      owner: lease.owner,
+      fence: lease.fence,
+    });
+    if (reply.status !== 'ring') return false;
+    await this.ring(k, reply.epoch);
     return true;
   }
 
   /** Sweeper step for one thread; returns true when it was rung again. */
   async revive(member: string, mode: 'lease' | 'doorbell', expectedEpoch = 0): Promise<boolean> {
     const k = this.keys(decodeThread(member));
-    const reply = await this.scripts.run(
-      'revive',
-      [k.state, k.bucketKeys.run, k.bucketKeys.sched],
-      [member, mode, expectedEpoch],
-    );
-    if (reply[0] !== ScriptStatus.Ring) return false;
-    await this.ring(k, Number(reply[1]));
+    const reply = await this.scripts.run(script.revive, k, { member, mode, epoch: expectedEpoch });
+    if (reply.status !== 'ring') return false;
+    await this.ring(k, reply.epoch);
     return true;
   }
 
   async pause(thread: string): Promise<void> {
-    await this.scripts.run('pause', [this.keys(thread).state], []);
+    await this.scripts.run(script.pause, this.keys(thread), {});
   }
 
   async resume(thread: string): Promise<void> {
     const k = this.keys(thread);
-    const reply = await this.scripts.run(
-      'resume',
-      [k.state, k.inbox, k.bucketKeys.run, k.bucketKeys.sched],
-      [k.member],
-    );
-    if (reply[0] === ScriptStatus.Ring) await this.ring(k, Number(reply[1]));
+    const reply = await this.scripts.run(script.resume, k, { member: k.member });
+    if (reply.status === 'ring') await this.ring(k, reply.epoch);
   }
 
   /** Drops waiting messages, never the in-flight batch; returns how many were dropped. */
   async dropBuffered(thread: string): Promise<number> {
-    const k = this.keys(thread);
-    const reply = await this.scripts.run('dropBuffered', [k.state, k.inbox], []);
-    return Number(reply[1]);
+    return this.scripts.run(script.dropBuffered, this.keys(thread), {});
   }
 
   /** Drops waiting messages and history and bumps the session generation. */
   async reset(thread: string): Promise<{ dropped: number; generation: number }> {
-    const k = this.keys(thread);
-    const reply = await this.scripts.run('reset', [k.state, k.inbox, k.history], []);
-    return { dropped: Number(reply[1]), generation: Number(reply[2]) };
+    return this.scripts.run(script.reset, this.keys(thread), {});
   }
 
+  /** Puts a dead-lettered batch's messages back in the inbox; returns how many (0: no such batch). */
   async redrive(thread: string, batchId: string): Promise<number> {
     const k = this.keys(thread);
-    const b = k.bucketKeys;
-    const reply = await this.scripts.run(
-      'redrive',
-      [k.state, k.inbox, b.run, b.sched, k.dead, b.deadindex],
-      [k.member, batchId],
-    );
-    if (reply[0] === ScriptStatus.NotFound) return 0;
-    if (reply[0] === ScriptStatus.Ring) {
-      await this.ring(k, Number(reply[1]));
-      return Number(reply[2]);
-    }
-    return Number(reply[1]);
+    const reply = await this.scripts.run(script.redrive, k, { member: k.member, batchId });
+    if (reply.status === 'notFound') return 0;
+    if (reply.status === 'ring') await this.ring(k, reply.epoch);
+    return reply.count;
   }
 
   /** Records of ended batches (every status), newest first. */
@@ -332,33 +271,49 @@ export class ThreadQueue {
     await this.doorbell.ring(k.thread, k.member, epoch, options);
   }
 
-  /** Batch caps of the thread's processing mode: max messages, max tokens, lanes flag. */
-  private caps(thread: string): [number, number, number] {
-    const mode = this.config.processingMode(thread);
-    const maxMessages = mode === 'per-message' ? 1 : this.config.maxBatchMessages;
-    return [maxMessages, this.config.maxBatchTokens, mode === 'per-lane' ? 1 : 0];
+  /** How a batch of the thread is formed and recorded: the arguments claim, commit and fail share. */
+  private batchArgs(k: ThreadKeys) {
+    const c = this.config;
+    const mode = c.processingMode(k.thread);
+    return {
+      member: k.member,
+      thread: k.thread,
+      leaseMs: c.leaseMs,
+      maxMessages: mode === 'per-message' ? 1 : c.maxBatchMessages,
+      maxTokens: c.maxBatchTokens,
+      lanes: mode === 'per-lane' ? 1 : 0,
+      bucket: k.bucket,
+      historyMax: c.historyLimit,
+      historyMaxAgeMs: c.historyMaxAgeMs,
+    };
   }
 
-  private retention(): [number, number] {
-    return [this.config.historyLimit, this.config.historyMaxAgeMs];
+  private continueArgs(k: ThreadKeys, lease: Lease) {
+    return {
+      ...this.batchArgs(k),
+      owner: lease.owner,
+      fence: lease.fence,
+      yieldAfterTurns: this.config.yieldAfterTurns,
+    };
   }
 
-  private async nextStep(k: ThreadKeys, lease: Lease, reply: ScriptReply): Promise<NextStep> {
-    switch (reply[0] as ScriptStatus) {
-      case ScriptStatus.Next:
-        return { kind: 'batch', batch: parseBatchReply(lease.thread, lease.owner, reply) };
-      case ScriptStatus.Idle:
-        return { kind: 'idle' };
-      case ScriptStatus.Paused:
-        return { kind: 'paused' };
-      case ScriptStatus.Yield:
-        await this.ring(k, Number(reply[1]));
+  private async nextStep(k: ThreadKeys, lease: Lease, reply: script.Continuation): Promise<NextStep> {
+    switch (reply.status) {
+      case 'next':
+        return { kind: 'batch', batch: toBatch(lease.thread, lease.owner, reply.batch) };
+      case 'idle':
+      case 'paused':
+        return { kind: reply.status };
+      case 'yield':
+        await this.ring(k, reply.epoch);
         return { kind: 'yielded' };
-      case ScriptStatus.Retry:
-        await this.ring(k, Number(reply[1]), { delayMs: Number(reply[2]) });
-        return { kind: 'retry', delayMs: Number(reply[2]) };
-      default:
-        throw scriptError(reply[0] as ScriptStatus, lease.thread, lease);
+      case 'fenced':
+        throw new LeaseLostError(lease.thread, lease.fence);
     }
   }
+}
+
+function toBatch(thread: string, owner: string, reply: script.BatchReply): Batch {
+  const { fence, expiresAt, ...rest } = reply;
+  return { ...rest, lease: { thread, owner, fence, expiresAt } };
 }

@@ -5,7 +5,8 @@ import { doorbellJobId } from '../src/doorbells.js';
 import type { QueueConfig } from '../src/queue-config.js';
 import { workerKeys } from '../src/thread-keys.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
-import { type TurnHandler, TurnRunner } from '../src/turn-runner.js';
+import type { TurnHandler } from '../src/turn-loop.js';
+import { TurnRunner } from '../src/turn-runner.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;

@@ -21,7 +21,7 @@ describe('enqueue', () => {
 
   it('records, with each acceptance, that we are involved and how many agent messages came in a row', async () => {
     const { queue } = await f.make();
-    const gate = () => queue.redis.hgetall(queue.keys('th').gate);
+    const gate = () => f.redis.hgetall(queue.keys('th').gate);
     await queue.enqueue('th', { id: 'a', body: 'from a bot', origin: 'agent' });
     await queue.enqueue('th', { id: 'b', body: 'from a bot', origin: 'agent' });
     expect(await gate()).toEqual({ involved: '1', botTurns: '2' });
@@ -29,7 +29,7 @@ describe('enqueue', () => {
     expect((await gate()).botTurns).toBe('2');
     await queue.enqueue('th', { id: 'c', body: 'from a person', origin: 'user' });
     expect(await gate()).toEqual({ involved: '1', botTurns: '0' });
-    expect(await queue.redis.pttl(queue.keys('th').gate)).toBeGreaterThan(0);
+    expect(await f.redis.pttl(queue.keys('th').gate)).toBeGreaterThan(0);
   });
 
   it('absorbs a retry with the same idempotency key', async () => {

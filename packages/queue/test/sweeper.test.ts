@@ -20,7 +20,7 @@ describe('sweeper', () => {
     };
     const lossy = new ThreadQueue(f.redis, queue.config, lost);
     expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
-    const sweeper = new Sweeper(queue, doorbell, 'sweeper-1');
+    const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1');
 
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0 });
     await new Promise((resolve) => setTimeout(resolve, 80));
@@ -35,7 +35,7 @@ describe('sweeper', () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
     await queue.enqueue('th', { id: 'a', body: 'x' });
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await new Sweeper(queue, doorbell, 's').sweepOnce()).toEqual({
+    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
     });
@@ -48,7 +48,7 @@ describe('sweeper', () => {
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await new Sweeper(queue, doorbell, 's').sweepOnce()).toEqual({
+    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
       leasesRevived: 1,
       doorbellsRevived: 0,
     });
@@ -63,7 +63,7 @@ describe('sweeper', () => {
     await claimNow(queue, 'th');
     await new Promise((resolve) => setTimeout(resolve, 50));
     const reports = await Promise.all(
-      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, doorbell, owner).sweepOnce()),
+      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, f.redis, doorbell, owner).sweepOnce()),
     );
     expect(reports.map((r) => r.leasesRevived).sort()).toEqual([0, 0, 1]);
   });

@@ -1,7 +1,8 @@
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import { FinalTurnError, TurnAbortedError, type TurnHandler, TurnRunner } from '../src/turn-runner.js';
+import { FinalTurnError, TurnAbortedError, type TurnHandler } from '../src/turn-loop.js';
+import { TurnRunner } from '../src/turn-runner.js';
 import { done, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;

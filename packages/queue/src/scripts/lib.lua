@@ -1,10 +1,13 @@
--- Shared by every script (prepended at load time). Conventions:
+-- Shared by every script (prepended at load time, followed by the script's `K` and `A` tables: its
+-- KEYS and ARGV by name, in the order script-calls.ts declares them). Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
 --     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation;
 --   * the in-flight batch is the inbox range (acked, read];
 --   * inbox entries are written with fields in a fixed order (see enqueue), read positionally here;
---   * batch caps travel as three ARGV values: max messages, max tokens, lanes (1: a batch ends where
---     the lane, i.e. the sender, changes);
+--   * arguments shared by several scripts carry the same name everywhere: `member` (the thread as it
+--     appears in keys and indexes), `thread` (its id, for records), `owner`, `fence`, `leaseMs`, the
+--     batch caps `maxMessages`, `maxTokens`, `lanes` (1: a batch ends where the sender changes),
+--     `bucket`, `yieldAfterTurns`, and history retention `historyMax`, `historyMaxAgeMs`;
 --   * every batch that ends (committed, failed, dead-lettered) leaves a record in the history stream;
 --   * all time comes from Redis TIME so that every worker agrees on lease expiry.
 
@@ -35,8 +38,8 @@ local function entry_lane(entry)
   return entry_field(entry, 7) or ''
 end
 
-local function batch_caps(max_msgs, max_tokens, lanes)
-  return { msgs = tonumber(max_msgs), tokens = tonumber(max_tokens), lanes = lanes == '1' }
+local function batch_caps(a)
+  return { msgs = tonumber(a.maxMessages), tokens = tonumber(a.maxTokens), lanes = a.lanes == '1' }
 end
 
 -- Greedy batch after `after`: at most caps.msgs entries and caps.tokens tokens, and with caps.lanes
@@ -130,23 +133,25 @@ local function ack_batch(k)
 end
 
 -- After a batch is acked: pause, release when empty (in the same script as the emptiness check, so
--- no wakeup can be lost), yield after `yield_after` consecutive turns, or hand over the next batch.
-local function continue_after(k, thread, owner, fence, lease_ms, bucket, now, caps, yield_after)
+-- no wakeup can be lost), yield after `yieldAfterTurns` consecutive turns, or hand over the next batch.
+local function continue_after(k, a, now)
+  local thread = a.member
   local st = redis.call('HMGET', k.state, 'paused', 'acked')
   if st[1] == '1' then
     set_idle(k, thread)
     return { STATUS.PAUSED }
   end
-  local entries = read_batch(k.inbox, st[2], caps)
+  local entries = read_batch(k.inbox, st[2], batch_caps(a))
   if #entries == 0 then
     set_idle(k, thread)
     return { STATUS.IDLE }
   end
   local turns = redis.call('HINCRBY', k.state, 'turns', 1)
-  if turns >= yield_after then
+  if turns >= tonumber(a.yieldAfterTurns) then
     return { STATUS.YIELD, reschedule(k, thread, now) }
   end
-  return start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, false, STATUS.NEXT)
+  return start_batch(k, thread, a.owner, tonumber(a.fence), tonumber(a.leaseMs), tonumber(a.bucket), now,
+    entries, false, STATUS.NEXT)
 end
 
 -- The messages of inbox entries as kept in history records and dead letters, bodies included.
@@ -161,9 +166,9 @@ local function message_records(entries)
   return messages
 end
 
--- Retention of the history stream, from ARGV: max records, max age in ms.
-local function history_keep(count, age_ms)
-  return { count = tonumber(count), age_ms = tonumber(age_ms) }
+-- Retention of the history stream: max records, max age in ms.
+local function history_keep(a)
+  return { count = tonumber(a.historyMax), age_ms = tonumber(a.historyMaxAgeMs) }
 end
 
 -- Appends a record of the in-flight batch to the thread's history stream, then trims it by count and

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { threadKeys } from './thread-keys.js';
+import type { KeysOf } from './keys-of.js';
 
 /**
  * A thread's parent message, fetched once (by ingress, off the request path) and read by the worker
@@ -8,8 +8,7 @@ import { threadKeys } from './thread-keys.js';
 export class ThreadParentStore<Parent extends object> {
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
-    private readonly buckets: number,
+    private readonly keysOf: KeysOf,
     private readonly ttlSeconds = 30 * 24 * 60 * 60,
   ) {}
 
@@ -30,6 +29,6 @@ export class ThreadParentStore<Parent extends object> {
   }
 
   private key(thread: string): string {
-    return threadKeys(this.prefix, this.buckets, thread).parent;
+    return this.keysOf(thread).parent;
   }
 }

@@ -1,0 +1,141 @@
+import { DelayedError, type Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { blockingConnection } from './connections.js';
+import { DirectDoorbells } from './direct-doorbells.js';
+import {
+  CANARY_JOB,
+  type DirectDoorbell,
+  DOORBELL_QUEUE,
+  type DoorbellData,
+  doorbellPrefix,
+} from './doorbells.js';
+import type { QueueLogger } from './logger.js';
+import type { QueueConfig } from './queue-config.js';
+import { SlotGate } from './slot-gate.js';
+import { workerKeys } from './thread-keys.js';
+import type { DoorbellSource, OnBusy } from './turn-loop.js';
+import { WorkerPresence } from './worker-presence.js';
+
+/** Starts serving a thread from a doorbell; resolves when the worker no longer holds it. */
+export type Serve = (thread: string, epoch: number, source: DoorbellSource, onBusy: OnBusy) => Promise<void>;
+
+export interface DoorbellIntakeOptions {
+  connection: Redis;
+  config: Readonly<QueueConfig>;
+  owner: string;
+  concurrency: number;
+  serve: Serve;
+  logger: QueueLogger;
+  /** This worker's BullMQ worker took a doorbell job (proof it still consumes). */
+  doorbellTaken?(): void;
+}
+
+/**
+ * Where a worker's turns come from: the shared BullMQ doorbell queue and, with session affinity, the
+ * worker's own list of direct doorbells, both drawing on one set of turn slots; while it has a free
+ * slot the worker announces itself to ringers (presence). Nothing waits for a slot while holding a
+ * doorbell: what cannot run here now goes back for other workers.
+ */
+export class DoorbellIntake {
+  private readonly worker: Worker<DoorbellData>;
+  private readonly workerConnection: Redis;
+  private readonly gate: SlotGate;
+  private readonly presence: WorkerPresence | undefined;
+  private readonly direct: DirectDoorbells | undefined;
+  private readonly directTurns = new Set<Promise<void>>();
+  private closed: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: DoorbellIntakeOptions) {
+    const { config, concurrency, logger } = options;
+    this.workerConnection = blockingConnection(options.connection);
+    this.worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(job, token), {
+      connection: this.workerConnection,
+      prefix: doorbellPrefix(config.prefix),
+      concurrency,
+      // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
+      // delivered again, which the claim script turns into a no-op or a wait for the lease.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+      autorun: false,
+    });
+    this.worker.on('error', (error) => logger.warn({ err: error }, 'doorbell worker error'));
+    if (!config.affinity) {
+      this.gate = new SlotGate(concurrency);
+      return;
+    }
+    const keys = workerKeys(config.prefix, options.owner);
+    const presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
+    this.presence = presence;
+    this.gate = new SlotGate(concurrency, (hasFree) => presence.set(hasFree));
+    this.direct = new DirectDoorbells(
+      blockingConnection(options.connection),
+      keys.doorbells,
+      this.gate,
+      (doorbell) => this.fromOwnList(doorbell),
+      logger,
+    );
+  }
+
+  async start(): Promise<void> {
+    void this.worker.run();
+    await this.worker.waitUntilReady();
+    this.direct?.start();
+    this.presence?.start();
+  }
+
+  /** Whether a doorbell could start a turn here now. */
+  get hasFreeSlot(): boolean {
+    return this.gate.hasFree;
+  }
+
+  /** Withdraws the presence, so ringers use the shared queue from now on, and takes no more doorbells. */
+  async stopTaking(): Promise<void> {
+    await this.presence?.stop();
+    await this.direct?.stop();
+    this.closed = this.worker.close();
+    this.gate.wakeAll();
+  }
+
+  /** After `stopTaking`: resolves once every turn it started has ended, then closes its connection. */
+  async drained(): Promise<void> {
+    await Promise.all([this.closed, Promise.all(this.directTurns)]);
+    this.workerConnection.disconnect();
+  }
+
+  private async fromQueue(job: Job<DoorbellData>, token?: string): Promise<void> {
+    this.options.doorbellTaken?.();
+    if (job.name === CANARY_JOB) return;
+    if (!this.gate.tryAcquire()) return this.handBack(job, token);
+    const { thread, epoch, fallback } = job.data;
+    try {
+      await this.options.serve(thread, epoch, 'shared', async (retryInMs) => {
+        // The fallback of a direct doorbell finding the thread running: the direct one was served.
+        if (fallback) return;
+        // Another owner's lease is live: look again when it would have expired.
+        await job.moveToDelayed(Date.now() + retryInMs + 1, token);
+        throw new DelayedError();
+      });
+    } finally {
+      this.gate.release();
+    }
+  }
+
+  /** All slots are taken by direct turns: the doorbell goes back to the queue for other workers. */
+  private async handBack(job: Job<DoorbellData>, token?: string): Promise<void> {
+    await job.moveToDelayed(Date.now(), token);
+    // Taking another job before a slot frees would only hand it back too.
+    await this.gate.whenFree();
+    throw new DelayedError();
+  }
+
+  /** A direct doorbell, with its slot already acquired. */
+  private fromOwnList({ thread, epoch }: DirectDoorbell): void {
+    const turn = this.options
+      .serve(thread, epoch, 'direct', async () => {})
+      .catch((error: unknown) => this.options.logger.warn({ err: error, thread }, 'direct doorbell failed'))
+      .finally(() => {
+        this.gate.release();
+        this.directTurns.delete(turn);
+      });
+    this.directTurns.add(turn);
+  }
+}

@@ -1,0 +1,278 @@
+import type { BatchType, Origin, QueuedMessage } from './batch.js';
+import { ScriptStatus } from './script-status.js';
+import { defineScript, type Reply } from './scripts.js';
+
+/**
+ * Every Lua script under ./scripts, declared once: its KEYS and ARGV by name and the decoding of its
+ * reply. Arguments shared by several scripts carry the same name in all of them (see lib.lua).
+ */
+
+/** A batch as claim, commit and fail hand it over; the caller adds the thread and owner it knows. */
+export interface BatchReply {
+  fence: number;
+  id: string;
+  type: BatchType;
+  deliveries: number;
+  expiresAt: number;
+  generation: number;
+  messages: QueuedMessage[];
+}
+
+/** After the status: fence, batch id, type, deliveries, lease expiry, generation, count, entries. */
+const BATCH_HEADER = 8;
+/** Per entry: stream id, then seq, id, tok, org, at, body (lib.lua's batch_reply). */
+const FIELDS_PER_ENTRY = 7;
+
+function batch(reply: Reply): BatchReply {
+  const count = reply.num(7);
+  const messages: QueuedMessage[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = BATCH_HEADER + i * FIELDS_PER_ENTRY;
+    messages.push({
+      streamId: reply.str(at),
+      seq: reply.num(at + 1),
+      id: reply.str(at + 2),
+      tokens: reply.num(at + 3),
+      origin: reply.str(at + 4) as Origin,
+      acceptedAt: reply.num(at + 5),
+      body: reply.str(at + 6),
+    });
+  }
+  return {
+    fence: reply.num(1),
+    id: reply.str(2),
+    type: reply.str(3) as BatchType,
+    deliveries: reply.num(4),
+    expiresAt: reply.num(5),
+    generation: reply.num(6),
+    messages,
+  };
+}
+
+export type Rung = { status: 'ring'; epoch: number };
+
+/** What follows a turn boundary (commit, or fail once it dead-lettered). */
+export type Continuation =
+  | { status: 'next'; batch: BatchReply }
+  | { status: 'idle' }
+  | { status: 'paused' }
+  | ({ status: 'yield' } & Omit<Rung, 'status'>)
+  | { status: 'fenced' };
+
+function continuation(reply: Reply): Continuation {
+  switch (reply.status) {
+    case ScriptStatus.Next:
+      return { status: 'next', batch: batch(reply) };
+    case ScriptStatus.Idle:
+      return { status: 'idle' };
+    case ScriptStatus.Paused:
+      return { status: 'paused' };
+    case ScriptStatus.Yield:
+      return { status: 'yield', epoch: reply.num(1) };
+    case ScriptStatus.Fenced:
+      return { status: 'fenced' };
+    default:
+      throw reply.unexpected();
+  }
+}
+
+/** `{RING, epoch}` or `{OK}`: rung again, or nothing to do. */
+function ringOrOk(reply: Reply): Rung | { status: 'ok' } {
+  if (reply.status === ScriptStatus.Ring) return { status: 'ring', epoch: reply.num(1) };
+  if (reply.status === ScriptStatus.Ok) return { status: 'ok' };
+  throw reply.unexpected();
+}
+
+function ok(reply: Reply): Reply {
+  if (reply.status !== ScriptStatus.Ok) throw reply.unexpected();
+  return reply;
+}
+
+const CAPS = ['maxMessages', 'maxTokens', 'lanes'] as const;
+const RETENTION = ['historyMax', 'historyMaxAgeMs'] as const;
+/** A lease holder continuing after a turn boundary: who it is and how the next batch is formed. */
+const CONTINUE = [
+  'member',
+  'thread',
+  'owner',
+  'fence',
+  'leaseMs',
+  ...CAPS,
+  'bucket',
+  'yieldAfterTurns',
+] as const;
+
+export const enqueue = defineScript({
+  name: 'enqueue',
+  keys: ['state', 'inbox', 'sched', 'dedup', 'gate'],
+  args: ['member', 'messageId', 'tokens', 'origin', 'body', 'lane', 'maxBacklog', 'dedupTtlMs', 'gateTtlMs'],
+  decode(reply) {
+    switch (reply.status) {
+      case ScriptStatus.Ring:
+        return {
+          status: 'ring' as const,
+          streamId: reply.str(1),
+          seq: reply.num(2),
+          epoch: reply.num(3),
+          lastOwner: reply.str(4),
+        };
+      case ScriptStatus.Queued:
+        return { status: 'queued' as const, streamId: reply.str(1), seq: reply.num(2) };
+      case ScriptStatus.Duplicate:
+        return { status: 'duplicate' as const, streamId: reply.str(1) };
+      case ScriptStatus.BacklogFull:
+        return { status: 'backlogFull' as const, backlog: reply.num(1) };
+      default:
+        throw reply.unexpected();
+    }
+  },
+});
+
+export const claim = defineScript({
+  name: 'claim',
+  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history'],
+  args: ['member', 'thread', 'owner', 'epoch', 'leaseMs', ...CAPS, 'bucket', 'maxDeliveries', ...RETENTION],
+  decode(reply) {
+    switch (reply.status) {
+      case ScriptStatus.Claimed:
+        return { status: 'claimed' as const, batch: batch(reply) };
+      case ScriptStatus.Stale:
+        return { status: 'stale' as const };
+      case ScriptStatus.Busy:
+        return { status: 'busy' as const, retryInMs: reply.num(1) };
+      case ScriptStatus.Empty:
+        return { status: 'empty' as const };
+      case ScriptStatus.Paused:
+        return { status: 'paused' as const };
+      default:
+        throw reply.unexpected();
+    }
+  },
+});
+
+export const renew = defineScript({
+  name: 'renew',
+  keys: ['state', 'run'],
+  args: ['member', 'owner', 'fence', 'leaseMs'],
+  decode(reply) {
+    if (reply.status === ScriptStatus.Fenced) return { status: 'fenced' as const };
+    return { status: 'ok' as const, expiresAt: ok(reply).num(1) };
+  },
+});
+
+export const commit = defineScript({
+  name: 'commit',
+  keys: ['state', 'inbox', 'run', 'sched', 'history', 'batchseq'],
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason'],
+  decode: continuation,
+});
+
+export const fail = defineScript({
+  name: 'fail',
+  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history'],
+  args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs'],
+  decode(reply): Continuation | { status: 'retry'; epoch: number; delayMs: number } {
+    if (reply.status === ScriptStatus.Retry) {
+      return { status: 'retry', epoch: reply.num(1), delayMs: reply.num(2) };
+    }
+    return continuation(reply);
+  },
+});
+
+export const abandon = defineScript({
+  name: 'abandon',
+  keys: ['state', 'run', 'sched'],
+  args: ['member', 'owner', 'fence'],
+  decode(reply): Rung | { status: 'fenced' } {
+    if (reply.status === ScriptStatus.Fenced) return { status: 'fenced' };
+    if (reply.status === ScriptStatus.Ring) return { status: 'ring', epoch: reply.num(1) };
+    throw reply.unexpected();
+  },
+});
+
+export const revive = defineScript({
+  name: 'revive',
+  keys: ['state', 'run', 'sched'],
+  args: ['member', 'mode', 'epoch'],
+  decode: ringOrOk,
+});
+
+export const pause = defineScript({
+  name: 'pause',
+  keys: ['state'],
+  args: [],
+  decode(reply) {
+    ok(reply);
+  },
+});
+
+export const resume = defineScript({
+  name: 'resume',
+  keys: ['state', 'inbox', 'run', 'sched'],
+  args: ['member'],
+  decode: ringOrOk,
+});
+
+export const dropBuffered = defineScript({
+  name: 'dropBuffered',
+  keys: ['state', 'inbox'],
+  args: [],
+  decode: (reply) => ok(reply).num(1),
+});
+
+export const reset = defineScript({
+  name: 'reset',
+  keys: ['state', 'inbox', 'history'],
+  args: [],
+  decode(reply) {
+    ok(reply);
+    return { dropped: reply.num(1), generation: reply.num(2) };
+  },
+});
+
+export const redrive = defineScript({
+  name: 'redrive',
+  keys: ['state', 'inbox', 'run', 'sched', 'dead', 'deadindex'],
+  args: ['member', 'batchId'],
+  decode(reply) {
+    switch (reply.status) {
+      case ScriptStatus.Ring:
+        return { status: 'ring' as const, epoch: reply.num(1), count: reply.num(2) };
+      case ScriptStatus.Queued:
+        return { status: 'queued' as const, count: reply.num(1) };
+      case ScriptStatus.NotFound:
+        return { status: 'notFound' as const };
+      default:
+        throw reply.unexpected();
+    }
+  },
+});
+
+export const affinityPush = defineScript({
+  name: 'affinityPush',
+  keys: ['presence', 'doorbells'],
+  args: ['doorbell', 'ttlMs'],
+  decode(reply) {
+    if (reply.status === ScriptStatus.NotFound) return false;
+    ok(reply);
+    return true;
+  },
+});
+
+/** The scripts of the thread queue (the doorbell's own is loaded by the doorbell). */
+export const QUEUE_SCRIPTS = [
+  enqueue,
+  claim,
+  renew,
+  commit,
+  fail,
+  abandon,
+  revive,
+  pause,
+  resume,
+  dropBuffered,
+  reset,
+  redrive,
+];
+
+export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, affinityPush];

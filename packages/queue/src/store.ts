@@ -1,0 +1,102 @@
+import type { Redis } from 'ioredis';
+import { type ConnectionProfile, openConnection, whenReady } from './connections.js';
+import { BullDoorbell } from './doorbells.js';
+import { type FleetStats, readFleetStats } from './fleet-stats.js';
+import type { QueueLogger } from './logger.js';
+import { type QueueConfig, queueConfig } from './queue-config.js';
+import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
+import { GateState } from './stores/gate-state.js';
+import { ReplyRecords } from './stores/reply-records.js';
+import { SessionRecords } from './stores/session-records.js';
+import { ThreadAdmin } from './stores/thread-admin.js';
+import { ThreadControls } from './stores/thread-controls.js';
+import { ThreadParentStore } from './stores/thread-parents.js';
+import { ThreadQueue } from './thread-queue.js';
+import { TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
+
+export interface StoreOptions {
+  url: string;
+  connection: ConnectionProfile;
+  queue?: Partial<QueueConfig>;
+}
+
+/**
+ * Tributary's state in Redis, with one owner: every client is built here, and apps reach the data
+ * through these narrow, named interfaces, never through a raw client. The key layout is thread-keys.ts,
+ * the state machine is the scripts (script-calls.ts).
+ */
+export class Store {
+  readonly queue: ThreadQueue;
+  readonly doorbell: BullDoorbell;
+  /** Read by ingress's gates; written by the enqueue script. */
+  readonly gates: GateState;
+  /** Which agent session each thread is on (session continuity). */
+  readonly sessions: SessionRecords;
+  /** What of each batch's replies reached the platform. */
+  readonly replies: ReplyRecords;
+  /** `/cancel`, `/cancel-all`, `/reset`, and the workers' subscription to cancels. */
+  readonly controls: ThreadControls;
+  readonly admin: ThreadAdmin;
+
+  private constructor(
+    private readonly redis: Redis,
+    config: Readonly<QueueConfig>,
+  ) {
+    this.doorbell = new BullDoorbell(redis, config.prefix);
+    this.queue = new ThreadQueue(redis, config, this.doorbell);
+    const keysOf = (thread: string) => this.queue.keys(thread);
+    this.gates = new GateState(redis, keysOf);
+    this.sessions = new SessionRecords(redis, keysOf);
+    this.replies = new ReplyRecords(redis, keysOf);
+    this.controls = new ThreadControls(redis, this.queue);
+    this.admin = new ThreadAdmin(this.queue, this.sessions);
+  }
+
+  /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */
+  static open(options: StoreOptions): Store {
+    return new Store(openConnection(options.url, options.connection), queueConfig(options.queue));
+  }
+
+  get config(): Readonly<QueueConfig> {
+    return this.queue.config;
+  }
+
+  /** Each thread's parent message, as the platform adapters describe it. */
+  parents<Parent extends object>(): ThreadParentStore<Parent> {
+    return new ThreadParentStore<Parent>(this.redis, (thread) => this.queue.keys(thread));
+  }
+
+  /** Connection problems (the client reconnects on its own); without a listener they are thrown. */
+  onConnectionError(listener: (error: Error) => void): void {
+    this.redis.on('error', listener);
+  }
+
+  /** Resolves when connected, or after `timeoutMs` whatever the state. */
+  whenReady(timeoutMs: number): Promise<void> {
+    return whenReady(this.redis, timeoutMs);
+  }
+
+  /** Readiness: Redis answers and holds every script (reloaded after a Redis restart). */
+  async ready(): Promise<void> {
+    await this.queue.ensureScripts();
+  }
+
+  /** Refuses (or warns about) a Redis that may evict acknowledged messages. */
+  checkSafety(mode: 'refuse' | 'warn', logger: QueueLogger): Promise<RedisSafetyReport> {
+    return checkRedisSafety(this.redis, mode, logger);
+  }
+
+  fleetStats(): Promise<FleetStats> {
+    return readFleetStats(this.redis, this.config, this.doorbell);
+  }
+
+  /** A worker's turn runner on this store. */
+  turnRunner(options: Omit<TurnRunnerOptions, 'queue' | 'doorbell' | 'connection'>): TurnRunner {
+    return new TurnRunner({ ...options, queue: this.queue, doorbell: this.doorbell, connection: this.redis });
+  }
+
+  async close(): Promise<void> {
+    await this.doorbell.close();
+    this.redis.disconnect();
+  }
+}

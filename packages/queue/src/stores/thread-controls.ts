@@ -1,0 +1,54 @@
+import type { Redis } from 'ioredis';
+import type { ThreadQueue } from '../thread-queue.js';
+import { ControlSubscriber, publishControl } from './control-channel.js';
+
+/** A listener for cancels, on a connection of its own; `close` ends it. */
+export interface ControlSubscription {
+  close(): Promise<void>;
+}
+
+/**
+ * `/cancel`, `/cancel-all` and `/reset`: the queue's primitives for the waiting messages, plus a cancel
+ * published to whichever worker runs the thread's turn right now (delivery is best effort: a cancel
+ * that reaches no worker cancels nothing, the right answer when no turn is running).
+ */
+export class ThreadControls {
+  constructor(
+    private readonly redis: Redis,
+    private readonly queue: ThreadQueue,
+  ) {}
+
+  /** Cancels the running turn; waiting messages are kept. */
+  async cancel(thread: string): Promise<{ wasRunning: boolean }> {
+    const { status } = await this.queue.state(thread);
+    await this.publishCancel(thread);
+    return { wasRunning: status === 'running' };
+  }
+
+  /** Cancels the running turn and drops the waiting messages. */
+  async cancelAll(thread: string): Promise<{ dropped: number }> {
+    const dropped = await this.queue.dropBuffered(thread);
+    await this.publishCancel(thread);
+    return { dropped };
+  }
+
+  /** As cancel-all, and the next message starts a fresh agent session. */
+  async reset(thread: string): Promise<{ dropped: number; generation: number }> {
+    const result = await this.queue.reset(thread);
+    await this.publishCancel(thread);
+    return result;
+  }
+
+  /** Calls `onCancel` with the thread of every cancel published from now on. */
+  async subscribe(onCancel: (thread: string) => void): Promise<ControlSubscription> {
+    const subscriber = new ControlSubscriber(this.redis, this.queue.config.prefix, ({ thread }) =>
+      onCancel(thread),
+    );
+    await subscriber.start();
+    return subscriber;
+  }
+
+  private async publishCancel(thread: string): Promise<void> {
+    await publishControl(this.redis, this.queue.config.prefix, { thread, action: 'cancel' });
+  }
+}

@@ -1,0 +1,186 @@
+import type { Batch, TurnReport } from './batch.js';
+import type { Doorbell } from './doorbells.js';
+import { LeaseLostError } from './errors.js';
+import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
+import type { QueueLogger } from './logger.js';
+import type { NextStep, ThreadQueue } from './thread-queue.js';
+
+/**
+ * Runs one turn for a batch and reports how it ended (recorded with the batch when it is committed).
+ * It must stop promptly when `signal` aborts; its result is then ignored.
+ */
+export type TurnHandler = (batch: Batch, signal: AbortSignal) => Promise<TurnReport>;
+
+/** Why a turn was aborted; carried as `signal.reason`. */
+export class TurnAbortedError extends Error {
+  constructor(
+    readonly why: 'lease-lost' | 'shutdown',
+    detail: string,
+  ) {
+    super(`turn aborted (${why}): ${detail}`);
+    this.name = 'TurnAbortedError';
+  }
+}
+
+/** Thrown by a handler when retrying the batch cannot help: it is dead-lettered at once. */
+export class FinalTurnError extends Error {
+  override name = 'FinalTurnError';
+}
+
+/** What became of a claimed batch in this runner. */
+export type BatchOutcome = 'committed' | 'failed' | 'dead_lettered' | 'abandoned';
+
+/** What the turn loop reports for metrics. */
+export interface TurnEvents {
+  batchEnded?(outcome: BatchOutcome): void;
+  /** The heartbeat could not keep the lease: the turn was aborted, nothing committed. */
+  leaseLost?(): void;
+  /** A commit or fail found another owner's fence: nothing committed. */
+  fenced?(): void;
+}
+
+/** Where a doorbell came from; a direct (affinity) one withdraws its shared twin once it claimed. */
+export type DoorbellSource = 'shared' | 'direct';
+
+/** What to do when the claim finds another owner's live lease. */
+export type OnBusy = (retryInMs: number) => Promise<void>;
+
+type TurnOutcome =
+  | { kind: 'done'; report: TurnReport }
+  | { kind: 'failed'; reason: string; final: boolean }
+  | { kind: 'aborted'; error: TurnAbortedError };
+
+export interface TurnLoopOptions {
+  queue: ThreadQueue;
+  doorbell: Doorbell;
+  handler: TurnHandler;
+  owner: string;
+  logger: QueueLogger;
+  events?: TurnEvents;
+}
+
+/**
+ * The life of a thread while this worker holds its lease: claim, then turn after turn (heartbeat the
+ * lease, abort the handler when it is lost, commit-and-drain) until the thread idles, yields, is
+ * fenced out or handed back.
+ */
+export class TurnLoop {
+  private readonly active = new Set<AbortController>();
+  private closing = false;
+
+  constructor(private readonly options: TurnLoopOptions) {}
+
+  /** Turns running now. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /** From now on a claimed batch is handed back instead of run. */
+  stop(): void {
+    this.closing = true;
+  }
+
+  /** Aborts every running turn; each hands its thread back. */
+  abortAll(): void {
+    for (const controller of this.active) {
+      controller.abort(new TurnAbortedError('shutdown', 'worker closing'));
+    }
+  }
+
+  async serve(thread: string, epoch: number, source: DoorbellSource, onBusy: OnBusy): Promise<void> {
+    const { queue, doorbell, owner } = this.options;
+    const claim = await queue.claim(thread, epoch, owner);
+    if (claim.kind === 'busy') return onBusy(claim.retryInMs);
+    if (claim.kind !== 'batch') return;
+    // Served directly: the shared fallback would only find the thread running.
+    if (source === 'direct') void doorbell.withdraw(queue.keys(thread).member, epoch).catch(() => {});
+
+    let batch = claim.batch;
+    for (;;) {
+      const next = await this.endTurn(batch, await this.runTurn(batch));
+      if (next?.kind !== 'batch') return;
+      batch = next.batch;
+    }
+  }
+
+  /** Records how the turn ended; undefined when the thread is no longer ours to continue. */
+  private async endTurn(batch: Batch, outcome: TurnOutcome): Promise<NextStep | undefined> {
+    const { queue, events } = this.options;
+    try {
+      if (outcome.kind === 'aborted') {
+        if (outcome.error.why === 'shutdown') {
+          await queue.abandon(batch.lease);
+          events?.batchEnded?.('abandoned');
+        } else events?.leaseLost?.();
+        return undefined;
+      }
+      if (outcome.kind === 'done') {
+        const next = await queue.commit(batch.lease, outcome.report);
+        events?.batchEnded?.('committed');
+        return next;
+      }
+      const next = await queue.fail(batch.lease, outcome.reason, outcome.final);
+      // Anything but a retry means the script dead-lettered the batch and moved on.
+      events?.batchEnded?.(next.kind === 'retry' ? 'failed' : 'dead_lettered');
+      return next;
+    } catch (error) {
+      if (!(error instanceof LeaseLostError)) throw error;
+      events?.fenced?.();
+      this.options.logger.warn(
+        { thread: batch.lease.thread, batchId: batch.id, fence: batch.lease.fence },
+        'fenced out; nothing committed',
+      );
+      return undefined;
+    }
+  }
+
+  private async runTurn(batch: Batch): Promise<TurnOutcome> {
+    if (this.closing) return { kind: 'aborted', error: new TurnAbortedError('shutdown', 'worker closing') };
+    const controller = new AbortController();
+    this.active.add(controller);
+    const stopHeartbeat = this.heartbeat(batch, controller);
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    try {
+      const turn = this.options.handler(batch, controller.signal);
+      turn.catch(() => {});
+      const report = await Promise.race([turn, aborted]);
+      return controller.signal.aborted
+        ? { kind: 'aborted', error: controller.signal.reason }
+        : { kind: 'done', report };
+    } catch (error) {
+      if (controller.signal.aborted) return { kind: 'aborted', error: controller.signal.reason };
+      const reason = error instanceof Error ? error.message : String(error);
+      return { kind: 'failed', reason, final: error instanceof FinalTurnError };
+    } finally {
+      stopHeartbeat();
+      this.active.delete(controller);
+    }
+  }
+
+  private heartbeat(batch: Batch, controller: AbortController): () => void {
+    const { queue } = this.options;
+    // Monotonic time: a wall-clock jump must neither extend nor cut short the trust window.
+    const leaseMs = queue.config.leaseMs;
+    let trustedUntil = performance.now() + leaseMs - Math.ceil(leaseMs / 3);
+    const beat = async () => {
+      const sentAt = performance.now();
+      let result: RenewResult;
+      try {
+        batch.lease.expiresAt = await queue.renew(batch.lease);
+        result = { kind: 'renewed' };
+      } catch (error) {
+        result = error instanceof LeaseLostError ? { kind: 'fenced' } : { kind: 'error' };
+      }
+      // A renewal counts from when it was sent: Redis started the new lease no later than that.
+      const now = result.kind === 'renewed' ? sentAt : performance.now();
+      const verdict = heartbeatVerdict(now, trustedUntil, result, leaseMs);
+      if (verdict.kind === 'keep') trustedUntil = verdict.trustedUntil;
+      else controller.abort(new TurnAbortedError('lease-lost', verdict.why));
+    };
+    const timer = setInterval(() => void beat(), heartbeatIntervalMs(leaseMs));
+    return () => clearInterval(timer);
+  }
+}
