@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadIngressConfig, loadWorkerConfig } from '@tributary/config';
+import { DEFAULT_REDIS_URL, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import { startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
@@ -22,7 +22,7 @@ export async function runDevCommand(): Promise<void> {
   const logger = createLogger(env.LOG_LEVEL ?? 'warn');
   say('tributary dev: starting Redis, ingress, a worker and the built-in agent…');
 
-  const redis = await devRedis(env.REDIS_URL ?? 'redis://127.0.0.1:6379', devDataDir());
+  const redis = await devRedis(env.REDIS_URL ?? DEFAULT_REDIS_URL, devDataDir());
   const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
   const replies = await startFakePlatformApi({ gatewaySecret });
   const stackEnv = {

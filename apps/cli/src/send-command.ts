@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { DEFAULT_INGRESS_PORT } from '@tributary/config';
 import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, SIGNATURE_HEADER, signBody } from '@tributary/platforms';
 import { readDevStack } from './dev-stack-file.js';
 
@@ -37,7 +38,8 @@ export async function runSendCommand(argv: string[]): Promise<void> {
   });
   if (positionals.length === 0) throw new Error(`nothing to send\n\n${USAGE}`);
   const stack = await readDevStack();
-  const url = values.url ?? stack?.ingressUrl ?? `http://127.0.0.1:${process.env.PORT ?? '8080'}`;
+  const url =
+    values.url ?? stack?.ingressUrl ?? `http://127.0.0.1:${process.env.PORT ?? DEFAULT_INGRESS_PORT}`;
   const secret = process.env.GATEWAY_SECRET ?? stack?.gatewaySecret;
   if (!secret) {
     throw new Error('no gateway secret: start `tributary dev` in this folder first, or set GATEWAY_SECRET');

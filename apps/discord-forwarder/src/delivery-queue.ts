@@ -1,23 +1,32 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SIGNATURE_HEADER, signBody } from '@tributary/platforms';
+import {
+  classifyHttpAnswer,
+  DEFAULT_RETRY_POLICY,
+  nextStep,
+  type RetryPolicy,
+  readAnswer,
+  SIGNATURE_HEADER,
+  signBody,
+  type Verdict,
+} from '@tributary/platforms';
 import type { Logger } from 'pino';
-import { backoffMs, isRetryableStatus, type RetryPolicy, retryAfterMs } from './retry-policy.js';
 
 export interface DeliveryOptions extends RetryPolicy {
   /** Forwards held at once, in flight included; past it new messages are dropped. */
   capacity: number;
   /** Posts open at once across channels, so a burst over many channels does not open a socket each. */
   maxInFlight: number;
-  requestTimeoutMs: number;
 }
 
 export const DEFAULT_DELIVERY: DeliveryOptions = {
+  ...DEFAULT_RETRY_POLICY,
   capacity: 10_000,
   maxInFlight: 16,
-  firstRetryMs: 500,
-  maxRetryMs: 30_000,
+  // Ingress restarting or scaling takes longer than a platform's hiccup: more, longer waits per message.
   maxAttempts: 12,
-  requestTimeoutMs: 10_000,
+  maxDelayMs: 30_000,
+  // Twelve attempts back off for three minutes at most; the rest is room for ingress's Retry-After.
+  maxTotalWaitMs: 300_000,
 };
 
 export interface Delivery {
@@ -26,8 +35,8 @@ export interface Delivery {
   body: string;
 }
 
-type Attempt = { kind: 'delivered' } | { kind: 'rejected'; status: number; detail: string } | Failure;
-type Failure = { kind: 'failed'; reason: string; retryAfterMs?: number };
+/** Status 0: no answer. */
+type Attempt = { status: number; verdict: Verdict };
 
 /**
  * Posts forwards to ingress, one channel's in arrival order, channels independently of each other.
@@ -106,38 +115,47 @@ export class DeliveryQueue {
 
   async #deliver(delivery: Delivery): Promise<void> {
     const { channelId, messageId } = delivery;
+    let waitedMs = 0;
     for (let attempt = 1; ; attempt++) {
       await this.#takeSlot();
-      const result = await this.#post(delivery).finally(() => this.#releaseSlot());
+      const { status, verdict } = await this.#post(delivery).finally(() => this.#releaseSlot());
       if (this.#giveUp.signal.aborted) return;
-      if (result.kind === 'delivered') {
+      if (verdict.kind === 'ok') {
         this.logger.debug({ channelId, messageId, attempt }, 'message forwarded');
         return;
       }
-      if (result.kind === 'rejected') {
+      const step = nextStep(verdict, attempt, waitedMs, this.options, Math.random);
+      if (step.kind === 'give-up' && step.because === 'not-retryable') {
         this.logger.error(
-          { channelId, messageId, status: result.status, response: result.detail },
+          { channelId, messageId, status, response: verdict.detail },
           'ingress refused the forwarded message: dropped, a retry would be refused too',
         );
         return;
       }
-      if (attempt >= this.options.maxAttempts) {
+      if (step.kind === 'give-up') {
         this.logger.error(
-          { channelId, messageId, attempts: attempt, reason: result.reason },
+          {
+            channelId,
+            messageId,
+            attempts: attempt,
+            waitedMs,
+            because: step.because,
+            reason: verdict.detail,
+          },
           'could not forward the message: giving up',
         );
         return;
       }
-      const delayMs = result.retryAfterMs ?? backoffMs(this.options, attempt);
       this.logger.warn(
-        { channelId, messageId, attempt, delayMs, reason: result.reason },
+        { channelId, messageId, attempt, delayMs: step.delayMs, reason: verdict.detail },
         'forward failed; retrying',
       );
       try {
-        await sleep(delayMs, undefined, { signal: this.#giveUp.signal });
+        await sleep(step.delayMs, undefined, { signal: this.#giveUp.signal });
       } catch {
         return;
       }
+      waitedMs += step.delayMs;
     }
   }
 
@@ -157,25 +175,18 @@ export class DeliveryQueue {
   }
 
   async #post({ body }: Delivery): Promise<Attempt> {
-    let response: Response;
     try {
-      response = await fetch(this.url, {
+      const response = await fetch(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(this.secret, body) },
         body,
-        signal: AbortSignal.any([this.#giveUp.signal, AbortSignal.timeout(this.options.requestTimeoutMs)]),
+        signal: AbortSignal.any([this.#giveUp.signal, AbortSignal.timeout(this.options.timeoutMs)]),
       });
+      const answer = await readAnswer(response);
+      return { status: answer.status, verdict: classifyHttpAnswer(answer, Date.now()) };
     } catch (error) {
-      return { kind: 'failed', reason: describeFetchError(error) };
+      return { status: 0, verdict: { kind: 'transient', detail: describeFetchError(error) } };
     }
-    const detail = (await response.text().catch(() => '')).slice(0, 500);
-    if (response.ok) return { kind: 'delivered' };
-    if (!isRetryableStatus(response.status)) return { kind: 'rejected', status: response.status, detail };
-    const retryAfter = retryAfterMs(response.headers.get('retry-after'), Date.now());
-    const reason = `HTTP ${response.status}`;
-    return retryAfter === undefined
-      ? { kind: 'failed', reason }
-      : { kind: 'failed', reason, retryAfterMs: retryAfter };
   }
 }
 

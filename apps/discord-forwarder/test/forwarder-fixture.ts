@@ -51,7 +51,7 @@ export async function startHarness(
   const forwarder = startForwarder(config, {
     ...options,
     logger,
-    delivery: { firstRetryMs: 20, ...options.delivery },
+    delivery: { baseDelayMs: 20, ...options.delivery },
   });
   const logged = (msg: string, match: (line: LogLine) => boolean = () => true) =>
     waitFor(() => logs.find((line) => line.msg === msg && match(line)), { what: `log "${msg}"` });

@@ -8,7 +8,7 @@ afterEach(() => harness.close());
 
 describe('shutting down', () => {
   it('leaves the Gateway and delivers what is still queued before close() resolves', async () => {
-    harness = await startReadyHarness({ delivery: { firstRetryMs: 200 } });
+    harness = await startReadyHarness({ delivery: { baseDelayMs: 200 } });
     const first = messageCreate(TEXT_CHANNEL_ID, 'was being retried at shutdown');
     const second = messageCreate(TEXT_CHANNEL_ID, 'queued behind it');
     harness.ingress.respond = (forward, attempt) =>

@@ -17,6 +17,7 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
+import { type LogSink, silentLogger } from '@tributary/observability';
 import { type AgentEnvOptions, buildAgentEnv } from './agent-env.js';
 import { type AgentInfo, toAgentInfo } from './agent-info.js';
 import {
@@ -26,7 +27,6 @@ import {
   AgentStartError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
-import { type AcpLogger, silentLogger } from './logger.js';
 import { StderrTail } from './stderr-tail.js';
 
 /** How to start an agent: the command and what it may see of our environment. */
@@ -43,7 +43,7 @@ export interface AgentProcessOptions extends AgentCommandConfig {
   initializeTimeoutMs?: number;
   /** Time between SIGTERM and SIGKILL of the process group. Default 2 s. */
   killGraceMs?: number;
-  logger?: AcpLogger;
+  logger?: LogSink;
   onSessionUpdate?: (notification: SessionNotification, agent: AgentProcess) => void;
   onPermissionRequest?: (
     request: RequestPermissionRequest,
@@ -85,7 +85,7 @@ export class AgentProcess {
   readonly exited: Promise<AgentExit>;
   readonly #child: ChildProcessWithoutNullStreams;
   readonly #connection: ClientConnection;
-  readonly #logger: AcpLogger;
+  readonly #logger: LogSink;
   readonly #killGraceMs: number;
   readonly #stderr = new StderrTail();
   readonly #exitedRejection: Promise<never>;

@@ -29,7 +29,6 @@ export {
   TurnInProgressError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
-export { type AcpLogger, silentLogger } from './logger.js';
 export {
   choosePermission,
   DEFAULT_PERMISSION_POLICY,

@@ -5,11 +5,11 @@ import type {
   RequestPermissionResponse,
   SessionNotification,
 } from '@agentclientprotocol/sdk';
+import { type LogSink, silentLogger } from '@tributary/observability';
 import type { AgentInfo } from './agent-info.js';
 import { type AgentCommandConfig, AgentProcess } from './agent-process.js';
 import { AgentSupervisor } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
-import { type AcpLogger, silentLogger } from './logger.js';
 import { choosePermission, DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
@@ -44,7 +44,7 @@ export interface SessionPoolOptions {
   initializeTimeoutMs?: number;
   permissionPolicy?: PermissionPolicy;
   clientInfo?: Implementation;
-  logger?: AcpLogger;
+  logger?: LogSink;
   /** Receives late updates; without it they are dropped with a debug record. */
   onLateUpdate?: (update: LateUpdate) => void;
 }
@@ -67,7 +67,7 @@ function runningTurn(session: PooledSession): ActiveTurn | undefined {
  */
 export class SessionPool {
   readonly #options: SessionPoolOptions;
-  readonly #logger: AcpLogger;
+  readonly #logger: LogSink;
   readonly #sessions: SessionRegistry;
   readonly #opening = new Map<string, Promise<Attached>>();
   readonly #agents: AgentSupervisor;

@@ -1,7 +1,7 @@
 import type { ContentBlock, StopReason } from '@agentclientprotocol/sdk';
+import type { LogSink } from '@tributary/observability';
 import type { AgentProcess } from './agent-process.js';
 import { AgentRequestError, TurnCancelTimeoutError } from './errors.js';
-import type { AcpLogger } from './logger.js';
 import type { TurnEvent } from './turn-events.js';
 
 export interface TurnOptions {
@@ -21,12 +21,12 @@ export interface TurnResult {
 /** The receiving end of one running prompt: the pool routes its session's updates here. */
 export class ActiveTurn {
   readonly #onUpdate: ((event: TurnEvent) => void) | undefined;
-  readonly #logger: AcpLogger;
+  readonly #logger: LogSink;
   #text = '';
   #cancelling = false;
   #answered = false;
 
-  constructor(onUpdate: ((event: TurnEvent) => void) | undefined, logger: AcpLogger) {
+  constructor(onUpdate: ((event: TurnEvent) => void) | undefined, logger: LogSink) {
     this.#onUpdate = onUpdate;
     this.#logger = logger;
   }
@@ -72,7 +72,7 @@ export interface DriveTurnInput {
   turn: ActiveTurn;
   signal: AbortSignal | undefined;
   cancelTimeoutMs: number;
-  logger: AcpLogger;
+  logger: LogSink;
 }
 
 /** Sends session/prompt and turns cancellation into session/cancel, bounded by a process kill. */

@@ -7,14 +7,9 @@ import {
   builtInAgentCommand,
   type SessionRecord,
 } from '@tributary/agent';
+import type { LogSink } from '@tributary/observability';
 import { onTestFinished } from 'vitest';
-import type {
-  AcpLogger,
-  AgentCommandConfig,
-  ContentBlock,
-  SessionPoolOptions,
-  TurnEvent,
-} from '../src/index.js';
+import type { AgentCommandConfig, ContentBlock, SessionPoolOptions, TurnEvent } from '../src/index.js';
 import { SessionPool } from '../src/index.js';
 
 export async function tempDir(): Promise<string> {
@@ -118,15 +113,15 @@ export async function processGone(pid: number): Promise<boolean> {
 }
 
 export interface LogRecord {
-  level: keyof AcpLogger;
+  level: keyof LogSink;
   fields: Record<string, unknown>;
   message: string;
 }
 
-export function recordingLogger(): { logger: AcpLogger; records: LogRecord[] } {
+export function recordingLogger(): { logger: LogSink; records: LogRecord[] } {
   const records: LogRecord[] = [];
   const record =
-    (level: keyof AcpLogger) =>
+    (level: keyof LogSink) =>
     (fields: object, message: string): void => {
       records.push({ level, fields: fields as Record<string, unknown>, message });
     };

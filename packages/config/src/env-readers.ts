@@ -101,21 +101,3 @@ export function splitCommandLine(name: string, line: string): string[] {
   if (words.length === 0) throw new ConfigError(name, 'must name a command');
   return words;
 }
-
-export interface AffinitySettings {
-  sessionAffinity: boolean;
-  /** Undefined: the queue's default. */
-  sessionAffinityWaitMs: number | undefined;
-}
-
-/**
- * Session affinity, read the same way by ingress (whose enqueue rings the preferred worker first) and
- * workers (which announce themselves and take their own doorbells).
- */
-export function readAffinity(env: Env): AffinitySettings {
-  const wait = readOptional(env, 'SESSION_AFFINITY_WAIT_MS');
-  return {
-    sessionAffinity: readChoice(env, 'SESSION_AFFINITY', ['on', 'off'], 'on') === 'on',
-    sessionAffinityWaitMs: wait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
-  };
-}

@@ -1,4 +1,5 @@
 import { type Env, type LogLevel, readLogLevel, readRequired, readUrl } from './env-readers.js';
+import { DEFAULT_INGRESS_PORT } from './ingress-config.js';
 
 export interface ForwarderConfig {
   /** DISCORD_BOT_TOKEN. Named `token` so the shared log redaction (`*.token`) covers it. */
@@ -22,7 +23,8 @@ export function loadForwarderConfig(env: Env): Readonly<ForwarderConfig> {
   return Object.freeze({
     token: readRequired(env, 'DISCORD_BOT_TOKEN', 'the bot token the Gateway connection identifies with'),
     secret: readRequired(env, 'DISCORD_FORWARDER_SECRET', 'the HMAC secret shared with ingress'),
-    forwardUrl: readUrl(env, 'FORWARD_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080',
+    forwardUrl:
+      readUrl(env, 'FORWARD_URL', ['http:', 'https:']) ?? `http://127.0.0.1:${DEFAULT_INGRESS_PORT}`,
     gatewayUrl: readUrl(env, 'DISCORD_GATEWAY_URL', ['ws:', 'wss:']),
     // Ingress and workers take DISCORD_API_URL with its version (`…/api/v10`); the REST library adds
     // the version itself, so the same value serves both.

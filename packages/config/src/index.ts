@@ -3,17 +3,13 @@ export { type Env, type LogLevel, splitCommandLine } from './env-readers.js';
 export { FORWARDER_REQUIRED, type ForwarderConfig, loadForwarderConfig } from './forwarder-config.js';
 export {
   type BotMessagePolicy,
+  DEFAULT_INGRESS_PORT,
   type GateConfig,
   type IngressConfig,
   loadIngressConfig,
   type UserMessagePolicy,
 } from './ingress-config.js';
-export {
-  loadWorkerConfig,
-  type ProcessingMode,
-  processingModeOf,
-  type WorkerConfig,
-} from './load-config.js';
+export { loadWorkerConfig, processingModeOf, type WorkerConfig } from './load-config.js';
 export {
   type DiscordConfig,
   type GatewayConfig,
@@ -22,4 +18,5 @@ export {
   type SlackConfig,
   type TelegramConfig,
 } from './platform-config.js';
+export { DEFAULT_REDIS_URL, type ServiceSettings } from './service-settings.js';
 export { variablesRead } from './variables-read.js';

@@ -1,17 +1,9 @@
+import { queueDefaults } from '@tributary/queue';
 import { ConfigError } from './config-error.js';
-import {
-  type AffinitySettings,
-  type Env,
-  type LogLevel,
-  readAffinity,
-  readChoice,
-  readInteger,
-  readLogLevel,
-  readOptional,
-  readString,
-  readUrl,
-} from './env-readers.js';
-import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
+import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
+import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
+
+export const DEFAULT_INGRESS_PORT = 8080;
 
 export type BotMessagePolicy = 'off' | 'mentions' | 'all';
 export type UserMessagePolicy = 'involved' | 'mentions' | 'multibot-mentions';
@@ -30,11 +22,9 @@ export interface GateConfig {
   maxBotTurns: number;
 }
 
-export interface IngressConfig extends AffinitySettings {
+export interface IngressConfig extends ServiceSettings {
   port: number;
   host: string;
-  redisUrl: string;
-  redisPrefix: string;
   /**
    * A Redis command slower than this fails the request with 503. A message takes a few commands in
    * sequence, so keep this well under a third of the tightest platform deadline (Slack: 3 s).
@@ -46,9 +36,7 @@ export interface IngressConfig extends AffinitySettings {
   /** Messages a thread may hold (in flight plus waiting) before new ones are refused with 429. */
   maxThreadBacklog: number;
   gates: GateConfig;
-  platforms: PlatformConfig;
   adminToken: string | undefined;
-  logLevel: LogLevel;
 }
 
 function readList(env: Env, name: string): string[] {
@@ -60,7 +48,7 @@ function readList(env: Env, name: string): string[] {
 
 /** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
 export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
-  const platforms = loadPlatformConfig(env);
+  const settings = readServiceSettings(env);
   const adminToken = readOptional(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError(
@@ -69,15 +57,13 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
     );
   }
   return Object.freeze({
-    port: readInteger(env, 'PORT', 8080, 0, 65_535),
-    host: readString(env, 'HOST', '0.0.0.0'),
-    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? 'redis://127.0.0.1:6379',
-    redisPrefix: readString(env, 'REDIS_PREFIX', 'trib'),
+    ...settings,
+    port: readInteger(env, 'PORT', DEFAULT_INGRESS_PORT, 0, 65_535),
+    host: readString(env, 'HOST', ALL_INTERFACES),
     redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
-    maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', 1_000),
-    ...readAffinity(env),
+    maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', queueDefaults.maxBacklog),
     gates: Object.freeze({
       allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),
       trustedBotIds: readList(env, 'TRUSTED_BOT_IDS'),
@@ -91,8 +77,6 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       allowedUsers: readList(env, 'ALLOWED_USERS'),
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
-    platforms,
     adminToken,
-    logLevel: readLogLevel(env),
   });
 }

@@ -1,27 +1,19 @@
 import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy } from '@tributary/acp';
+import { type ProcessingMode, queueDefaults } from '@tributary/queue';
 import { ConfigError } from './config-error.js';
 import {
-  type AffinitySettings,
   type Env,
-  type LogLevel,
-  readAffinity,
   readChoice,
   readInteger,
-  readLogLevel,
   readOptional,
   readString,
-  readUrl,
   splitCommandLine,
 } from './env-readers.js';
-import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
+import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
 
-export type ProcessingMode = 'per-thread' | 'per-lane' | 'per-message';
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
-export interface WorkerConfig extends AffinitySettings {
-  redisUrl: string;
-  /** Namespace of every Redis key. */
-  redisPrefix: string;
+export interface WorkerConfig extends ServiceSettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
   /** Undefined: the built-in agent. */
@@ -51,9 +43,6 @@ export interface WorkerConfig extends AffinitySettings {
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
   metricsPort: number;
   metricsHost: string;
-  /** Credentials of the platforms replies go back to. */
-  platforms: PlatformConfig;
-  logLevel: LogLevel;
 }
 
 /**
@@ -67,13 +56,12 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   const stallHardMs = readInteger(env, 'STALL_HARD_MS', 30_000);
   if (stallHardMs <= stallSoftMs)
     throw new ConfigError('STALL_HARD_MS', 'must be greater than STALL_SOFT_MS');
-  const redisUrl = readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? 'redis://127.0.0.1:6379';
+  const settings = readServiceSettings(env);
   const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
   // Idle sessions are what session affinity reuses, so a worker keeps many more than it runs at once.
   const maxSessions = readInteger(env, 'AGENT_MAX_SESSIONS', Math.max(32, concurrency), concurrency);
   return Object.freeze({
-    redisUrl,
-    redisPrefix: readString(env, 'REDIS_PREFIX', 'trib'),
+    ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
     agentCwd: readString(env, 'AGENT_CWD', cwd),
@@ -86,11 +74,10 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ),
     concurrency,
     maxSessions,
-    maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', 10),
-    maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', 24_000),
+    maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),
+    maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', queueDefaults.maxBatchTokens),
     processingMode: readChoice(env, 'MESSAGE_PROCESSING_MODE', PROCESSING_MODES, 'per-thread'),
     processingModes: readProcessingModes(env),
-    ...readAffinity(env),
     turnTimeoutMs: readInteger(env, 'TURN_TIMEOUT_MS', 600_000),
     stallSoftMs,
     stallHardMs,
@@ -98,9 +85,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
-    metricsHost: readString(env, 'METRICS_HOST', '0.0.0.0'),
-    platforms: loadPlatformConfig(env),
-    logLevel: readLogLevel(env),
+    metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
   });
 }
 

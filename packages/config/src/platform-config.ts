@@ -1,3 +1,4 @@
+import { DISCORD_API_URL, SLACK_API_URL, TELEGRAM_API_URL } from '@tributary/platforms';
 import { ConfigError } from './config-error.js';
 import { type Env, readOptional, readUrl } from './env-readers.js';
 
@@ -71,7 +72,7 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
       {
         signingSecret: readOptional(env, 'SLACK_SIGNING_SECRET'),
         botToken: readOptional(env, 'SLACK_BOT_TOKEN'),
-        apiUrl: readUrl(env, 'SLACK_API_URL', HTTP) ?? 'https://slack.com/api',
+        apiUrl: readUrl(env, 'SLACK_API_URL', HTTP) ?? SLACK_API_URL,
         botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),
       },
       'apiUrl',
@@ -80,7 +81,7 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
       {
         secretToken: telegramSecret,
         botToken: readOptional(env, 'TELEGRAM_BOT_TOKEN'),
-        apiUrl: readUrl(env, 'TELEGRAM_API_URL', HTTP) ?? 'https://api.telegram.org',
+        apiUrl: readUrl(env, 'TELEGRAM_API_URL', HTTP) ?? TELEGRAM_API_URL,
         botUsername: readOptional(env, 'TELEGRAM_BOT_USERNAME')?.replace(/^@/, ''),
       },
       'apiUrl',
@@ -90,7 +91,7 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
         publicKey: discordKey?.toLowerCase(),
         forwarderSecret: readOptional(env, 'DISCORD_FORWARDER_SECRET'),
         botToken: readOptional(env, 'DISCORD_BOT_TOKEN'),
-        apiUrl: readUrl(env, 'DISCORD_API_URL', HTTP) ?? 'https://discord.com/api/v10',
+        apiUrl: readUrl(env, 'DISCORD_API_URL', HTTP) ?? DISCORD_API_URL,
         botUserId: readOptional(env, 'DISCORD_BOT_USER_ID'),
       },
       'apiUrl',

@@ -22,6 +22,7 @@ export {
   TURN_OUTCOMES,
   type TurnOutcome,
 } from './label-values.js';
+export { type LogSink, silentLogger } from './log-sink.js';
 export { createLogger, REDACTED_PATHS } from './logger.js';
 export type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 export { platformCallCounter } from './platform-call-counter.js';

@@ -1,4 +1,5 @@
 import type { ArrivalEvent } from '@tributary/packing';
+import type { MessageRef } from './message-ref.js';
 import type { ThreadParent } from './outbound.js';
 
 /** The request as ingress saw it: the raw bytes (signatures are over them) and lower-cased headers. */
@@ -11,16 +12,6 @@ export interface WebhookRequest {
 
 /** A control command; never enqueued as data. */
 export type ControlCommand = 'cancel' | 'cancel-all' | 'reset';
-
-/** Where an answer to a message goes (a reply, a reaction, a confirmation). */
-export interface MessageRef {
-  platform: string;
-  channelId: string;
-  /** The platform's thread coordinate, when the message is in one. */
-  threadId?: string;
-  /** The platform's id of the message itself (reactions go on it; replies quote it). */
-  messageId: string;
-}
 
 /** One chat message, parsed, before the gates. Its text is verbatim: mentions are not stripped yet. */
 export interface InboundMessage {

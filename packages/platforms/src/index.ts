@@ -1,6 +1,7 @@
 export * from './hmac-signature.js';
 export * from './inbound.js';
 export * from './inbound-adapters.js';
+export type { MessageRef } from './message-ref.js';
 export * from './outbound.js';
 export * from './outbound-clients.js';
 export * from './platform-clients.js';

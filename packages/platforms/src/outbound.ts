@@ -1,5 +1,5 @@
 import type { ArrivalEvent, ThreadParentMessage } from '@tributary/packing';
-import type { MessageRef } from './inbound.js';
+import type { MessageRef } from './message-ref.js';
 
 /** Where a new message is posted: a channel and, when there is one, the thread inside it. */
 export interface PostTarget {

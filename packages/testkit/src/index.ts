@@ -1,9 +1,9 @@
 export * from './fake-platform-api/index.js';
 export { freePort } from './free-port.js';
 export { deletePrefix, uniquePrefix } from './namespace.js';
+export type { RedisHandle } from './redis-handle.js';
 export {
   hasRedisServer,
-  type RedisHandle,
   redisAnswers,
   type StartRedisOptions,
   startRedis,

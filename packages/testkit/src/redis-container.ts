@@ -1,5 +1,5 @@
 import { GenericContainer } from 'testcontainers';
-import type { RedisHandle } from './redis-server.js';
+import type { RedisHandle } from './redis-handle.js';
 
 /** Fallback for machines without redis-server: a throwaway container, when a Docker engine answers. */
 export async function startContainerRedis(): Promise<RedisHandle> {

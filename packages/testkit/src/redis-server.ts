@@ -4,20 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
+import type { RedisHandle } from './redis-handle.js';
 import { waitFor } from './wait-for.js';
-
-/** A Redis for one test suite. Only a server the harness owns can be killed, restarted or wiped. */
-export interface RedisHandle {
-  readonly url: string;
-  readonly owned: boolean;
-  /** Kills the server abruptly (default SIGKILL): whatever was not yet on disk is gone. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Starts the server again on the same port and data folder (the AOF is replayed). */
-  restart(): Promise<void>;
-  /** Deletes the data folder; the next restart comes up empty. */
-  wipe(): Promise<void>;
-  stop(): Promise<void>;
-}
 
 export interface StartRedisOptions {
   /** Always start a private server, even when REDIS_URL is set (needed to kill or restart it). */

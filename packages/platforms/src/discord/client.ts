@@ -7,7 +7,7 @@ import {
   type TokenClientOptions,
   tokenClientHttp,
 } from '../http/platform-http.js';
-import type { MessageRef } from '../inbound.js';
+import type { MessageRef } from '../message-ref.js';
 import {
   PlatformApiError,
   type PlatformClient,

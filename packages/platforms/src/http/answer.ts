@@ -7,6 +7,20 @@ export interface PlatformAnswer {
   body: unknown;
 }
 
+/** A fetch response read whole, so every classifier sees the same parsed answer. */
+export async function readAnswer(response: Response): Promise<PlatformAnswer> {
+  return { status: response.status, headers: response.headers, body: parseBody(await response.text()) };
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** Why a call failed for good: each asks the operator for something else. */
 export type FailureReason = 'auth' | 'not-found' | 'refused';
 

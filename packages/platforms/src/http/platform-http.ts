@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PlatformApiError } from '../outbound.js';
-import type { Classifier, PlatformAnswer } from './answer.js';
+import { type Classifier, type PlatformAnswer, readAnswer } from './answer.js';
 import { giveUpMessage } from './failure-message.js';
 import { noAnswerFailure } from './no-answer.js';
 import { redact } from './redact.js';
@@ -89,8 +89,7 @@ export class PlatformHttp {
         body: request.body,
         signal: AbortSignal.timeout(this.policy.timeoutMs),
       });
-      const text = await response.text();
-      return { answer: { status: response.status, headers: response.headers, body: parseBody(text) } };
+      return { answer: await readAnswer(response) };
     } catch (error) {
       return { failure: noAnswerFailure(error, this.policy.timeoutMs) };
     }
@@ -98,15 +97,6 @@ export class PlatformHttp {
 
   private redact(text: string): string {
     return redact(text, this.options.secrets ?? []);
-  }
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
   }
 }
 

@@ -2,7 +2,7 @@ import type { ArrivalEvent } from '@tributary/packing';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
-import type { MessageRef } from '../inbound.js';
+import type { MessageRef } from '../message-ref.js';
 import {
   PlatformApiError,
   type PlatformClient,

@@ -1,7 +1,7 @@
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
-import type { MessageRef } from '../inbound.js';
+import type { MessageRef } from '../message-ref.js';
 import type { PlatformClient, PostTarget, Reaction } from '../outbound.js';
 import { classifyTelegramAnswer } from './answer.js';
 import { LastReaction } from './last-reaction.js';

@@ -1,0 +1,48 @@
+import { queueDefaults } from '@tributary/queue';
+import {
+  type Env,
+  type LogLevel,
+  readChoice,
+  readInteger,
+  readLogLevel,
+  readOptional,
+  readString,
+  readUrl,
+} from './env-readers.js';
+import { loadPlatformConfig, type PlatformConfig } from './platform-config.js';
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Where a service listens unless told otherwise: in a container, every interface. */
+export const ALL_INTERFACES = '0.0.0.0';
+
+/**
+ * What ingress and workers read alike: they must agree on the Redis, its key namespace and session
+ * affinity (ingress's enqueue rings the preferred worker first; workers announce themselves and take
+ * their own doorbells), or messages are queued where no worker looks.
+ */
+export interface ServiceSettings {
+  redisUrl: string;
+  /** Namespace of every Redis key. */
+  redisPrefix: string;
+  sessionAffinity: boolean;
+  /** Undefined: the queue's default. */
+  sessionAffinityWaitMs: number | undefined;
+  /** Credentials and API bases: ingress verifies deliveries and reacts, workers reply. */
+  platforms: PlatformConfig;
+  logLevel: LogLevel;
+}
+
+export function readServiceSettings(env: Env): ServiceSettings {
+  const affinityWait = readOptional(env, 'SESSION_AFFINITY_WAIT_MS');
+  const affinity = readChoice(env, 'SESSION_AFFINITY', ['on', 'off'], queueDefaults.affinity ? 'on' : 'off');
+  return {
+    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? DEFAULT_REDIS_URL,
+    redisPrefix: readString(env, 'REDIS_PREFIX', queueDefaults.prefix),
+    sessionAffinity: affinity === 'on',
+    sessionAffinityWaitMs:
+      affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
+    platforms: loadPlatformConfig(env),
+    logLevel: readLogLevel(env),
+  };
+}
