@@ -1,4 +1,4 @@
-import { queueDefaults } from '@tributary/queue';
+import { queueDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';

@@ -1,5 +1,5 @@
 import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy } from '@tributary/acp';
-import { type ProcessingMode, queueDefaults } from '@tributary/queue';
+import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
 import {
   type Env,

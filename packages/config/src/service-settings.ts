@@ -1,4 +1,4 @@
-import { queueDefaults } from '@tributary/queue';
+import { queueDefaults } from '@tributary/queue/config';
 import {
   type Env,
   type LogLevel,

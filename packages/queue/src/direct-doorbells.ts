@@ -1,6 +1,6 @@
+import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
 import type { DirectDoorbell } from './doorbells.js';
-import { type QueueLogger, silentLogger } from './logger.js';
 import type { SlotGate } from './slot-gate.js';
 
 const POP_TIMEOUT_SECONDS = 1;
@@ -21,7 +21,7 @@ export class DirectDoorbells {
     private readonly gate: SlotGate,
     /** Called with a slot acquired; the callee releases it. */
     private readonly onDoorbell: (doorbell: DirectDoorbell) => void,
-    private readonly logger: QueueLogger = silentLogger,
+    private readonly logger: LogSink = silentLogger,
   ) {}
 
   start(): void {

@@ -1,3 +1,4 @@
+import type { LogSink } from '@tributary/observability';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { blockingConnection } from './connections.js';
@@ -9,7 +10,6 @@ import {
   type DoorbellData,
   doorbellPrefix,
 } from './doorbells.js';
-import type { QueueLogger } from './logger.js';
 import type { QueueConfig } from './queue-config.js';
 import { SlotGate } from './slot-gate.js';
 import { workerKeys } from './thread-keys.js';
@@ -25,7 +25,7 @@ export interface DoorbellIntakeOptions {
   owner: string;
   concurrency: number;
   serve: Serve;
-  logger: QueueLogger;
+  logger: LogSink;
   /** This worker's BullMQ worker took a doorbell job (proof it still consumes). */
   doorbellTaken?(): void;
 }

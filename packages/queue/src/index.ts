@@ -21,7 +21,6 @@ export {
 export { BacklogFullError, LeaseLostError, QueueError, UnsafeRedisError } from './errors.js';
 export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-export { type QueueLogger, silentLogger } from './logger.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
 export { Store, type StoreOptions } from './store.js';

@@ -1,6 +1,6 @@
+import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
 import { UnsafeRedisError } from './errors.js';
-import { type QueueLogger, silentLogger } from './logger.js';
 
 export interface RedisSafetyReport {
   maxmemoryPolicy: string;
@@ -15,7 +15,7 @@ export interface RedisSafetyReport {
 export async function checkRedisSafety(
   redis: Redis,
   mode: 'refuse' | 'warn',
-  logger: QueueLogger = silentLogger,
+  logger: LogSink = silentLogger,
 ): Promise<RedisSafetyReport> {
   const info = parseInfo(`${await redis.info('memory')}\n${await redis.info('persistence')}`);
   const report: RedisSafetyReport = {

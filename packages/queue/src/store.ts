@@ -1,8 +1,8 @@
+import type { LogSink } from '@tributary/observability';
 import type { Redis } from 'ioredis';
 import { type ConnectionProfile, openConnection, whenReady } from './connections.js';
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
-import type { QueueLogger } from './logger.js';
 import { type QueueConfig, queueConfig } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { GateState } from './stores/gate-state.js';
@@ -82,7 +82,7 @@ export class Store {
   }
 
   /** Refuses (or warns about) a Redis that may evict acknowledged messages. */
-  checkSafety(mode: 'refuse' | 'warn', logger: QueueLogger): Promise<RedisSafetyReport> {
+  checkSafety(mode: 'refuse' | 'warn', logger: LogSink): Promise<RedisSafetyReport> {
     return checkRedisSafety(this.redis, mode, logger);
   }
 

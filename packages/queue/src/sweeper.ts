@@ -1,6 +1,6 @@
+import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
 import type { Doorbell } from './doorbells.js';
-import { type QueueLogger, silentLogger } from './logger.js';
 import { bucketKeys, decodeThread } from './thread-keys.js';
 import type { ThreadQueue } from './thread-queue.js';
 
@@ -24,7 +24,7 @@ export class Sweeper {
     private readonly redis: Redis,
     private readonly doorbell: Doorbell,
     private readonly owner: string,
-    private readonly logger: QueueLogger = silentLogger,
+    private readonly logger: LogSink = silentLogger,
     private readonly onRevived?: (report: SweepReport) => void,
   ) {}
 

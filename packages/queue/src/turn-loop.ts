@@ -1,8 +1,8 @@
+import type { LogSink } from '@tributary/observability';
 import type { Batch, TurnReport } from './batch.js';
 import type { Doorbell } from './doorbells.js';
 import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-import type { QueueLogger } from './logger.js';
 import type { NextStep, ThreadQueue } from './thread-queue.js';
 
 /**
@@ -55,7 +55,7 @@ export interface TurnLoopOptions {
   doorbell: Doorbell;
   handler: TurnHandler;
   owner: string;
-  logger: QueueLogger;
+  logger: LogSink;
   events?: TurnEvents;
 }
 

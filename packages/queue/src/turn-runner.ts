@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
 import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
-import { type QueueLogger, silentLogger } from './logger.js';
 import { Sweeper, type SweepReport } from './sweeper.js';
 import type { ThreadQueue } from './thread-queue.js';
 import { type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
@@ -17,7 +17,7 @@ export interface TurnRunnerOptions {
   /** Turns run at once by this process (agent sessions it may drive). */
   concurrency?: number;
   owner?: string;
-  logger?: QueueLogger;
+  logger?: LogSink;
   /** Every worker sweeps by default; tests may turn it off to observe lost doorbells. */
   sweep?: boolean;
   /** What the runner reports for metrics and health. */

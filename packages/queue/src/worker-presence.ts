@@ -1,5 +1,5 @@
+import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
-import { type QueueLogger, silentLogger } from './logger.js';
 import type { WorkerKeys } from './thread-keys.js';
 
 /**
@@ -17,7 +17,7 @@ export class WorkerPresence {
     private readonly redis: Redis,
     private readonly keys: WorkerKeys,
     private readonly ttlMs: number,
-    private readonly logger: QueueLogger = silentLogger,
+    private readonly logger: LogSink = silentLogger,
   ) {}
 
   start(): void {
