@@ -1,3 +1,4 @@
+import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BacklogFullError } from '../src/errors.js';
 import { type QueueFixture, queueFixture } from './fixture.js';
@@ -21,7 +22,7 @@ describe('enqueue', () => {
 
   it('records, with each acceptance, that we are involved and how many agent messages came in a row', async () => {
     const { queue } = await f.make();
-    const gate = () => queue.redis.hgetall(queue.keys('th').gate);
+    const gate = () => f.redis.hgetall(queue.keys('th').gate);
     await queue.enqueue('th', { id: 'a', body: 'from a bot', origin: 'agent' });
     await queue.enqueue('th', { id: 'b', body: 'from a bot', origin: 'agent' });
     expect(await gate()).toEqual({ involved: '1', botTurns: '2' });
@@ -29,7 +30,7 @@ describe('enqueue', () => {
     expect((await gate()).botTurns).toBe('2');
     await queue.enqueue('th', { id: 'c', body: 'from a person', origin: 'user' });
     expect(await gate()).toEqual({ involved: '1', botTurns: '0' });
-    expect(await queue.redis.pttl(queue.keys('th').gate)).toBeGreaterThan(0);
+    expect(await f.redis.pttl(queue.keys('th').gate)).toBeGreaterThan(0);
   });
 
   it('absorbs a retry with the same idempotency key', async () => {
@@ -47,7 +48,9 @@ describe('enqueue', () => {
   it('forgets an idempotency key after its TTL', async () => {
     const { queue } = await f.make({ dedupTtlMs: 50 });
     await queue.enqueue('th', { id: 'a', body: 'one' });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    const dedup = queue.keys('th').dedup('a');
+    expect(await f.redis.exists(dedup)).toBe(1);
+    await waitFor(async () => (await f.redis.exists(dedup)) === 0, { what: 'the idempotency key to expire' });
     expect((await queue.enqueue('th', { id: 'a', body: 'one' })).outcome).toBe('accepted');
   });
 
