@@ -33,6 +33,8 @@ const rate = Number(values.rate);
 const dropRate = Number(values.drop);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
+// Every sleep here paces the load, the faults or the run itself; the end is awaited as a condition
+// (`settled`), never as a sleep.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (min: number, max: number) => min + Math.random() * (max - min);
 

@@ -19,6 +19,7 @@ const runner = new TurnRunner({
   connection: redis,
   concurrency: 4,
   handler: async (_batch, signal) => {
+    // Sleeps on purpose: the turn stands in for an agent's work, mostly short, sometimes long.
     const ms = Math.random() < 0.05 ? 200 + Math.random() * 800 : Math.random() * 30;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, ms);

@@ -64,7 +64,8 @@ describe('worker readiness', () => {
   it('is ready while it consumes its canaries and answers turns', async () => {
     await h.send('th', message('hello'));
     await waitFor(() => h.sent.length === 1, { what: 'a reply' });
-    // Past the window: only canaries consumed since then keep the worker ready.
+    // A sleep on purpose: the readiness window (1 s) must pass since the turn's doorbell, the last job
+    // that was not a canary, so that only canaries consumed since then can keep the worker ready.
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     const ready = await fetch(`${h.worker.healthUrl}/readyz`);
     expect(ready.status).toBe(200);

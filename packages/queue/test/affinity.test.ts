@@ -6,7 +6,7 @@ import type { QueueConfig } from '../src/queue-config.js';
 import { workerKeys } from '../src/thread-keys.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
-import { TurnRunner } from '../src/turn-runner.js';
+import { type RunnerEvents, TurnRunner } from '../src/turn-runner.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -68,8 +68,13 @@ describe('turn runners with session affinity', () => {
 
   type Made = Awaited<ReturnType<QueueFixture['make']>>;
 
-  async function runner({ queue, doorbell }: Made, handler: TurnHandler, concurrency = 2) {
-    const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency });
+  async function runner(
+    { queue, doorbell }: Made,
+    handler: TurnHandler,
+    concurrency = 2,
+    events?: RunnerEvents,
+  ) {
+    const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency, events });
     await r.start();
     started.push(r);
     return r;
@@ -113,7 +118,7 @@ describe('turn runners with session affinity', () => {
 
   it('hands a shared doorbell back while direct turns hold every slot, so another worker runs it', async () => {
     const made = await f.make({ affinityWaitMs: 60_000 });
-    const { queue } = made;
+    const { queue, doorbell } = made;
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -124,21 +129,30 @@ describe('turn runners with session affinity', () => {
       if (batch.lease.thread === 'busy' && ran.length > 1) await held;
       return done;
     };
-    const a = await runner(made, handler, 1);
+    let takenByA = 0;
+    const a = await runner(made, handler, 1, { doorbellTaken: () => takenByA++ });
     await queue.enqueue('busy', { id: 'm1', body: 'x' });
     await waitFor(async () => (await queue.state('busy')).status === 'idle', { what: 'first turn' });
     const presence = workerKeys(queue.config.prefix, a.owner).presence;
     await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'A announcing a free slot' });
     await queue.enqueue('busy', { id: 'm2', body: 'x' });
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
+    expect(ran[1]!.owner).toBe(a.owner);
 
+    // The only shared job from here on is `other`'s (`busy`'s fallback is delayed by a minute).
+    const takenBefore = takenByA;
     await queue.enqueue('other', { id: 'o1', body: 'x' });
-    // Give runner A the chance to take the shared doorbell; holding it would stall `other` until release.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const job = doorbellJobId(queue.keys('other').member, (await queue.state('other')).epoch);
+    await waitFor(() => takenByA > takenBefore, { what: 'runner A taking the shared doorbell' });
+    // Taken with no free slot, it must go back to the queue rather than wait in A for the slot.
+    await waitFor(async () => ['delayed', 'waiting'].includes(await doorbell.queue.getJobState(job)), {
+      what: 'runner A handing the doorbell back',
+    });
+    expect((await queue.state('other')).status).toBe('scheduled');
+
     const b = await runner(made, handler, 1);
     await waitFor(() => ran.some((r) => r.thread === 'other'), { what: 'the other thread’s turn' });
     expect(ran.find((r) => r.thread === 'other')!.owner).toBe(b.owner);
-    expect(ran[1]!.owner).toBe(a.owner);
     release();
   });
 

@@ -1,3 +1,4 @@
+import { redisClockReaches } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -6,8 +7,6 @@ beforeAll(async () => {
   f = await queueFixture();
 });
 afterAll(() => f.close());
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('batch history', () => {
   it('records a committed batch with its events in order, bodies, reply, stop reason and timing', async () => {
@@ -77,7 +76,7 @@ describe('batch history', () => {
     const epoch = (await queue.state('th')).epoch;
     const crashed = await queue.claim('th', epoch, 'owner-a');
     if (crashed.kind !== 'batch') throw new Error('no batch');
-    await sleep(50);
+    await f.leaseExpiry(crashed.batch.lease);
     expect(await queue.history('th')).toEqual([]);
 
     const again = await queue.claim('th', epoch, 'owner-b');
@@ -92,8 +91,9 @@ describe('batch history', () => {
     const { queue } = await f.make({ maxDeliveries: 1, leaseMs: 30 });
     await enqueueAll(queue, 'th', ['crash']);
     const epoch = (await queue.state('th')).epoch;
-    await queue.claim('th', epoch, 'a');
-    await sleep(50);
+    const crashed = await queue.claim('th', epoch, 'a');
+    if (crashed.kind !== 'batch') throw new Error('no batch');
+    await f.leaseExpiry(crashed.batch.lease);
     expect(await queue.claim('th', epoch, 'b')).toEqual({ kind: 'empty' });
     expect(await queue.history('th')).toMatchObject([
       { status: 'dead', reason: 'delivered 1 times without completing' },
@@ -101,14 +101,21 @@ describe('batch history', () => {
   });
 
   it('drops records older than historyMaxAgeMs', async () => {
-    const { queue } = await f.make({ historyMaxAgeMs: 40 });
-    for (const [i, body] of ['old', 'new'].entries()) {
-      if (i > 0) await sleep(60);
+    const maxAgeMs = 40;
+    const { queue } = await f.make({ historyMaxAgeMs: maxAgeMs });
+    const turn = async (body: string) => {
       await queue.enqueue('th', { id: body, body });
       const claim = await claimNow(queue, 'th');
       if (claim.kind !== 'batch') throw new Error('no batch');
       await queue.commit(claim.batch.lease, done);
-    }
+    };
+    await turn('old');
+    // Ages are measured on record ids (Redis-clock milliseconds): wait until the old one is past the cut.
+    const [old] = await f.redis.xrange(queue.keys('th').history, '-', '+');
+    if (!old) throw new Error('no record');
+    const oldMs = Number(old[0].split('-')[0]);
+    await redisClockReaches(f.redis, oldMs + maxAgeMs + 1, { what: 'the old record to age out' });
+    await turn('new');
     expect((await queue.history('th')).map((r) => r.messages[0]!.body)).toEqual(['new']);
   });
 });

@@ -54,7 +54,7 @@ describe('claim', () => {
     await enqueueAll(queue, 'th', ['a', 'b', 'c']);
     const epoch = (await queue.state('th')).epoch;
     const first = batchOf(await queue.claim('th', epoch, 'owner-a'));
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await f.leaseExpiry(first.lease);
     const again = batchOf(await queue.claim('th', epoch, 'owner-b'));
     expect(ids(again)).toEqual(ids(first));
     expect(again.id).toBe(first.id);

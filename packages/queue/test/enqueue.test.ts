@@ -1,3 +1,4 @@
+import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BacklogFullError } from '../src/errors.js';
 import { type QueueFixture, queueFixture } from './fixture.js';
@@ -47,7 +48,9 @@ describe('enqueue', () => {
   it('forgets an idempotency key after its TTL', async () => {
     const { queue } = await f.make({ dedupTtlMs: 50 });
     await queue.enqueue('th', { id: 'a', body: 'one' });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    const dedup = queue.keys('th').dedup('a');
+    expect(await f.redis.exists(dedup)).toBe(1);
+    await waitFor(async () => (await f.redis.exists(dedup)) === 0, { what: 'the idempotency key to expire' });
     expect((await queue.enqueue('th', { id: 'a', body: 'one' })).outcome).toBe('accepted');
   });
 

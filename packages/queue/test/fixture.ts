@@ -1,6 +1,12 @@
-import { deletePrefix, type RedisHandle, startRedis, uniquePrefix } from '@tributary/testkit';
+import {
+  deletePrefix,
+  type RedisHandle,
+  redisClockReaches,
+  startRedis,
+  uniquePrefix,
+} from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import type { TurnReport } from '../src/batch.js';
+import type { Lease, TurnReport } from '../src/batch.js';
 import { BullDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
 import { ThreadQueue } from '../src/thread-queue.js';
@@ -10,6 +16,11 @@ export interface QueueFixture {
   redisHandle: RedisHandle;
   redis: Redis;
   make(overrides?: Partial<QueueConfig>): Promise<{ queue: ThreadQueue; doorbell: BullDoorbell }>;
+  /**
+   * Waits until `lease` has run out on Redis's clock, as for an owner that crashed or froze: the
+   * claim, revive and sweep scripts all treat it as expired from then on.
+   */
+  leaseExpiry(lease: Lease): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,6 +36,9 @@ export async function queueFixture(options: { private?: boolean } = {}): Promise
       const doorbell = new BullDoorbell(redis, config.prefix);
       made.push({ prefix: config.prefix, doorbell });
       return { queue: new ThreadQueue(redis, config, doorbell), doorbell };
+    },
+    leaseExpiry(lease) {
+      return redisClockReaches(redis, lease.expiresAt, { what: `the lease of ${lease.owner} to expire` });
     },
     async close() {
       for (const { prefix, doorbell } of made) {

@@ -55,6 +55,8 @@ describe('queue properties under concurrent runners', () => {
                 if (batch.messages.length > s.maxBatchMessages) violations.push('message cap exceeded');
                 if (batch.messages.length > 1 && tokens > s.maxBatchTokens)
                   violations.push('token cap exceeded');
+                // Sleeps on purpose: turn lengths and arrival gaps are what the property varies to
+                // produce interleavings; nothing waits on a condition with them.
                 await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns++ % s.turnMs.length]));
                 running.delete(thread);
                 return { reply: batch.id, stopReason: 'end_turn' };
@@ -68,7 +70,7 @@ describe('queue properties under concurrent runners', () => {
           const thread = `th-${m.thread}`;
           const result = await queue.enqueue(thread, { id: `m${i}`, body: 'x'.repeat(m.tokens) });
           if (result.outcome === 'accepted') sent.set(thread, [...(sent.get(thread) ?? []), `m${i}`]);
-          if (m.gapMs > 0) await new Promise((resolve) => setTimeout(resolve, m.gapMs));
+          if (m.gapMs > 0) await new Promise((resolve) => setTimeout(resolve, m.gapMs)); // a generated gap
         }
         // No lost wakeups: every thread drains to idle without any sweeper help.
         await waitFor(

@@ -1,3 +1,4 @@
+import { redisClockReaches } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../src/errors.js';
 import { done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
@@ -14,7 +15,9 @@ describe('renew and fencing', () => {
     await enqueueAll(queue, 'th', ['a']);
     const claim = await queue.claim('th', 1, 'owner-a');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A renewal in the claim's millisecond would give the same expiry: wait for Redis's clock to move on.
+    const claimedAt = claim.batch.lease.expiresAt - queue.config.leaseMs;
+    await redisClockReaches(f.redis, claimedAt + 1, { what: 'a millisecond after the claim' });
     expect(await queue.renew(claim.batch.lease)).toBeGreaterThan(claim.batch.lease.expiresAt);
   });
 
@@ -23,7 +26,7 @@ describe('renew and fencing', () => {
     await enqueueAll(queue, 'th', ['a']);
     const old = await queue.claim('th', 1, 'owner-a');
     if (old.kind !== 'batch') throw new Error('no batch');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await f.leaseExpiry(old.batch.lease);
     const taken = await queue.claim('th', 1, 'owner-b');
     if (taken.kind !== 'batch') throw new Error('no takeover');
 
@@ -42,9 +45,10 @@ describe('renew and fencing', () => {
     const { queue } = await f.make({ leaseMs: 40 });
     await enqueueAll(queue, 'th', ['a']);
     const first = await queue.claim('th', 1, 'owner-a');
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    if (first.kind !== 'batch') throw new Error('no batch');
+    await f.leaseExpiry(first.batch.lease);
     const second = await queue.claim('th', 1, 'owner-a');
-    if (first.kind !== 'batch' || second.kind !== 'batch') throw new Error('no batch');
+    if (second.kind !== 'batch') throw new Error('no batch');
     await expect(queue.commit(first.batch.lease, done)).rejects.toBeInstanceOf(LeaseLostError);
     expect((await queue.commit(second.batch.lease, done)).kind).toBe('idle');
   });

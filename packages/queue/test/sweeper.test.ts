@@ -1,3 +1,4 @@
+import { redisClockReaches } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Doorbell } from '../src/doorbells.js';
 import { Sweeper } from '../src/sweeper.js';
@@ -10,9 +11,22 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
+/** When `thread` was last scheduled (or looked at by a sweeper), on Redis's clock. */
+async function scheduledAt(queue: ThreadQueue, thread: string): Promise<number> {
+  const k = queue.keys(thread);
+  return Number(await f.redis.zscore(k.sched, k.member));
+}
+
+/** Waits out the lost-doorbell grace period of `thread` on Redis's clock, the one the sweeper reads. */
+async function graceOver(queue: ThreadQueue, thread: string): Promise<void> {
+  const since = await scheduledAt(queue, thread);
+  await redisClockReaches(f.redis, since + queue.config.lostDoorbellAfterMs, { what: 'the grace period' });
+}
+
 describe('sweeper', () => {
   it('re-rings a thread whose doorbell was lost, once the grace period has passed', async () => {
-    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 50 });
+    // Long enough that the first sweep surely comes before it ends, even on a loaded machine.
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 500 });
     const lost: Doorbell = {
       ring: async () => {},
       pending: (m, e) => doorbell.pending(m, e),
@@ -23,7 +37,7 @@ describe('sweeper', () => {
     const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1');
 
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await graceOver(queue, 'th');
     await f.redis.del(...Array.from({ length: 4 }, (_, b) => `${queue.config.prefix}:{b${b}}:sweeper`));
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1 });
     const state = await queue.state('th');
@@ -34,12 +48,15 @@ describe('sweeper', () => {
   it('leaves a thread alone while its doorbell is still waiting in line', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
     await queue.enqueue('th', { id: 'a', body: 'x' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const scheduled = await scheduledAt(queue, 'th');
+    await graceOver(queue, 'th');
     expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
     });
     expect((await queue.state('th')).epoch).toBe(1);
+    // It did look: finding the doorbell pending, it put the thread off for another grace period.
+    expect(await scheduledAt(queue, 'th')).toBeGreaterThan(scheduled);
   });
 
   it('revives a thread whose owner’s lease expired, keeping its batch in flight', async () => {
@@ -47,7 +64,7 @@ describe('sweeper', () => {
     await queue.enqueue('th', { id: 'a', body: 'x' });
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await f.leaseExpiry(claim.batch.lease);
     expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
       leasesRevived: 1,
       doorbellsRevived: 0,
@@ -60,8 +77,9 @@ describe('sweeper', () => {
   it('lets one sweeper per bucket work at a time', async () => {
     const { queue, doorbell } = await f.make({ leaseMs: 30, sweepIntervalMs: 10_000, buckets: 1 });
     await queue.enqueue('th', { id: 'a', body: 'x' });
-    await claimNow(queue, 'th');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const claim = await claimNow(queue, 'th');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    await f.leaseExpiry(claim.batch.lease);
     const reports = await Promise.all(
       ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, f.redis, doorbell, owner).sweepOnce()),
     );

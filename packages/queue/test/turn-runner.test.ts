@@ -1,4 +1,4 @@
-import { waitFor } from '@tributary/testkit';
+import { redisClockReaches, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { FinalTurnError, TurnAbortedError, type TurnHandler } from '../src/turn-loop.js';
@@ -43,9 +43,13 @@ describe('turn runner', () => {
 
   it('keeps the lease alive through a turn longer than the lease', async () => {
     const fences: number[] = [];
-    const { queue, runner: r } = await runner({ leaseMs: 150 }, async (batch, signal) => {
+    const leaseMs = 150;
+    // A lapse would not go unseen: the runner's own sweeper would revive the thread within 20 ms and
+    // the runner would claim it again under a second fence.
+    const { queue, runner: r } = await runner({ leaseMs, sweepIntervalMs: 20 }, async (batch, signal) => {
       fences.push(batch.lease.fence);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The turn outlasts its first lease by a whole lease on Redis's clock: only renewals can keep it.
+      await redisClockReaches(f.redis, batch.lease.expiresAt + leaseMs, { what: 'two leases to pass' });
       if (signal.aborted) throw signal.reason;
       return done;
     });

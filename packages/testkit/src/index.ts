@@ -1,6 +1,7 @@
 export * from './fake-platform-api/index.js';
 export { freePort } from './free-port.js';
 export { deletePrefix, uniquePrefix } from './namespace.js';
+export { redisClockReaches, redisTime } from './redis-clock.js';
 export type { RedisHandle } from './redis-handle.js';
 export {
   hasRedisServer,
