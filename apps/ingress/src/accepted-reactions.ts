@@ -1,4 +1,4 @@
-import { type MessageRef, type PlatformClient, platformOfThread } from '@tributary/platforms';
+import { type MessageRef, OrderedByKey, type PlatformClient, platformOfThread } from '@tributary/platforms';
 import type { Logger } from 'pino';
 
 /**
@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
  * Reactions are best effort; the message is already durable.
  */
 export class AcceptedReactions {
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly order = new OrderedByKey();
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
@@ -18,20 +18,15 @@ export class AcceptedReactions {
     const client = this.clients.get(platformOfThread(thread));
     if (!client?.react) return;
     const react = client.react.bind(client);
-    const previous = this.tails.get(thread) ?? Promise.resolve();
-    const next = previous.then(() =>
+    this.order.run(thread, () =>
       react(ref, 'accepted').catch((error: unknown) =>
         this.logger.warn({ err: error, platform: ref.platform, thread }, 'accepted reaction failed'),
       ),
     );
-    this.tails.set(thread, next);
-    void next.then(() => {
-      if (this.tails.get(thread) === next) this.tails.delete(thread);
-    });
   }
 
   /** Waits for reactions in flight (graceful shutdown). */
-  async settle(): Promise<void> {
-    await Promise.all(this.tails.values());
+  settle(): Promise<void> {
+    return this.order.settle();
   }
 }

@@ -1,4 +1,10 @@
-import { type MessageRef, type PlatformClient, platformOfThread, type Reaction } from '@tributary/platforms';
+import {
+  type MessageRef,
+  OrderedByKey,
+  type PlatformClient,
+  platformOfThread,
+  type Reaction,
+} from '@tributary/platforms';
 import type { Logger } from 'pino';
 import type { TurnSignal } from './turn-signals.js';
 
@@ -23,7 +29,7 @@ function reactionOf(signal: TurnSignal): Reaction | undefined {
  */
 export class TurnReactions {
   private readonly shown = new Map<string, Reaction>();
-  private readonly tails = new Map<string, Promise<void>>();
+  private readonly order = new OrderedByKey();
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
@@ -40,12 +46,7 @@ export class TurnReactions {
       messageId: signal.target.replyToEventId,
     };
     // Signals of one batch are applied in order, so a late 'working' cannot land after 'done'.
-    const previous = this.tails.get(signal.batchId) ?? Promise.resolve();
-    const next = previous.then(() => this.apply(client, ref, signal));
-    this.tails.set(signal.batchId, next);
-    void next.then(() => {
-      if (this.tails.get(signal.batchId) === next) this.tails.delete(signal.batchId);
-    });
+    this.order.run(signal.batchId, () => this.apply(client, ref, signal));
   };
 
   private async apply(client: PlatformClient, ref: MessageRef, signal: TurnSignal): Promise<void> {

@@ -2,6 +2,7 @@ export * from './hmac-signature.js';
 export * from './inbound.js';
 export * from './inbound-adapters.js';
 export type { MessageRef } from './message-ref.js';
+export { OrderedByKey } from './ordered-by-key.js';
 export * from './outbound.js';
 export * from './outbound-clients.js';
 export * from './platform-clients.js';
