@@ -1,4 +1,4 @@
-import type { IngressConfig } from '@tributary/config';
+import { type IngressConfig, sharedQueueOptions } from '@tributary/config';
 import { type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
 import type { PlatformClient, ThreadParent } from '@tributary/platforms';
 import { Store, type ThreadQueue } from '@tributary/queue';
@@ -36,11 +36,9 @@ export async function startIngress(
     url: config.redisUrl,
     connection: { kind: 'fail-fast', timeoutMs: config.redisTimeoutMs },
     queue: {
-      prefix: config.redisPrefix,
+      // With affinity, enqueue rings the worker that holds the thread's live session first (ADR 0007).
+      ...sharedQueueOptions(config),
       maxBacklog: config.maxThreadBacklog,
-      // Enqueue rings the worker that holds the thread's live session first (docs/adr/0007).
-      affinity: config.sessionAffinity,
-      ...(config.sessionAffinityWaitMs === undefined ? {} : { affinityWaitMs: config.sessionAffinityWaitMs }),
     },
   });
   // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.

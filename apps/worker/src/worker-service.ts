@@ -1,6 +1,6 @@
 import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
-import { processingModeOf, type WorkerConfig } from '@tributary/config';
+import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
@@ -65,11 +65,9 @@ export async function startWorker(
     url: config.redisUrl,
     connection: { kind: 'patient' },
     queue: {
-      prefix: config.redisPrefix,
+      ...sharedQueueOptions(config),
       maxBatchMessages: config.maxBatchMessages,
       processingMode: (thread) => processingModeOf(config, thread),
-      affinity: config.sessionAffinity,
-      ...(config.sessionAffinityWaitMs === undefined ? {} : { affinityWaitMs: config.sessionAffinityWaitMs }),
       maxBatchTokens: config.maxBatchTokens,
       ...options.queue,
     },

@@ -18,5 +18,5 @@ export {
   type SlackConfig,
   type TelegramConfig,
 } from './platform-config.js';
-export { DEFAULT_REDIS_URL, type ServiceSettings } from './service-settings.js';
+export { DEFAULT_REDIS_URL, type ServiceSettings, sharedQueueOptions } from './service-settings.js';
 export { variablesRead } from './variables-read.js';

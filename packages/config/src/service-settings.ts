@@ -1,4 +1,4 @@
-import { queueDefaults } from '@tributary/queue/config';
+import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
 import {
   type Env,
   type LogLevel,
@@ -44,5 +44,16 @@ export function readServiceSettings(env: Env): ServiceSettings {
       affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
     platforms: loadPlatformConfig(env),
     logLevel: readLogLevel(env),
+  };
+}
+
+/** The queue options ingress and workers must agree on, from the settings they share. */
+export function sharedQueueOptions(settings: ServiceSettings): Partial<QueueConfig> {
+  return {
+    prefix: settings.redisPrefix,
+    affinity: settings.sessionAffinity,
+    ...(settings.sessionAffinityWaitMs === undefined
+      ? {}
+      : { affinityWaitMs: settings.sessionAffinityWaitMs }),
   };
 }

@@ -138,9 +138,7 @@ export class ThreadQueue {
   async renew(lease: Lease): Promise<number> {
     const k = this.keys(lease.thread);
     const reply = await this.scripts.run(script.renew, k, {
-      member: k.member,
-      owner: lease.owner,
-      fence: lease.fence,
+      ...holder(k, lease),
       leaseMs: this.config.leaseMs,
     });
     if (reply.status === 'fenced') throw new LeaseLostError(lease.thread, lease.fence);
@@ -182,11 +180,7 @@ export class ThreadQueue {
   /** Hands the thread back (shutdown): the in-flight batch is re-delivered first, to whoever claims. */
   async abandon(lease: Lease): Promise<boolean> {
     const k = this.keys(lease.thread);
-    const reply = await this.scripts.run(script.abandon, k, {
-      member: k.member,
-      owner: lease.owner,
-      fence: lease.fence,
-    });
+    const reply = await this.scripts.run(script.abandon, k, holder(k, lease));
     if (reply.status !== 'ring') return false;
     await this.ring(k, reply.epoch);
     return true;
@@ -289,12 +283,7 @@ export class ThreadQueue {
   }
 
   private continueArgs(k: ThreadKeys, lease: Lease) {
-    return {
-      ...this.batchArgs(k),
-      owner: lease.owner,
-      fence: lease.fence,
-      yieldAfterTurns: this.config.yieldAfterTurns,
-    };
+    return { ...this.batchArgs(k), ...holder(k, lease), yieldAfterTurns: this.config.yieldAfterTurns };
   }
 
   private async nextStep(k: ThreadKeys, lease: Lease, reply: script.Continuation): Promise<NextStep> {
@@ -311,6 +300,11 @@ export class ThreadQueue {
         throw new LeaseLostError(lease.thread, lease.fence);
     }
   }
+}
+
+/** Who holds the thread's lease: what every script of a lease holder checks first. */
+function holder(k: ThreadKeys, lease: Lease) {
+  return { member: k.member, owner: lease.owner, fence: lease.fence };
 }
 
 function toBatch(thread: string, owner: string, reply: script.BatchReply): Batch {
