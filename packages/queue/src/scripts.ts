@@ -44,10 +44,6 @@ export class Reply {
     return String(this.raw[at]);
   }
 
-  get length(): number {
-    return this.raw.length;
-  }
-
   unexpected(): QueueError {
     const status = ScriptStatus[this.status] ?? String(this.raw[0]);
     return new QueueError('UNEXPECTED_STATUS', `script ${this.script} answered unexpected status ${status}`);
@@ -57,24 +53,32 @@ export class Reply {
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const lib = readFileSync(new URL('lib.lua', scriptsDir), 'utf8');
 
-/** `commitAndDrain` lives in `commit-and-drain-<keys>.lua`: the file name shows the key count. */
-export function scriptFile(call: ScriptCall<string, string, unknown>): string {
+type AnyCall = ScriptCall<string, string, unknown>;
+
+/** `dropBuffered` lives in `drop-buffered-2.lua`: the file name shows the key count. */
+export function scriptFile(call: AnyCall): string {
   return `${call.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-${call.keys.length}.lua`;
 }
 
 /** Binds each name to its position: `local K = { state = KEYS[1], ... }`, the same for ARGV. */
-function preamble(call: ScriptCall<string, string, unknown>): string {
+function preamble(call: AnyCall): string {
   const table = (names: readonly string[], source: string) =>
     `{ ${names.map((name, i) => `${name} = ${source}[${i + 1}]`).join(', ')} }`;
   return `local K = ${table(call.keys, 'KEYS')}\nlocal A = ${table(call.args, 'ARGV')}\n`;
 }
 
-export function scriptSource(call: ScriptCall<string, string, unknown>): string {
-  const body = readFileSync(new URL(scriptFile(call), scriptsDir), 'utf8');
-  return `${lib}\n${preamble(call)}${body}`;
-}
+const sourceCache = new Map<AnyCall, string>();
 
-type AnyCall = ScriptCall<string, string, unknown>;
+/** What Redis runs: lib.lua, the name bindings, the script's body. Read once per process. */
+export function scriptSource(call: AnyCall): string {
+  let source = sourceCache.get(call);
+  if (source === undefined) {
+    const body = readFileSync(new URL(scriptFile(call), scriptsDir), 'utf8');
+    source = `${lib}\n${preamble(call)}${body}`;
+    sourceCache.set(call, source);
+  }
+  return source;
+}
 
 /**
  * The scripts bound to one ioredis client through `defineCommand`, which runs them by EVALSHA and falls
