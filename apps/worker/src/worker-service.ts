@@ -115,9 +115,10 @@ export async function startWorker(
       },
       leaseLost: () => metrics.leaseExpiriesTotal.inc(),
       fenced: () => metrics.fenceRejectionsTotal.inc(),
-      revived: ({ leasesRevived, doorbellsRevived }) => {
+      revived: ({ leasesRevived, doorbellsRevived, takenOver }) => {
         metrics.sweeperRevivalsTotal.inc({ reason: 'lease' }, leasesRevived);
         metrics.sweeperRevivalsTotal.inc({ reason: 'doorbell' }, doorbellsRevived);
+        metrics.sweeperRevivalsTotal.inc({ reason: 'owner_gone' }, takenOver);
       },
       doorbellTaken: () => canary?.taken(),
     },

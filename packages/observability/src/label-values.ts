@@ -34,7 +34,7 @@ export const REFUSAL_REASONS = ['backlog_full', 'rate_limited', 'gate'] as const
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** What made the sweeper hand a thread back to the doorbell queue. */
-export const REVIVAL_REASONS = ['lease', 'doorbell'] as const;
+export const REVIVAL_REASONS = ['lease', 'doorbell', 'owner_gone'] as const;
 export type RevivalReason = (typeof REVIVAL_REASONS)[number];
 
 /** What became of a dispatched batch. */

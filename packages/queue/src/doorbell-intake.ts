@@ -40,7 +40,7 @@ export class DoorbellIntake {
   private readonly worker: Worker<DoorbellData>;
   private readonly workerConnection: Redis;
   private readonly gate: SlotGate;
-  private readonly presence: WorkerPresence | undefined;
+  private readonly presence: WorkerPresence;
   private readonly direct: DirectDoorbells | undefined;
   private readonly directTurns = new Set<Promise<void>>();
   private closed: Promise<void> = Promise.resolve();
@@ -58,14 +58,11 @@ export class DoorbellIntake {
       autorun: false,
     });
     this.worker.on('error', (error) => logger.warn({ err: error }, 'doorbell worker error'));
-    if (!config.affinity) {
-      this.gate = new SlotGate(concurrency);
-      return;
-    }
     const keys = workerKeys(config.prefix, options.owner);
     const presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
     this.presence = presence;
     this.gate = new SlotGate(concurrency, (hasFree) => presence.set(hasFree));
+    if (!config.affinity) return;
     this.direct = new DirectDoorbells(
       blockingConnection(options.connection),
       keys.doorbells,
@@ -76,10 +73,11 @@ export class DoorbellIntake {
   }
 
   async start(): Promise<void> {
+    // Alive before the first claim, or the sweeper would take the thread straight back.
+    this.presence.start();
     void this.worker.run();
     await this.worker.waitUntilReady();
     this.direct?.start();
-    this.presence?.start();
   }
 
   /** Whether a doorbell could start a turn here now. */
@@ -87,9 +85,12 @@ export class DoorbellIntake {
     return this.gate.hasFree;
   }
 
-  /** Withdraws the presence, so ringers use the shared queue from now on, and takes no more doorbells. */
+  /**
+   * Takes no more doorbells; ringers use the shared queue from now on. The worker stays present until
+   * drained, so the sweeper leaves the threads of its finishing turns alone.
+   */
   async stopTaking(): Promise<void> {
-    await this.presence?.stop();
+    await this.presence.retire();
     await this.direct?.stop();
     this.closed = this.worker.close();
     this.gate.wakeAll();
@@ -98,6 +99,7 @@ export class DoorbellIntake {
   /** After `stopTaking`: resolves once every turn it started has ended, then closes its connection. */
   async drained(): Promise<void> {
     await Promise.all([this.closed, Promise.all(this.directTurns)]);
+    await this.presence.stop();
     this.workerConnection.disconnect();
   }
 

@@ -34,7 +34,10 @@ export interface QueueConfig {
    */
   affinity: boolean;
   affinityWaitMs: number;
-  /** A worker's presence expires this long after its last refresh (it refreshes three times as often). */
+  /**
+   * A worker's presence expires this long after its last refresh (it refreshes three times as often);
+   * the sweeper then hands the threads it held to other workers without waiting out their leases.
+   */
   presenceTtlMs: number;
   /** Failed turns of one batch before it is dead-lettered. */
   maxFailures: number;
@@ -67,7 +70,7 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   processingMode: () => 'per-thread',
   affinity: true,
   affinityWaitMs: 500,
-  presenceTtlMs: 3_000,
+  presenceTtlMs: 2_000,
   maxFailures: 3,
   retryDelayMs: 2_000,
   maxDeliveries: 10,

@@ -197,6 +197,13 @@ export const revive = defineScript({
   decode: ringOrOk,
 });
 
+export const takeover = defineScript({
+  name: 'takeover',
+  keys: ['state', 'run', 'sched'],
+  args: ['member', 'owner', 'fence'],
+  decode: ringOrOk,
+});
+
 export const pause = defineScript({
   name: 'pause',
   keys: ['state'],
@@ -268,6 +275,7 @@ export const QUEUE_SCRIPTS = [
   fail,
   abandon,
   revive,
+  takeover,
   pause,
   resume,
   dropBuffered,

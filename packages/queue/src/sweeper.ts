@@ -1,19 +1,22 @@
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
 import type { Doorbell } from './doorbells.js';
-import { bucketKeys, decodeThread } from './thread-keys.js';
+import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
 import type { ThreadQueue } from './thread-queue.js';
 
 export interface SweepReport {
   leasesRevived: number;
   doorbellsRevived: number;
+  /** Threads taken from workers that are gone (presence expired), their leases still running. */
+  takenOver: number;
 }
 
 const SWEEP_BATCH = 200;
 
 /**
- * Revives threads whose owner's lease expired and threads whose doorbell was lost. Every worker runs
- * one; a short per-bucket lock keeps it to one sweeper per bucket at a time.
+ * Revives threads whose owner is gone (its presence expired) or whose owner's lease expired, and
+ * threads whose doorbell was lost. Every worker runs one; a short per-bucket lock keeps it to one
+ * sweeper per bucket at a time.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -32,7 +35,7 @@ export class Sweeper {
     const tick = () => {
       this.running = this.sweepOnce()
         .then((report) => {
-          if (report.leasesRevived + report.doorbellsRevived > 0) {
+          if (report.leasesRevived + report.doorbellsRevived + report.takenOver > 0) {
             this.logger.info({ ...report }, 'sweeper revived threads');
             this.onRevived?.(report);
           }
@@ -52,7 +55,9 @@ export class Sweeper {
   }
 
   async sweepOnce(): Promise<SweepReport> {
-    const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0 };
+    const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 };
+    // Whether each owner seen in this sweep is present; asked once per owner, not once per thread.
+    const present = new Map<string, Promise<boolean>>();
     const { redis } = this;
     const { config } = this.queue;
     for (let bucket = 0; bucket < config.buckets; bucket++) {
@@ -67,6 +72,9 @@ export class Sweeper {
         if (await this.queue.revive(member, 'lease')) report.leasesRevived++;
       }
 
+      const leased = await redis.zrangebyscore(keys.run, `(${now}`, '+inf', 'LIMIT', 0, SWEEP_BATCH);
+      report.takenOver += await this.takeOverFromGone(leased, present);
+
       const waiting = await redis.zrangebyscore(
         keys.sched,
         '-inf',
@@ -80,6 +88,33 @@ export class Sweeper {
       }
     }
     return report;
+  }
+
+  /** Re-rings the threads among `members` whose owner's presence has expired. */
+  private async takeOverFromGone(members: string[], present: Map<string, Promise<boolean>>): Promise<number> {
+    if (members.length === 0) return 0;
+    const holders = this.redis.pipeline();
+    for (const member of members)
+      holders.hmget(this.queue.keys(decodeThread(member)).state, 'owner', 'fence');
+    const replies = (await holders.exec()) ?? [];
+    let taken = 0;
+    for (const [i, [error, fields]] of replies.entries()) {
+      if (error) throw error;
+      const [owner, fence] = fields as (string | null)[];
+      if (!owner || !fence || (await this.isPresent(owner, present))) continue;
+      if (await this.queue.takeOver(members[i]!, owner, Number(fence))) taken++;
+    }
+    return taken;
+  }
+
+  private isPresent(owner: string, present: Map<string, Promise<boolean>>): Promise<boolean> {
+    let answer = present.get(owner);
+    if (!answer) {
+      const key = workerKeys(this.queue.config.prefix, owner).presence;
+      answer = this.redis.exists(key).then((count) => count === 1);
+      present.set(owner, answer);
+    }
+    return answer;
   }
 
   private async reviveDoorbell(member: string, sched: string, now: number): Promise<boolean> {

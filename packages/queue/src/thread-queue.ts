@@ -195,6 +195,18 @@ export class ThreadQueue {
     return true;
   }
 
+  /**
+   * Sweeper step for a thread whose owner is gone: re-rung when `owner` still holds it under `fence`,
+   * so its batch is re-delivered elsewhere without waiting for the lease to expire.
+   */
+  async takeOver(member: string, owner: string, fence: number): Promise<boolean> {
+    const k = this.keys(decodeThread(member));
+    const reply = await this.scripts.run(script.takeover, k, { member, owner, fence });
+    if (reply.status !== 'ring') return false;
+    await this.ring(k, reply.epoch);
+    return true;
+  }
+
   async pause(thread: string): Promise<void> {
     await this.scripts.run(script.pause, this.keys(thread), {});
   }

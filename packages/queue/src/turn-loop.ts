@@ -111,7 +111,18 @@ export class TurnLoop {
         if (outcome.error.why === 'shutdown') {
           await queue.abandon(batch.lease);
           events?.batchEnded?.('abandoned');
-        } else events?.leaseLost?.();
+        } else {
+          events?.leaseLost?.();
+          this.options.logger.warn(
+            {
+              thread: batch.lease.thread,
+              batchId: batch.id,
+              fence: batch.lease.fence,
+              why: outcome.error.message,
+            },
+            'lease lost; turn aborted, nothing committed (another worker has the thread)',
+          );
+        }
         return undefined;
       }
       if (outcome.kind === 'done') {

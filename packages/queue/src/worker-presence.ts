@@ -3,12 +3,15 @@ import type { Redis } from 'ioredis';
 import type { WorkerKeys } from './thread-keys.js';
 
 /**
- * Announces a worker to ringers for session affinity: '1' while it is alive with a free turn slot, '0'
- * while all its slots are busy. The key expires unless refreshed, so a dead or frozen worker stops
- * receiving direct doorbells within `ttlMs`. Writes are chained, so the final delete comes last.
+ * Announces that a worker is alive: '1' while it has a free turn slot (ringers may hand it doorbells
+ * directly, session affinity), '0' while all its slots are busy or it is shutting down. The key expires
+ * unless refreshed, so within `ttlMs` of a worker's death (or freeze) ringers stop preferring it and the
+ * sweeper hands its threads to others without waiting for their leases. Writes are chained, so the
+ * final delete comes last.
  */
 export class WorkerPresence {
   private accepting = true;
+  private retired = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private writes: Promise<unknown> = Promise.resolve();
@@ -26,12 +29,19 @@ export class WorkerPresence {
   }
 
   set(accepting: boolean): void {
-    if (accepting === this.accepting) return;
+    if (this.retired || accepting === this.accepting) return;
     this.accepting = accepting;
     this.write();
   }
 
-  /** Withdraws the announcement; ringers use the shared queue from now on. */
+  /** Shutting down: still alive (its running turns keep their threads) but taking no doorbells. */
+  async retire(): Promise<void> {
+    this.set(false);
+    this.retired = true;
+    await this.writes;
+  }
+
+  /** Withdraws the announcement once the worker holds no thread any more. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);

@@ -2,6 +2,7 @@ import { redisClockReaches } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Doorbell } from '../src/doorbells.js';
 import { Sweeper } from '../src/sweeper.js';
+import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -36,10 +37,10 @@ describe('sweeper', () => {
     expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
     const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1');
 
-    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0 });
+    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 });
     await graceOver(queue, 'th');
     await f.redis.del(...Array.from({ length: 4 }, (_, b) => `${queue.config.prefix}:{b${b}}:sweeper`));
-    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1 });
+    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1, takenOver: 0 });
     const state = await queue.state('th');
     expect(state).toMatchObject({ status: 'scheduled', epoch: 2 });
     expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
@@ -53,6 +54,7 @@ describe('sweeper', () => {
     expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
+      takenOver: 0,
     });
     expect((await queue.state('th')).epoch).toBe(1);
     // It did look: finding the doorbell pending, it put the thread off for another grace period.
@@ -68,6 +70,7 @@ describe('sweeper', () => {
     expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
       leasesRevived: 1,
       doorbellsRevived: 0,
+      takenOver: 0,
     });
     const again = await claimNow(queue, 'th', 'owner-b');
     if (again.kind !== 'batch') throw new Error('no batch');
@@ -84,5 +87,40 @@ describe('sweeper', () => {
       ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, f.redis, doorbell, owner).sweepOnce()),
     );
     expect(reports.map((r) => r.leasesRevived).sort()).toEqual([0, 0, 1]);
+  });
+
+  it('takes a thread from an owner that is gone before its lease expires; the owner is fenced out', async () => {
+    const { queue, doorbell } = await f.make({ leaseMs: 60_000 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    const claim = await claimNow(queue, 'th', 'gone');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    // 'gone' never announced itself (or its presence expired): nothing waits for the 60 s lease.
+    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
+      leasesRevived: 0,
+      doorbellsRevived: 0,
+      takenOver: 1,
+    });
+    expect(await queue.state('th')).toMatchObject({ status: 'scheduled' });
+    const again = await claimNow(queue, 'th', 'owner-b');
+    if (again.kind !== 'batch') throw new Error('no batch');
+    expect(again.batch).toMatchObject({ id: claim.batch.id, type: 'Continuation', deliveries: 2 });
+    await expect(queue.renew(claim.batch.lease)).rejects.toThrow('no longer held');
+    await expect(queue.commit(claim.batch.lease, { reply: 'late', stopReason: 'end_turn' })).rejects.toThrow(
+      'no longer held',
+    );
+  });
+
+  it('leaves the threads of an owner that is present, busy or not', async () => {
+    const { queue, doorbell } = await f.make({ leaseMs: 60_000 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    const presence = workerKeys(queue.config.prefix, 'alive').presence;
+    await f.redis.set(presence, '0', 'PX', 60_000);
+    const claim = await claimNow(queue, 'th', 'alive');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(0);
+    expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'alive' });
+    await f.redis.del(presence);
+    await f.redis.del(...Array.from({ length: 4 }, (_, b) => `${queue.config.prefix}:{b${b}}:sweeper`));
+    expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(1);
   });
 });
