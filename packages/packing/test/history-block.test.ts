@@ -116,6 +116,17 @@ describe('history block', () => {
     expect(buildHistoryBlock('th', [big], { maxTokens: 100, caps: CAPS })).toBeUndefined();
   });
 
+  it('leaves out a turn with a huge one-word file and keeps the newer ones', () => {
+    const file = event('e1', 'see attached');
+    file.attachments = [
+      { kind: 'text', name: 'dump.txt', mimeType: 'text/plain', text: 'x'.repeat(220_000) },
+    ];
+    const turns = [turn(1, [file]), turn(2, [event('e2', 'and now?')])];
+    const built = buildHistoryBlock('slack:C1:T1', turns, { maxTokens: 8_000, caps: CAPS });
+    expect(built).toMatchObject({ turns: 1, omittedTurns: 1 });
+    expect(linesOf(built!.block).map((line) => line.text)).toEqual([undefined, 'and now?', 'reply 2']);
+  });
+
   it('is a marked text block for agents without embedded context', () => {
     const built = buildHistoryBlock('th', [turn(1, [event('e1', 'hi')])], { maxTokens: 1_000, caps: {} })!;
     expect(built.block).toMatchObject({

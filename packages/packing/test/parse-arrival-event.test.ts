@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArrivalEventError, parseArrivalEvent } from '../src/index.js';
+import { isBase64 } from '../src/parse-arrival-event.js';
 import { arrivalEvent } from './arbitraries.js';
 
 const valid = {
@@ -81,5 +82,31 @@ describe('parseArrivalEvent', () => {
     expect(error.field).toBe(field);
     expect(error.message).toContain(`invalid ArrivalEvent: ${field} `);
     expect(error.message).toContain(problem);
+  });
+});
+
+describe('base64 check', () => {
+  const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+  it('accepts exactly what the regular expression it replaced accepts', () => {
+    const text = fc.string({
+      unit: fc.constantFrom('A', 'z', '0', '9', '+', '/', '=', '-', '_', ' ', 'é'),
+      maxLength: 14,
+    });
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(isBase64(t)).toBe(BASE64.test(t));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('checks an image of several megabytes, where the expression overflowed its stack', () => {
+    const data = Buffer.alloc(6 * 1024 * 1024, 7).toString('base64');
+    const event = { ...valid, attachments: [{ kind: 'image', mimeType: 'image/png', data }] };
+    expect(parseArrivalEvent(event).attachments).toHaveLength(1);
+    expect(() =>
+      parseArrivalEvent({ ...event, attachments: [{ ...event.attachments[0], data: `${data}!` }] }),
+    ).toThrow('base64');
   });
 });

@@ -167,6 +167,11 @@ describe('Slack parse', () => {
     expect(messageOf(parse({ text })).mentions).toEqual(['U0BOT', 'W0BOB']);
   });
 
+  it('finds mentions before a megabyte of half-open ones, which cannot match', () => {
+    const text = `<@U0BOT|tributary> hi <@W0BOB> ${'<@U0BOT|'.repeat(128 * 1024)}`;
+    expect(messageOf(parse({ text })).mentions).toEqual(['U0BOT', 'W0BOB']);
+  });
+
   it.each([
     ['<@U0BOT> check the build', 'check the build'],
     ['check the build <@U0BOT>', 'check the build'],

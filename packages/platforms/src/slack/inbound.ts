@@ -1,7 +1,7 @@
 import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
-import { escapeRegExp, stripMention } from '../strip-mention.js';
+import { escapeRegExp, stripMention, throughLast } from '../strip-mention.js';
 import { requireSecret } from '../webhook-checks.js';
 import { parseSlackEvent, type SlackSelf } from './message-event.js';
 import { verifySlackRequest } from './signature.js';
@@ -36,6 +36,6 @@ export class SlackInboundAdapter implements InboundAdapter {
 
   /** `<@U123>` and `<@U123|name>`. */
   stripSelfMention(text: string, selfId: string): string {
-    return stripMention(text, `<@${escapeRegExp(selfId)}(?:\\|[^>]*)?>`);
+    return stripMention(text, `<@${escapeRegExp(selfId)}(?:\\|[^>]*)?>`, '', throughLast(text, '>'));
   }
 }

@@ -4,6 +4,7 @@ import { InvalidWebhookError } from '../inbound.js';
 import { ignored, messageInbound } from '../inbound-message.js';
 import type { JsonFields } from '../json-body.js';
 import { isoFromSlackTs } from '../platform-time.js';
+import { throughLast } from '../strip-mention.js';
 
 /** Our own identity on Slack: events we caused come back and must not reach the agent. */
 export interface SlackSelf {
@@ -16,6 +17,7 @@ export interface SlackSelf {
 // Bot messages are parsed too (marked isBot): whether they reach the agent is the gates' decision.
 const ACCEPTED_SUBTYPES = new Set(['file_share', 'thread_broadcast', 'bot_message']);
 const SLACK_TS = /^\d{1,12}\.\d{6}$/;
+// Looked for only up to the text's last '>' (see throughLast): past it `[^>]*` would make it quadratic.
 const USER_MENTION = /<@([A-Z0-9]+)(?:\|[^>]*)?>/g;
 
 /**
@@ -55,7 +57,7 @@ export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
     },
     thread: `slack:${channel}:${root}`,
     dedupKey: `slack:${channel}:${ts}`,
-    mentions: [...text.matchAll(USER_MENTION)].map((match) => match[1]!),
+    mentions: [...text.slice(0, throughLast(text, '>')).matchAll(USER_MENTION)].map((match) => match[1]!),
     // Replies go to the thread root, so a reply to a top-level message starts its thread.
     ref: { platform: 'slack', channelId: channel, threadId: root, messageId: ts },
     direct: event.optionalString('channel_type') === 'im',

@@ -1,0 +1,88 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { InboundAdapter } from '../src/inbound.js';
+import { forwarded } from './discord-inbound-fixtures.js';
+import { gateway } from './gateway-inbound-fixtures.js';
+import { slack } from './slack-inbound-fixtures.js';
+import { telegram } from './telegram-inbound-fixtures.js';
+
+/**
+ * Each adapter's mention, as the regular expression source it strips, with the expression the linear
+ * stripping replaced: `(?:M)[ \t]*|[ \t]+(?:M)$`, applied with `replace` (quadratic on blank runs).
+ */
+const platforms: { name: string; adapter: InboundAdapter; self: string; mention: string; flags: string }[] = [
+  { name: 'slack', adapter: slack, self: 'U0BOT', mention: '<@U0BOT(?:\\|[^>]*)?>', flags: '' },
+  { name: 'discord', adapter: forwarded, self: '100', mention: '<@!?100>', flags: '' },
+  { name: 'gateway', adapter: gateway, self: 'Ubot', mention: '<@Ubot>', flags: '' },
+  {
+    name: 'telegram',
+    adapter: telegram,
+    self: 'TributaryBot',
+    mention: '(?<![\\w@])@TributaryBot(?!\\w)',
+    flags: 'i',
+  },
+];
+
+function quadraticStrip(text: string, mention: string, flags: string): string {
+  return text.replace(new RegExp(`(?:${mention})[ \\t]*|[ \\t]+(?:${mention})$`, `g${flags}`), '');
+}
+
+/** Text made of mentions (ours, others', unterminated), blanks and the characters around them. */
+const text = fc
+  .array(
+    fc.constantFrom(
+      '<@U0BOT>',
+      '<@U0BOT|tributary>',
+      '<@U0BOT|',
+      '<@U0BOTX>',
+      '<@W0BOB|bob>',
+      '<@100>',
+      '<@!100>',
+      '<@1000>',
+      '<@Ubot>',
+      '@TributaryBot',
+      '@tributarybot',
+      '@TributaryBots',
+      'a@TributaryBot',
+      ' ',
+      '  ',
+      '\t',
+      '\n',
+      '<',
+      '>',
+      '|',
+      '@',
+      '!',
+      'x',
+      'é',
+    ),
+    { maxLength: 24 },
+  )
+  .map((parts) => parts.join(''));
+
+describe('stripping our own mention', () => {
+  it.each(platforms)(
+    '$name strips exactly what the quadratic expression did',
+    ({ adapter, self, mention, flags }) => {
+      fc.assert(
+        fc.property(text, (t) => {
+          expect(adapter.stripSelfMention(t, self)).toBe(quadraticStrip(t, mention, flags));
+        }),
+        { numRuns: 2000 },
+      );
+    },
+  );
+
+  it.each(platforms)('$name handles a megabyte of blanks or of half-open mentions', ({ adapter, self }) => {
+    const blanks = '\t '.repeat(512 * 1024);
+    expect(adapter.stripSelfMention(`${mentionOf(adapter, self)}${blanks}hi`, self)).toBe('hi');
+    expect(adapter.stripSelfMention(`hi${blanks}x`, self)).toBe(`hi${blanks}x`);
+    expect(adapter.stripSelfMention(`hi${blanks}${mentionOf(adapter, self)}`, self)).toBe('hi');
+    const halfOpen = '<@U0BOT|'.repeat(128 * 1024);
+    expect(adapter.stripSelfMention(halfOpen, self)).toBe(halfOpen);
+  });
+});
+
+function mentionOf(adapter: InboundAdapter, self: string): string {
+  return adapter === telegram ? `@${self}` : `<@${self}>`;
+}
