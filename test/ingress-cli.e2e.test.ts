@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { SIGNATURE_HEADER, signBody } from '@tributary/platforms';
+import { signedRequestHeaders } from '@tributary/platforms';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';
 
@@ -54,7 +54,7 @@ describe('tributary ingress (real process)', () => {
       });
       const answer = await fetch(`${url}/webhooks/gateway`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(secret, body) },
+        headers: { 'content-type': 'application/json', ...signedRequestHeaders(secret, body) },
         body,
       });
       expect(answer.status).toBe(200);

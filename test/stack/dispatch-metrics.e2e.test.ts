@@ -1,5 +1,5 @@
 import { arrivalFromBody, envelopeTokens } from '@tributary/packing';
-import { SIGNATURE_HEADER, signBody } from '@tributary/platforms';
+import { signedRequestHeaders } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
@@ -25,9 +25,11 @@ async function say(text: string) {
     mentions: [],
     message_id: `msg-${n}`,
   });
-  const answer = await stack.post('/webhooks/gateway', body, {
-    [SIGNATURE_HEADER]: signBody(STACK_SECRETS.GATEWAY_SECRET, body),
-  });
+  const answer = await stack.post(
+    '/webhooks/gateway',
+    body,
+    signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body),
+  );
   expect(answer.body).toMatchObject({ outcome: 'accepted' });
 }
 

@@ -1,4 +1,4 @@
-import { SIGNATURE_HEADER, signBody, slackSignature } from '@tributary/platforms';
+import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import type { FakeApiCall } from '@tributary/testkit';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -114,9 +114,11 @@ function discordDriver(): PlatformDriver {
         },
         channel: { id: thread, parent_id: '600001', type: 11 },
       });
-      const answer = await stack.post('/webhooks/discord/forwarded', body, {
-        [SIGNATURE_HEADER]: signBody(STACK_SECRETS.DISCORD_FORWARDER_SECRET, body),
-      });
+      const answer = await stack.post(
+        '/webhooks/discord/forwarded',
+        body,
+        signedRequestHeaders(STACK_SECRETS.DISCORD_FORWARDER_SECRET, body),
+      );
       expect(answer.body).toMatchObject({ outcome: 'accepted' });
       return id;
     },
@@ -157,9 +159,11 @@ function gatewayDriver(): PlatformDriver {
         mentions: [],
         message_id: messageId,
       });
-      const answer = await stack.post('/webhooks/gateway', body, {
-        [SIGNATURE_HEADER]: signBody(STACK_SECRETS.GATEWAY_SECRET, body),
-      });
+      const answer = await stack.post(
+        '/webhooks/gateway',
+        body,
+        signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body),
+      );
       expect(answer.body).toMatchObject({ outcome: 'accepted' });
       delivered.set(eventId, messageId);
       return messageId;

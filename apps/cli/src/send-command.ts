@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { DEFAULT_INGRESS_PORT } from '@tributary/config';
-import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, SIGNATURE_HEADER, signBody } from '@tributary/platforms';
+import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, signedRequestHeaders } from '@tributary/platforms';
 import { readDevStack } from './dev-stack-file.js';
 
 const USAGE = `usage: tributary send "text" ["more text" ...] [--thread t] [--from name] [--url URL] [--timeout-ms N]
@@ -64,7 +64,7 @@ export async function runSendCommand(argv: string[]): Promise<void> {
     const body = JSON.stringify(event);
     const response = await fetch(`${url}/webhooks/gateway`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(secret, body) },
+      headers: { 'content-type': 'application/json', ...signedRequestHeaders(secret, body) },
       body,
     });
     const answer = (await response.json()) as { outcome?: string; error?: string };

@@ -5,8 +5,7 @@ import {
   nextStep,
   type RetryPolicy,
   readAnswer,
-  SIGNATURE_HEADER,
-  signBody,
+  signedRequestHeaders,
   type Verdict,
 } from '@tributary/platforms';
 import type { Logger } from 'pino';
@@ -178,7 +177,8 @@ export class DeliveryQueue {
     try {
       const response = await fetch(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(this.secret, body) },
+        // Signed per attempt: a retry carries a fresh timestamp, inside ingress's replay window.
+        headers: { 'content-type': 'application/json', ...signedRequestHeaders(this.secret, body) },
         body,
         signal: AbortSignal.any([this.#giveUp.signal, AbortSignal.timeout(this.options.timeoutMs)]),
       });

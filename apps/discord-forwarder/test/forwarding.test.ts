@@ -41,8 +41,9 @@ describe('forwarding Gateway messages to ingress', () => {
         channel: { id: TEXT_CHANNEL_ID, parent_id: null, type: 0 },
       }),
     );
+    expect(forward.timestamp).toMatch(/^\d{10}$/);
     expect(forward.signature).toBe(
-      `sha256=${createHmac('sha256', SECRET).update(forward.body).digest('hex')}`,
+      `v1=${createHmac('sha256', SECRET).update(`v1:${forward.timestamp}:${forward.body}`).digest('hex')}`,
     );
   });
 

@@ -15,6 +15,8 @@ export interface Forward {
   /** The parsed body. */
   json: { schema: string; message: { id: string; channel_id: string }; channel: unknown };
   signature: string | undefined;
+  /** `x-tributary-timestamp`, unix seconds. */
+  timestamp: string | undefined;
 }
 
 /**
@@ -68,13 +70,15 @@ export class IngressReceiver {
       return;
     }
     const signature = request.headers['x-tributary-signature'];
-    const expected = `sha256=${createHmac('sha256', this.secret).update(raw).digest('hex')}`;
-    if (signature !== expected) {
+    const timestamp = request.headers['x-tributary-timestamp'];
+    const expected = `v1=${createHmac('sha256', this.secret).update(`v1:${timestamp}:`).update(raw).digest('hex')}`;
+    const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
+    if (typeof timestamp !== 'string' || !fresh || signature !== expected) {
       response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad signature"}');
       return;
     }
     const body = raw.toString('utf8');
-    const forward: Forward = { body, json: JSON.parse(body), signature };
+    const forward: Forward = { body, json: JSON.parse(body), signature, timestamp };
     this.attempts.push(forward);
     const attempt = (this.#seen.get(body) ?? 0) + 1;
     this.#seen.set(body, attempt);

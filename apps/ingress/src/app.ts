@@ -1,5 +1,10 @@
 import type { Store } from '@tributary/queue';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin-routes.js';
 import { sendError } from './error-handler.js';
@@ -23,6 +28,8 @@ export interface IngressAppDeps {
   logger: Logger;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
+  /** TRUST_PROXY: whose X-Forwarded-For gives the client address; off when undefined. */
+  trustProxy?: FastifyServerOptions['trustProxy'];
   /** Bearer token of the operator API; off when undefined. */
   adminToken?: string;
 }
@@ -36,6 +43,7 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     // Platforms send their own ids; ours only tie log lines together.
     requestIdHeader: false,
+    trustProxy: deps.trustProxy ?? false,
   });
   app.setErrorHandler((error, request, reply) => {
     sendError(error, request, reply);

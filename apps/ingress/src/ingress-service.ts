@@ -1,4 +1,4 @@
-import { type IngressConfig, sharedQueueOptions } from '@tributary/config';
+import { type IngressConfig, sharedQueueOptions, type TrustProxy } from '@tributary/config';
 import { type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
 import type { PlatformClient, ThreadParent } from '@tributary/platforms';
 import { Store, type ThreadQueue } from '@tributary/queue';
@@ -10,6 +10,11 @@ import { Intake } from './intake.js';
 import { prometheusObserver } from './prometheus-observer.js';
 import { ThreadParents } from './thread-parents.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
+
+/** Fastify's types lack the hop count its trustProxy takes; this is the same rule as a function. */
+function trustedProxies(trust: TrustProxy) {
+  return typeof trust === 'number' ? (_address: string, hop: number) => hop < trust : trust;
+}
 
 export interface IngressOptions {
   logger: Logger;
@@ -73,6 +78,7 @@ export async function startIngress(
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    trustProxy: trustedProxies(config.trustProxy),
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
   });
   const url = await app.listen({ port: config.port, host: config.host });

@@ -1,11 +1,17 @@
 import rateLimit from '@fastify/rate-limit';
-import { type InboundAdapter, InvalidWebhookError, type WebhookRequest } from '@tributary/platforms';
+import {
+  type Inbound,
+  type InboundAdapter,
+  InvalidWebhookError,
+  type WebhookRequest,
+} from '@tributary/platforms';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendError } from './error-handler.js';
 import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
 import type { Intake, IntakeOutcome } from './intake.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
+import { webhookLimits } from './webhook-limits.js';
 
 export interface WebhookRouteOptions extends WebhookDefinition {
   intake: Intake;
@@ -34,13 +40,24 @@ function parseInbound(adapter: InboundAdapter, webhook: WebhookRequest) {
   }
 }
 
+/**
+ * Whose budget a verified delivery spends: the conversation (channel or chat) of a message or command.
+ * Handshakes and ignored deliveries reach neither Redis nor the agent, so they spend none.
+ */
+function conversationOf(inbound: Inbound): string | undefined {
+  const ref =
+    inbound.kind === 'message' ? inbound.message.ref : inbound.kind === 'control' ? inbound.ref : undefined;
+  return ref && `${ref.platform}:${ref.channelId}`;
+}
+
 function answer(reply: FastifyReply, result: IntakeOutcome) {
   return reply.code(200).send({ ok: true, ...result });
 }
 
 /**
  * One platform's webhook in its own encapsulated context: a raw-body parser (signatures are over the
- * exact bytes), its own body limit and per-source rate limit, verify → parse → intake.
+ * exact bytes), its own body limit and rate limits, verify → parse → rate limit → intake. Verification
+ * comes first so that unverified traffic spends only its own budget (docs/adr/0013).
  */
 export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
   const { adapter, platform, intake, observer } = options;
@@ -50,18 +67,9 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
     { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes },
     (_req, body, done) => done(null, body),
   );
-  await app.register(rateLimit, {
-    max: options.rateLimitPerMinute,
-    timeWindow: 60_000,
-    errorResponseBuilder: (_req, context) => {
-      const error = new IngressError(
-        'rate_limited',
-        `more than ${context.max} requests a minute from this source`,
-        Math.ceil(context.ttl / 1000),
-      );
-      return Object.assign(error, { statusCode: 429 });
-    },
-  });
+  // No hook of its own: the limiters are called from the handler, after verification.
+  await app.register(rateLimit, { global: false });
+  const limits = webhookLimits(app, options.rateLimitPerMinute);
 
   app.setErrorHandler((error, request, reply) => {
     const outcome = sendError(error, request, reply);
@@ -90,8 +98,10 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
       now: Date.now(),
     };
     const verification = adapter.verify(webhook);
-    if (!verification.ok) throw new IngressError('unauthorized', verification.reason);
+    if (!verification.ok) return limits.refuseUnverified(request, verification.reason);
     const inbound = parseInbound(adapter, webhook);
+    const conversation = conversationOf(inbound);
+    if (conversation !== undefined) await limits.admitVerified(request, conversation);
     switch (inbound.kind) {
       case 'handshake':
         observer.outcome(platform, 'handshake');

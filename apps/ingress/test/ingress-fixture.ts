@@ -1,7 +1,7 @@
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { loadIngressConfig } from '@tributary/config';
 import { createMetrics } from '@tributary/observability';
-import { type PlatformClient, SIGNATURE_HEADER, signBody, slackSignature } from '@tributary/platforms';
+import { type PlatformClient, signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { deletePrefix, type RedisHandle, startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -150,8 +150,9 @@ export function discordHeaders(key: KeyObject, body: string, now = Date.now()): 
   };
 }
 
-export function hmacHeaders(secret: string, body: string): Record<string, string> {
-  return { [SIGNATURE_HEADER]: signBody(secret, body) };
+/** Headers of a gateway event or Discord forward signed with `secret` at `now`. */
+export function hmacHeaders(secret: string, body: string, now = Date.now()): Record<string, string> {
+  return signedRequestHeaders(secret, body, now);
 }
 
 let counter = 0;
@@ -170,6 +171,24 @@ export function gatewayEvent(text: string, overrides: Record<string, unknown> = 
     mentions: [],
     message_id: `m-${counter}-${Date.now()}`,
     ...overrides,
+  });
+}
+
+/** What `tributary discord-forwarder` posts for a guild channel message. */
+export function discordForward(text: string, id = '1', channelId = '2'): string {
+  return JSON.stringify({
+    schema: 'tributary.discord.forwarded.v1',
+    message: {
+      id,
+      type: 0,
+      channel_id: channelId,
+      author: { id: '3', username: 'ada' },
+      content: text,
+      timestamp: '2025-01-01T00:00:00.000000+00:00',
+      mentions: [{ id: '900' }],
+      attachments: [],
+    },
+    channel: { id: channelId, parent_id: null, type: 0 },
   });
 }
 

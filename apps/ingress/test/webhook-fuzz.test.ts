@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  discordForward,
   discordHeaders,
   gatewayEvent,
   hmacHeaders,
@@ -42,21 +43,7 @@ const routes: Record<string, FuzzRoute> = {
   },
   forwarded: {
     path: '/webhooks/discord/forwarded',
-    valid: () =>
-      JSON.stringify({
-        schema: 'tributary.discord.forwarded.v1',
-        message: {
-          id: '1',
-          type: 0,
-          channel_id: '2',
-          author: { id: '3', username: 'ada' },
-          content: '<@900> go',
-          timestamp: '2025-01-01T00:00:00.000000+00:00',
-          mentions: [{ id: '900' }],
-          attachments: [],
-        },
-        channel: { id: '2', parent_id: null, type: 0 },
-      }),
+    valid: () => discordForward('<@900> go'),
     sign: (b) => hmacHeaders(SECRETS.DISCORD_FORWARDER_SECRET, b),
   },
   gateway: {
@@ -88,6 +75,7 @@ const headerNames = [
   'x-signature-ed25519',
   'x-signature-timestamp',
   'x-tributary-signature',
+  'x-tributary-timestamp',
   'content-type',
 ];
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  discordForward,
   discordHeaders,
   gatewayEvent,
   hmacHeaders,
@@ -26,6 +27,8 @@ interface Route {
   /** Ways a delivery can fail verification. */
   forgeries: [string, (body: string) => { body: string; headers: Record<string, string> }][];
 }
+
+const minutesAgo = (minutes: number) => Date.now() - minutes * 60_000;
 
 const changedBody = (sign: Route['sign']) => (body: string) => ({
   body: body.replace('deploy', 'delete'),
@@ -96,6 +99,46 @@ describe.each([slack, telegram, gateway])('$name webhook verification', (route) 
     expect(answer.body).toMatchObject({ code: 'unauthorized' });
     expect(typeof answer.body.error).toBe('string');
     expect(await h.keyCount()).toBe(before);
+  });
+});
+
+describe.each([
+  { path: '/webhooks/gateway', secret: SECRETS.GATEWAY_SECRET, body: () => gatewayEvent('deploy please') },
+  {
+    path: '/webhooks/discord/forwarded',
+    secret: SECRETS.DISCORD_FORWARDER_SECRET,
+    body: () => discordForward('<@900> deploy please', String(Date.now()), '77'),
+  },
+])('replay window of $path', ({ path, secret, body }) => {
+  it.each([
+    ['replayed six minutes after it was signed', 6],
+    ['stamped six minutes in the future', -6],
+    ['stamped in 2001', (Date.now() - Date.UTC(2001, 0, 1)) / 60_000],
+  ])('refuses a correctly signed request %s with 401 and queues nothing', async (_, age) => {
+    const before = await h.keyCount();
+    const captured = body();
+    const answer = await h.post(path, captured, hmacHeaders(secret, captured, minutesAgo(age)));
+    expect(answer.status).toBe(401);
+    expect(answer.body).toEqual({
+      code: 'unauthorized',
+      error: 'x-tributary-timestamp is more than 300 s away from now',
+    });
+    expect(await h.keyCount()).toBe(before);
+  });
+
+  it('names the header and the window when the timestamp is missing', async () => {
+    const captured = body();
+    const { 'x-tributary-signature': signature } = hmacHeaders(secret, captured);
+    const answer = await h.post(path, captured, { 'x-tributary-signature': signature! });
+    expect(answer.status).toBe(401);
+    expect(answer.body.error).toBe('missing x-tributary-timestamp header (unix seconds within 300 s of now)');
+  });
+
+  it('accepts the same request signed four minutes ago', async () => {
+    const delivered = body();
+    const answer = await h.post(path, delivered, hmacHeaders(secret, delivered, minutesAgo(4)));
+    expect(answer.status).toBe(200);
+    expect(answer.body.outcome).toBe('accepted');
   });
 });
 

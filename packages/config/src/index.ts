@@ -7,6 +7,7 @@ export {
   type GateConfig,
   type IngressConfig,
   loadIngressConfig,
+  type TrustProxy,
   type UserMessagePolicy,
 } from './ingress-config.js';
 export { loadWorkerConfig, processingModeOf, type WorkerConfig } from './load-config.js';

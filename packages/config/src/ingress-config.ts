@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { queueDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
@@ -31,12 +32,51 @@ export interface IngressConfig extends ServiceSettings {
    */
   redisTimeoutMs: number;
   bodyLimitBytes: number;
-  /** Requests per minute per source address, per route. */
+  /**
+   * Per route and minute: verified messages and commands per conversation, and failed verifications
+   * per client address (docs/adr/0013).
+   */
   rateLimitPerMinute: number;
+  /** Which proxies' `X-Forwarded-For` names the client address; Fastify's `trustProxy`. */
+  trustProxy: TrustProxy;
   /** Messages a thread may hold (in flight plus waiting) before new ones are refused with 429. */
   maxThreadBacklog: number;
   gates: GateConfig;
   adminToken: string | undefined;
+}
+
+/**
+ * `false`: the socket's peer is the client. `true`: every hop is trusted (the leftmost address wins).
+ * A number: that many hops nearest ingress are trusted. A list: the proxies at these addresses or CIDR
+ * ranges (or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`) are trusted.
+ */
+export type TrustProxy = boolean | number | string[];
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyRange(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+function readTrustProxy(env: Env): TrustProxy {
+  const raw = readString(env, 'TRUST_PROXY', 'off');
+  if (raw === 'off') return false;
+  if (raw === 'on') return true;
+  if (/^\d+$/.test(raw)) return readInteger(env, 'TRUST_PROXY', 0, 1, 32);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !isProxyRange(entry));
+  if (bad !== undefined) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be off, on, a hop count or comma-separated addresses/CIDRs, got ${JSON.stringify(bad)}`,
+    );
+  }
+  return entries;
 }
 
 function readList(env: Env, name: string): string[] {
@@ -63,6 +103,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
     redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500),
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
+    trustProxy: readTrustProxy(env),
     maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', queueDefaults.maxBacklog),
     gates: Object.freeze({
       allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),

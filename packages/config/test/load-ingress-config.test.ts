@@ -5,7 +5,12 @@ import { loadPlatformConfig } from '../src/platform-config.js';
 describe('loadIngressConfig', () => {
   it('has working defaults and no platform on', () => {
     const config = loadIngressConfig({});
-    expect(config).toMatchObject({ port: 8080, redisUrl: 'redis://127.0.0.1:6379', redisTimeoutMs: 1000 });
+    expect(config).toMatchObject({
+      port: 8080,
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisTimeoutMs: 1000,
+      trustProxy: false,
+    });
     expect(config.gates).toMatchObject({
       allowBotMessages: 'off',
       allowUserMessages: 'involved',
@@ -18,6 +23,19 @@ describe('loadIngressConfig', () => {
       gateway: undefined,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    [{}, false],
+    [{ TRUST_PROXY: 'off' }, false],
+    [{ TRUST_PROXY: 'on' }, true],
+    [{ TRUST_PROXY: '2' }, 2],
+    [
+      { TRUST_PROXY: '10.0.0.0/8, fd00::/8,192.168.1.7,loopback' },
+      ['10.0.0.0/8', 'fd00::/8', '192.168.1.7', 'loopback'],
+    ],
+  ])('reads TRUST_PROXY %j as %j', (env, trustProxy) => {
+    expect(loadIngressConfig(env).trustProxy).toEqual(trustProxy);
   });
 
   it('reads lists and policies', () => {
@@ -34,6 +52,10 @@ describe('loadIngressConfig', () => {
     [{ DISCORD_PUBLIC_KEY: 'not-hex' }, 'DISCORD_PUBLIC_KEY'],
     [{ TELEGRAM_SECRET_TOKEN: 'has spaces' }, 'TELEGRAM_SECRET_TOKEN'],
     [{ SLACK_API_URL: 'ftp://x' }, 'SLACK_API_URL'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/8,' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '0' }, 'TRUST_PROXY'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadIngressConfig(env)).toThrow(name);
   });

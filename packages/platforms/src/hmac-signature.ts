@@ -1,17 +1,31 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
-/** The header our own HMAC-signed routes use (gateway events, Discord forwards, gateway replies). */
+/** The signature header of our own HMAC-signed requests (gateway events, Discord forwards, gateway replies). */
 export const SIGNATURE_HEADER = 'x-tributary-signature';
 
-/** HMAC-SHA256 of the raw body, hex, as `sha256=<hex>`. */
+/** Unix seconds at signing, covered by the signature of requests to our HMAC routes. */
+export const TIMESTAMP_HEADER = 'x-tributary-timestamp';
+
+/** HMAC-SHA256 of the raw body, hex, as `sha256=<hex>`: how ingress signs gateway replies. */
 export function signBody(secret: string, body: string | Buffer): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** Constant-time check of a `sha256=<hex>` header against the raw body. */
-export function verifyBodySignature(secret: string, body: Buffer, header: string | undefined): boolean {
-  if (header === undefined) return false;
-  const expected = Buffer.from(signBody(secret, body));
-  const given = Buffer.from(header);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/**
+ * The signature a request to `/webhooks/gateway` or `/webhooks/discord/forwarded` carries:
+ * `v1=` + hex HMAC-SHA256 of `v1:<timestamp>:<raw body>` (docs/adr/0013).
+ */
+export function signTimestamped(secret: string, timestamp: string, body: string | Buffer): string {
+  const hmac = createHmac('sha256', secret).update(`v1:${timestamp}:`).update(body);
+  return `v1=${hmac.digest('hex')}`;
+}
+
+/** Both headers of a request to one of our HMAC routes, stamped at `now` (ms). */
+export function signedRequestHeaders(
+  secret: string,
+  body: string | Buffer,
+  now = Date.now(),
+): Record<string, string> {
+  const timestamp = String(Math.floor(now / 1000));
+  return { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signTimestamped(secret, timestamp, body) };
 }

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { SIGNATURE_HEADER, verifyBodySignature } from './hmac-signature.js';
+import { SIGNATURE_HEADER, signTimestamped, TIMESTAMP_HEADER } from './hmac-signature.js';
 import type { Verification, WebhookRequest } from './inbound.js';
 
 /** Platforms sign a unix-seconds timestamp; older (or further ahead) requests may be replays. */
@@ -29,20 +29,45 @@ export type FreshTimestamp = { ok: true; timestamp: string } | { ok: false; reas
 
 /** Reads a unix-seconds header and checks it is within the replay window of `request.now`. */
 export function freshTimestamp(request: WebhookRequest, header: string): FreshTimestamp {
+  const window = `unix seconds within ${REPLAY_WINDOW_SECONDS} s of now`;
   const timestamp = request.headers[header];
-  if (timestamp === undefined) return { ok: false, reason: `missing ${header} header` };
-  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: `${header} is not unix seconds` };
+  if (timestamp === undefined) return { ok: false, reason: `missing ${header} header (${window})` };
+  if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: `${header} is not ${window}` };
   if (Math.abs(request.now - Number(timestamp) * 1000) > REPLAY_WINDOW_SECONDS * 1000) {
     return { ok: false, reason: `${header} is more than ${REPLAY_WINDOW_SECONDS} s away from now` };
   }
   return { ok: true, timestamp };
 }
 
-/** Our own routes: `x-tributary-signature: sha256=<hex>` over the raw body. */
-export function verifyTributarySignature(secret: string, request: WebhookRequest): Verification {
-  const header = request.headers[SIGNATURE_HEADER];
-  if (header === undefined) return rejected(`missing ${SIGNATURE_HEADER} header`);
-  return verifyBodySignature(secret, request.rawBody, header)
+/** Where a timestamped HMAC scheme keeps its parts, and the signature it expects for a timestamp. */
+export interface TimestampedScheme {
+  timestampHeader: string;
+  signatureHeader: string;
+  expected(timestamp: string, rawBody: Buffer): string;
+}
+
+/**
+ * The timestamp first (a stale or missing one ends the check before any HMAC is computed), then a
+ * constant-time comparison of the signature over that timestamp and the raw body.
+ */
+export function verifyTimestamped(scheme: TimestampedScheme, request: WebhookRequest): Verification {
+  const fresh = freshTimestamp(request, scheme.timestampHeader);
+  if (!fresh.ok) return fresh;
+  const signature = request.headers[scheme.signatureHeader];
+  if (signature === undefined) return rejected(`missing ${scheme.signatureHeader} header`);
+  return sameSecret(signature, scheme.expected(fresh.timestamp, request.rawBody))
     ? VERIFIED
-    : rejected(`${SIGNATURE_HEADER} does not match the body`);
+    : rejected(`${scheme.signatureHeader} does not match the timestamp and body`);
+}
+
+/**
+ * Our own routes: `x-tributary-timestamp: <unix seconds>` and
+ * `x-tributary-signature: v1=<hex HMAC-SHA256 of "v1:<timestamp>:<raw body>">`.
+ */
+export function verifyTributarySignature(secret: string, request: WebhookRequest): Verification {
+  const expected = (timestamp: string, rawBody: Buffer) => signTimestamped(secret, timestamp, rawBody);
+  return verifyTimestamped(
+    { timestampHeader: TIMESTAMP_HEADER, signatureHeader: SIGNATURE_HEADER, expected },
+    request,
+  );
 }

@@ -4,7 +4,7 @@ import {
   DiscordForwardedAdapter,
   type DiscordForwardedBody,
   DiscordInteractionsAdapter,
-  signBody,
+  signedRequestHeaders,
   type WebhookRequest,
 } from '../src/index.js';
 import { NOW, webhookRequest } from './support-inbound.js';
@@ -82,5 +82,5 @@ export function forwardedBody(
 
 export function signedForward(body: unknown, secret = FORWARDER_SECRET): WebhookRequest {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  return webhookRequest(raw, { 'x-tributary-signature': signBody(secret, raw) });
+  return webhookRequest(raw, signedRequestHeaders(secret, raw, NOW));
 }

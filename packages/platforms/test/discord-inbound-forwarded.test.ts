@@ -24,12 +24,19 @@ describe('Discord forwarded message verification', () => {
       'does not match',
     ],
     ['another secret', (raw: string) => signedForward(raw, 'other-secret'), 'does not match'],
-    ['no signature header', (raw: string) => webhookRequest(raw, {}), 'missing x-tributary-signature'],
+    [
+      'no signature header',
+      (raw: string) =>
+        webhookRequest(raw, { 'x-tributary-timestamp': signedForward(raw).headers['x-tributary-timestamp'] }),
+      'missing x-tributary-signature',
+    ],
+    ['no timestamp header', (raw: string) => webhookRequest(raw, {}), 'missing x-tributary-timestamp'],
     [
       'a bare hex signature',
       (raw: string) =>
         webhookRequest(raw, {
-          'x-tributary-signature': signedForward(raw).headers['x-tributary-signature']!.slice(7),
+          ...signedForward(raw).headers,
+          'x-tributary-signature': signedForward(raw).headers['x-tributary-signature']!.slice(3),
         }),
       'does not match',
     ],

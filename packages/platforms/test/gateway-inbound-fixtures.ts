@@ -1,5 +1,10 @@
-import { GATEWAY_EVENT_SCHEMA, GatewayInboundAdapter, signBody, type WebhookRequest } from '../src/index.js';
-import { webhookRequest } from './support-inbound.js';
+import {
+  GATEWAY_EVENT_SCHEMA,
+  GatewayInboundAdapter,
+  signedRequestHeaders,
+  type WebhookRequest,
+} from '../src/index.js';
+import { NOW, webhookRequest } from './support-inbound.js';
 
 export const GATEWAY_SECRET = 'gateway-secret-for-tests';
 
@@ -34,5 +39,5 @@ export function withAttachments(...attachments: Record<string, unknown>[]) {
 
 export function signedGatewayRequest(body: unknown, secret = GATEWAY_SECRET): WebhookRequest {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
-  return webhookRequest(raw, { 'x-tributary-signature': signBody(secret, raw) });
+  return webhookRequest(raw, signedRequestHeaders(secret, raw, NOW));
 }

@@ -1,6 +1,6 @@
 import { packBatch, senderContext } from '@tributary/packing';
 import { describe, expect, it } from 'vitest';
-import { GatewayInboundAdapter, parseGatewayEvent } from '../src/index.js';
+import { GatewayInboundAdapter, parseGatewayEvent, signBody, signedRequestHeaders } from '../src/index.js';
 import {
   gateway,
   gatewayEvent,
@@ -8,7 +8,7 @@ import {
   signedGatewayRequest,
   withAttachments,
 } from './gateway-inbound-fixtures.js';
-import { messageOf, rejection, webhookRequest } from './support-inbound.js';
+import { messageOf, NOW, rejection, webhookRequest } from './support-inbound.js';
 
 const parse = (fields: Record<string, unknown> = {}) =>
   gateway.parse(signedGatewayRequest(gatewayEvent(fields)));
@@ -30,6 +30,57 @@ describe('gateway verification', () => {
     ['an empty signature', (raw: string) => webhookRequest(raw, { 'x-tributary-signature': '' })],
   ])('rejects %s', (_label, request) => {
     expect(gateway.verify(request(JSON.stringify(gatewayEvent()))).ok).toBe(false);
+  });
+
+  const secret = 'gateway-secret-for-tests';
+  const minutes = (n: number) => n * 60_000;
+  it.each([
+    [
+      'signed six minutes ago',
+      (raw: string) => signedRequestHeaders(secret, raw, NOW - minutes(6)),
+      'more than 300 s',
+    ],
+    [
+      'signed six minutes ahead',
+      (raw: string) => signedRequestHeaders(secret, raw, NOW + minutes(6)),
+      'more than 300 s',
+    ],
+    [
+      'signed in 2001',
+      (raw: string) => signedRequestHeaders(secret, raw, Date.UTC(2001, 0, 1)),
+      'more than 300 s',
+    ],
+    [
+      'a timestamp changed after signing',
+      (raw: string) => ({
+        ...signedRequestHeaders(secret, raw, NOW - minutes(1)),
+        'x-tributary-timestamp': String(NOW / 1000),
+      }),
+      'does not match',
+    ],
+    [
+      'no timestamp (the body-only signature of earlier releases)',
+      (raw: string) => ({ 'x-tributary-signature': signBody(secret, raw) }),
+      'missing x-tributary-timestamp header (unix seconds within 300 s of now)',
+    ],
+    [
+      'a timestamp in milliseconds',
+      (raw: string) => ({ ...signedRequestHeaders(secret, raw, NOW), 'x-tributary-timestamp': String(NOW) }),
+      'x-tributary-timestamp is not unix seconds',
+    ],
+  ])('rejects a request %s, before parsing it', (_label, headers, reason) => {
+    const raw = JSON.stringify(gatewayEvent());
+    const verification = gateway.verify(webhookRequest(raw, headers(raw)));
+    expect(verification).toEqual({ ok: false, reason: expect.stringContaining(reason) });
+  });
+
+  it('accepts a request signed up to five minutes either side of now', () => {
+    const raw = JSON.stringify(gatewayEvent());
+    for (const skew of [-minutes(5), minutes(5)]) {
+      expect(gateway.verify(webhookRequest(raw, signedRequestHeaders(secret, raw, NOW + skew)))).toEqual({
+        ok: true,
+      });
+    }
   });
 
   it('refuses to be built with an empty secret', () => {

@@ -2,7 +2,7 @@
 export const DISCORD_FORWARDED_SCHEMA = 'tributary.discord.forwarded.v1';
 
 /**
- * What the forwarder posts, signed with `x-tributary-signature` (DISCORD_FORWARDER_SECRET): one Gateway
+ * What the forwarder posts, signed with `x-tributary-timestamp` and `x-tributary-signature` (DISCORD_FORWARDER_SECRET): one Gateway
  * MESSAGE_CREATE and the channel it was posted in, which the Gateway event alone does not describe
  * (is it a thread, and of which channel?).
  */

@@ -22,7 +22,7 @@ import {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export interface GatewayInboundOptions {
-  /** GATEWAY_SECRET: the gateway signs each body with `x-tributary-signature`. */
+  /** GATEWAY_SECRET: the gateway signs each request's timestamp and body (docs/adr/0013). */
   secret: string;
 }
 

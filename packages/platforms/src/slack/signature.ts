@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Verification, WebhookRequest } from '../inbound.js';
-import { freshTimestamp, rejected, sameSecret, VERIFIED } from '../webhook-checks.js';
+import { verifyTimestamped } from '../webhook-checks.js';
 
 export const SLACK_SIGNATURE_HEADER = 'x-slack-signature';
 export const SLACK_TIMESTAMP_HEADER = 'x-slack-request-timestamp';
@@ -12,11 +12,12 @@ export function slackSignature(signingSecret: string, timestamp: string, rawBody
 }
 
 export function verifySlackRequest(signingSecret: string, request: WebhookRequest): Verification {
-  const fresh = freshTimestamp(request, SLACK_TIMESTAMP_HEADER);
-  if (!fresh.ok) return fresh;
-  const signature = request.headers[SLACK_SIGNATURE_HEADER];
-  if (signature === undefined) return rejected(`missing ${SLACK_SIGNATURE_HEADER} header`);
-  return sameSecret(signature, slackSignature(signingSecret, fresh.timestamp, request.rawBody))
-    ? VERIFIED
-    : rejected(`${SLACK_SIGNATURE_HEADER} does not match the body`);
+  return verifyTimestamped(
+    {
+      timestampHeader: SLACK_TIMESTAMP_HEADER,
+      signatureHeader: SLACK_SIGNATURE_HEADER,
+      expected: (timestamp, rawBody) => slackSignature(signingSecret, timestamp, rawBody),
+    },
+    request,
+  );
 }
