@@ -2,7 +2,7 @@ import type { Store } from '@tributary/queue';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin-routes.js';
-import { sendError } from './error-handler.js';
+import { answerClientError, sendError } from './error-handler.js';
 import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
 import type { Intake } from './intake.js';
@@ -36,6 +36,12 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     bodyLimit: deps.bodyLimitBytes,
     // Platforms send their own ids; ours only tie log lines together.
     requestIdHeader: false,
+    // Fastify's own refusals (bad URL encoding, an over-long path parameter) and Node's (malformed
+    // HTTP, oversized headers) answer in the catalogue's format like every other error.
+    frameworkErrors: (error, request, reply) => {
+      sendError(error, request, reply);
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, deps.logger as FastifyBaseLogger),
   });
   app.setErrorHandler((error, request, reply) => {
     sendError(error, request, reply);
