@@ -1,4 +1,4 @@
-import type { Store } from '@tributary/queue';
+import { isRedisUnavailable, type Store } from '@tributary/queue';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin-routes.js';
@@ -25,6 +25,8 @@ export interface IngressAppDeps {
   rateLimitPerMinute: number;
   /** Bearer token of the operator API; off when undefined. */
   adminToken?: string;
+  /** Told of every request refused because Redis did not answer (the outage log counts them). */
+  redisRefused(reason: string): void;
 }
 
 /** Builds the Fastify app without listening or touching process state, so tests start it on port 0. */
@@ -45,6 +47,10 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
   });
   app.setErrorHandler((error, request, reply) => {
     sendError(error, request, reply);
+  });
+  // Registered before the routes, so every route's context inherits it, whatever its error handler.
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isRedisUnavailable(error)) deps.redisRefused(error.message);
   });
   app.setNotFoundHandler((request, reply) => {
     sendError(new IngressError('not_found', `no route ${request.method} ${request.url}`), request, reply);

@@ -42,8 +42,11 @@ function outcomeOf(error: IngressError): RequestOutcome {
 /** The one place an error becomes an answer: `{ error, code }`, the catalogue's status, Retry-After. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): RequestOutcome {
   const classified = classify(error);
-  if (classified.status >= 500) request.log.error({ err: error }, classified.message);
-  else request.log.info({ code: classified.code, reason: classified.message }, 'request refused');
+  const refusal = { code: classified.code, reason: classified.message };
+  // An outage refuses every request for its duration; it is logged once, where it starts and ends.
+  if (classified.code === 'redis_unavailable') request.log.debug(refusal, 'request refused');
+  else if (classified.status >= 500) request.log.error({ err: error }, classified.message);
+  else request.log.info(refusal, 'request refused');
   if (classified.retryAfterSeconds !== undefined)
     reply.header('retry-after', String(classified.retryAfterSeconds));
   void reply.code(ERROR_CATALOG[classified.code].status).send(errorBody(classified.code, classified.message));
