@@ -2,6 +2,7 @@ import { isRedisUnavailable, type Store } from '@tributary/queue';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin-routes.js';
+import { bearerGuard } from './bearer-guard.js';
 import { answerClientError, sendError } from './error-handler.js';
 import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
@@ -25,6 +26,8 @@ export interface IngressAppDeps {
   rateLimitPerMinute: number;
   /** Bearer token of the operator API; off when undefined. */
   adminToken?: string;
+  /** Bearer token `/metrics` requires; open when undefined. */
+  metricsToken?: string;
   /** Told of every request refused because Redis did not answer (the outage log counts them). */
   redisRefused(reason: string): void;
 }
@@ -61,8 +64,11 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     await deps.store.ready();
     return { ok: true };
   });
-  app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
+  app.get(
+    '/metrics',
+    deps.metricsToken ? { onRequest: bearerGuard(deps.metricsToken, 'METRICS_TOKEN') } : {},
+    async (_request, reply) =>
+      reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
   );
 
   if (deps.adminToken) {

@@ -111,6 +111,7 @@ export async function startIngress(
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     redisRefused: (reason) => outage.refused(reason),
   });
   const url = await app.listen({ port: config.port, host: config.host });

@@ -11,9 +11,11 @@ import {
   telegramUpdate,
 } from './ingress-fixture.js';
 
+const METRICS_TOKEN = 'metrics-token-for-tests-0123';
+
 let h: IngressHarness;
 beforeAll(async () => {
-  h = await startIngressHarness({ env: { ADMIN_TOKEN: 'admin-token-for-tests-0123' } });
+  h = await startIngressHarness({ env: { METRICS_TOKEN, ADMIN_TOKEN: 'admin-token-for-tests-0123' } });
 });
 afterAll(() => h.close());
 
@@ -78,5 +80,22 @@ describe("Fastify's and Node's own refusals", () => {
     expect(await raw('/nowhere')).toEqual(answerFor('not_found'));
     const answer = await fetch(`${h.url}/livez`, { method: 'DELETE' });
     expect({ status: answer.status, body: await answer.json() }).toEqual(answerFor('not_found'));
+  });
+});
+
+describe('/metrics with METRICS_TOKEN', () => {
+  it('needs the bearer token', async () => {
+    const scrape = (authorization?: string) =>
+      fetch(`${h.url}/metrics`, authorization ? { headers: { authorization } } : {});
+    const refused = await scrape();
+    expect({ status: refused.status, body: await refused.json() }).toEqual(answerFor('unauthorized'));
+    expect((await scrape('Bearer wrong-token-of-some-length')).status).toBe(401);
+    const allowed = await scrape(`Bearer ${METRICS_TOKEN}`);
+    expect(allowed.status).toBe(200);
+    expect(await allowed.text()).toContain('tributary_ingress_requests_total');
+  });
+
+  it('leaves health checks open', async () => {
+    expect((await fetch(`${h.url}/livez`)).status).toBe(200);
   });
 });
