@@ -55,6 +55,7 @@ describe('the quick start', () => {
     const [code] = await once(send.child, 'exit');
     expect(send.output.text).toContain('Received 1 message in this turn');
     expect(send.output.text).toContain('Received 2 messages in this turn');
+    expect(dev.output.text).toContain('@agent scripting on');
     expect(code).toBe(0);
   });
 

@@ -104,7 +104,8 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       logger,
       metrics: workerMetrics,
       queue: { retryDelayMs: 100 },
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
+      // Tests script the agent with `@agent` lines in their messages.
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on' },
     },
   );
   return {

@@ -20,6 +20,11 @@ export interface AgentAppDeps {
   features: AgentFeatures;
   /** Script applied to every turn before the prompt's own `@agent` lines. */
   defaults: AgentScript;
+  /**
+   * Whether `@agent {json}` lines in a prompt script the turn. Off, they are text like any other: the
+   * prompt's text comes from chat users, who must not make the agent exit, hang or report its env.
+   */
+  scripting: boolean;
   log: Log;
 }
 
@@ -37,7 +42,7 @@ function replayOf(entry: HistoryEntry): SessionUpdate[] {
 }
 
 /** The built-in agent: handlers are registered only for what `features` advertises. */
-export function createAgentApp({ store, features, defaults, log }: AgentAppDeps): AgentApp {
+export function createAgentApp({ store, features, defaults, scripting, log }: AgentAppDeps): AgentApp {
   const live = new Map<string, LiveSession>();
 
   const liveSession = (sessionId: string): LiveSession => {
@@ -78,7 +83,7 @@ export function createAgentApp({ store, features, defaults, log }: AgentAppDeps)
         throw RequestError.invalidRequest(undefined, 'a prompt is already running on this session');
       let script: AgentScript;
       try {
-        script = { ...defaults, ...scriptFromPrompt(params.prompt) };
+        script = { ...defaults, ...(scripting ? scriptFromPrompt(params.prompt) : {}) };
       } catch (error) {
         if (error instanceof ScriptError) throw RequestError.invalidParams(undefined, error.message);
         throw error;
@@ -108,6 +113,7 @@ export function createAgentApp({ store, features, defaults, log }: AgentAppDeps)
         sessionId: record.sessionId,
         prompt,
         script,
+        scripting,
         client,
         cancel: turn.signal,
         earlierTurns,

@@ -30,9 +30,11 @@ function describeAttachments(blocks: readonly ContentBlock[]): string {
   return `${attachments.length} attachment${attachments.length === 1 ? '' : 's'} (${list})`;
 }
 
-function echo(blocks: readonly ContentBlock[]): string {
+function echo(blocks: readonly ContentBlock[], scripting: boolean): string {
   const text = blocks
-    .flatMap((block) => (block.type === 'text' ? [withoutScriptLines(block.text)] : []))
+    .flatMap((block) =>
+      block.type === 'text' ? [scripting ? withoutScriptLines(block.text) : block.text.trim()] : [],
+    )
     .filter((part) => part !== '')
     .join(' / ')
     .replace(/\s+/g, ' ');
@@ -42,18 +44,20 @@ function echo(blocks: readonly ContentBlock[]): string {
 /**
  * The default reply: makes batching visible (how many messages, from whom, with which attachments) and
  * says when the broker restored the conversation into a fresh session (`restored` history blocks).
+ * With `scripting`, the echo leaves out the `@agent` lines that scripted the turn.
  */
 export function summarizeBatch(
   messages: readonly PromptMessage[],
   earlierTurns: number,
   restored = 0,
+  scripting = false,
 ): string {
   const count = `${messages.length} message${messages.length === 1 ? '' : 's'}`;
   const lines = [`Received ${count} in this turn; session history: ${earlierTurns} earlier turn(s).`];
   if (restored > 0) lines.push(`Restored history from the broker: ${restored} block(s).`);
   messages.forEach((message, index) => {
     lines.push(
-      `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks)}"`,
+      `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks, scripting)}"`,
     );
   });
   return lines.join('\n');

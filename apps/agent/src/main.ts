@@ -8,10 +8,19 @@ import { stderrLog } from './log.js';
 import { type AgentScript, parseScriptJson } from './script.js';
 import { SessionStore } from './session-store.js';
 
+/** `TRIBUTARY_AGENT_SCRIPTING`: `on` lets `@agent` lines in prompts script turns; off by default. */
+function parseScripting(raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === 'off') return false;
+  if (raw === 'on') return true;
+  throw new Error(`TRIBUTARY_AGENT_SCRIPTING must be "on" or "off", not ${JSON.stringify(raw)}`);
+}
+
 let features: AgentFeatures;
 let defaults: AgentScript;
+let scripting: boolean;
 try {
   features = parseFeatures(process.env.TRIBUTARY_AGENT_CAPS);
+  scripting = parseScripting(process.env.TRIBUTARY_AGENT_SCRIPTING);
   const rawDefaults = process.env.TRIBUTARY_AGENT_DEFAULTS;
   defaults = rawDefaults ? parseScriptJson(rawDefaults, 'TRIBUTARY_AGENT_DEFAULTS') : {};
 } catch (error) {
@@ -21,11 +30,17 @@ try {
 
 // A fixed default folder, so sessions survive an agent restart in the quickstart too.
 const stateDir = process.env.TRIBUTARY_AGENT_STATE_DIR || join(tmpdir(), 'tributary-agent');
-const app = createAgentApp({ store: new SessionStore(stateDir), features, defaults, log: stderrLog });
+const app = createAgentApp({
+  store: new SessionStore(stateDir),
+  features,
+  defaults,
+  scripting,
+  log: stderrLog,
+});
 const connection = app.connect(
   ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
 );
-stderrLog('info', 'ready', { stateDir, features });
+stderrLog('info', 'ready', { stateDir, features, scripting });
 
 // The client closing our stdin is the end of the conversation.
 await connection.closed;

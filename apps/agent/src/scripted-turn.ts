@@ -17,6 +17,8 @@ export interface TurnInput {
   sessionId: string;
   prompt: ContentBlock[];
   script: AgentScript;
+  /** Whether `@agent` lines were read as a script, and so are left out of the echoed text. */
+  scripting: boolean;
   client: AgentContext;
   /** Aborted by session/cancel (or session/close) for this session. */
   cancel: AbortSignal;
@@ -163,7 +165,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     script.reply ??
       (script.reportPrompt
         ? JSON.stringify(input.prompt)
-        : summarizeBatch(messages, input.earlierTurns, restored)),
+        : summarizeBatch(messages, input.earlierTurns, restored, input.scripting)),
     ...notes,
   ].join('\n');
   let sent = '';

@@ -24,13 +24,16 @@ it('serves exactly the session methods it advertises', async () => {
   );
 });
 
-it('exits with code 2 on an invalid TRIBUTARY_AGENT_CAPS', () => {
+it.each([
+  ['TRIBUTARY_AGENT_CAPS', '{"imag": true}', 'unknown field \\"imag\\"'],
+  ['TRIBUTARY_AGENT_SCRIPTING', 'yes', 'must be \\"on\\" or \\"off\\"'],
+])('exits with code 2 on an invalid %s', (name, value, complaint) => {
   const { command, args } = builtInAgentCommand();
   const run = spawnSync(command, args, {
-    env: { PATH: process.env.PATH ?? '', TRIBUTARY_AGENT_CAPS: '{"imag": true}' },
+    env: { PATH: process.env.PATH ?? '', [name]: value },
     input: '',
     timeout: 10_000,
   });
   expect(run.status).toBe(2);
-  expect(run.stderr.toString()).toContain('unknown field \\"imag\\"');
+  expect(run.stderr.toString()).toContain(complaint);
 });

@@ -1,10 +1,13 @@
 import { methods } from '@agentclientprotocol/sdk';
 import { expect, it } from 'vitest';
 import { senderContext, text } from './blocks.js';
-import { connectAgent, replyText, stateDir } from './stdio-client.js';
+import { connectAgent, replyText, SCRIPTING, stateDir } from './stdio-client.js';
 
 it('replies with how many messages arrived, from whom, with which attachments', async () => {
-  const { agent, updates } = await connectAgent({ TRIBUTARY_AGENT_STATE_DIR: await stateDir() });
+  const { agent, updates } = await connectAgent({
+    ...SCRIPTING,
+    TRIBUTARY_AGENT_STATE_DIR: await stateDir(),
+  });
   const { sessionId } = await agent.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
 
   const response = await agent.request(methods.agent.session.prompt, {

@@ -1,7 +1,7 @@
 import { methods } from '@agentclientprotocol/sdk';
 import { type ArrivalEvent, buildHistoryBlock, packBatch } from '@tributary/packing';
 import { expect, it } from 'vitest';
-import { connectAgent, replyText, stateDir } from './stdio-client.js';
+import { connectAgent, replyText, SCRIPTING, stateDir } from './stdio-client.js';
 
 const event: ArrivalEvent = {
   eventId: 'e2',
@@ -29,7 +29,10 @@ const { block: history } = buildHistoryBlock(
 )!;
 
 async function prompt(script?: string) {
-  const { agent, updates } = await connectAgent({ TRIBUTARY_AGENT_STATE_DIR: await stateDir() });
+  const { agent, updates } = await connectAgent({
+    ...SCRIPTING,
+    TRIBUTARY_AGENT_STATE_DIR: await stateDir(),
+  });
   const { sessionId } = await agent.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
   const packed = packBatch([{ ...event, text: script ? `${event.text}\n${script}` : event.text }], caps);
   await agent.request(methods.agent.session.prompt, { sessionId, prompt: [history, ...packed] });

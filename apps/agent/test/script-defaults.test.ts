@@ -1,10 +1,11 @@
 import { methods } from '@agentclientprotocol/sdk';
 import { expect, it } from 'vitest';
 import { text } from './blocks.js';
-import { connectAgent, replyText, stateDir } from './stdio-client.js';
+import { connectAgent, replyText, SCRIPTING, stateDir } from './stdio-client.js';
 
 it('applies TRIBUTARY_AGENT_DEFAULTS to every turn, under the prompt’s own @agent lines', async () => {
   const { agent, updates } = await connectAgent({
+    ...SCRIPTING,
     TRIBUTARY_AGENT_STATE_DIR: await stateDir(),
     TRIBUTARY_AGENT_DEFAULTS: JSON.stringify({ reply: 'default reply', toolCalls: 1 }),
   });

@@ -1,10 +1,10 @@
 import { methods, RequestError } from '@agentclientprotocol/sdk';
 import { expect, it } from 'vitest';
 import { text } from './blocks.js';
-import { connectAgent, stateDir } from './stdio-client.js';
+import { connectAgent, SCRIPTING, stateDir } from './stdio-client.js';
 
 it('persists history and replays it on session/load after a restart, before answering', async () => {
-  const env = { TRIBUTARY_AGENT_STATE_DIR: await stateDir() };
+  const env = { ...SCRIPTING, TRIBUTARY_AGENT_STATE_DIR: await stateDir() };
   const first = await connectAgent(env);
   const { sessionId } = await first.agent.request(methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
   await first.agent.request(methods.agent.session.prompt, {

@@ -23,6 +23,9 @@ export interface ConnectedAgent {
   stop(): Promise<number | null>;
 }
 
+/** The environment that lets `@agent` lines script the agent; without it they are plain text. */
+export const SCRIPTING = { TRIBUTARY_AGENT_SCRIPTING: 'on' } as const;
+
 export async function stateDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-agent-test-'));
   onTestFinished(() => rm(dir, { recursive: true, force: true }));

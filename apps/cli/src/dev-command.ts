@@ -46,17 +46,25 @@ export async function runDevCommand(): Promise<void> {
     clients: createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics)),
     metrics,
   });
+  // A local playground: `@agent` lines script the built-in agent here, never in `tributary worker`.
+  const scripting = env.TRIBUTARY_AGENT_SCRIPTING ?? 'on';
   const worker = await startWorker(workerConfig, {
     logger: logger.child({ component: 'worker' }),
-    agentEnv: { TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS },
+    agentEnv: {
+      TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS,
+      TRIBUTARY_AGENT_SCRIPTING: scripting,
+    },
   });
+  const agent = workerConfig.agentCommand
+    ? 'AGENT_COMMAND'
+    : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
   await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
 
   say(`
   ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz, /metrics)
   redis        ${redis.url}${redis.started ? '   (private, AOF in .tributary/redis)' : ''}
   worker       ${worker.healthUrl}   (/livez /readyz /metrics)
-  agent        ${workerConfig.agentCommand ? 'AGENT_COMMAND' : 'built-in'}
+  agent        ${agent}
   replies      ${replies.urls.gatewayReply}
 
   In another terminal:

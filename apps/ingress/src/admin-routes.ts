@@ -1,6 +1,7 @@
-import { type ControlCommand, sameSecret } from '@tributary/platforms';
+import type { ControlCommand } from '@tributary/platforms';
 import type { ThreadAdmin, ThreadControls } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
+import { bearerGuard } from './bearer-guard.js';
 import { applyControl } from './control-commands.js';
 import { IngressError } from './errors.js';
 
@@ -18,11 +19,7 @@ const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions): Promise<void> {
   const { admin, controls, token } = options;
-  app.addHook('onRequest', async (request) => {
-    if (!sameSecret(request.headers.authorization ?? '', `Bearer ${token}`)) {
-      throw new IngressError('unauthorized', 'admin routes need `Authorization: Bearer <ADMIN_TOKEN>`');
-    }
-  });
+  app.addHook('onRequest', bearerGuard(token, 'ADMIN_TOKEN'));
 
   app.get('/admin/dead-letters', async () => ({ threads: await admin.threadsWithDeadLetters() }));
 

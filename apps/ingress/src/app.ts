@@ -1,4 +1,4 @@
-import type { Store } from '@tributary/queue';
+import { isRedisUnavailable, type Store } from '@tributary/queue';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -7,7 +7,8 @@ import Fastify, {
 } from 'fastify';
 import type { Logger } from 'pino';
 import { adminRoutes } from './admin-routes.js';
-import { sendError } from './error-handler.js';
+import { bearerGuard } from './bearer-guard.js';
+import { answerClientError, sendError } from './error-handler.js';
 import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
 import type { Intake } from './intake.js';
@@ -32,6 +33,10 @@ export interface IngressAppDeps {
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** Bearer token of the operator API; off when undefined. */
   adminToken?: string;
+  /** Bearer token `/metrics` requires; open when undefined. */
+  metricsToken?: string;
+  /** Told of every request refused because Redis did not answer (the outage log counts them). */
+  redisRefused(reason: string): void;
 }
 
 /** Builds the Fastify app without listening or touching process state, so tests start it on port 0. */
@@ -44,9 +49,19 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     // Platforms send their own ids; ours only tie log lines together.
     requestIdHeader: false,
     trustProxy: deps.trustProxy ?? false,
+    // Fastify's own refusals (bad URL encoding, an over-long path parameter) and Node's (malformed
+    // HTTP, oversized headers) answer in the catalogue's format like every other error.
+    frameworkErrors: (error, request, reply) => {
+      sendError(error, request, reply);
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, deps.logger as FastifyBaseLogger),
   });
   app.setErrorHandler((error, request, reply) => {
     sendError(error, request, reply);
+  });
+  // Registered before the routes, so every route's context inherits it, whatever its error handler.
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isRedisUnavailable(error)) deps.redisRefused(error.message);
   });
   app.setNotFoundHandler((request, reply) => {
     sendError(new IngressError('not_found', `no route ${request.method} ${request.url}`), request, reply);
@@ -57,8 +72,11 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     await deps.store.ready();
     return { ok: true };
   });
-  app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
+  app.get(
+    '/metrics',
+    deps.metricsToken ? { onRequest: bearerGuard(deps.metricsToken, 'METRICS_TOKEN') } : {},
+    async (_request, reply) =>
+      reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
   );
 
   if (deps.adminToken) {

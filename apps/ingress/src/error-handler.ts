@@ -1,5 +1,7 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { isRedisUnavailable } from '@tributary/queue';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOG, type ErrorCode, errorBody, IngressError } from './errors.js';
 import type { RequestOutcome } from './ingress-observer.js';
 
@@ -10,6 +12,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_body',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_body',
+  FST_ERR_BAD_URL: 'bad_request',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
 };
 
 function classify(error: unknown): IngressError {
@@ -38,10 +42,42 @@ function outcomeOf(error: IngressError): RequestOutcome {
 /** The one place an error becomes an answer: `{ error, code }`, the catalogue's status, Retry-After. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): RequestOutcome {
   const classified = classify(error);
-  if (classified.status >= 500) request.log.error({ err: error }, classified.message);
-  else request.log.info({ code: classified.code, reason: classified.message }, 'request refused');
+  const refusal = { code: classified.code, reason: classified.message };
+  // An outage refuses every request for its duration; it is logged once, where it starts and ends.
+  if (classified.code === 'redis_unavailable') request.log.debug(refusal, 'request refused');
+  else if (classified.status >= 500) request.log.error({ err: error }, classified.message);
+  else request.log.info(refusal, 'request refused');
   if (classified.retryAfterSeconds !== undefined)
     reply.header('retry-after', String(classified.retryAfterSeconds));
   void reply.code(ERROR_CATALOG[classified.code].status).send(errorBody(classified.code, classified.message));
   return outcomeOf(classified);
+}
+
+/** Node's own refusals, before there is a request for Fastify: by the Node error code. */
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'the request line and headers exceed 16 KiB'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'the request did not arrive in time'],
+};
+
+/**
+ * Fastify's `clientErrorHandler`: a request Node could not parse (malformed, headers or URL over the
+ * limit, too slow) gets the catalogue's `{ error, code }` too, then the connection is closed.
+ */
+export function answerClientError(
+  error: Error & { code?: string },
+  socket: Duplex,
+  log: FastifyBaseLogger,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? ['bad_request', 'malformed HTTP request'];
+  log.debug({ code, reason: error.code }, 'request refused');
+  if (socket.writable) {
+    const { status } = ERROR_CATALOG[code];
+    const body = JSON.stringify(errorBody(code, message));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { AcceptedReactions } from './accepted-reactions.js';
 import { buildApp } from './app.js';
 import { Intake } from './intake.js';
+import { OutageLog } from './outage-log.js';
 import { prometheusObserver } from './prometheus-observer.js';
 import { ThreadParents } from './thread-parents.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
@@ -31,6 +32,36 @@ export interface RunningIngress {
   close(): Promise<void>;
 }
 
+/** How often, during an outage, ingress asks Redis whether it answers again. */
+const OUTAGE_PROBE_MS = 1_000;
+
+/**
+ * An OutageLog that sets the outage metrics, with a probe: while Redis is down, ingress asks it every
+ * second, so the end of an outage is seen (and logged once) even when no request arrives and the
+ * connection never dropped (a frozen Redis times out without a reconnect).
+ */
+function watchOutages(store: Store, logger: Logger, metrics: Metrics): { outage: OutageLog; stop(): void } {
+  let probe: NodeJS.Timeout | undefined;
+  const outage = new OutageLog(logger, {
+    started() {
+      metrics.ingressRedisOutagesTotal.inc();
+      metrics.ingressRedisDown.set(1);
+      probe = setInterval(() => {
+        store.ready().then(
+          () => outage.answered(),
+          () => {},
+        );
+      }, OUTAGE_PROBE_MS);
+      probe.unref();
+    },
+    ended() {
+      metrics.ingressRedisDown.set(0);
+      clearInterval(probe);
+    },
+  });
+  return { outage, stop: () => clearInterval(probe) };
+}
+
 /** Starts ingress on the configured port (0: any free port). Redis may be down: routes answer 503. */
 export async function startIngress(
   config: Readonly<IngressConfig>,
@@ -46,8 +77,14 @@ export async function startIngress(
       maxBacklog: config.maxThreadBacklog,
     },
   });
+  const { outage, stop: stopWatching } = watchOutages(
+    store,
+    logger.child({ component: 'redis' }),
+    options.metrics,
+  );
   // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.
-  store.onConnectionError((error) => logger.warn({ err: error.message }, 'redis connection problem'));
+  store.onConnectionError((error) => outage.connectionFailed(error.message));
+  store.onConnectionReady(() => outage.answered());
   // Without an offline queue, commands sent while connecting fail; give a Redis that is up the moment
   // to connect, so start-up traffic (BullMQ's included) finds it ready. A Redis that is down stays 503.
   await store.whenReady(config.redisTimeoutMs * 2);
@@ -80,6 +117,8 @@ export async function startIngress(
     rateLimitPerMinute: config.rateLimitPerMinute,
     trustProxy: trustedProxies(config.trustProxy),
     ...(config.adminToken ? { adminToken: config.adminToken } : {}),
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    redisRefused: (reason) => outage.refused(reason),
   });
   const url = await app.listen({ port: config.port, host: config.host });
   logger.info(
@@ -94,6 +133,7 @@ export async function startIngress(
       // Fastify stops accepting connections, answers 503 to requests arriving meanwhile, and waits
       // for those in flight.
       await app.close();
+      stopWatching();
       await reactions.settle();
       await store.close();
       logger.info('ingress stopped');

@@ -69,7 +69,8 @@ export async function startHarness(
       logger,
       sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
       queue: { retryDelayMs: 100, ...queue },
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
+      // Tests script the agent with `@agent` lines in their messages.
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on' },
       onSignal: (s) => signals.push(s),
       ...options,
     });

@@ -30,6 +30,8 @@ export function builtInAgent({ stateDir, caps, env }: AgentSetup): AgentCommandC
     ...builtInAgentCommand(),
     env: {
       TRIBUTARY_AGENT_STATE_DIR: stateDir,
+      // Tests script the agent with `@agent` lines in their prompts.
+      TRIBUTARY_AGENT_SCRIPTING: 'on',
       ...(caps ? { TRIBUTARY_AGENT_CAPS: JSON.stringify(caps) } : {}),
       ...env,
     },

@@ -43,6 +43,8 @@ export interface IngressConfig extends ServiceSettings {
   maxThreadBacklog: number;
   gates: GateConfig;
   adminToken: string | undefined;
+  /** Bearer token `/metrics` requires; open when undefined. */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -86,16 +88,18 @@ function readList(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
+/** An optional bearer token, long enough not to be guessed. */
+function readToken(env: Env, name: string): string | undefined {
+  const token = readOptional(env, name);
+  if (token !== undefined && token.length < 16) {
+    throw new ConfigError(name, 'must be at least 16 characters; generate one with `openssl rand -hex 24`');
+  }
+  return token;
+}
+
 /** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
 export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
   const settings = readServiceSettings(env);
-  const adminToken = readOptional(env, 'ADMIN_TOKEN');
-  if (adminToken !== undefined && adminToken.length < 16) {
-    throw new ConfigError(
-      'ADMIN_TOKEN',
-      'must be at least 16 characters; generate one with `openssl rand -hex 24`',
-    );
-  }
   return Object.freeze({
     ...settings,
     port: readInteger(env, 'PORT', DEFAULT_INGRESS_PORT, 0, 65_535),
@@ -118,6 +122,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       allowedUsers: readList(env, 'ALLOWED_USERS'),
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
-    adminToken,
+    adminToken: readToken(env, 'ADMIN_TOKEN'),
+    metricsToken: readToken(env, 'METRICS_TOKEN'),
   });
 }

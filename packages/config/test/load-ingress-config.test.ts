@@ -49,6 +49,7 @@ describe('loadIngressConfig', () => {
     [{ ALLOW_USER_MESSAGES: 'everyone' }, 'ALLOW_USER_MESSAGES'],
     [{ REDIS_TIMEOUT_MS: '10000' }, 'REDIS_TIMEOUT_MS'],
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+    [{ METRICS_TOKEN: 'short' }, 'METRICS_TOKEN'],
     [{ DISCORD_PUBLIC_KEY: 'not-hex' }, 'DISCORD_PUBLIC_KEY'],
     [{ TELEGRAM_SECRET_TOKEN: 'has spaces' }, 'TELEGRAM_SECRET_TOKEN'],
     [{ SLACK_API_URL: 'ftp://x' }, 'SLACK_API_URL'],

@@ -74,6 +74,14 @@ export const CATALOGUE = {
     'Messages refused before acknowledgement (the platform retries them).',
     ['platform', 'reason'],
   ),
+  ingressRedisOutagesTotal: counter(
+    'tributary_ingress_redis_outages_total',
+    'Redis outages ingress saw begin; each is logged once as it starts and once as it ends.',
+  ),
+  ingressRedisDown: gauge(
+    'tributary_ingress_redis_down',
+    '1 while ingress refuses requests because Redis does not answer, else 0.',
+  ),
   leaseExpiriesTotal: counter(
     'tributary_lease_expiries_total',
     'Thread leases that expired while their owner held them.',

@@ -25,6 +25,8 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_ingress_request_duration_seconds: { type: 'histogram', labels: ['platform'] },
   tributary_duplicates_total: { type: 'counter', labels: ['platform'] },
   tributary_refusals_total: { type: 'counter', labels: ['platform', 'reason'] },
+  tributary_ingress_redis_outages_total: { type: 'counter', labels: [] },
+  tributary_ingress_redis_down: { type: 'gauge', labels: [] },
   tributary_lease_expiries_total: { type: 'counter', labels: [] },
   tributary_fence_rejections_total: { type: 'counter', labels: [] },
   tributary_sweeper_revivals_total: { type: 'counter', labels: ['reason'] },

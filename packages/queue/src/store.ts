@@ -71,6 +71,11 @@ export class Store {
     this.redis.on('error', listener);
   }
 
+  /** The connection is (again) ready: after start-up, after each reconnect. */
+  onConnectionReady(listener: () => void): void {
+    this.redis.on('ready', listener);
+  }
+
   /** Resolves when connected, or after `timeoutMs` whatever the state. */
   whenReady(timeoutMs: number): Promise<void> {
     return whenReady(this.redis, timeoutMs);
