@@ -35,9 +35,8 @@ export function startCli(command: string, env: Record<string, string>): CliProce
     child,
     logs,
     async waitForLog(what, match, timeoutMs = 20_000) {
-      let found: Record<string, unknown> | undefined;
-      await waitFor(() => (found = logs.find(match)) !== undefined, { what, timeoutMs });
-      return found!;
+      await waitFor(() => logs.some(match), { what, timeoutMs });
+      return logs.find(match)!;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
