@@ -192,7 +192,7 @@ describe('.dockerignore', () => {
       '.env',
       'apps/worker/.env',
       'test/infra/compose.test.ts',
-      'apps/worker/test/outbox.test.ts',
+      'apps/worker/test/reply-delivery.test.ts',
       'packages/queue/test/thread-queue.test.ts',
       'packages/queue/test/fixture.ts',
       'docs/adr/0001-typescript-without-a-build-step.md',

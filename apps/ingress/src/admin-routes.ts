@@ -39,6 +39,19 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     },
   );
 
+  app.get('/admin/dead-replies', async () => ({ threads: await admin.threadsWithDeadReplies() }));
+
+  app.post<{ Params: { thread: string; replyId: string } }>(
+    '/admin/threads/:thread/dead-replies/:replyId/redrive',
+    async (request) => {
+      const { thread, replyId } = request.params;
+      if (!(await admin.redriveReply(thread, replyId))) {
+        throw new IngressError('not_found', `no dead reply ${replyId} in that thread`);
+      }
+      return { ok: true, thread, replyId };
+    },
+  );
+
   app.post<{ Params: { thread: string; batchId: string } }>(
     '/admin/threads/:thread/dead-letters/:batchId/redrive',
     async (request) => {

@@ -1,4 +1,4 @@
-import type { ReplyKind, ReplyRecords } from '@tributary/queue';
+import type { Outbound } from '@tributary/queue';
 
 /** Where a reply goes: the platform coordinates of the batch's trailing message. */
 export interface ReplyTarget {
@@ -15,7 +15,7 @@ export interface OutboundMessage {
   thread: string;
   batchId: string;
   /** `reply`: the agent's answer; `notice`: something the broker tells the user (timeout, failure). */
-  kind: ReplyKind;
+  kind: 'reply' | 'notice';
   text: string;
   target: ReplyTarget;
   stopReason?: string;
@@ -24,25 +24,15 @@ export interface OutboundMessage {
 /** A platform-neutral destination; platform adapters implement it. */
 export interface ReplySink {
   readonly name: string;
-  send(message: OutboundMessage): Promise<void>;
+  send(message: OutboundMessage, replyId: string): Promise<void>;
 }
 
-/**
- * Delivers each (batch, kind) once: a batch re-delivered after a crash finds the mark and posts
- * nothing. The mark is set after the sinks succeeded, so a crash in between may post twice; sinks
- * pass the batch id on as an idempotency key so receivers can absorb that.
- */
-export class Outbox {
-  constructor(
-    private readonly records: ReplyRecords,
-    private readonly sinks: readonly ReplySink[],
-  ) {}
+/** A batch has at most one reply and one notice: together they name an outbound message. */
+export function replyId(message: Pick<OutboundMessage, 'batchId' | 'kind'>): string {
+  return `${message.batchId}:${message.kind}`;
+}
 
-  async deliver(message: OutboundMessage): Promise<'sent' | 'already-sent'> {
-    const { thread, batchId, kind } = message;
-    if (await this.records.delivered(thread, batchId, kind)) return 'already-sent';
-    for (const sink of this.sinks) await sink.send(message);
-    await this.records.markDelivered(thread, batchId, kind);
-    return 'sent';
-  }
+/** The message as the reply outbox keeps it, written with the batch's commit. */
+export function toOutbound(message: OutboundMessage): Outbound {
+  return { id: replyId(message), payload: JSON.stringify(message) };
 }

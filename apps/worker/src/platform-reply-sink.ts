@@ -1,5 +1,5 @@
 import { type PlatformClient, type PostTarget, platformOfThread, splitMessage } from '@tributary/platforms';
-import type { ReplyRecords } from '@tributary/queue';
+import type { ReplyOutbox } from '@tributary/queue';
 import type { OutboundMessage, ReplySink, ReplyTarget } from './outbox.js';
 
 /** Where an answer to the batch's trailing message is posted. */
@@ -15,17 +15,18 @@ export function postTargetOf(target: ReplyTarget): PostTarget {
 
 /**
  * Posts replies through the platform that accepted the thread, split at its length limit. Each part's
- * message id is kept, so a re-delivered batch edits what it already posted rather than posting twice.
+ * message id is kept, so a retried reply edits what it already posted rather than posting twice (and a
+ * streamed placeholder, part 0, ends as the reply's first part).
  */
 export class PlatformReplySink implements ReplySink {
   readonly name = 'platform';
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
-    private readonly posted: ReplyRecords,
+    private readonly posted: Pick<ReplyOutbox, 'postedParts' | 'recordPart'>,
   ) {}
 
-  async send(message: OutboundMessage): Promise<void> {
+  async send(message: OutboundMessage, replyId: string): Promise<void> {
     const client = this.clients.get(platformOfThread(message.thread));
     if (!client) return;
     const postTarget = postTargetOf(message.target);
@@ -34,7 +35,7 @@ export class PlatformReplySink implements ReplySink {
       text === '' ? '(the agent finished without a reply)' : text,
       client.maxMessageLength,
     );
-    const already = await this.posted.postedParts(message.thread, message.batchId, message.kind);
+    const already = await this.posted.postedParts(message.thread, replyId);
     for (const [index, part] of parts.entries()) {
       const messageId = already.get(index);
       if (messageId !== undefined) {
@@ -42,9 +43,9 @@ export class PlatformReplySink implements ReplySink {
         continue;
       }
       const posted = await client.send(postTarget, part, {
-        idempotencyKey: `${message.batchId}:${message.kind}${index === 0 ? '' : `:${index}`}`,
+        idempotencyKey: index === 0 ? replyId : `${replyId}:${index}`,
       });
-      await this.posted.recordPart(message.thread, message.batchId, message.kind, index, posted);
+      await this.posted.recordPart(message.thread, replyId, index, posted);
     }
   }
 }

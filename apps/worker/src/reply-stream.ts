@@ -1,6 +1,7 @@
 import type { PlatformClient, PostTarget } from '@tributary/platforms';
-import type { ReplyRecords } from '@tributary/queue';
+import type { ReplyOutbox } from '@tributary/queue';
 import type { Logger } from 'pino';
+import { replyId } from './outbox.js';
 
 /** Where a stream's placeholder is recorded: the batch's reply, part 0. */
 export interface StreamSlot {
@@ -28,7 +29,7 @@ export class ReplyStream {
   constructor(
     private readonly client: PlatformClient & Required<Pick<PlatformClient, 'edit'>>,
     private readonly target: PostTarget,
-    private readonly posted: ReplyRecords,
+    private readonly posted: Pick<ReplyOutbox, 'recordPart'>,
     private readonly slot: StreamSlot,
     private readonly intervalMs: number,
     private readonly logger: Logger,
@@ -39,7 +40,7 @@ export class ReplyStream {
     if (this.text === '') this.lastWrite = Date.now();
     this.text += text;
     if (this.timer) return;
-    // A reply that is complete within one interval is posted once, by the outbox: no placeholder.
+    // A reply that is complete within one interval is posted once, from the outbox: no placeholder.
     const wait = Math.max(0, this.lastWrite + this.intervalMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -63,7 +64,12 @@ export class ReplyStream {
     try {
       if (this.messageId === undefined) {
         this.messageId = await this.client.send(this.target, visible);
-        await this.posted.recordPart(this.slot.thread, this.slot.batchId, 'reply', 0, this.messageId);
+        await this.posted.recordPart(
+          this.slot.thread,
+          replyId({ batchId: this.slot.batchId, kind: 'reply' }),
+          0,
+          this.messageId,
+        );
       } else {
         await this.client.edit(this.target, this.messageId, visible);
       }

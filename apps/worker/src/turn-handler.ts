@@ -1,10 +1,16 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
 import { type ArrivalEvent, arrivalFromBody, envelopeTokens, packBatch } from '@tributary/packing';
 import { platformOfThread } from '@tributary/platforms';
-import { type Batch, FinalTurnError, type TurnAbortedError, type TurnHandler } from '@tributary/queue';
+import {
+  type Batch,
+  FinalTurnError,
+  type TurnAbortedError,
+  TurnFailedError,
+  type TurnHandler,
+} from '@tributary/queue';
 import type { Logger } from 'pino';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
-import type { Outbox, ReplyTarget } from './outbox.js';
+import { type OutboundMessage, type ReplyTarget, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { TurnObserver } from './turn-observer.js';
@@ -16,7 +22,6 @@ export interface TurnHandlerDeps {
   continuity: SessionContinuity;
   /** What a fresh session is given back: the thread's parent message and complete batches. */
   fresh: FreshSessionSources;
-  outbox: Outbox;
   limits: WatchdogLimits;
   logger: Logger;
   /** The running turn of each thread this worker holds, so `/cancel` can reach it. */
@@ -53,13 +58,23 @@ function parseEvents(batch: Batch): ArrivalEvent[] {
   }
 }
 
+/** What the user reads when a batch ends dead-lettered because the agent kept failing on it. */
+function failureNotice(reason: string): string {
+  const brief = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
+  return (
+    `The agent could not answer these messages (${brief}), so they were set aside. ` +
+    'Later messages will still be answered; resend these if they still matter, or ask an operator to re-drive them.'
+  );
+}
+
 /**
- * One turn: pack the batch into one prompt, run it on the thread's session, deliver the reply, and
- * report the reply and stop reason for the batch record. A fresh session's prompt starts with the
- * broker-origin blocks restoring the thread's parent message and complete batches.
+ * One turn: pack the batch into one prompt, run it on the thread's session, and report the reply and
+ * stop reason for the batch record, with the outbound messages the commit puts in the thread's reply
+ * outbox (delivered after the commit, whatever happens to the agent). A fresh session's prompt starts
+ * with the broker-origin blocks restoring the thread's parent message and complete batches.
  */
 export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { pool, continuity, outbox, limits, running } = deps;
+  const { pool, continuity, limits, running } = deps;
   return async (batch, leaseSignal) => {
     const thread = batch.lease.thread;
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
@@ -72,6 +87,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     running.set(thread, turn);
     const signal = (kind: TurnSignal['kind'], extra: Pick<TurnSignal, 'quietMs' | 'ending'> = {}) =>
       deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra });
+    const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
+      toOutbound({ thread, batchId: batch.id, kind, text, target, ...(stopReason ? { stopReason } : {}) });
     const started = performance.now();
     let outcome: { result: TurnResult } | { error: unknown };
     let ending: TurnEnding = 'failed';
@@ -149,26 +166,26 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           { err: 'error' in outcome ? outcome.error : undefined },
           'turn timed out; batch dead-lettered',
         );
-        await outbox.deliver({
-          thread,
-          batchId: batch.id,
-          kind: 'notice',
-          text: `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`,
-          target,
-        });
-        throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`);
+        const notice = `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
+        throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`, [
+          outbound('notice', notice),
+        ]);
       }
       if ('error' in outcome) {
         deps.observer?.ended('error', seconds);
-        throw outcome.error;
+        const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+        throw new TurnFailedError(reason, [outbound('notice', failureNotice(reason))]);
       }
       const { stopReason, text } = outcome.result;
       deps.observer?.ended(stopReason, seconds);
       log.info({ stopReason, replyChars: text.length }, 'turn finished');
       await continuity.answered(thread, batch.lease);
-      await outbox.deliver({ thread, batchId: batch.id, kind: 'reply', text, target, stopReason });
       ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
-      return { reply: text, stopReason };
+      const messages = [outbound('reply', text, stopReason)];
+      if (stopReason === 'cancelled' && text !== '') {
+        messages.push(outbound('notice', 'This turn was cancelled, so the reply above may be incomplete.'));
+      }
+      return { reply: text, stopReason, outbound: messages };
     } finally {
       signal('finished', { ending });
     }

@@ -10,8 +10,10 @@ import type { Logger } from 'pino';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
-import { Outbox, type ReplySink } from './outbox.js';
+import type { ReplySink } from './outbox.js';
 import { PlatformReplySink, postTargetOf } from './platform-reply-sink.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions, ReplyDelivery } from './reply-delivery.js';
+import { FIRST_REPLY_RETRY_MS } from './reply-retry-policy.js';
 import { ReplyStream } from './reply-stream.js';
 import { SessionContinuity } from './session-continuity.js';
 import { createTurnHandler } from './turn-handler.js';
@@ -30,6 +32,8 @@ export interface WorkerOptions {
   canary?: CanaryTiming;
   /** Queue tuning not exposed as environment variables (tests shorten leases and retries). */
   queue?: Partial<QueueConfig>;
+  /** Reply delivery tuning not exposed as environment variables (tests shorten the backoff). */
+  delivery?: Partial<DeliveryOptions>;
   /** Variables set in the agent's environment on top of the allowlist. */
   agentEnv?: Record<string, string>;
   onSignal?: TurnSignalListener;
@@ -90,12 +94,14 @@ export async function startWorker(
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
   });
 
-  const sinks: ReplySink[] = [new LogReplySink(logger.child({ component: 'outbox' }))];
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  const posted = store.replies;
-  sinks.push(new PlatformReplySink(clients, posted));
-  sinks.push(...(options.sinks ?? []));
-  const outbox = new Outbox(store.replies, sinks);
+  // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
+  const sinks: ReplySink[] = [
+    new PlatformReplySink(clients, store.replies),
+    new LogReplySink(logger.child({ component: 'outbox' })),
+    ...(options.sinks ?? []),
+  ];
+  let delivery: ReplyDelivery | undefined;
 
   const parents = store.parents<ThreadParentMessage>();
   const reactions = new TurnReactions(clients, logger.child({ component: 'reactions' }));
@@ -109,9 +115,11 @@ export async function startWorker(
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
     events: {
-      batchEnded: (outcome) => {
+      batchEnded: (outcome, thread) => {
         metrics.turnsTotal.inc({ outcome });
         if (outcome === 'dead_lettered') metrics.deadLetteredBatchesTotal.inc();
+        // The commit put the reply (or a notice) in the thread's outbox: deliver it now.
+        if (outcome === 'committed' || outcome === 'dead_lettered') delivery?.kick(thread);
       },
       leaseLost: () => metrics.leaseExpiriesTotal.inc(),
       fenced: () => metrics.fenceRejectionsTotal.inc(),
@@ -132,7 +140,6 @@ export async function startWorker(
         history: (thread) => queue.history(thread),
         parent: (thread) => parents.get(thread),
       },
-      outbox,
       observer: prometheusTurnObserver(metrics),
       stream: (thread, batchId, target) => {
         const client = clients.get(platformOfThread(thread));
@@ -140,7 +147,7 @@ export async function startWorker(
         return new ReplyStream(
           { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
           postTargetOf(target),
-          posted,
+          store.replies,
           { thread, batchId },
           config.replyStreamIntervalMs,
           logger,
@@ -155,6 +162,24 @@ export async function startWorker(
       },
     }),
   });
+  delivery = new ReplyDelivery(
+    store.replies,
+    sinks,
+    runner.owner,
+    {
+      ...DEFAULT_DELIVERY,
+      ...options.delivery,
+      retry: {
+        horizonMs: config.replyRetryHorizonMs,
+        firstDelayMs: FIRST_REPLY_RETRY_MS,
+        maxDelayMs: config.replyRetryMaxDelayMs,
+        ...options.delivery?.retry,
+      },
+    },
+    logger.child({ component: 'outbox' }),
+    (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
+  );
+  delivery.start();
   await runner.start();
   canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
   canary.start();
@@ -187,6 +212,7 @@ export async function startWorker(
       canary?.stop();
       const started = performance.now();
       await runner.close(config.shutdownGraceMs);
+      await delivery?.stop();
       logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
       await pool.close();
       await health.close();

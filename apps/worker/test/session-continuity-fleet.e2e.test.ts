@@ -16,8 +16,8 @@ const THREAD = 'gateway:C1:T1';
 const lastDispatcher = (f: Fleet): FleetWorker => f.dispatches(THREAD).at(-1)!.worker;
 
 /**
- * The reply is posted before the batch is committed: a kill in between leaves the batch to the lease's
- * expiry, so tests that kill "between turns" wait for the commit first.
+ * Tests that kill "between turns" wait for the commit: a reply can be seen while the commit of the
+ * next batch (drained at the turn boundary) is still under way.
  */
 const committed = (f: Fleet) =>
   waitFor(async () => (await f.queue.state(THREAD)).status === 'idle', { what: 'the turn to be committed' });

@@ -36,6 +36,10 @@ export interface WorkerConfig extends ServiceSettings {
   stallSoftMs: number;
   stallHardMs: number;
   cancelTimeoutMs: number;
+  /** How long a committed reply is retried while its platform cannot be reached; then it is a dead reply. */
+  replyRetryHorizonMs: number;
+  /** The longest wait between two delivery attempts of a reply. */
+  replyRetryMaxDelayMs: number;
   /** After SIGTERM, how long running turns may take to finish before they are cancelled and handed back. */
   shutdownGraceMs: number;
   /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
@@ -82,6 +86,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     stallSoftMs,
     stallHardMs,
     cancelTimeoutMs: readInteger(env, 'CANCEL_TIMEOUT_MS', 5_000),
+    replyRetryHorizonMs: readInteger(env, 'REPLY_RETRY_HORIZON_MS', 24 * 60 * 60 * 1000),
+    replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', 60_000),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),

@@ -95,6 +95,11 @@ export const CATALOGUE = {
     'Threads the sweeper handed back to the doorbell queue.',
     ['reason'],
   ),
+  replyDeliveriesTotal: counter(
+    'tributary_reply_deliveries_total',
+    'Attempts to deliver a committed reply or notice: delivered, retried later, or dead (given up after the retry horizon).',
+    ['outcome'],
+  ),
   deadLetteredBatchesTotal: counter(
     'tributary_dead_lettered_batches_total',
     'Batches moved to the dead letters after failing for good.',

@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { CATALOGUE } from './catalogue.js';
-import { REVIVAL_REASONS, TURN_OUTCOMES } from './label-values.js';
+import { REPLY_OUTCOMES, REVIVAL_REASONS, TURN_OUTCOMES } from './label-values.js';
 import type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 import { type ScrapeRead, ScrapeReaders } from './scrape-readers.js';
 
@@ -62,6 +62,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
   // series that appears with value 1 would never fire.
   for (const outcome of TURN_OUTCOMES) metrics.turnsTotal.inc({ outcome }, 0);
   for (const reason of REVIVAL_REASONS) metrics.sweeperRevivalsTotal.inc({ reason }, 0);
+  for (const outcome of REPLY_OUTCOMES) metrics.replyDeliveriesTotal.inc({ outcome }, 0);
   metrics.buildInfo.set({ version: options.version ?? 'unknown' }, 1);
 
   return {

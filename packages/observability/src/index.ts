@@ -14,6 +14,7 @@ export {
   INGRESS_OUTCOMES,
   type IngressOutcome,
   REFUSAL_REASONS,
+  REPLY_OUTCOMES,
   REVIVAL_REASONS,
   type RefusalReason,
   type RevivalReason,

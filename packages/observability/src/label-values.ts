@@ -37,6 +37,10 @@ export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 export const REVIVAL_REASONS = ['lease', 'doorbell', 'owner_gone'] as const;
 export type RevivalReason = (typeof REVIVAL_REASONS)[number];
 
+/** What became of an attempt to deliver a committed reply. */
+export const REPLY_OUTCOMES = ['delivered', 'retried', 'dead'] as const;
+export type ReplyOutcome = (typeof REPLY_OUTCOMES)[number];
+
 /** What became of a dispatched batch. */
 export const TURN_OUTCOMES = ['committed', 'failed', 'dead_lettered', 'abandoned'] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];

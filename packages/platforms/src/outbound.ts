@@ -59,6 +59,8 @@ export class PlatformApiError extends Error {
     message: string,
     /** The platform's own error identifier (Slack `error`, Discord `code`, Telegram `description`). */
     readonly code?: string,
+    /** The wait the platform asked for (rate limited beyond the call's retry budget). */
+    readonly retryAfterMs?: number,
   ) {
     super(`${platform} ${method} failed (${status || 'no answer'}): ${message}`);
   }

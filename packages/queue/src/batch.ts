@@ -81,12 +81,23 @@ export interface BatchRecord {
   failures?: number;
 }
 
+/**
+ * A message for the thread's reply outbox, written with the batch's commit and delivered after it.
+ * `id` is unique per thread (e.g. batch id and kind); `payload` is the deliverer's, opaque here.
+ */
+export interface Outbound {
+  id: string;
+  payload: string;
+}
+
 /** What a turn handler reports when its turn ended: recorded with the batch by the commit. */
 export interface TurnReport {
-  /** The agent's reply text, as posted. */
+  /** The agent's reply text, as recorded in history. */
   reply: string;
   /** The ACP stop reason; `cancelled` records the batch as cancelled rather than complete. */
   stopReason: string;
+  /** The reply and notices to deliver, in order. */
+  outbound?: Outbound[];
 }
 
 /** A batch moved aside after too many failures; `redrive` puts its messages back in the inbox. */

@@ -6,6 +6,7 @@ export type {
   DeadLetter,
   Lease,
   Origin,
+  Outbound,
   QueuedMessage,
   StoredMessage,
   TurnReport,
@@ -25,7 +26,7 @@ export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } fro
 export type { RedisSafetyReport } from './redis-safety.js';
 export { Store, type StoreOptions } from './store.js';
 export type { GateState, ThreadGateState } from './stores/gate-state.js';
-export type { ReplyKind, ReplyRecords } from './stores/reply-records.js';
+export type { DeadReply, PendingReply, ReplyOutbox, Take } from './stores/reply-outbox.js';
 export type { SessionRecord, SessionRecords } from './stores/session-records.js';
 export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
@@ -52,6 +53,7 @@ export {
   type BatchOutcome,
   FinalTurnError,
   TurnAbortedError,
+  TurnFailedError,
   type TurnHandler,
 } from './turn-loop.js';
 export { type RunnerEvents, TurnRunner, type TurnRunnerOptions } from './turn-runner.js';

@@ -162,15 +162,15 @@ export const renew = defineScript({
 
 export const commit = defineScript({
   name: 'commit',
-  keys: ['state', 'inbox', 'run', 'sched', 'history', 'batchseq'],
-  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason'],
+  keys: ['state', 'inbox', 'run', 'sched', 'history', 'batchseq', 'replies', 'replydue'],
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound'],
   decode: continuation,
 });
 
 export const fail = defineScript({
   name: 'fail',
-  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history'],
-  args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs'],
+  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history', 'replies', 'replydue'],
+  args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs', 'outboundIfDead'],
   decode(reply): Continuation | { status: 'retry'; epoch: number; delayMs: number } {
     if (reply.status === ScriptStatus.Retry) {
       return { status: 'retry', epoch: reply.num(1), delayMs: reply.num(2) };
@@ -255,6 +255,70 @@ export const redrive = defineScript({
   },
 });
 
+/** The reply deliverer's holder arguments: the thread, and who holds its outbox lock. */
+const REPLY_HOLDER = ['member', 'owner'] as const;
+const REPLY_LOCKED = ['replies', 'replyLock', 'replydue'] as const;
+
+export const replyTake = defineScript({
+  name: 'replyTake',
+  keys: [...REPLY_LOCKED],
+  args: [...REPLY_HOLDER, 'lockMs'],
+  decode(reply) {
+    switch (reply.status) {
+      case ScriptStatus.Ok:
+        return { status: 'reply' as const, json: reply.str(1) };
+      case ScriptStatus.Busy:
+        return { status: 'busy' as const };
+      case ScriptStatus.Empty:
+        return { status: 'empty' as const };
+      default:
+        throw reply.unexpected();
+    }
+  },
+});
+
+/** `{OK}` or `{FENCED}`: whether the caller still held the outbox lock. */
+function okOrFenced(reply: Reply): 'ok' | 'fenced' {
+  if (reply.status === ScriptStatus.Fenced) return 'fenced';
+  ok(reply);
+  return 'ok';
+}
+
+export const replyDone = defineScript({
+  name: 'replyDone',
+  keys: [...REPLY_LOCKED],
+  args: [...REPLY_HOLDER, 'id'],
+  decode: okOrFenced,
+});
+
+export const replyRetry = defineScript({
+  name: 'replyRetry',
+  keys: [...REPLY_LOCKED],
+  args: [...REPLY_HOLDER, 'id', 'delayMs', 'error'],
+  decode: okOrFenced,
+});
+
+export const replyBury = defineScript({
+  name: 'replyBury',
+  keys: [...REPLY_LOCKED, 'deadReplies', 'deadreplyindex'],
+  args: [...REPLY_HOLDER, 'id', 'reason'],
+  decode: okOrFenced,
+});
+
+export const replyRedrive = defineScript({
+  name: 'replyRedrive',
+  keys: ['deadReplies', 'deadreplyindex', 'replies', 'replydue'],
+  args: ['member', 'id'],
+  decode(reply) {
+    if (reply.status === ScriptStatus.NotFound) return false;
+    ok(reply);
+    return true;
+  },
+});
+
+/** The scripts of the reply outbox (its store loads them). */
+export const OUTBOX_SCRIPTS = [replyTake, replyDone, replyRetry, replyBury, replyRedrive];
+
 export const affinityPush = defineScript({
   name: 'affinityPush',
   keys: ['presence', 'doorbells'],
@@ -283,4 +347,4 @@ export const QUEUE_SCRIPTS = [
   redrive,
 ];
 
-export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, affinityPush];
+export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, ...OUTBOX_SCRIPTS, affinityPush];

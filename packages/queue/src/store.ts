@@ -6,7 +6,7 @@ import { type FleetStats, readFleetStats } from './fleet-stats.js';
 import { type QueueConfig, queueConfig } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { GateState } from './stores/gate-state.js';
-import { ReplyRecords } from './stores/reply-records.js';
+import { ReplyOutbox } from './stores/reply-outbox.js';
 import { SessionRecords } from './stores/session-records.js';
 import { ThreadAdmin } from './stores/thread-admin.js';
 import { ThreadControls } from './stores/thread-controls.js';
@@ -32,8 +32,8 @@ export class Store {
   readonly gates: GateState;
   /** Which agent session each thread is on (session continuity). */
   readonly sessions: SessionRecords;
-  /** What of each batch's replies reached the platform. */
-  readonly replies: ReplyRecords;
+  /** Each thread's committed replies and notices, waiting for delivery; dead replies. */
+  readonly replies: ReplyOutbox;
   /** `/cancel`, `/cancel-all`, `/reset`, and the workers' subscription to cancels. */
   readonly controls: ThreadControls;
   readonly admin: ThreadAdmin;
@@ -47,9 +47,9 @@ export class Store {
     const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf);
-    this.replies = new ReplyRecords(redis, keysOf);
+    this.replies = new ReplyOutbox(redis, keysOf, config);
     this.controls = new ThreadControls(redis, this.queue);
-    this.admin = new ThreadAdmin(this.queue, this.sessions);
+    this.admin = new ThreadAdmin(this.queue, this.sessions, this.replies);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

@@ -23,8 +23,14 @@ export interface ThreadKeys extends BucketKeys {
   /** The message the thread started from, for a fresh session's first prompt. */
   readonly parent: string;
   dedup(idempotencyKey: string): string;
-  /** Marks an outbound message of a batch as delivered, so a re-delivered batch does not post twice. */
-  outbox(batchId: string, kind: string): string;
+  /** The thread's reply outbox: committed replies and notices waiting for delivery, in commit order. */
+  readonly replies: string;
+  /** Held by the worker delivering the thread's replies, so they go out in order and once. */
+  readonly replyLock: string;
+  /** Replies given up after the retry horizon, kept for an operator to re-drive. */
+  readonly deadReplies: string;
+  /** The platform message ids of a reply's parts posted so far (a retry edits, never reposts). */
+  postedParts(replyId: string): string;
 }
 
 export interface BucketKeys {
@@ -36,6 +42,10 @@ export interface BucketKeys {
   readonly batchseq: string;
   /** Threads with dead-lettered batches, scored by the latest dead-letter time. */
   readonly deadindex: string;
+  /** Threads with replies to deliver, scored by when the next attempt is due. */
+  readonly replydue: string;
+  /** Threads with dead replies, scored by the latest one. */
+  readonly deadreplyindex: string;
   readonly sweepLock: string;
 }
 
@@ -75,6 +85,8 @@ export function bucketKeys(prefix: string, bucket: number): BucketKeys {
     run: `${base}:run`,
     batchseq: `${base}:batchseq`,
     deadindex: `${base}:dead`,
+    replydue: `${base}:replydue`,
+    deadreplyindex: `${base}:deadreplies`,
     sweepLock: `${base}:sweeper`,
   };
 }
@@ -98,7 +110,10 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     parent: `${base}:parent`,
     // Encoded like the thread id, so a caller's key cannot reach outside its thread's namespace.
     dedup: (idempotencyKey) => `${base}:dedup:${encodeURIComponent(idempotencyKey)}`,
-    outbox: (batchId, kind) => `${base}:outbox:${encodeURIComponent(batchId)}:${encodeURIComponent(kind)}`,
+    replies: `${base}:replies`,
+    replyLock: `${base}:replies:lock`,
+    deadReplies: `${base}:deadreplies`,
+    postedParts: (replyId) => `${base}:parts:${encodeURIComponent(replyId)}`,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Batch, BatchRecord, DeadLetter, Lease, Origin, TurnReport } from './batch.js';
+import type { Batch, BatchRecord, DeadLetter, Lease, Origin, Outbound, TurnReport } from './batch.js';
 import type { Doorbell, RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
@@ -155,15 +155,22 @@ export class ThreadQueue {
       ...this.continueArgs(k, lease),
       reply: report.reply,
       stopReason: report.stopReason,
+      outbound: JSON.stringify(report.outbound ?? []),
     });
     return this.nextStep(k, lease, reply);
   }
 
   /**
    * Records a failed turn: the batch is retried later, or dead-lettered after `maxFailures`; a
-   * `final` failure (retrying cannot help) is dead-lettered at once.
+   * `final` failure (retrying cannot help) is dead-lettered at once, and `outboundIfDead` (the user's
+   * notice) enters the reply outbox with the dead letter.
    */
-  async fail(lease: Lease, reason: string, final = false): Promise<NextStep> {
+  async fail(
+    lease: Lease,
+    reason: string,
+    final = false,
+    outboundIfDead: Outbound[] = [],
+  ): Promise<NextStep> {
     const k = this.keys(lease.thread);
     const c = this.config;
     const reply = await this.scripts.run(script.fail, k, {
@@ -171,6 +178,7 @@ export class ThreadQueue {
       reason,
       maxFailures: final ? 1 : c.maxFailures,
       retryDelayMs: c.retryDelayMs,
+      outboundIfDead: JSON.stringify(outboundIfDead),
     });
     if (reply.status !== 'retry') return this.nextStep(k, lease, reply);
     await this.ring(k, reply.epoch, { delayMs: reply.delayMs });

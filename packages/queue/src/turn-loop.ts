@@ -1,5 +1,5 @@
 import type { LogSink } from '@tributary/observability';
-import type { Batch, TurnReport } from './batch.js';
+import type { Batch, Outbound, TurnReport } from './batch.js';
 import type { Doorbell } from './doorbells.js';
 import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
@@ -22,9 +22,29 @@ export class TurnAbortedError extends Error {
   }
 }
 
-/** Thrown by a handler when retrying the batch cannot help: it is dead-lettered at once. */
-export class FinalTurnError extends Error {
+/**
+ * Thrown by a handler whose turn failed, with what to tell the user if the batch ends dead-lettered
+ * (after its last retry, or at once when `final`: retrying cannot help).
+ */
+export class TurnFailedError extends Error {
+  override name = 'TurnFailedError';
+
+  constructor(
+    message: string,
+    readonly outboundIfDead: Outbound[] = [],
+    readonly final = false,
+  ) {
+    super(message);
+  }
+}
+
+/** A failure retrying cannot help: the batch is dead-lettered at once. */
+export class FinalTurnError extends TurnFailedError {
   override name = 'FinalTurnError';
+
+  constructor(message: string, outboundIfDead: Outbound[] = []) {
+    super(message, outboundIfDead, true);
+  }
 }
 
 /** What became of a claimed batch in this runner. */
@@ -32,7 +52,8 @@ export type BatchOutcome = 'committed' | 'failed' | 'dead_lettered' | 'abandoned
 
 /** What the turn loop reports for metrics. */
 export interface TurnEvents {
-  batchEnded?(outcome: BatchOutcome): void;
+  /** With the thread, whose reply outbox may have grown (committed, dead-lettered). */
+  batchEnded?(outcome: BatchOutcome, thread: string): void;
   /** The heartbeat could not keep the lease: the turn was aborted, nothing committed. */
   leaseLost?(): void;
   /** A commit or fail found another owner's fence: nothing committed. */
@@ -47,7 +68,7 @@ export type OnBusy = (retryInMs: number) => Promise<void>;
 
 type TurnOutcome =
   | { kind: 'done'; report: TurnReport }
-  | { kind: 'failed'; reason: string; final: boolean }
+  | { kind: 'failed'; reason: string; final: boolean; outboundIfDead: Outbound[] }
   | { kind: 'aborted'; error: TurnAbortedError };
 
 export interface TurnLoopOptions {
@@ -110,7 +131,7 @@ export class TurnLoop {
       if (outcome.kind === 'aborted') {
         if (outcome.error.why === 'shutdown') {
           await queue.abandon(batch.lease);
-          events?.batchEnded?.('abandoned');
+          events?.batchEnded?.('abandoned', batch.lease.thread);
         } else {
           events?.leaseLost?.();
           this.options.logger.warn(
@@ -127,12 +148,24 @@ export class TurnLoop {
       }
       if (outcome.kind === 'done') {
         const next = await queue.commit(batch.lease, outcome.report);
-        events?.batchEnded?.('committed');
+        events?.batchEnded?.('committed', batch.lease.thread);
         return next;
       }
-      const next = await queue.fail(batch.lease, outcome.reason, outcome.final);
+      const next = await queue.fail(batch.lease, outcome.reason, outcome.final, outcome.outboundIfDead);
       // Anything but a retry means the script dead-lettered the batch and moved on.
-      events?.batchEnded?.(next.kind === 'retry' ? 'failed' : 'dead_lettered');
+      const dead = next.kind !== 'retry';
+      events?.batchEnded?.(dead ? 'dead_lettered' : 'failed', batch.lease.thread);
+      const context = { thread: batch.lease.thread, batchId: batch.id, reason: outcome.reason };
+      if (dead)
+        this.options.logger.error(
+          context,
+          'turn failed; batch dead-lettered (see the admin API to re-drive it)',
+        );
+      else
+        this.options.logger.warn(
+          { ...context, retryInMs: next.delayMs },
+          'turn failed; batch will be retried',
+        );
       return next;
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
@@ -164,7 +197,9 @@ export class TurnLoop {
     } catch (error) {
       if (controller.signal.aborted) return { kind: 'aborted', error: controller.signal.reason };
       const reason = error instanceof Error ? error.message : String(error);
-      return { kind: 'failed', reason, final: error instanceof FinalTurnError };
+      if (!(error instanceof TurnFailedError))
+        return { kind: 'failed', reason, final: false, outboundIfDead: [] };
+      return { kind: 'failed', reason, final: error.final, outboundIfDead: error.outboundIfDead };
     } finally {
       stopHeartbeat();
       this.active.delete(controller);

@@ -68,12 +68,14 @@ export class PlatformHttp {
           authHint: this.options.authHint,
         });
         const code = verdict.kind === 'failed' ? verdict.code : undefined;
+        const retryAfterMs = verdict.kind === 'rate-limited' ? verdict.retryAfterMs : undefined;
         throw new PlatformApiError(
           platform,
           request.method,
           status,
           this.redact(message),
           code && this.redact(code),
+          retryAfterMs,
         );
       }
       await sleep(step.delayMs);

@@ -215,3 +215,36 @@ local function drop_buffered(k)
     dropped = dropped + redis.call('XDEL', k.inbox, unpack(ids))
   end
 end
+
+-- Appends a turn's outbound messages (a JSON array of {id, payload}) to the thread's reply outbox,
+-- in the same script that commits the batch: a reply exists exactly when its batch is committed.
+-- The thread becomes due for delivery now unless it already waits for a retry of an older reply,
+-- which must go first.
+local function enqueue_replies(k, member, outbound, now)
+  local items = cjson.decode(outbound)
+  for i = 1, #items do
+    redis.call('RPUSH', k.replies, cjson.encode({ id = items[i].id, payload = items[i].payload, at = now,
+      attempts = 0 }))
+  end
+  if #items > 0 then redis.call('ZADD', k.replydue, 'NX', now, member) end
+end
+
+-- The reply deliverer's lock on a thread's outbox: it must still be `owner`'s.
+local function holds_reply_lock(k, owner)
+  return redis.call('GET', k.replyLock) == owner
+end
+
+-- The head of the outbox, when it is the reply `id`.
+local function reply_head(k, id)
+  local head = redis.call('LINDEX', k.replies, 0)
+  if not head then return nil end
+  local reply = cjson.decode(head)
+  if reply.id ~= id then return nil end
+  return reply
+end
+
+-- After the head left the outbox: due again at once when more wait, else off the due index.
+local function after_reply(k, member, now)
+  if redis.call('LLEN', k.replies) > 0 then redis.call('ZADD', k.replydue, now, member)
+  else redis.call('ZREM', k.replydue, member) end
+end

@@ -1,5 +1,6 @@
 import type { BatchRecord, DeadLetter } from '../batch.js';
 import type { ThreadQueue, ThreadState } from '../thread-queue.js';
+import type { DeadReply, PendingReply, ReplyOutbox } from './reply-outbox.js';
 import type { SessionRecord, SessionRecords } from './session-records.js';
 
 /** Everything an operator sees of one thread. */
@@ -9,27 +10,45 @@ export interface ThreadReport {
   session: SessionRecord | null;
   history: BatchRecord[];
   deadLetters: DeadLetter[];
+  /** Committed replies not yet delivered (a platform outage), oldest first. */
+  pendingReplies: PendingReply[];
+  deadReplies: DeadReply[];
 }
 
-/** The operator's view and levers (the admin API): read a thread, list and re-drive dead letters. */
+/**
+ * The operator's view and levers (the admin API): read a thread, list and re-drive dead letters and
+ * dead replies.
+ */
 export class ThreadAdmin {
   constructor(
     private readonly queue: ThreadQueue,
     private readonly sessions: SessionRecords,
+    private readonly replies: ReplyOutbox,
   ) {}
 
   async report(thread: string): Promise<ThreadReport> {
-    const [state, history, deadLetters, session] = await Promise.all([
+    const [state, history, deadLetters, session, pendingReplies, deadReplies] = await Promise.all([
       this.queue.state(thread),
       this.queue.history(thread),
       this.queue.deadLetters(thread),
       this.sessions.get(thread),
+      this.replies.pending(thread),
+      this.replies.dead(thread),
     ]);
-    return { thread, state, session: session ?? null, history, deadLetters };
+    return { thread, state, session: session ?? null, history, deadLetters, pendingReplies, deadReplies };
   }
 
   threadsWithDeadLetters(): Promise<string[]> {
     return this.queue.threadsWithDeadLetters();
+  }
+
+  threadsWithDeadReplies(): Promise<string[]> {
+    return this.replies.threadsWithDeadReplies();
+  }
+
+  /** Puts a dead reply back in its thread's outbox; false when there is no such dead reply. */
+  redriveReply(thread: string, id: string): Promise<boolean> {
+    return this.replies.redrive(thread, id);
   }
 
   /** Puts a dead letter's messages back in the inbox; how many (0: no such dead letter). */

@@ -1,5 +1,6 @@
 -- A turn failed: retry the same batch later, or after `max failures` dead-letter it and move on.
--- Either way the attempt is recorded in history (status failed or dead), never as complete.
+-- Either way the attempt is recorded in history (status failed or dead), never as complete. A
+-- dead-lettered batch's notices (`outboundIfDead`) enter the reply outbox with it.
 -- Returns: {RETRY, epoch, delay ms} | what commit returns after dead-lettering | {FENCED}
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')
 if st[1] ~= 'running' or st[2] ~= A.owner or st[3] ~= A.fence then return { STATUS.FENCED } end
@@ -12,4 +13,5 @@ if failures < tonumber(A.maxFailures) then
   return { STATUS.RETRY, reschedule(K, A.member, now + delay), delay }
 end
 dead_letter(K, A.member, A.thread, A.reason, now, keep)
+enqueue_replies(K, A.member, A.outboundIfDead, now)
 return continue_after(K, A, now)

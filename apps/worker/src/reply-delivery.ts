@@ -1,0 +1,137 @@
+import type { PendingReply, ReplyOutbox } from '@tributary/queue';
+import type { Logger } from 'pino';
+import type { OutboundMessage, ReplySink } from './outbox.js';
+import { type ReplyRetryPolicy, replyStep } from './reply-retry-policy.js';
+
+/** How the deliverer runs; the retry policy is the user-facing part. */
+export interface DeliveryOptions {
+  retry: ReplyRetryPolicy;
+  /** How often the outboxes are searched for replies due again (after a retry delay, or another worker). */
+  pollMs: number;
+  /** Threads delivered at once by this worker. */
+  concurrency: number;
+  /** A deliverer that dies holds a thread's outbox this long at most. */
+  lockMs: number;
+}
+
+export const DEFAULT_DELIVERY: Omit<DeliveryOptions, 'retry'> = {
+  pollMs: 500,
+  concurrency: 4,
+  lockMs: 120_000,
+};
+
+export type DeliveryOutcome = 'delivered' | 'retried' | 'dead';
+
+/**
+ * Delivers what turns committed to the threads' reply outboxes, independently of the agent: per
+ * thread in commit order, one deliverer at a time. A failed attempt stays at the head of its thread's
+ * outbox and is retried with backoff (or as the platform advised) until the retry horizon, then it
+ * becomes a dead reply an operator can re-drive. The worker that committed a reply delivers it at once
+ * (`kick`); every worker polls for the ones due again.
+ */
+export class ReplyDelivery {
+  private readonly active = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly outbox: ReplyOutbox,
+    private readonly sinks: readonly ReplySink[],
+    private readonly owner: string,
+    private readonly options: DeliveryOptions,
+    private readonly logger: Logger,
+    private readonly onOutcome: (outcome: DeliveryOutcome) => void = () => {},
+  ) {}
+
+  start(): void {
+    const tick = () => {
+      this.polling = this.poll()
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'reply outbox poll failed; retrying'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.options.pollMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** Stops polling and waits for deliveries in flight; what is left waits in Redis for other workers. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.polling;
+    await Promise.all(this.inFlight);
+  }
+
+  /** Delivers the thread's outbox now (its turn just committed a reply). */
+  kick(thread: string): void {
+    if (this.stopped || this.active.has(thread)) return;
+    this.active.add(thread);
+    const delivery = this.drain(thread)
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error, thread }, 'reply delivery interrupted; it is retried from the outbox'),
+      )
+      .finally(() => {
+        this.active.delete(thread);
+        this.inFlight.delete(delivery);
+      });
+    this.inFlight.add(delivery);
+  }
+
+  private async poll(): Promise<void> {
+    if (this.active.size >= this.options.concurrency) return;
+    for (const thread of await this.outbox.dueThreads()) {
+      if (this.active.size >= this.options.concurrency) return;
+      this.kick(thread);
+    }
+  }
+
+  /** Delivers the thread's replies in order until its outbox is empty, busy elsewhere, or failing. */
+  private async drain(thread: string): Promise<void> {
+    const { lockMs } = this.options;
+    for (;;) {
+      const take = await this.outbox.take(thread, this.owner, lockMs);
+      if (take.kind !== 'reply') return;
+      const { reply } = take;
+      const message = JSON.parse(reply.payload) as OutboundMessage;
+      try {
+        for (const sink of this.sinks) await sink.send(message, reply.id);
+      } catch (error) {
+        await this.failed(thread, reply, error);
+        return;
+      }
+      if (!(await this.outbox.done(thread, this.owner, reply.id))) return;
+      this.onOutcome('delivered');
+      if (reply.attempts > 0) {
+        this.logger.info(
+          { thread, replyId: reply.id, attempts: reply.attempts + 1 },
+          'reply delivered after the platform recovered',
+        );
+      }
+    }
+  }
+
+  private async failed(thread: string, reply: PendingReply, error: unknown): Promise<void> {
+    const attempts = reply.attempts + 1;
+    const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
+    const step = replyStep(attempts, Date.now() - reply.at, retryAfterMs, this.options.retry, Math.random);
+    const reason = error instanceof Error ? error.message : String(error);
+    const context = { thread, replyId: reply.id, attempts, err: reason };
+    if (step.kind === 'retry') {
+      await this.outbox.retry(thread, this.owner, reply.id, step.delayMs, reason);
+      this.onOutcome('retried');
+      this.logger.warn(
+        { ...context, retryInMs: step.delayMs },
+        'reply not delivered; retrying (later replies of the thread wait behind it)',
+      );
+      return;
+    }
+    await this.outbox.bury(thread, this.owner, reply.id, `${step.why}: ${reason}`);
+    this.onOutcome('dead');
+    this.logger.error(
+      context,
+      `reply given up after the retry horizon (${step.why}); re-drive it from the admin API once the platform is reachable`,
+    );
+  }
+}

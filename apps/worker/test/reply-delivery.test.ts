@@ -1,0 +1,129 @@
+import { Store } from '@tributary/queue';
+import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OutboundMessage, type ReplySink, toOutbound } from '../src/outbox.js';
+import { type DeliveryOutcome, ReplyDelivery } from '../src/reply-delivery.js';
+
+let server: RedisHandle;
+beforeAll(async () => {
+  server = await startRedis();
+});
+afterAll(() => server.stop());
+
+const target = { platform: 'gateway', channelId: 'C', replyToEventId: 'e' };
+
+/** A sink that fails while `down` is set, and records what it took. */
+function flakySink() {
+  const sink = {
+    down: false,
+    taken: [] as string[],
+    name: 'flaky',
+    async send(message: OutboundMessage) {
+      if (sink.down) throw new Error('platform down');
+      sink.taken.push(message.text);
+    },
+  } satisfies ReplySink & Record<string, unknown>;
+  return sink;
+}
+
+/** A store whose thread `th` committed one batch per text, each with its reply in the outbox. */
+async function committed(texts: string[]) {
+  const store = Store.open({
+    url: server.url,
+    connection: { kind: 'patient' },
+    queue: { prefix: uniquePrefix('rd') },
+  });
+  for (const [i, text] of texts.entries()) {
+    await store.queue.enqueue('th', { id: `m${i}`, body: 'x' });
+    const claim = await store.queue.claim('th', (await store.queue.state('th')).epoch, 'worker');
+    if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
+    const message: OutboundMessage = { thread: 'th', batchId: claim.batch.id, kind: 'reply', text, target };
+    await store.queue.commit(claim.batch.lease, {
+      reply: text,
+      stopReason: 'end_turn',
+      outbound: [toOutbound(message)],
+    });
+  }
+  return store;
+}
+
+function deliverer(store: Store, sink: ReplySink, horizonMs = 60_000) {
+  const outcomes: DeliveryOutcome[] = [];
+  const delivery = new ReplyDelivery(
+    store.replies,
+    [sink],
+    'me',
+    { retry: { horizonMs, firstDelayMs: 20, maxDelayMs: 40 }, pollMs: 10, concurrency: 2, lockMs: 5_000 },
+    pino({ level: 'silent' }),
+    (outcome) => outcomes.push(outcome),
+  );
+  return { delivery, outcomes };
+}
+
+describe('reply delivery from the outbox', () => {
+  it('delivers committed replies in commit order, once each, after the platform comes back', async () => {
+    const store = await committed(['first', 'second']);
+    const sink = flakySink();
+    sink.down = true;
+    const { delivery, outcomes } = deliverer(store, sink);
+    delivery.start();
+    try {
+      await waitFor(() => outcomes.filter((o) => o === 'retried').length >= 3, { what: 'retries' });
+      expect(sink.taken).toEqual([]);
+      expect((await store.replies.pending('th')).map((r) => r.id.endsWith(':reply'))).toEqual([true, true]);
+      sink.down = false;
+      await waitFor(() => sink.taken.length === 2, { what: 'both replies' });
+      await waitFor(async () => (await store.replies.pending('th')).length === 0, {
+        what: 'an empty outbox',
+      });
+      expect(sink.taken).toEqual(['first', 'second']);
+      expect(outcomes.filter((o) => o === 'delivered')).toHaveLength(2);
+    } finally {
+      await delivery.stop();
+      await store.close();
+    }
+  });
+
+  it('keeps a reply undeliverable past the horizon as a dead reply; a re-drive delivers it once', async () => {
+    const store = await committed(['lost for now']);
+    const sink = flakySink();
+    sink.down = true;
+    const { delivery, outcomes } = deliverer(store, sink, 100);
+    delivery.start();
+    try {
+      await waitFor(() => outcomes.includes('dead'), { what: 'the reply to be given up' });
+      const [dead] = await store.replies.dead('th');
+      expect(dead).toMatchObject({ reason: expect.stringContaining('platform down') });
+      expect(await store.admin.threadsWithDeadReplies()).toEqual(['th']);
+      sink.down = false;
+      expect(await store.admin.redriveReply('th', dead!.id)).toBe(true);
+      await waitFor(() => sink.taken.length === 1, { what: 'the re-driven reply' });
+      expect(sink.taken).toEqual(['lost for now']);
+      expect(await store.replies.dead('th')).toEqual([]);
+      expect(await store.admin.threadsWithDeadReplies()).toEqual([]);
+      expect(await store.admin.redriveReply('th', dead!.id)).toBe(false);
+    } finally {
+      await delivery.stop();
+      await store.close();
+    }
+  });
+
+  it('lets one deliverer hold a thread at a time', async () => {
+    const store = await committed(['only once']);
+    try {
+      const first = await store.replies.take('th', 'a', 5_000);
+      expect(first.kind).toBe('reply');
+      expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'busy' });
+      if (first.kind !== 'reply') throw new Error('no reply');
+      expect(await store.replies.done('th', 'b', first.reply.id)).toBe(false);
+      expect(await store.replies.done('th', 'a', first.reply.id)).toBe(true);
+      // 'a' keeps the lock to go on with the next reply; finding none, it lets go.
+      expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'busy' });
+      expect(await store.replies.take('th', 'a', 5_000)).toEqual({ kind: 'empty' });
+      expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'empty' });
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import type { Redis } from 'ioredis';
+import type { QueueConfig } from '../queue-config.js';
+import * as script from '../script-calls.js';
+import { Scripts } from '../scripts.js';
+import { bucketKeys, decodeThread } from '../thread-keys.js';
+import type { KeysOf } from './keys-of.js';
+
+/** A reply or notice committed with its batch and waiting in the thread's outbox. */
+export interface PendingReply {
+  id: string;
+  /** What the deliverer wrote at commit time (opaque here). */
+  payload: string;
+  /** When it entered the outbox (Redis clock, ms): the retry horizon counts from here. */
+  at: number;
+  /** Failed delivery attempts so far. */
+  attempts: number;
+  lastError?: string;
+}
+
+/** A reply given up after the retry horizon; an operator can re-drive it. */
+export interface DeadReply extends PendingReply {
+  reason: string;
+  deadAt: number;
+}
+
+/** What a deliverer finds at a thread's outbox. */
+export type Take = { kind: 'reply'; reply: PendingReply } | { kind: 'busy' } | { kind: 'empty' };
+
+const PARTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The threads' reply outboxes. Replies enter with their batch's commit (commit and fail scripts);
+ * deliverers take a thread's oldest reply under a per-thread lock, and report it done, to retry
+ * later, or dead after the horizon. The platform message id of every part posted is kept, so a
+ * retried reply edits its parts instead of posting them again.
+ */
+export class ReplyOutbox {
+  private readonly scripts: Scripts;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly keysOf: KeysOf,
+    private readonly config: Pick<QueueConfig, 'prefix' | 'buckets'>,
+  ) {
+    this.scripts = new Scripts(redis, script.OUTBOX_SCRIPTS);
+  }
+
+  /** Threads with a reply due now, across all buckets (one pipelined round trip). */
+  async dueThreads(limitPerBucket = 20): Promise<string[]> {
+    const [seconds, micros] = await this.redis.time();
+    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const pipeline = this.redis.pipeline();
+    for (let bucket = 0; bucket < this.config.buckets; bucket++) {
+      pipeline.zrangebyscore(
+        bucketKeys(this.config.prefix, bucket).replydue,
+        '-inf',
+        now,
+        'LIMIT',
+        0,
+        limitPerBucket,
+      );
+    }
+    const threads: string[] = [];
+    for (const [error, members] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      threads.push(...(members as string[]).map(decodeThread));
+    }
+    return threads;
+  }
+
+  /** Locks the thread's outbox for `owner` for `lockMs` (or extends the lock) and returns its head. */
+  async take(thread: string, owner: string, lockMs: number): Promise<Take> {
+    const k = this.keysOf(thread);
+    const reply = await this.scripts.run(script.replyTake, k, { member: k.member, owner, lockMs });
+    if (reply.status !== 'reply') return { kind: reply.status };
+    return { kind: 'reply', reply: JSON.parse(reply.json) as PendingReply };
+  }
+
+  /** The reply reached the platform; false when the lock was lost meanwhile. */
+  async done(thread: string, owner: string, id: string): Promise<boolean> {
+    const k = this.keysOf(thread);
+    return (await this.scripts.run(script.replyDone, k, { member: k.member, owner, id })) === 'ok';
+  }
+
+  /** Try again after `delayMs`; the lock is released. */
+  async retry(thread: string, owner: string, id: string, delayMs: number, error: string): Promise<boolean> {
+    const k = this.keysOf(thread);
+    const args = { member: k.member, owner, id, delayMs, error };
+    return (await this.scripts.run(script.replyRetry, k, args)) === 'ok';
+  }
+
+  /** Moves the reply to the thread's dead replies; the lock is released. */
+  async bury(thread: string, owner: string, id: string, reason: string): Promise<boolean> {
+    const k = this.keysOf(thread);
+    return (await this.scripts.run(script.replyBury, k, { member: k.member, owner, id, reason })) === 'ok';
+  }
+
+  /** Puts a dead reply back in the outbox; false when there is no such dead reply. */
+  redrive(thread: string, id: string): Promise<boolean> {
+    const k = this.keysOf(thread);
+    return this.scripts.run(script.replyRedrive, k, { member: k.member, id });
+  }
+
+  async pending(thread: string): Promise<PendingReply[]> {
+    return this.list(this.keysOf(thread).replies);
+  }
+
+  async dead(thread: string): Promise<DeadReply[]> {
+    return this.list(this.keysOf(thread).deadReplies);
+  }
+
+  /** Threads with dead replies, across all buckets. */
+  async threadsWithDeadReplies(): Promise<string[]> {
+    const pipeline = this.redis.pipeline();
+    for (let bucket = 0; bucket < this.config.buckets; bucket++) {
+      pipeline.zrange(bucketKeys(this.config.prefix, bucket).deadreplyindex, 0, -1);
+    }
+    const threads: string[] = [];
+    for (const [error, members] of (await pipeline.exec()) ?? []) {
+      if (error) throw error;
+      threads.push(...(members as string[]).map(decodeThread));
+    }
+    return threads;
+  }
+
+  /** Part number → platform message id, of the parts of reply `id` posted so far. */
+  async postedParts(thread: string, id: string): Promise<Map<number, string>> {
+    const fields = await this.redis.hgetall(this.keysOf(thread).postedParts(id));
+    return new Map(Object.entries(fields).map(([part, messageId]) => [Number(part), messageId]));
+  }
+
+  async recordPart(thread: string, id: string, part: number, messageId: string): Promise<void> {
+    const key = this.keysOf(thread).postedParts(id);
+    await this.redis.multi().hset(key, String(part), messageId).pexpire(key, PARTS_RETENTION_MS).exec();
+  }
+
+  private async list<T>(key: string): Promise<T[]> {
+    return (await this.redis.lrange(key, 0, -1)).map((json) => JSON.parse(json) as T);
+  }
+}
