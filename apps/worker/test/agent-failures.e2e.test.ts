@@ -14,11 +14,11 @@ describe('agent failures', () => {
     const event = message('build it\n@agent {"delayMs": 1000}');
     await h.send('th', event);
     await waitFor(() => h!.signals.some((s) => s.kind === 'started'), { what: 'turn start' });
-    const firstPid = h.worker.pool.agentPid!;
+    const firstPid = h.worker.pool.pidOf('th')!;
     process.kill(-firstPid, 'SIGKILL');
 
     await waitForReplies(h, 'th', 1);
-    expect(h.worker.pool.agentPid).not.toBe(firstPid);
+    expect(h.worker.pool.pidOf('th')).not.toBe(firstPid);
     // The reply goes out before the commit records the batch.
     await waitFor(async () => (await h!.worker.queue.history('th')).length === 2, { what: 'both records' });
     const [completed, failed] = await h.worker.queue.history('th');
