@@ -113,7 +113,14 @@ export class SessionPool {
     const known = this.#agents.info;
     if (known) return known;
     this.#spare ??= this.#agents.start();
-    return (await this.#spare).info;
+    const spare = this.#spare;
+    try {
+      return (await spare).info;
+    } catch (error) {
+      // A failed start is not remembered: the next call tries again.
+      if (this.#spare === spare) this.#spare = undefined;
+      throw error;
+    }
   }
 
   /** Pid of the agent process holding the thread's session, if it has one. */

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
-import { processGone, startPool, text, waitFor } from './support.js';
+import { UnsupportedProtocolVersionError } from '../src/index.js';
+import { processGone, recordingLogger, startPool, text, waitFor } from './support.js';
 
 it('gives every thread a process of its own and stops them all on close', async () => {
   const { pool } = await startPool();
@@ -39,4 +40,14 @@ it('stops the process of an evicted session without counting it as a restart', a
   await waitFor(() => pool.liveProcesses === 1, 'one process left');
   expect(pool.has('a')).toBe(false);
   expect(restarts).toBe(0);
+});
+
+it('tries again after an agent that failed to start for agentInfo', async () => {
+  const { logger, records } = recordingLogger();
+  const { pool } = await startPool({ caps: { refuseInitialize: true }, logger });
+
+  await expect(pool.agentInfo()).rejects.toBeInstanceOf(UnsupportedProtocolVersionError);
+  await expect(pool.agentInfo()).rejects.toBeInstanceOf(UnsupportedProtocolVersionError);
+  expect(records.filter((record) => record.message === 'agent process started')).toHaveLength(2);
+  expect(pool.liveProcesses).toBe(0);
 });
