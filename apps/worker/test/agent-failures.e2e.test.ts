@@ -1,6 +1,13 @@
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, replies, startHarness, type WorkerHarness, waitForReplies } from './worker-fixture.js';
+import {
+  hungTurnLimits,
+  message,
+  replies,
+  startHarness,
+  type WorkerHarness,
+  waitForReplies,
+} from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
 afterEach(async () => {
@@ -8,17 +15,23 @@ afterEach(async () => {
   h = undefined;
 });
 
+// The built-in agent obeys `@agent` lines only when told to; it inherits this through AGENT_ENV.
+process.env.TRIBUTARY_AGENT_SCRIPTING = 'on';
+
+const dispatches = (harness: WorkerHarness, thread: string) =>
+  harness.logs.filter((line) => line.msg === 'dispatch' && line.thread === thread);
+
 describe('agent failures', () => {
   it('re-prompts the batch on a fresh agent process when the agent is killed mid-turn', async () => {
     h = await startHarness();
     const event = message('build it\n@agent {"delayMs": 1000}');
     await h.send('th', event);
     await waitFor(() => h!.signals.some((s) => s.kind === 'started'), { what: 'turn start' });
-    const firstPid = h.worker.pool.agentPid!;
+    const firstPid = h.worker.pool.pidOf('th')!;
     process.kill(-firstPid, 'SIGKILL');
 
     await waitForReplies(h, 'th', 1);
-    expect(h.worker.pool.agentPid).not.toBe(firstPid);
+    expect(h.worker.pool.pidOf('th')).not.toBe(firstPid);
     // The reply goes out before the commit records the batch.
     await waitFor(async () => (await h!.worker.queue.history('th')).length === 2, { what: 'both records' });
     const [completed, failed] = await h.worker.queue.history('th');
@@ -33,12 +46,7 @@ describe('agent failures', () => {
   });
 
   it('frees a thread whose agent hangs after the turn timeout, tells the user, answers the next message', async () => {
-    h = await startHarness({
-      TURN_TIMEOUT_MS: '1200',
-      STALL_SOFT_MS: '200',
-      STALL_HARD_MS: '500',
-      CANCEL_TIMEOUT_MS: '300',
-    });
+    h = await startHarness(hungTurnLimits);
     const hung = message('hang\n@agent {"hang": true}');
     await h.send('th', hung);
     await waitFor(() => h!.sent.some((m) => m.kind === 'notice'), {
@@ -57,5 +65,62 @@ describe('agent failures', () => {
       failures: 1,
       messages: [{ id: hung.eventId }],
     });
+  });
+
+  it('a hung turn on one thread is killed without touching the turn streaming on another', async () => {
+    h = await startHarness({
+      ...hungTurnLimits,
+      WORKER_CONCURRENCY: '2',
+      AGENT_ENV: 'TRIBUTARY_AGENT_SCRIPTING',
+    });
+    const harness = h;
+    const hung = message('hang\n@agent {"hang": true}');
+    const streaming = message('stream\n@agent {"reply": "all of it", "chunks": 30, "chunkDelayMs": 150}');
+    await harness.send('thread-a', hung);
+    await harness.send('thread-b', streaming);
+    await waitFor(() => harness.signals.some((s) => s.kind === 'started' && s.thread === 'thread-b'), {
+      what: 'the turn on thread-b to start',
+    });
+    await waitFor(() => harness.signals.some((s) => s.kind === 'started' && s.thread === 'thread-a'), {
+      what: 'the turn on thread-a to start',
+    });
+    const pidB = harness.worker.pool.pidOf('thread-b');
+    expect(pidB).toBeDefined();
+    expect(harness.worker.pool.pidOf('thread-a')).not.toBe(pidB);
+
+    // Thread A: timed out, its agent killed after the cancel timeout, the user told, the batch dead.
+    await waitFor(() => harness.sent.some((m) => m.thread === 'thread-a' && m.kind === 'notice'), {
+      what: 'the timeout notice on thread-a',
+    });
+    expect(
+      harness.logs.some((l) => l.msg === 'cancel not honoured; killing agent' && l.threadKey === 'thread-a'),
+    ).toBe(true);
+    const [dead] = await harness.worker.queue.deadLetters('thread-a');
+    expect(dead).toMatchObject({
+      reason: expect.stringContaining('turn timed out'),
+      messages: [{ id: hung.eventId }],
+    });
+
+    // Thread B: answered once, by the turn that was streaming while A's agent was killed.
+    await waitForReplies(harness, 'thread-b', 1);
+    await waitFor(async () => (await harness.worker.queue.state('thread-b')).status === 'idle', {
+      what: 'thread-b idle',
+    });
+    const sentOrder = harness.sent.map((m) => `${m.thread}:${m.kind}`);
+    expect(sentOrder.indexOf('thread-a:notice')).toBeLessThan(sentOrder.indexOf('thread-b:reply'));
+    expect(replies(harness, 'thread-b')).toHaveLength(1);
+    expect(replies(harness, 'thread-b')[0]).toMatchObject({
+      stopReason: 'end_turn',
+      text: 'all of it',
+      target: { replyToEventId: streaming.eventId },
+    });
+    const [dispatch, ...again] = dispatches(harness, 'thread-b');
+    expect(again).toEqual([]);
+    expect(dispatch).toMatchObject({ sessionPath: 'new', deliveries: 1 });
+    expect(await harness.worker.queue.history('thread-b')).toMatchObject([
+      { status: 'complete', deliveries: 1, stopReason: 'end_turn', messages: [{ id: streaming.eventId }] },
+    ]);
+    expect(harness.worker.pool.sessionIdOf('thread-b')).toBe(dispatch!.sessionId);
+    expect(harness.worker.pool.pidOf('thread-b')).toBe(pidB);
   });
 });

@@ -121,3 +121,11 @@ export function waitForReplies(h: WorkerHarness, thread: string, count: number, 
     timeoutMs,
   });
 }
+
+/** Watchdog limits short enough for a hung turn to time out, and be killed, within a test. */
+export const hungTurnLimits = {
+  TURN_TIMEOUT_MS: '1200',
+  STALL_SOFT_MS: '200',
+  STALL_HARD_MS: '500',
+  CANCEL_TIMEOUT_MS: '300',
+} as const;

@@ -1,59 +1,82 @@
+import type { AgentInfo } from './agent-info.js';
 import type { AgentProcess } from './agent-process.js';
 import { PoolClosedError } from './errors.js';
 
+/** How an agent process ended: retired by its owner (eviction, release, close), or not. */
+export interface AgentEnded {
+  agent: AgentProcess;
+  /** False for a crash, an exit of its own, or a kill after a cancel timeout. */
+  retired: boolean;
+}
+
 /**
- * Keeps at most one agent process alive: starts it on first use, again after it died, and kills it on
- * close. Concurrent callers share one start.
+ * The agent processes of one pool: starts one per call, remembers the latest `initialize` answer so
+ * capabilities can be read without a process, retires processes on request and kills every process
+ * group (running or still starting) on close. No process starts after close.
  */
 export class AgentSupervisor {
   readonly #start: () => Promise<AgentProcess>;
-  readonly #onExit: (agent: AgentProcess) => void;
-  #current: AgentProcess | undefined;
-  #starting: Promise<AgentProcess> | undefined;
+  readonly #onEnded: (ended: AgentEnded) => void;
+  readonly #live = new Set<AgentProcess>();
+  readonly #starting = new Set<Promise<AgentProcess>>();
+  readonly #retired = new WeakSet<AgentProcess>();
+  #info: AgentInfo | undefined;
   #closed = false;
 
-  constructor(start: () => Promise<AgentProcess>, onExit: (agent: AgentProcess) => void) {
+  constructor(start: () => Promise<AgentProcess>, onEnded: (ended: AgentEnded) => void) {
     this.#start = start;
-    this.#onExit = onExit;
+    this.#onEnded = onEnded;
   }
 
-  /** The running process, if any. */
-  get current(): AgentProcess | undefined {
-    return this.#current?.alive ? this.#current : undefined;
+  /** The `initialize` answer of the most recently started process, once one has started. */
+  get info(): AgentInfo | undefined {
+    return this.#info;
+  }
+
+  /** Processes started and not yet exited. */
+  get liveCount(): number {
+    return this.#live.size;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  get(): Promise<AgentProcess> {
-    if (this.#closed) return Promise.reject(new PoolClosedError());
-    if (this.#current?.alive) return Promise.resolve(this.#current);
-    this.#starting ??= this.#launch().finally(() => {
-      this.#starting = undefined;
-    });
-    return this.#starting;
-  }
-
-  /** Kills the process group of the running (or starting) agent; no process starts afterwards. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const starting = await this.#starting?.catch(() => undefined);
-    const agents = new Set([this.#current, starting].filter((agent) => agent !== undefined));
-    await Promise.all([...agents].map((agent) => agent.kill()));
-  }
-
-  async #launch(): Promise<AgentProcess> {
-    const agent = await this.#start();
+  /** Starts a new agent process (spawn and `initialize`). */
+  async start(): Promise<AgentProcess> {
+    if (this.#closed) throw new PoolClosedError();
+    const starting = this.#start();
+    this.#starting.add(starting);
+    let agent: AgentProcess;
+    try {
+      agent = await starting;
+    } finally {
+      this.#starting.delete(starting);
+    }
     if (this.#closed) {
       await agent.kill();
       throw new PoolClosedError();
     }
-    this.#current = agent;
+    this.#info = agent.info;
+    this.#live.add(agent);
     void agent.exited.then(() => {
-      if (this.#current === agent) this.#current = undefined;
-      this.#onExit(agent);
+      this.#live.delete(agent);
+      this.#onEnded({ agent, retired: this.#retired.has(agent) });
     });
     return agent;
+  }
+
+  /** Kills a process its owner no longer needs; its end is reported as retired. */
+  retire(agent: AgentProcess): Promise<unknown> {
+    this.#retired.add(agent);
+    return agent.kill();
+  }
+
+  /** Kills the process group of every running or starting agent; no process starts afterwards. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const starting = await Promise.all([...this.#starting].map((start) => start.catch(() => undefined)));
+    const agents = new Set([...this.#live, ...starting].filter((agent) => agent !== undefined));
+    await Promise.all([...agents].map((agent) => this.retire(agent)));
   }
 }

@@ -8,7 +8,7 @@ import type {
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { AgentInfo } from './agent-info.js';
 import { type AgentCommandConfig, AgentProcess } from './agent-process.js';
-import { AgentSupervisor } from './agent-supervisor.js';
+import { type AgentEnded, AgentSupervisor } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
 import { choosePermission, DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
@@ -34,11 +34,17 @@ export interface SessionPoolOptions {
   agent: AgentCommandConfig;
   /** Absolute working directory of the agent process and of every session. */
   cwd: string;
-  /** Called for each agent process started after the first (the previous one exited or was killed). */
+  /**
+   * Called for each agent process that ended without the pool retiring it (a crash, an exit of its
+   * own, a kill after a cancel timeout): its thread's next turn starts another process.
+   */
   onAgentRestart?: () => void;
-  /** Live sessions kept per pool; idle ones are evicted least recently used first. Default 8. */
+  /**
+   * Live sessions kept per pool, each in its own agent process; idle ones are evicted (and their
+   * process stopped) least recently used first. Default 8.
+   */
   maxSessions?: number;
-  /** How long a cancelled turn may take to end before the process group is killed. Default 5 s. */
+  /** How long a cancelled turn may take to end before its session's process group is killed. Default 5 s. */
   cancelTimeoutMs?: number;
   killGraceMs?: number;
   initializeTimeoutMs?: number;
@@ -62,8 +68,9 @@ function runningTurn(session: PooledSession): ActiveTurn | undefined {
 }
 
 /**
- * The ACP sessions of one worker: one agent process carrying one session per thread key. A dead
- * process takes its sessions with it; the next call starts a fresh one.
+ * The ACP sessions of one worker, one per thread key, each in an agent process of its own: killing a
+ * hung or crashed agent ends only that thread's turn. A dead process takes its session with it; the
+ * thread's next call starts a fresh process (and resumes or reloads the session when asked to).
  */
 export class SessionPool {
   readonly #options: SessionPoolOptions;
@@ -71,6 +78,8 @@ export class SessionPool {
   readonly #sessions: SessionRegistry;
   readonly #opening = new Map<string, Promise<Attached>>();
   readonly #agents: AgentSupervisor;
+  /** A process started to answer agentInfo() before any session existed; the next session takes it. */
+  #spare: Promise<AgentProcess> | undefined;
   readonly #newSession: SessionOpener = async (agent) => ({
     sessionId: await agent.newSession(this.#options.cwd),
     path: 'new',
@@ -80,11 +89,9 @@ export class SessionPool {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     this.#sessions = new SessionRegistry(Math.max(1, options.maxSessions ?? 8));
-    let started = 0;
     this.#agents = new AgentSupervisor(
-      () => {
-        if (started++ > 0) options.onAgentRestart?.();
-        return AgentProcess.start({
+      () =>
+        AgentProcess.start({
           ...options.agent,
           cwd: options.cwd,
           clientInfo: options.clientInfo,
@@ -93,25 +100,42 @@ export class SessionPool {
           logger: this.#logger,
           onSessionUpdate: (notification, from) => this.#route(notification, from),
           onPermissionRequest: (request, from) => this.#answerPermission(request, from),
-        });
-      },
-      (agent) => this.#sessions.forgetAgent(agent),
+        }),
+      (ended) => this.#ended(ended),
     );
   }
 
-  /** The agent's answer to `initialize`; starts the agent process if none runs. */
+  /**
+   * The agent's answer to `initialize`, as the most recently started process gave it. Only when no
+   * process has started yet does this start one, kept for the next session.
+   */
   async agentInfo(): Promise<AgentInfo> {
-    return (await this.#agents.get()).info;
+    const known = this.#agents.info;
+    if (known) return known;
+    this.#spare ??= this.#agents.start();
+    const spare = this.#spare;
+    try {
+      return (await spare).info;
+    } catch (error) {
+      // A failed start is not remembered: the next call tries again.
+      if (this.#spare === spare) this.#spare = undefined;
+      throw error;
+    }
   }
 
-  /** Pid of the running agent process, if any. */
-  get agentPid(): number | undefined {
-    return this.#agents.current?.pid;
+  /** Pid of the agent process holding the thread's session, if it has one. */
+  pidOf(threadKey: string): number | undefined {
+    return this.#sessions.get(threadKey)?.agent.pid;
   }
 
-  /** Sessions open on the running agent process. */
+  /** Sessions open on live agent processes. */
   get liveSessions(): number {
     return this.#sessions.liveCount;
+  }
+
+  /** Agent processes running (one per live session, plus any being stopped or kept spare). */
+  get liveProcesses(): number {
+    return this.#agents.liveCount;
   }
 
   has(threadKey: string): boolean {
@@ -173,7 +197,7 @@ export class SessionPool {
         blocks,
         turn,
         signal: options.signal,
-        cancelTimeoutMs: this.#options.cancelTimeoutMs ?? 5_000,
+        cancelTimeoutMs: this.#cancelTimeoutMs,
         logger: this.#logger,
       });
     } finally {
@@ -188,10 +212,15 @@ export class SessionPool {
     if (session) await this.#closeSession(session, 'released');
   }
 
-  /** Kills the agent process group; the pool refuses further work. */
+  /** Kills every agent process group; the pool refuses further work. */
   async close(): Promise<void> {
     this.#sessions.clear();
+    this.#spare = undefined;
     await this.#agents.close();
+  }
+
+  get #cancelTimeoutMs(): number {
+    return this.#options.cancelTimeoutMs ?? 5_000;
   }
 
   async #open(threadKey: string, opener: SessionOpener): Promise<Attached> {
@@ -215,23 +244,52 @@ export class SessionPool {
   async #create(threadKey: string, opener: SessionOpener): Promise<Attached> {
     const evicted = this.#sessions.evictFor(this.#opening.size);
     await Promise.all(evicted.map((session) => this.#closeSession(session, 'evicted')));
-    const agent = await this.#agents.get();
-    const { sessionId, path } = await opener(agent);
-    const session = this.#sessions.add(threadKey, sessionId, agent);
-    this.#logger.info({ threadKey, sessionId, path, pid: agent.pid }, 'session opened');
-    return { session, path };
+    const agent = await this.#processFor();
+    let opened: OpenedSession;
+    try {
+      opened = await opener(agent);
+    } catch (error) {
+      // A process that could not take the thread's session carries nothing; it is not kept.
+      void this.#agents.retire(agent);
+      throw error;
+    }
+    const session = this.#sessions.add(threadKey, opened.sessionId, agent);
+    this.#logger.info({ threadKey, ...opened, pid: agent.pid }, 'session opened');
+    return { session, path: opened.path };
   }
 
+  /** The spare process if one is alive, else a new one. */
+  async #processFor(): Promise<AgentProcess> {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    const agent = await spare?.catch(() => undefined);
+    return agent?.alive ? agent : this.#agents.start();
+  }
+
+  /** Closes the session in the agent (when advertised), then stops its process in the background. */
   async #closeSession(session: PooledSession, reason: 'evicted' | 'released'): Promise<void> {
     const { agent, threadKey, sessionId } = session;
-    this.#logger.info({ threadKey, sessionId, reason }, 'session dropped');
+    this.#logger.info({ threadKey, sessionId, reason, pid: agent.pid }, 'session dropped');
     if (!agent.alive) return;
+    // Bounded: the process is stopped next anyway, and an agent that does not answer must not hold up
+    // the session that is being opened in its place.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#cancelTimeoutMs);
+    });
     try {
-      if (agent.info.supports.close) await agent.closeSession(sessionId);
-      else if (session.turn) await agent.cancel(sessionId);
+      if (agent.info.supports.close) await Promise.race([agent.closeSession(sessionId), bound]);
     } catch (error) {
       this.#logger.warn({ threadKey, sessionId, err: error }, 'session/close failed');
+    } finally {
+      clearTimeout(timer);
     }
+    void this.#agents.retire(agent);
+  }
+
+  #ended({ agent, retired }: AgentEnded): void {
+    this.#sessions.forgetAgent(agent);
+    if (!retired) this.#options.onAgentRestart?.();
   }
 
   /** Runs a continuity step; the agent refusing it (unknown session...) means "try the next path". */

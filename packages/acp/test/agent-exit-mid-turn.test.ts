@@ -5,7 +5,7 @@ import { grandchildPid, processGone, scripted, startPool, text, waitFor } from '
 it('rejects the turn with AgentExitedError and runs the next turn on a new process', async () => {
   const { pool } = await startPool();
   await pool.runTurn('thread-1', [text('warm up')]);
-  const firstPid = pool.agentPid;
+  const firstPid = pool.pidOf('thread-1');
 
   const error = await pool.runTurn('thread-1', scripted({ exit: 3 })).catch((caught: unknown) => caught);
 
@@ -14,7 +14,7 @@ it('rejects the turn with AgentExitedError and runs the next turn on a new proce
   expect(pool.has('thread-1')).toBe(false);
   const next = await pool.runTurn('thread-1', [text('are you back?')]);
   expect(next.stopReason).toBe('end_turn');
-  expect(pool.agentPid).not.toBe(firstPid);
+  expect(pool.pidOf('thread-1')).not.toBe(firstPid);
 });
 
 it('kills what is left of the process group when the agent dies between turns', async () => {
@@ -27,7 +27,7 @@ it('kills what is left of the process group when the agent dies between turns', 
   expect(await processGone(grandchild)).toBe(false);
 
   // The leader alone, with no call in flight; the orphan keeps the protocol stream open.
-  process.kill(pool.agentPid!, 'SIGKILL');
+  process.kill(pool.pidOf('thread-1')!, 'SIGKILL');
 
   await waitFor(() => processGone(grandchild), 'the orphaned grandchild to die', 2_000);
 });

@@ -12,13 +12,13 @@ it('ends a turn cancelled during its delay with stopReason cancelled, keeping th
     onUpdate: (event) => events.push(event),
   });
   await waitFor(() => events.some((event) => event.kind === 'agent_thought_chunk'), 'the turn to start');
-  const pid = pool.agentPid;
+  const pid = pool.pidOf('thread-1');
   controller.abort();
 
   expect(await turn).toMatchObject({ stopReason: 'cancelled', text: '' });
   const next = await pool.runTurn('thread-1', [text('still there?')]);
   expect(next.stopReason).toBe('end_turn');
-  expect(pool.agentPid).toBe(pid);
+  expect(pool.pidOf('thread-1')).toBe(pid);
 });
 
 it('sends no prompt when the signal is already aborted', async () => {

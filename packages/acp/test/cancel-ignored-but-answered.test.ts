@@ -13,7 +13,7 @@ async function cancelledTurn(script: AgentScript) {
     onUpdate: (event) => events.push(event),
   });
   await waitFor(() => events.length > 0, 'the turn to start');
-  const pid = pool.agentPid;
+  const pid = pool.pidOf('thread-1');
   controller.abort();
   return { pool, pid, result: await turn };
 }
@@ -22,12 +22,12 @@ it('passes through the answer of an agent that finished despite the cancel, with
   const { pool, pid, result } = await cancelledTurn({ reply: 'finished anyway' });
 
   expect(result).toMatchObject({ stopReason: 'end_turn', text: 'finished anyway' });
-  expect(pool.agentPid).toBe(pid);
+  expect(pool.pidOf('thread-1')).toBe(pid);
 });
 
 it('reports a JSON-RPC error answered after the cancel as stopReason cancelled', async () => {
   const { pool, pid, result } = await cancelledTurn({ error: 'interrupted' });
 
   expect(result).toMatchObject({ stopReason: 'cancelled', text: '' });
-  expect(pool.agentPid).toBe(pid);
+  expect(pool.pidOf('thread-1')).toBe(pid);
 });

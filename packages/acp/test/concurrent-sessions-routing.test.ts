@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import type { TurnEvent } from '../src/index.js';
 import { messageChunks, scripted, startPool } from './support.js';
 
-it('routes the updates of concurrent turns on one process to their own sessions', async () => {
+it('routes the updates of concurrent turns to their own sessions', async () => {
   const { pool } = await startPool();
   const alpha: TurnEvent[] = [];
   const beta: TurnEvent[] = [];

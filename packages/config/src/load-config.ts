@@ -62,8 +62,9 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     throw new ConfigError('STALL_HARD_MS', 'must be greater than STALL_SOFT_MS');
   const settings = readServiceSettings(env);
   const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
-  // Idle sessions are what session affinity reuses, so a worker keeps many more than it runs at once.
-  const maxSessions = readInteger(env, 'AGENT_MAX_SESSIONS', Math.max(32, concurrency), concurrency);
+  // Idle sessions are what session affinity reuses, so a worker keeps more than it runs at once; each
+  // one is an agent process of its own (docs/adr/0015), which bounds how many.
+  const maxSessions = readInteger(env, 'AGENT_MAX_SESSIONS', Math.max(8, concurrency), concurrency);
   return Object.freeze({
     ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),

@@ -3,13 +3,13 @@ import { ConfigError } from '../src/config-error.js';
 import { loadWorkerConfig, processingModeOf } from '../src/load-config.js';
 
 describe('processing modes and session affinity', () => {
-  it('defaults to per-thread everywhere, affinity on, 32 sessions (never fewer than turns)', () => {
+  it('defaults to per-thread everywhere, affinity on, 8 sessions (never fewer than turns)', () => {
     expect(loadWorkerConfig({})).toMatchObject({
       processingMode: 'per-thread',
       processingModes: {},
       sessionAffinity: true,
       sessionAffinityWaitMs: undefined,
-      maxSessions: 32,
+      maxSessions: 8,
     });
     expect(loadWorkerConfig({ WORKER_CONCURRENCY: '64' }).maxSessions).toBe(64);
   });

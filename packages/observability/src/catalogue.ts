@@ -109,7 +109,10 @@ export const CATALOGUE = {
     'Calls to platform APIs; status is the HTTP status code, 0 when no answer came.',
     ['platform', 'method', 'status'],
   ),
-  agentRestartsTotal: counter('tributary_agent_restarts_total', 'Agent processes started after one exited.'),
+  agentRestartsTotal: counter(
+    'tributary_agent_restarts_total',
+    'Agent processes that ended without the worker stopping them (crash, exit, kill after a cancel timeout).',
+  ),
   turnsTotal: counter('tributary_turns_total', 'Dispatched batches by what became of them.', ['outcome']),
   scrapeReadFailuresTotal: counter(
     'tributary_scrape_read_failures_total',
