@@ -41,9 +41,13 @@ function replayOf(entry: HistoryEntry): SessionUpdate[] {
   return entry.prompt.map((content) => ({ sessionUpdate: 'user_message_chunk', content }));
 }
 
+/** The one auth method the agent offers when `requireAuth` is on. */
+const AUTH_METHOD = { id: 'tributary-test-login', name: 'Test login', description: 'Accepts any client.' };
+
 /** The built-in agent: handlers are registered only for what `features` advertises. */
 export function createAgentApp({ store, features, defaults, scripting, log }: AgentAppDeps): AgentApp {
   const live = new Map<string, LiveSession>();
+  let authenticated = false;
 
   const liveSession = (sessionId: string): LiveSession => {
     const session = live.get(sessionId);
@@ -68,10 +72,21 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
         protocolVersion: features.protocolVersion,
         agentCapabilities: agentCapabilities(features),
         agentInfo: { name: 'tributary-agent', title: 'Tributary built-in agent', version: AGENT_VERSION },
-        authMethods: [],
+        authMethods: features.requireAuth ? [AUTH_METHOD] : [],
       };
     })
+    .onRequest(methods.agent.authenticate, ({ params }) => {
+      if (!features.requireAuth || params.methodId !== AUTH_METHOD.id) {
+        throw RequestError.invalidParams(undefined, `unknown auth method "${params.methodId}"`);
+      }
+      authenticated = true;
+      log('info', 'authenticate', { methodId: params.methodId });
+      return {};
+    })
     .onRequest(methods.agent.session.new, async ({ params }) => {
+      if (features.requireAuth && !authenticated) {
+        throw RequestError.authRequired(undefined, `sign in with the "${AUTH_METHOD.id}" method first`);
+      }
       const record = await store.create(params.cwd);
       attach(record);
       log('info', 'session/new', { sessionId: record.sessionId });

@@ -13,6 +13,11 @@ export interface AgentFeatures {
   refuseInitialize: boolean;
   /** Fault for client tests: exit with code 5 when `session/resume` arrives. */
   exitOnResume: boolean;
+  /**
+   * Like agents that need a login (Codex, Claude Code without credentials): advertise an auth method
+   * and refuse sessions with auth_required until a client authenticates.
+   */
+  requireAuth: boolean;
 }
 
 const DEFAULT_FEATURES: AgentFeatures = {
@@ -25,6 +30,7 @@ const DEFAULT_FEATURES: AgentFeatures = {
   close: true,
   refuseInitialize: false,
   exitOnResume: false,
+  requireAuth: false,
 };
 
 export function parseFeatures(raw: string | undefined): AgentFeatures {

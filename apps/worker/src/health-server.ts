@@ -9,6 +9,8 @@ export interface HealthChecks {
   redis(): Promise<void>;
   /** Whether this worker still consumes doorbells (see DoorbellCanary). */
   consuming(): boolean;
+  /** Why the agent cannot be used (it failed to start too often in a row); undefined when it can. */
+  agentProblem(): string | undefined;
 }
 
 /** `/livez`, `/readyz` and `/metrics` of a worker, on METRICS_PORT. */
@@ -25,6 +27,8 @@ export async function startHealthServer(
     if (!checks.accepting()) problems.push('shutting down');
     await checks.redis().catch((error: Error) => problems.push(`redis: ${error.message}`));
     if (!checks.consuming()) problems.push('doorbells are waiting but this worker is not consuming them');
+    const agent = checks.agentProblem();
+    if (agent) problems.push(agent);
     return problems.length === 0
       ? { ok: true }
       : reply.code(503).send({ error: problems.join('; '), code: 'not_ready' });

@@ -13,6 +13,7 @@ import { type FreshSessionSources, freshSessionContext } from './fresh-session-c
 import { type OutboundMessage, type ReplyTarget, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
+import { describeTurnFailure } from './turn-failure.js';
 import type { TurnObserver } from './turn-observer.js';
 import type { TurnEnding, TurnSignal, TurnSignalListener } from './turn-signals.js';
 import { TurnWatchdog, type WatchdogLimits } from './turn-watchdog.js';
@@ -56,15 +57,6 @@ function parseEvents(batch: Batch): ArrivalEvent[] {
       `batch holds a message that is not an ArrivalEvent: ${(error as Error).message}`,
     );
   }
-}
-
-/** What the user reads when a batch ends dead-lettered because the agent kept failing on it. */
-function failureNotice(reason: string): string {
-  const brief = reason.length > 200 ? `${reason.slice(0, 200)}…` : reason;
-  return (
-    `The agent could not answer these messages (${brief}), so they were set aside. ` +
-    'Later messages will still be answered; resend these if they still matter, or ask an operator to re-drive them.'
-  );
 }
 
 /**
@@ -173,8 +165,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       }
       if ('error' in outcome) {
         deps.observer?.ended('error', seconds);
-        const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-        throw new TurnFailedError(reason, [outbound('notice', failureNotice(reason))]);
+        const failure = describeTurnFailure(outcome.error);
+        throw new TurnFailedError(failure.reason, [outbound('notice', failure.notice)], failure.final);
       }
       const { stopReason, text } = outcome.result;
       deps.observer?.ended(stopReason, seconds);

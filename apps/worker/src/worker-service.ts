@@ -54,6 +54,9 @@ export interface RunningWorker {
   close(): Promise<void>;
 }
 
+/** Failed agent starts in a row after which the worker reports not ready (and says why). */
+const AGENT_START_FAILURES_NOT_READY = 3;
+
 /** Raised by `/cancel`: the turn ends `cancelled`, its batch is committed, buffered messages run next. */
 export class CancelledByUser extends Error {
   override name = 'CancelledByUser';
@@ -92,6 +95,13 @@ export async function startWorker(
     permissionPolicy: config.permissionPolicy,
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
+    onAgentStartFailed: ({ consecutive, lastError }) => {
+      metrics.agentStartFailuresTotal.inc();
+      const context = { consecutive, err: lastError, agent: agent.command };
+      if (consecutive === AGENT_START_FAILURES_NOT_READY) {
+        logger.error(context, 'the agent cannot start; this worker reports not ready until it does');
+      } else logger.warn(context, 'agent did not start');
+    },
   });
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
@@ -193,6 +203,11 @@ export async function startWorker(
     accepting: () => accepting,
     redis: () => store.ready(),
     consuming: () => canary?.consuming() ?? false,
+    agentProblem: () => {
+      const { consecutive, lastError } = pool.startFailures;
+      if (consecutive < AGENT_START_FAILURES_NOT_READY) return undefined;
+      return `agent cannot start (${consecutive} failures in a row; last: ${lastError}); check AGENT_COMMAND and the agent's setup`;
+    },
   });
   const address = health.server.address();
   const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;

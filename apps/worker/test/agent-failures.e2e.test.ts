@@ -32,7 +32,7 @@ describe('agent failures', () => {
 
     await waitForReplies(h, 'th', 1);
     expect(h.worker.pool.pidOf('th')).not.toBe(firstPid);
-    // The reply goes out before the commit records the batch.
+    // The reply may be seen before the turn boundary's bookkeeping is read back.
     await waitFor(async () => (await h!.worker.queue.history('th')).length === 2, { what: 'both records' });
     const [completed, failed] = await h.worker.queue.history('th');
     expect(failed).toMatchObject({ status: 'failed', deliveries: 1, messages: [{ id: event.eventId }] });

@@ -46,7 +46,7 @@ export function message(text: string, sender = 'ada', at = new Date()): ArrivalE
 export async function startHarness(
   env: Record<string, string> = {},
   queue: Partial<QueueConfig> = {},
-  options: Pick<WorkerOptions, 'canary'> = {},
+  { agentEnv, ...options }: Pick<WorkerOptions, 'canary' | 'agentEnv'> = {},
 ): Promise<WorkerHarness> {
   const server: RedisHandle = await startRedis();
   const redis = new Redis(server.url);
@@ -70,7 +70,7 @@ export async function startHarness(
       sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
       queue: { retryDelayMs: 100, ...queue },
       // Tests script the agent with `@agent` lines in their messages.
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on' },
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on', ...agentEnv },
       onSignal: (s) => signals.push(s),
       ...options,
     });

@@ -2,6 +2,12 @@ import type { AgentInfo } from './agent-info.js';
 import type { AgentProcess } from './agent-process.js';
 import { PoolClosedError } from './errors.js';
 
+/** Starts that failed in a row (spawn or `initialize`), and why the last one did; 0 after a success. */
+export interface StartFailures {
+  consecutive: number;
+  lastError: string | undefined;
+}
+
 /** How an agent process ended: retired by its owner (eviction, release, close), or not. */
 export interface AgentEnded {
   agent: AgentProcess;
@@ -22,10 +28,20 @@ export class AgentSupervisor {
   readonly #retired = new WeakSet<AgentProcess>();
   #info: AgentInfo | undefined;
   #closed = false;
+  #failures: StartFailures = { consecutive: 0, lastError: undefined };
 
-  constructor(start: () => Promise<AgentProcess>, onEnded: (ended: AgentEnded) => void) {
+  constructor(
+    start: () => Promise<AgentProcess>,
+    onEnded: (ended: AgentEnded) => void,
+    private readonly onStartFailed: (failures: StartFailures) => void = () => {},
+  ) {
     this.#start = start;
     this.#onEnded = onEnded;
+  }
+
+  /** Whether starting agents works: a worker whose agent cannot start is of no use to its threads. */
+  get startFailures(): StartFailures {
+    return this.#failures;
   }
 
   /** The `initialize` answer of the most recently started process, once one has started. */
@@ -50,9 +66,17 @@ export class AgentSupervisor {
     let agent: AgentProcess;
     try {
       agent = await starting;
+    } catch (error) {
+      if (!this.#closed) {
+        const lastError = error instanceof Error ? error.message : String(error);
+        this.#failures = { consecutive: this.#failures.consecutive + 1, lastError };
+        this.onStartFailed(this.#failures);
+      }
+      throw error;
     } finally {
       this.#starting.delete(starting);
     }
+    this.#failures = { consecutive: 0, lastError: undefined };
     if (this.#closed) {
       await agent.kill();
       throw new PoolClosedError();

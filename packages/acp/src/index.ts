@@ -18,6 +18,7 @@ export {
   AgentProcess,
   type AgentProcessOptions,
 } from './agent-process.js';
+export type { StartFailures } from './agent-supervisor.js';
 export {
   AcpError,
   AgentExitedError,

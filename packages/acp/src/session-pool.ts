@@ -8,7 +8,7 @@ import type {
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { AgentInfo } from './agent-info.js';
 import { type AgentCommandConfig, AgentProcess } from './agent-process.js';
-import { type AgentEnded, AgentSupervisor } from './agent-supervisor.js';
+import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
 import { choosePermission, DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
@@ -39,6 +39,8 @@ export interface SessionPoolOptions {
    * own, a kill after a cancel timeout): its thread's next turn starts another process.
    */
   onAgentRestart?: () => void;
+  /** Called for each failed start of an agent process (spawn or `initialize`), with the run so far. */
+  onAgentStartFailed?: (failures: StartFailures) => void;
   /**
    * Live sessions kept per pool, each in its own agent process; idle ones are evicted (and their
    * process stopped) least recently used first. Default 8.
@@ -102,6 +104,7 @@ export class SessionPool {
           onPermissionRequest: (request, from) => this.#answerPermission(request, from),
         }),
       (ended) => this.#ended(ended),
+      (failures) => options.onAgentStartFailed?.(failures),
     );
   }
 
@@ -126,6 +129,11 @@ export class SessionPool {
   /** Pid of the agent process holding the thread's session, if it has one. */
   pidOf(threadKey: string): number | undefined {
     return this.#sessions.get(threadKey)?.agent.pid;
+  }
+
+  /** Failed starts of the agent in a row, and the last reason. */
+  get startFailures(): StartFailures {
+    return this.#agents.startFailures;
   }
 
   /** Sessions open on live agent processes. */

@@ -109,6 +109,10 @@ export const CATALOGUE = {
     'Calls to platform APIs; status is the HTTP status code, 0 when no answer came.',
     ['platform', 'method', 'status'],
   ),
+  agentStartFailuresTotal: counter(
+    'tributary_agent_start_failures_total',
+    'Agent processes that could not be started or did not complete initialize.',
+  ),
   agentRestartsTotal: counter(
     'tributary_agent_restarts_total',
     'Agent processes that ended without the worker stopping them (crash, exit, kill after a cancel timeout).',

@@ -1,0 +1,82 @@
+import { waitFor } from '@tributary/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
+
+let h: WorkerHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const notices = (harness: WorkerHarness, thread: string) =>
+  harness.sent.filter((m) => m.thread === thread && m.kind === 'notice');
+
+/** The error line of the batch set aside, with its thread, batch id and reason. */
+const deadLetterLine = (harness: WorkerHarness, thread: string) =>
+  harness.logs.find(
+    (l) =>
+      l.level === 50 && l.thread === thread && String(l.msg).startsWith('turn failed; batch dead-lettered'),
+  );
+
+async function metric(harness: WorkerHarness, series: string): Promise<number> {
+  const text = await (await fetch(`${harness.worker.healthUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return Number(line?.split(' ')[1]);
+}
+
+describe('every agent failure reaches the user, the log and the metrics', () => {
+  it('an agent that keeps failing: retried, then set aside with a notice, an error line and a metric', async () => {
+    h = await startHarness();
+    const event = message('do it\n@agent {"error": "boom"}');
+    await h.send('th', event);
+    await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
+    expect(notices(h, 'th')[0]!.text).toMatch(
+      /could not answer these messages \(.*boom.*\), so they were set aside/,
+    );
+    expect(notices(h, 'th')[0]!.target.replyToEventId).toBe(event.eventId);
+    const retries = h.logs.filter((l) => l.level === 40 && l.msg === 'turn failed; batch will be retried');
+    expect(retries).toHaveLength(2);
+    expect(deadLetterLine(h, 'th')).toMatchObject({
+      batchId: expect.any(String),
+      reason: expect.stringContaining('boom'),
+    });
+    expect(await metric(h, 'tributary_turns_total{outcome="dead_lettered"}')).toBe(1);
+    expect(await h.worker.queue.deadLetters('th')).toMatchObject([
+      { failures: 3, messages: [{ id: event.eventId }] },
+    ]);
+  });
+
+  it('an agent that cannot start: notices, warn lines, and /readyz not ready saying why', async () => {
+    h = await startHarness({ AGENT_COMMAND: '/nonexistent/agent --acp' });
+    await h.send('th', message('hello?'));
+    await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
+    expect(notices(h, 'th')[0]!.text).toContain('The agent could not be started');
+    expect(h.logs.some((l) => l.level === 40 && l.msg === 'agent did not start')).toBe(true);
+    expect(h.logs.some((l) => l.level === 50 && String(l.msg).startsWith('the agent cannot start'))).toBe(
+      true,
+    );
+    const ready = await fetch(`${h.worker.healthUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { error: string }).error).toMatch(
+      /agent cannot start \(\d+ failures in a row; last: .*nonexistent/,
+    );
+    expect(await metric(h, 'tributary_agent_start_failures_total')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('an agent that needs authentication: set aside at once, the user told an operator must sign it in', async () => {
+    h = await startHarness(
+      { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS' },
+      {},
+      { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"requireAuth": true}' } },
+    );
+    const event = message('hello?');
+    await h.send('th', event);
+    await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
+    expect(notices(h, 'th')[0]!.text).toContain('The agent needs to be signed in before it can answer');
+    expect(deadLetterLine(h, 'th')).toMatchObject({ reason: expect.stringContaining('session/new') });
+    // Retrying cannot sign the agent in: one attempt, no retries.
+    expect(await h.worker.queue.deadLetters('th')).toMatchObject([
+      { failures: 1, messages: [{ id: event.eventId }] },
+    ]);
+  });
+});
