@@ -87,10 +87,11 @@ export class ReplyDelivery {
     }
   }
 
-  /** Delivers the thread's replies in order until its outbox is empty, busy elsewhere, or failing. */
+  /** Delivers the thread's replies in order until its outbox is empty, taken elsewhere, or failing. */
   private async drain(thread: string): Promise<void> {
     const { lockMs } = this.options;
-    for (;;) {
+    // Stopping ends the loop between replies: what is left waits in Redis for the other workers.
+    while (!this.stopped) {
       const take = await this.outbox.take(thread, this.owner, lockMs);
       if (take.kind !== 'reply') return;
       const { reply } = take;

@@ -76,7 +76,7 @@ export class ReplyOutbox {
     return { kind: 'reply', reply: JSON.parse(reply.json) as PendingReply };
   }
 
-  /** The reply reached the platform; false when the lock was lost meanwhile. */
+  /** The reply reached the platform; the lock is released. False when it was lost meanwhile. */
   async done(thread: string, owner: string, id: string): Promise<boolean> {
     const k = this.keysOf(thread);
     return (await this.scripts.run(script.replyDone, k, { member: k.member, owner, id })) === 'ok';
