@@ -248,3 +248,18 @@ local function after_reply(k, member, now)
   if redis.call('LLEN', k.replies) > 0 then redis.call('ZADD', k.replydue, now, member)
   else redis.call('ZREM', k.replydue, member) end
 end
+
+-- Removes the first record of the JSON list `list` whose `field` equals `value`, and drops the thread
+-- from `index` once the list is empty (dead letters, dead replies). Returns the record, or nil.
+local function take_record(list, index, member, field, value)
+  local records = redis.call('LRANGE', list, 0, -1)
+  for i = 1, #records do
+    local record = cjson.decode(records[i])
+    if record[field] == value then
+      redis.call('LREM', list, 1, records[i])
+      if redis.call('LLEN', list) == 0 then redis.call('ZREM', index, member) end
+      return record
+    end
+  end
+  return nil
+end
