@@ -27,6 +27,8 @@ Needs no Redis. Exit status: 0 a worker could use the agent, 1 it could not, 2 u
 /** Agent stderr lines shown after a failure. */
 const STDERR_LINES = 15;
 const STDERR_LINE_CHARS = 240;
+/** Terminal colour codes, which agents' loggers write even into a pipe. */
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 const pass = (line: string) => say(`✓ ${line}`);
@@ -287,7 +289,7 @@ function stderrCollector(lines: string[]): LogSink {
   return {
     debug: (fields) => {
       const { line } = fields as { line?: unknown };
-      if (typeof line === 'string') lines.push(line);
+      if (typeof line === 'string') lines.push(line.replace(ANSI_COLOUR, ''));
     },
     info: ignore,
     warn: ignore,
