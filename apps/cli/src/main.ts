@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '@tributary/config';
 import { runDevCommand } from './dev-command.js';
 import { runDiscordForwarderCommand } from './discord-forwarder-command.js';
+import { DOCTOR_USAGE, runDoctorCommand } from './doctor-command.js';
 import { runIngressCommand } from './ingress-command.js';
 import { runSendCommand } from './send-command.js';
 import { runWorkerCommand } from './worker-command.js';
@@ -14,6 +15,7 @@ commands:
   ingress             serve the platform webhooks and queue each message
   worker              run turns: claim threads, drive the ACP agent, deliver replies
   discord-forwarder   hold the Discord Gateway connection and forward messages to ingress
+  doctor              check that a worker could use the configured agent (tributary doctor --help)
 
 Configuration comes from environment variables (see README).`;
 
@@ -31,10 +33,13 @@ const commands: Record<string, (rest: string[]) => Promise<void>> = {
   ingress: runIngressCommand,
   worker: runWorkerCommand,
   'discord-forwarder': runDiscordForwarderCommand,
+  doctor: runDoctorCommand,
 };
+/** Commands with a usage of their own, printed for `tributary <command> --help`. */
+const usages: Record<string, string> = { doctor: DOCTOR_USAGE };
 const command = positionals[0];
 if (values.help || !command) {
-  process.stdout.write(`${USAGE}\n`);
+  process.stdout.write(`${(command && usages[command]) || USAGE}\n`);
   process.exit(command || values.help ? 0 : 2);
 }
 const run = commands[command];

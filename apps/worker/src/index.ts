@@ -1,3 +1,4 @@
+export { agentCommandConfig, authFix } from './agent-setup.js';
 export type { OutboundMessage, ReplySink, ReplyTarget } from './outbox.js';
 export type { TurnSignal, TurnSignalListener } from './turn-signals.js';
 export { type WatchdogLevel, type WatchdogLimits, watchdogVerdict } from './turn-watchdog.js';

@@ -1,4 +1,5 @@
-import { AgentRequestError, AgentStartError } from '@tributary/acp';
+import { AgentAuthError, AgentStartError } from '@tributary/acp';
+import { authFix } from './agent-setup.js';
 
 /** What a failed turn means for its batch and what its users are told if the batch is set aside. */
 export interface TurnFailure {
@@ -7,9 +8,6 @@ export interface TurnFailure {
   final: boolean;
   notice: string;
 }
-
-/** JSON-RPC error of an agent that wants `authenticate` first (ACP's auth_required). */
-const AUTH_REQUIRED = -32000;
 
 const LATER = 'Later messages will still be answered once it is fixed; an operator can re-drive these ones.';
 
@@ -23,14 +21,15 @@ function brief(text: string): string {
  * like any other failure before its batch is set aside.
  */
 export function describeTurnFailure(error: unknown): TurnFailure {
-  const reason = error instanceof Error ? error.message : String(error);
-  if (error instanceof AgentRequestError && error.code === AUTH_REQUIRED) {
+  if (error instanceof AgentAuthError) {
+    const fix = authFix(error);
     return {
-      reason,
+      reason: `${error.message}; fix: ${fix}`,
       final: true,
-      notice: `The agent needs to be signed in before it can answer (it asked for authentication: ${brief(error.agentMessage)}). An operator must set up its credentials. ${LATER}`,
+      notice: `The agent needs to be signed in before it can answer (${brief(error.message)}). An operator must ${fix}. ${LATER}`,
     };
   }
+  const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof AgentStartError) {
     return {
       reason,

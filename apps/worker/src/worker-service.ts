@@ -1,5 +1,4 @@
-import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
-import { builtInAgentCommand } from '@tributary/agent';
+import { SessionPool } from '@tributary/acp';
 import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
@@ -7,6 +6,7 @@ import { createPlatformClients, type PlatformClient, platformOfThread } from '@t
 import { type QueueConfig, Store, type ThreadControls, type ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { agentCommandConfig } from './agent-setup.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
@@ -82,13 +82,9 @@ export async function startWorker(
   await store.checkSafety(config.redisSafety, logger);
   const { queue, doorbell } = store;
 
-  const agent = config.agentCommand ?? builtInAgentCommand();
+  const agent = agentCommandConfig(config, options.agentEnv);
   const pool = new SessionPool({
-    agent: {
-      ...agent,
-      inheritEnv: [...DEFAULT_INHERITED_ENV, ...config.agentEnv],
-      env: options.agentEnv ?? {},
-    },
+    agent,
     cwd: config.agentCwd,
     maxSessions: config.maxSessions,
     cancelTimeoutMs: config.cancelTimeoutMs,

@@ -1,6 +1,6 @@
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
+import { message, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
 afterEach(async () => {
@@ -72,9 +72,53 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
     const event = message('hello?');
     await h.send('th', event);
     await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
-    expect(notices(h, 'th')[0]!.text).toContain('The agent needs to be signed in before it can answer');
-    expect(deadLetterLine(h, 'th')).toMatchObject({ reason: expect.stringContaining('session/new') });
+    const notice = notices(h, 'th')[0]!.text;
+    expect(notice).toContain('The agent needs to be signed in before it can answer');
+    // The user and the operator are told what would work: the method the agent offers, the variable.
+    expect(notice).toContain('An operator must set AGENT_AUTH_METHOD=tributary-test-login');
+    expect(deadLetterLine(h, 'th')).toMatchObject({
+      reason: expect.stringMatching(
+        /requires authentication for session\/new.*it offers "tributary-test-login"; fix: set AGENT_AUTH_METHOD=tributary-test-login/,
+      ),
+    });
     // Retrying cannot sign the agent in: one attempt, no retries.
+    expect(await h.worker.queue.deadLetters('th')).toMatchObject([
+      { failures: 1, messages: [{ id: event.eventId }] },
+    ]);
+  });
+
+  it('an agent that needs authentication, with AGENT_AUTH_METHOD set: each process signs in, turns are answered', async () => {
+    h = await startHarness(
+      { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS', AGENT_AUTH_METHOD: 'tributary-test-login' },
+      {},
+      { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"requireAuth": true}' } },
+    );
+    await h.send('th', message('hello?'));
+    await waitFor(() => replies(h!, 'th').length === 1, { what: 'the reply' });
+    expect(replies(h, 'th')[0]!.text).toContain('hello?');
+    expect(notices(h, 'th')).toEqual([]);
+    expect(h.logs.some((l) => l.msg === 'agent authenticated' && l.methodId === 'tributary-test-login')).toBe(
+      true,
+    );
+  });
+
+  it('a method the agent does not offer: set aside at once, the notice names the methods it offers', async () => {
+    h = await startHarness(
+      { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS', AGENT_AUTH_METHOD: 'api-key' },
+      {},
+      { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"requireAuth": true}' } },
+    );
+    const event = message('hello?');
+    await h.send('th', event);
+    await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
+    expect(notices(h, 'th')[0]!.text).toContain(
+      'An operator must set AGENT_AUTH_METHOD to "tributary-test-login" (the agent does not offer "api-key")',
+    );
+    expect(deadLetterLine(h, 'th')).toMatchObject({
+      reason: expect.stringContaining(
+        'auth method "api-key" is not offered; it offers "tributary-test-login"',
+      ),
+    });
     expect(await h.worker.queue.deadLetters('th')).toMatchObject([
       { failures: 1, messages: [{ id: event.eventId }] },
     ]);

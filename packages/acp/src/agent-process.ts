@@ -9,6 +9,7 @@ import {
   type Implementation,
   type InitializeResponse,
   methods,
+  type NewSessionResponse,
   ndJsonStream,
   PROTOCOL_VERSION,
   type PromptResponse,
@@ -22,6 +23,7 @@ import { type AgentEnvOptions, buildAgentEnv } from './agent-env.js';
 import { type AgentInfo, toAgentInfo } from './agent-info.js';
 import {
   AcpError,
+  AgentAuthError,
   AgentExitedError,
   AgentRequestError,
   AgentStartError,
@@ -33,13 +35,18 @@ import { StderrTail } from './stderr-tail.js';
 export interface AgentCommandConfig extends AgentEnvOptions {
   command: string;
   args?: readonly string[];
+  /**
+   * An auth method the agent offers: `authenticate` is called with it right after `initialize`. Unset:
+   * never called, since an advertised method may start an interactive login (docs/adr/0017).
+   */
+  authMethod?: string;
 }
 
 export interface AgentProcessOptions extends AgentCommandConfig {
   /** Working directory of the agent process. */
   cwd: string;
   clientInfo?: Implementation;
-  /** Bound on the `initialize` answer. Default 15 s. */
+  /** Bound on the `initialize` answer, and on the `authenticate` one. Default 15 s. */
   initializeTimeoutMs?: number;
   /** Time between SIGTERM and SIGKILL of the process group. Default 2 s. */
   killGraceMs?: number;
@@ -56,8 +63,10 @@ export interface AgentExit {
   signal: NodeJS.Signals | null;
 }
 
-// The code of the SDK's RequestError.unsupportedProtocolVersion, which exports no constant for it.
+// The codes of the SDK's RequestError.unsupportedProtocolVersion and .authRequired, which it exports
+// no constants for.
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const AUTH_REQUIRED = -32000;
 // After the leader exits, the protocol stream still drains what it wrote; bound the wait in case a
 // straggler holds the pipe open.
 const STDOUT_DRAIN_MS = 500;
@@ -91,9 +100,13 @@ export class AgentProcess {
   readonly #exitedRejection: Promise<never>;
   #exit: AgentExit | undefined;
   #info: AgentInfo | undefined;
+  readonly #authMethod: string | undefined;
   #killRequested = false;
 
-  /** Spawns the agent and completes `initialize`; the process is killed if that fails. */
+  /**
+   * Spawns the agent and completes `initialize`, then `authenticate` when an auth method is
+   * configured; the process is killed if either fails.
+   */
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const child = spawn(options.command, options.args ?? [], {
       cwd: options.cwd,
@@ -105,6 +118,7 @@ export class AgentProcess {
     const agent = new AgentProcess(child, pid, options);
     try {
       agent.#info = await agent.#initialize(options);
+      await agent.#authenticate(options.initializeTimeoutMs ?? 15_000);
     } catch (error) {
       await agent.kill();
       throw error;
@@ -116,6 +130,7 @@ export class AgentProcess {
     this.#child = child;
     this.pid = pid;
     this.command = options.command;
+    this.#authMethod = options.authMethod;
     this.#logger = options.logger ?? silentLogger;
     this.#killGraceMs = options.killGraceMs ?? 2_000;
 
@@ -166,11 +181,15 @@ export class AgentProcess {
     return this.#exit === undefined;
   }
 
-  newSession(cwd: string): Promise<string> {
-    return this.#call(methods.agent.session.new, async (agent) => {
-      const response = await agent.request(methods.agent.session.new, { cwd, mcpServers: [] });
-      return response.sessionId;
-    });
+  async newSession(cwd: string): Promise<string> {
+    return (await this.openNewSession(cwd)).sessionId;
+  }
+
+  /** session/new, with the agent's whole answer (its modes, for one). */
+  openNewSession(cwd: string): Promise<NewSessionResponse> {
+    return this.#call(methods.agent.session.new, (agent) =>
+      agent.request(methods.agent.session.new, { cwd, mcpServers: [] }),
+    );
   }
 
   loadSession(sessionId: string, cwd: string): Promise<void> {
@@ -233,13 +252,6 @@ export class AgentProcess {
 
   async #initialize(options: AgentProcessOptions): Promise<AgentInfo> {
     const timeoutMs = options.initializeTimeoutMs ?? 15_000;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new AgentStartError(this.command, `no answer to initialize within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-    });
     const request = this.#call<InitializeResponse>(methods.agent.initialize, (agent) =>
       agent.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
@@ -249,25 +261,84 @@ export class AgentProcess {
     );
     let response: InitializeResponse;
     try {
-      response = await Promise.race([request, deadline]);
+      response = await this.#withDeadline(request, 'initialize', timeoutMs);
     } catch (error) {
       if (error instanceof AgentRequestError && error.code === UNSUPPORTED_PROTOCOL_VERSION) {
         throw new UnsupportedProtocolVersionError(PROTOCOL_VERSION, undefined);
       }
       if (error instanceof AgentStartError) throw error;
       throw new AgentStartError(this.command, (error as Error).message, { cause: error });
-    } finally {
-      clearTimeout(timer);
     }
     if (response.protocolVersion !== PROTOCOL_VERSION) {
       throw new UnsupportedProtocolVersionError(PROTOCOL_VERSION, response.protocolVersion);
     }
     const info = toAgentInfo(response);
     this.#logger.info(
-      { pid: this.pid, agentInfo: info.agentInfo, supports: info.supports },
+      {
+        pid: this.pid,
+        agentInfo: info.agentInfo,
+        supports: info.supports,
+        authMethods: info.authMethods.map((m) => m.id),
+      },
       'agent initialized',
     );
     return info;
+  }
+
+  /**
+   * `authenticate` with the configured method. An agent that offers no method needs none, so there is
+   * nothing to call; a method it does not offer, or one it rejects, is an AgentAuthError.
+   */
+  async #authenticate(timeoutMs: number): Promise<void> {
+    const methodId = this.#authMethod;
+    const offered = this.info.authMethods;
+    if (methodId === undefined) return;
+    if (offered.length === 0) {
+      this.#logger.info({ pid: this.pid, methodId }, 'agent offers no auth methods; not authenticating');
+      return;
+    }
+    const method = offered.find((m) => m.id === methodId);
+    if (!method) throw new AgentAuthError('authenticate', offered, methodId, undefined);
+    if (method.type === 'terminal') {
+      throw new AgentAuthError(
+        'authenticate',
+        offered,
+        methodId,
+        'a terminal method is signed in by running the agent interactively, never through authenticate',
+      );
+    }
+    try {
+      await this.#withDeadline(
+        this.#call(methods.agent.authenticate, (agent) =>
+          agent.request(methods.agent.authenticate, { methodId }),
+        ),
+        'authenticate',
+        timeoutMs,
+      );
+    } catch (error) {
+      if (error instanceof AgentAuthError) throw error;
+      if (error instanceof AgentRequestError) {
+        throw new AgentAuthError('authenticate', offered, methodId, error.agentMessage, { cause: error });
+      }
+      throw error;
+    }
+    this.#logger.info({ pid: this.pid, methodId }, 'agent authenticated');
+  }
+
+  /** The request's answer, or AgentStartError when none comes within `timeoutMs`. */
+  async #withDeadline<T>(request: Promise<T>, what: string, timeoutMs: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new AgentStartError(this.command, `no answer to ${what} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([request, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Sends one request; JSON-RPC errors become AgentRequestError, a dead stream AgentExitedError. */
@@ -277,6 +348,10 @@ export class AgentProcess {
       return await Promise.race([send(this.#connection.agent), this.#exitedRejection]);
     } catch (error) {
       if (error instanceof AcpError) throw error;
+      if (error instanceof RequestError && error.code === AUTH_REQUIRED) {
+        const offered = this.#info?.authMethods ?? [];
+        throw new AgentAuthError(method, offered, this.#authMethod, error.message, { cause: error });
+      }
       if (error instanceof RequestError) {
         throw new AgentRequestError(method, error.code, error.message, error.data);
       }

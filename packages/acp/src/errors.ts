@@ -1,3 +1,5 @@
+import type { AuthMethodInfo } from './agent-info.js';
+
 /** Base of every error this package throws, so callers can tell ACP failures from their own. */
 export class AcpError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -14,6 +16,39 @@ export class AgentStartError extends AcpError {
     options?: ErrorOptions,
   ) {
     super(`agent "${command}" did not start: ${message}`, options);
+  }
+}
+
+/**
+ * The agent wants to be signed in and this client could not do it: it answered a request with ACP's
+ * auth_required error, the configured auth method is not one it offers, or it rejected `authenticate`.
+ * Retrying cannot help until its setup changes.
+ */
+export class AgentAuthError extends AcpError {
+  constructor(
+    /** The request that failed: `authenticate`, or the one the agent refused (e.g. `session/new`). */
+    readonly method: string,
+    /** The methods the agent offers (`authMethods` of `initialize`). */
+    readonly offered: readonly AuthMethodInfo[],
+    /** The method this client was told to use, if any. */
+    readonly configured: string | undefined,
+    /** The agent's own words, when it answered with an error. */
+    readonly agentMessage: string | undefined,
+    options?: ErrorOptions,
+  ) {
+    const offers =
+      offered.length === 0
+        ? 'it offers no auth methods'
+        : `it offers ${offered.map((m) => `"${m.id}"`).join(', ')}`;
+    const what =
+      method === 'authenticate'
+        ? configured !== undefined && !offered.some((m) => m.id === configured)
+          ? `auth method "${configured}" is not offered`
+          : `agent rejected authenticate with "${configured}"`
+        : `agent requires authentication for ${method}`;
+    const tried =
+      method !== 'authenticate' && configured !== undefined ? ` (signed in with "${configured}")` : '';
+    super(`${what}${tried}${agentMessage ? `: ${agentMessage}` : ''}; ${offers}`, options);
   }
 }
 

@@ -1,6 +1,7 @@
 export type {
   ContentBlock,
   Cost,
+  NewSessionResponse,
   PermissionOption,
   PermissionOptionKind,
   PlanEntry,
@@ -11,7 +12,7 @@ export type {
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
 export { type AgentEnvOptions, buildAgentEnv, DEFAULT_INHERITED_ENV } from './agent-env.js';
-export type { AgentInfo } from './agent-info.js';
+export type { AgentInfo, AuthMethodInfo } from './agent-info.js';
 export {
   type AgentCommandConfig,
   type AgentExit,
@@ -21,6 +22,7 @@ export {
 export type { StartFailures } from './agent-supervisor.js';
 export {
   AcpError,
+  AgentAuthError,
   AgentExitedError,
   AgentRequestError,
   AgentStartError,

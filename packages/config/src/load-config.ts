@@ -21,6 +21,8 @@ export interface WorkerConfig extends ServiceSettings {
   agentCwd: string;
   /** Variables passed to the agent on top of the allowlist, by name. */
   agentEnv: string[];
+  /** The auth method each agent process is signed in with after `initialize`; undefined: none. */
+  agentAuthMethod: string | undefined;
   permissionPolicy: PermissionPolicy;
   /** Turns this worker runs at once; also its live ACP sessions cap. */
   concurrency: number;
@@ -71,6 +73,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
     agentCwd: readString(env, 'AGENT_CWD', cwd),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
+    agentAuthMethod: readOptional(env, 'AGENT_AUTH_METHOD')?.trim() || undefined,
     permissionPolicy: readChoice(
       env,
       'AGENT_PERMISSION_POLICY',

@@ -21,6 +21,12 @@ describe('worker configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('reads AGENT_AUTH_METHOD, blank meaning unset', () => {
+    expect(loadWorkerConfig({}).agentAuthMethod).toBeUndefined();
+    expect(loadWorkerConfig({ AGENT_AUTH_METHOD: ' ' }).agentAuthMethod).toBeUndefined();
+    expect(loadWorkerConfig({ AGENT_AUTH_METHOD: 'openai-api-key' }).agentAuthMethod).toBe('openai-api-key');
+  });
+
   it('reads AGENT_COMMAND as a command line', () => {
     expect(
       loadWorkerConfig({ AGENT_COMMAND: `npx acp-agent --model "big one" --flag='x y'` }).agentCommand,

@@ -1,0 +1,310 @@
+import { stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  AgentAuthError,
+  AgentExitedError,
+  type AgentInfo,
+  AgentProcess,
+  AgentStartError,
+  choosePermission,
+  type NewSessionResponse,
+  UnsupportedProtocolVersionError,
+} from '@tributary/acp';
+import { loadWorkerConfig, type WorkerConfig } from '@tributary/config';
+import type { LogSink } from '@tributary/observability';
+import { agentCommandConfig, authFix } from '@tributary/worker';
+
+export const DOCTOR_USAGE = `usage: tributary doctor [--prompt "text"] [--timeout-ms N]
+
+Starts the configured agent exactly as a worker would (AGENT_COMMAND, AGENT_ENV, AGENT_CWD,
+AGENT_AUTH_METHOD), initializes it, authenticates when configured, opens a session in AGENT_CWD and,
+with --prompt, sends one prompt. Prints what the agent offers and, for each problem, the fix.
+Needs no Redis. Exit status: 0 a worker could use the agent, 1 it could not, 2 usage error.
+
+  --prompt "text"   send one prompt and print the reply
+  --timeout-ms N    bound on the prompt's answer (default 120000)`;
+
+/** Agent stderr lines shown after a failure. */
+const STDERR_LINES = 15;
+const STDERR_LINE_CHARS = 240;
+/** Terminal colour codes, which agents' loggers write even into a pipe. */
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const pass = (line: string) => say(`✓ ${line}`);
+const skip = (line: string) => say(`– ${line}`);
+const detail = (line: string) => say(`    ${line}`);
+
+/** The problems found; the first blocking one ends the run. */
+class Report {
+  problems = 0;
+  fail(line: string, fix: string): void {
+    this.problems += 1;
+    say(`✗ ${line}`);
+    detail(`fix: ${fix}`);
+  }
+  warn(line: string, fix: string): void {
+    say(`! ${line}`);
+    detail(`fix: ${fix}`);
+  }
+}
+
+/** `tributary doctor`: can a worker use the configured agent? */
+export async function runDoctorCommand(argv: string[]): Promise<void> {
+  let values: { prompt?: string; 'timeout-ms'?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { prompt: { type: 'string' }, 'timeout-ms': { type: 'string', default: '120000' } },
+    }));
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const promptTimeoutMs = Number(values['timeout-ms']);
+  if (!Number.isInteger(promptTimeoutMs) || promptTimeoutMs <= 0) {
+    return usageError(`--timeout-ms must be a positive integer, got ${values['timeout-ms']}`);
+  }
+  const config = loadWorkerConfig(process.env);
+  const report = new Report();
+  await diagnose(config, report, values.prompt, promptTimeoutMs);
+  say();
+  if (report.problems === 0) say('Result: a worker can use this agent.');
+  else say(`Result: a worker cannot use this agent (${report.problems} problem(s) above).`);
+  process.exitCode = report.problems === 0 ? 0 : 1;
+}
+
+function usageError(message: string): void {
+  process.stderr.write(`tributary doctor: ${message}\n\n${DOCTOR_USAGE}\n`);
+  process.exitCode = 2;
+}
+
+async function diagnose(
+  config: Readonly<WorkerConfig>,
+  report: Report,
+  prompt: string | undefined,
+  promptTimeoutMs: number,
+): Promise<void> {
+  const agent = agentCommandConfig(config);
+  const commandLine = [agent.command, ...agent.args].join(' ');
+  say(`agent command   ${config.agentCommand ? commandLine : `built-in agent (${commandLine})`}`);
+  say(`working dir     ${config.agentCwd} (AGENT_CWD)`);
+  say(`agent env       ${agent.inheritEnv?.join(', ')}`);
+  say(`auth method     ${config.agentAuthMethod ?? 'none (AGENT_AUTH_METHOD unset)'}`);
+  say(`permissions     ${config.permissionPolicy} (AGENT_PERMISSION_POLICY)`);
+  say();
+
+  const unset = config.agentEnv.filter((name) => process.env[name] === undefined);
+  if (unset.length > 0) {
+    report.warn(
+      `AGENT_ENV names ${unset.join(', ')}, not set here, so the agent will not get ${unset.length === 1 ? 'it' : 'them'}`,
+      'set them in the environment of the worker (and of this check), or drop them from AGENT_ENV',
+    );
+  }
+  if (!(await isDirectory(config.agentCwd))) {
+    report.fail(
+      `working directory ${config.agentCwd} does not exist or is not a directory`,
+      'create it, or set AGENT_CWD to an existing directory',
+    );
+    return;
+  }
+  pass(`working directory ${config.agentCwd} exists`);
+
+  const stderr: string[] = [];
+  const reply: string[] = [];
+  const started = Date.now();
+  let process_: AgentProcess;
+  try {
+    process_ = await AgentProcess.start({
+      ...agent,
+      cwd: config.agentCwd,
+      logger: stderrCollector(stderr),
+      onSessionUpdate: ({ update }) => {
+        if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') {
+          reply.push(update.content.text);
+        }
+      },
+      onPermissionRequest: (request) => {
+        const outcome = choosePermission(config.permissionPolicy, request.options, false);
+        detail(
+          `permission asked: ${request.toolCall.title ?? request.toolCall.toolCallId} → ${JSON.stringify(outcome)}`,
+        );
+        return { outcome };
+      },
+    });
+  } catch (error) {
+    if (error instanceof AgentAuthError) {
+      // initialize went through; authenticate did not.
+      pass(`started and initialized in ${Date.now() - started} ms`);
+      report.fail(`authenticate: ${error.message}`, authFix(error));
+    } else startFailed(error, agent.command, report);
+    printStderr(stderr);
+    return;
+  }
+  try {
+    pass(`started (pid ${process_.pid}) and initialized in ${Date.now() - started} ms`);
+    printInfo(process_.info);
+    if (config.agentAuthMethod === undefined) {
+      skip('authenticate: not called (AGENT_AUTH_METHOD unset)');
+    } else if (process_.info.authMethods.length === 0) {
+      skip(
+        `authenticate: not called, the agent offers no auth methods (AGENT_AUTH_METHOD=${config.agentAuthMethod} unused)`,
+      );
+    } else pass(`authenticate: signed in with "${config.agentAuthMethod}"`);
+
+    let session: NewSessionResponse;
+    try {
+      session = await process_.openNewSession(config.agentCwd);
+    } catch (error) {
+      requestFailed('session/new', error, report);
+      printStderr(stderr);
+      return;
+    }
+    pass(`session/new in ${config.agentCwd}: session ${session.sessionId}`);
+    printModes(session);
+
+    if (prompt === undefined) skip('prompt: not sent (--prompt "text" sends one)');
+    else await sendPrompt(process_, session.sessionId, prompt, promptTimeoutMs, reply, report, stderr);
+    // Leave no session behind in the agent's own state.
+    if (process_.info.supports.close) await process_.closeSession(session.sessionId).catch(() => undefined);
+  } finally {
+    await process_.kill();
+  }
+}
+
+async function sendPrompt(
+  agent: AgentProcess,
+  sessionId: string,
+  prompt: string,
+  promptTimeoutMs: number,
+  reply: string[],
+  report: Report,
+  stderr: string[],
+): Promise<void> {
+  const sent = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const answer = await Promise.race([
+      agent.prompt(sessionId, [{ type: 'text', text: prompt }]),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${promptTimeoutMs} ms`)),
+          promptTimeoutMs,
+        );
+      }),
+    ]);
+    const text = reply.join('');
+    pass(`prompt: stop reason ${answer.stopReason}, ${text.length} chars in ${Date.now() - sent} ms`);
+    for (const line of text.split('\n')) detail(`| ${line}`);
+    if (answer.stopReason === 'refusal') {
+      report.fail('the agent refused the prompt', "try another prompt; see the agent's own logs");
+    }
+  } catch (error) {
+    requestFailed('prompt', error, report);
+    printStderr(stderr);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function startFailed(error: unknown, command: string, report: Report): void {
+  const cause = (error as Error).cause as NodeJS.ErrnoException | undefined;
+  if (error instanceof AgentStartError && cause?.code === 'ENOENT') {
+    report.fail(
+      `start: command "${command}" was not found`,
+      'install the agent, or set AGENT_COMMAND to its full path (it is looked up on the PATH the agent gets)',
+    );
+  } else if (error instanceof AgentStartError && cause?.code === 'EACCES') {
+    report.fail(
+      `start: "${command}" is not executable`,
+      `make it executable (chmod +x), or fix AGENT_COMMAND`,
+    );
+  } else if (error instanceof UnsupportedProtocolVersionError) {
+    report.fail(`initialize: ${error.message}`, 'use a version of the agent that speaks this ACP version');
+  } else if (cause instanceof AgentExitedError) {
+    report.fail(
+      `start: the agent exited before answering initialize (${cause.signal ?? `code ${cause.code}`})`,
+      'run AGENT_COMMAND by hand to see why; its stderr is below. A CLI may need its ACP flag (docs/agents.md)',
+    );
+  } else {
+    report.fail(
+      `start: ${firstLine(error)}`,
+      'check that AGENT_COMMAND starts an ACP agent on stdio (some CLIs need a flag, see docs/agents.md)',
+    );
+  }
+}
+
+function requestFailed(what: string, error: unknown, report: Report): void {
+  if (error instanceof AgentAuthError) {
+    report.fail(`${what}: ${error.message}`, authFix(error));
+  } else if (error instanceof AgentExitedError) {
+    report.fail(`${what}: ${firstLine(error)}`, 'the agent crashed; its stderr is below');
+  } else {
+    report.fail(
+      `${what}: ${firstLine(error)}`,
+      "see the agent's message and stderr: credentials, network access or AGENT_CWD are the usual causes",
+    );
+  }
+}
+
+function printInfo(info: AgentInfo): void {
+  const name = info.agentInfo ? `${info.agentInfo.name} ${info.agentInfo.version}` : '(agentInfo not given)';
+  const yes = (flag: boolean) => (flag ? 'yes' : 'no');
+  detail(`protocol version ${info.protocolVersion}, agent ${name}`);
+  detail(
+    `sessions: load ${yes(info.supports.loadSession)}, resume ${yes(info.supports.resume)}, close ${yes(info.supports.close)}` +
+      `; prompt: image ${yes(info.promptCapabilities.image)}, audio ${yes(info.promptCapabilities.audio)}, embedded context ${yes(info.promptCapabilities.embeddedContext)}`,
+  );
+  if (!info.supports.loadSession && !info.supports.resume) {
+    detail('note: neither load nor resume: a thread whose agent process ends starts a new session');
+  }
+  if (info.authMethods.length === 0) detail('auth methods: none');
+  for (const method of info.authMethods) {
+    const kind = method.type === 'terminal' ? ' [terminal]' : '';
+    detail(
+      `auth method "${method.id}"${kind}: ${method.name}${method.description ? ` — ${method.description}` : ''}`,
+    );
+  }
+}
+
+function printModes(session: NewSessionResponse): void {
+  const modes = session.modes;
+  if (!modes) {
+    detail('modes: none advertised');
+    return;
+  }
+  const names = modes.availableModes.map((m) => (m.id === modes.currentModeId ? `${m.id} (current)` : m.id));
+  detail(`modes: ${names.join(', ')}`);
+}
+
+function printStderr(lines: string[]): void {
+  if (lines.length === 0) return;
+  detail(`agent stderr (last ${Math.min(lines.length, STDERR_LINES)} lines):`);
+  for (const line of lines.slice(-STDERR_LINES)) {
+    detail(`  ${line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line}`);
+  }
+}
+
+function stderrCollector(lines: string[]): LogSink {
+  const ignore = () => undefined;
+  return {
+    debug: (fields) => {
+      const { line } = fields as { line?: unknown };
+      if (typeof line === 'string') lines.push(line.replace(ANSI_COLOUR, ''));
+    },
+    info: ignore,
+    warn: ignore,
+    error: ignore,
+  };
+}
+
+function firstLine(error: unknown): string {
+  return ((error as Error).message ?? String(error)).split('\n')[0]!;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, onTestFinished } from 'vitest';
+
+const bin = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `tributary doctor` as a real process, with no Redis and only the variables given. */
+async function doctor(env: Record<string, string>, ...args: string[]): Promise<Run> {
+  const stateDir = await mkdtemp(join(tmpdir(), 'tributary-doctor-'));
+  onTestFinished(() => rm(stateDir, { recursive: true, force: true }));
+  const child = spawn(process.execPath, [bin, 'doctor', ...args], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      AGENT_CWD: stateDir,
+      // Unreachable: the check must not need Redis.
+      REDIS_URL: 'redis://127.0.0.1:1',
+      TRIBUTARY_AGENT_STATE_DIR: stateDir,
+      ...env,
+      AGENT_ENV: ['TRIBUTARY_AGENT_STATE_DIR', env.AGENT_ENV].filter(Boolean).join(','),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout, stderr };
+}
+
+const REQUIRE_AUTH = { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS', TRIBUTARY_AGENT_CAPS: '{"requireAuth": true}' };
+
+describe('tributary doctor (real process, built-in agent)', () => {
+  it('a working agent: every step passes, capabilities are listed, exit 0', async () => {
+    const run = await doctor({}, '--prompt', 'are you there?');
+    expect(run.stdout).toContain('✓ started (pid');
+    expect(run.stdout).toContain('protocol version 1, agent tributary-agent');
+    expect(run.stdout).toContain('sessions: load yes, resume yes, close yes');
+    expect(run.stdout).toContain('auth methods: none');
+    expect(run.stdout).toMatch(/✓ session\/new in .*: session /);
+    expect(run.stdout).toMatch(/✓ prompt: stop reason end_turn, \d+ chars/);
+    expect(run.stdout).toContain('are you there?');
+    expect(run.stdout).toContain('Result: a worker can use this agent.');
+    expect(run.code).toBe(0);
+  });
+
+  it('an agent that requires authentication, no method configured: says which to set, exit 1', async () => {
+    const run = await doctor(REQUIRE_AUTH);
+    expect(run.stdout).toContain('auth method "tributary-test-login": Test login');
+    expect(run.stdout).toContain('– authenticate: not called (AGENT_AUTH_METHOD unset)');
+    expect(run.stdout).toContain('✗ session/new: agent requires authentication');
+    expect(run.stdout).toContain('fix: set AGENT_AUTH_METHOD=tributary-test-login');
+    expect(run.stdout).toContain('Result: a worker cannot use this agent');
+    expect(run.code).toBe(1);
+  });
+
+  it('the same agent with AGENT_AUTH_METHOD set: signs in and opens a session, exit 0', async () => {
+    const run = await doctor({ ...REQUIRE_AUTH, AGENT_AUTH_METHOD: 'tributary-test-login' });
+    expect(run.stdout).toContain('✓ authenticate: signed in with "tributary-test-login"');
+    expect(run.stdout).toMatch(/✓ session\/new in /);
+    expect(run.code).toBe(0);
+  });
+
+  it('a method the agent does not offer: names the offered ones, exit 1', async () => {
+    const run = await doctor({ ...REQUIRE_AUTH, AGENT_AUTH_METHOD: 'api-key' });
+    expect(run.stdout).toContain('✗ authenticate: auth method "api-key" is not offered');
+    expect(run.stdout).toContain('fix: set AGENT_AUTH_METHOD to "tributary-test-login"');
+    expect(run.code).toBe(1);
+  });
+
+  it('a command that does not exist: says it was not found, exit 1', async () => {
+    const run = await doctor({ AGENT_COMMAND: '/nonexistent/agent --acp' });
+    expect(run.stdout).toContain('✗ start: command "/nonexistent/agent" was not found');
+    expect(run.stdout).toContain('fix: install the agent, or set AGENT_COMMAND to its full path');
+    expect(run.code).toBe(1);
+  });
+
+  it('usage errors exit 2; --help prints the doctor usage', async () => {
+    const bad = await doctor({}, '--frobnicate');
+    expect(bad.stderr).toContain('usage: tributary doctor');
+    expect(bad.code).toBe(2);
+    const help = await doctor({}, '--help');
+    expect(help.stdout).toContain('usage: tributary doctor [--prompt "text"]');
+    expect(help.code).toBe(0);
+  });
+});
