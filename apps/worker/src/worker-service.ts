@@ -93,6 +93,7 @@ export async function startWorker(
     maxSessions: config.maxSessions,
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
+    permissionRules: config.permissionRules,
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
     onAgentStartFailed: ({ consecutive, lastError }) => {

@@ -4,13 +4,19 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionNotification,
+  ToolKind,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { AgentInfo } from './agent-info.js';
 import { type AgentCommandConfig, AgentProcess } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
-import { choosePermission, DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
+import {
+  choosePermission,
+  DEFAULT_PERMISSION_POLICY,
+  type PermissionPolicy,
+  policyFor,
+} from './permission-policy.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
 import { type TurnEvent, toTurnEvent } from './turn-events.js';
@@ -51,6 +57,8 @@ export interface SessionPoolOptions {
   killGraceMs?: number;
   initializeTimeoutMs?: number;
   permissionPolicy?: PermissionPolicy;
+  /** Policies for requests of these tool kinds, over `permissionPolicy`. */
+  permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
   clientInfo?: Implementation;
   logger?: LogSink;
   /** Receives late updates; without it they are dropped with a debug record. */
@@ -345,7 +353,12 @@ export class SessionPool {
   #answerPermission(request: RequestPermissionRequest, agent: AgentProcess): RequestPermissionResponse {
     const session = this.#sessions.find(agent, request.sessionId);
     const turn = session && runningTurn(session);
-    const policy = this.#options.permissionPolicy ?? DEFAULT_PERMISSION_POLICY;
+    const { permissionPolicy, permissionRules } = this.#options;
+    const kind = request.toolCall.kind ?? 'other';
+    const policy = policyFor(
+      { policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY, byKind: permissionRules },
+      kind,
+    );
     // Outside a running turn nobody owns the decision, so the request is cancelled.
     const outcome = turn
       ? choosePermission(policy, request.options, turn.cancelling)
@@ -357,6 +370,7 @@ export class SessionPool {
         policy,
         outcome,
         tool: request.toolCall.title,
+        toolKind: kind,
       },
       'permission request answered',
     );

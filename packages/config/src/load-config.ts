@@ -1,5 +1,5 @@
-import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy } from '@tributary/acp';
 import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
+import { type PermissionSettings, readPermissionSettings } from './agent-settings.js';
 import { ConfigError } from './config-error.js';
 import {
   type Env,
@@ -13,7 +13,7 @@ import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './ser
 
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
-export interface WorkerConfig extends ServiceSettings {
+export interface WorkerConfig extends ServiceSettings, PermissionSettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
   /** Undefined: the built-in agent. */
@@ -21,7 +21,6 @@ export interface WorkerConfig extends ServiceSettings {
   agentCwd: string;
   /** Variables passed to the agent on top of the allowlist, by name. */
   agentEnv: string[];
-  permissionPolicy: PermissionPolicy;
   /** Turns this worker runs at once; also its live ACP sessions cap. */
   concurrency: number;
   maxBatchMessages: number;
@@ -71,12 +70,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
     agentCwd: readString(env, 'AGENT_CWD', cwd),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
-    permissionPolicy: readChoice(
-      env,
-      'AGENT_PERMISSION_POLICY',
-      PERMISSION_POLICIES,
-      DEFAULT_PERMISSION_POLICY,
-    ),
+    ...readPermissionSettings(env),
     concurrency,
     maxSessions,
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),

@@ -1,0 +1,56 @@
+import {
+  DEFAULT_PERMISSION_POLICY,
+  PERMISSION_POLICIES,
+  type PermissionPolicy,
+  TOOL_KINDS,
+} from '@tributary/acp';
+import { ConfigError } from './config-error.js';
+import { type Env, readChoice, readOptional } from './env-readers.js';
+
+type ToolKind = (typeof TOOL_KINDS)[number];
+
+/** How the worker answers the agent's permission requests (docs/adr/0018). */
+export interface PermissionSettings {
+  permissionPolicy: PermissionPolicy;
+  /** Policies by tool kind, over `permissionPolicy`. */
+  permissionRules: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
+}
+
+export function readPermissionSettings(env: Env): PermissionSettings {
+  return {
+    permissionPolicy: readChoice(
+      env,
+      'AGENT_PERMISSION_POLICY',
+      PERMISSION_POLICIES,
+      DEFAULT_PERMISSION_POLICY,
+    ),
+    permissionRules: readPermissionRules(env),
+  };
+}
+
+/** `AGENT_PERMISSION_RULES`: comma-separated `kind=policy` pairs, e.g. `read=allow,fetch=reject`. */
+function readPermissionRules(env: Env): Readonly<Partial<Record<ToolKind, PermissionPolicy>>> {
+  const name = 'AGENT_PERMISSION_RULES';
+  const rules: Partial<Record<ToolKind, PermissionPolicy>> = {};
+  for (const pair of (readOptional(env, name) ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const match = /^\s*([a-z_]+)\s*=\s*([a-z-]+)\s*$/.exec(pair);
+    if (!match) throw new ConfigError(name, `expected kind=policy pairs, got ${JSON.stringify(pair)}`);
+    const [, kind, policy] = match as unknown as [string, ToolKind, PermissionPolicy];
+    if (!TOOL_KINDS.includes(kind)) {
+      throw new ConfigError(
+        name,
+        `tool kind must be one of ${TOOL_KINDS.join(', ')}, got ${JSON.stringify(kind)}`,
+      );
+    }
+    if (!PERMISSION_POLICIES.includes(policy)) {
+      throw new ConfigError(
+        name,
+        `policy of ${kind} must be one of ${PERMISSION_POLICIES.join(', ')}, got ${JSON.stringify(policy)}`,
+      );
+    }
+    if (Object.hasOwn(rules, kind)) throw new ConfigError(name, `${kind} is given twice`);
+    rules[kind] = policy;
+  }
+  return Object.freeze(rules);
+}
