@@ -32,6 +32,8 @@ export interface AgentScript {
   toolKinds?: string[];
   /** Emits a plan with these entries (the first in progress, the rest pending) before any tool call. */
   plan?: string[];
+  /** Reports the session's working directory in the reply. */
+  reportCwd?: boolean;
   /** Reports these environment variables of the agent process in the reply. */
   env?: string[];
   /** Starts a long-lived child in the agent's process group, holding its stdout, and reports its pid. */
@@ -66,6 +68,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   permissionOptions: 'string[]',
   toolKinds: 'string[]',
   plan: 'string[]',
+  reportCwd: 'boolean',
   env: 'string[]',
   spawnGrandchild: 'boolean',
   ignoreSigterm: 'boolean',

@@ -18,6 +18,8 @@ import { splitMessages } from './sender-context.js';
 
 export interface TurnInput {
   sessionId: string;
+  /** The working directory the session was opened in. */
+  cwd: string;
   prompt: ContentBlock[];
   script: AgentScript;
   /** Whether `@agent` lines were read as a script, and so are left out of the echoed text. */
@@ -200,6 +202,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     process.exit(script.exit);
   }
   if (script.error !== undefined) throw new RequestError(-32603, script.error);
+  if (script.reportCwd) notes.push(`cwd ${input.cwd}`);
   for (const name of script.env ?? []) {
     const value = process.env[name];
     notes.push(value === undefined ? `env ${name} is unset` : `env ${name}=${value}`);

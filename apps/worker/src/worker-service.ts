@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { DEFAULT_INHERITED_ENV, SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
@@ -20,6 +21,7 @@ import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
+import { WorkingDirectories } from './working-directories.js';
 
 export interface WorkerOptions {
   logger: Logger;
@@ -83,13 +85,20 @@ export async function startWorker(
   const { queue, doorbell } = store;
 
   const agent = config.agentCommand ?? builtInAgentCommand();
+  const directories = new WorkingDirectories(
+    config.agentCwd,
+    config.agentCwdRetention,
+    logger.child({ component: 'cwd' }),
+  );
+  await mkdir(directories.root, { recursive: true });
   const pool = new SessionPool({
     agent: {
       ...agent,
       inheritEnv: [...DEFAULT_INHERITED_ENV, ...config.agentEnv],
       env: options.agentEnv ?? {},
     },
-    cwd: config.agentCwd,
+    cwd: directories.root,
+    sessionCwd: (thread) => directories.ready(thread),
     maxSessions: config.maxSessions,
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
@@ -145,7 +154,8 @@ export async function startWorker(
       pool,
       continuity: new SessionContinuity(store.sessions, pool, {
         agent: [agent.command, ...agent.args].join(' '),
-        cwd: config.agentCwd,
+        cwd: (thread) => directories.of(thread),
+        onReset: (thread) => directories.reset(thread),
       }),
       fresh: {
         history: (thread) => queue.history(thread),

@@ -1,4 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { message, replies, startHarness, type WorkerHarness, waitForReplies } from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
@@ -54,5 +57,41 @@ describe('a coding agent on a worker', () => {
     expect(replies(h, 'th')[0]!.text).toContain(
       'permission edit: selected allow-once\npermission execute: selected allow-once',
     );
+  });
+});
+
+describe('working directories per conversation', () => {
+  it('gives two threads on one worker directories of their own, created on demand', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tributary-cwd-'));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    h = await startHarness({ AGENT_CWD: `${root}/{platform}/{channel}/{thread}` });
+    const threads = ['gateway:discord:C1:T1', 'gateway:discord:C1:T2'];
+    for (const thread of threads)
+      await h.send(thread, message('@agent {"reportCwd": true, "reply": "here"}'));
+    for (const thread of threads) await waitForReplies(h, thread, 1);
+
+    const cwds = threads.map((thread) => /cwd (.+)$/m.exec(replies(h!, thread)[0]!.text)?.[1]);
+    expect(cwds).toEqual([
+      join(root, 'gateway', 'discord_3aC1', 'T1'),
+      join(root, 'gateway', 'discord_3aC1', 'T2'),
+    ]);
+    for (const cwd of cwds) expect((await stat(cwd!)).isDirectory()).toBe(true);
+  });
+
+  it('deletes a reset thread’s directory when so configured, and keeps resuming it otherwise', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tributary-cwd-'));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    h = await startHarness({ AGENT_CWD: `${root}/{thread}`, AGENT_CWD_RETENTION: 'delete-on-reset' });
+    const thread = 'slack:C1:T1';
+    const dir = join(root, 'T1');
+    await h.send(thread, message('@agent {"reply": "first"}'));
+    await waitForReplies(h, thread, 1);
+    await writeFile(join(dir, 'left-over.txt'), 'from the first session');
+
+    await h.worker.queue.reset(thread);
+    await h.send(thread, message('@agent {"reply": "after reset"}'));
+    await waitForReplies(h, thread, 2);
+
+    expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -5,7 +5,8 @@ import {
   TOOL_KINDS,
 } from '@tributary/acp';
 import { ConfigError } from './config-error.js';
-import { type Env, readChoice, readOptional } from './env-readers.js';
+import { hasPlaceholder, readCwdTemplate } from './cwd-template.js';
+import { type Env, readChoice, readOptional, readString } from './env-readers.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
 
@@ -53,4 +54,28 @@ function readPermissionRules(env: Env): Readonly<Partial<Record<ToolKind, Permis
     rules[kind] = policy;
   }
   return Object.freeze(rules);
+}
+
+/** What happens to a conversation's working directory when its thread is reset. */
+export type CwdRetention = 'keep' | 'delete-on-reset';
+
+export interface WorkingDirectorySettings {
+  /** Absolute; may hold `{platform}`, `{channel}` and `{thread}`, each one safe path segment of the thread key. */
+  agentCwd: string;
+  agentCwdRetention: CwdRetention;
+}
+
+export function readWorkingDirectorySettings(env: Env, cwd: string): WorkingDirectorySettings {
+  const agentCwd = readCwdTemplate('AGENT_CWD', readString(env, 'AGENT_CWD', cwd), cwd);
+  const agentCwdRetention = readChoice<CwdRetention>(
+    env,
+    'AGENT_CWD_RETENTION',
+    ['keep', 'delete-on-reset'],
+    'keep',
+  );
+  // A directory without {thread} is shared by several threads: one thread's reset must not delete it.
+  if (agentCwdRetention === 'delete-on-reset' && !hasPlaceholder(agentCwd, 'thread')) {
+    throw new ConfigError('AGENT_CWD_RETENTION', 'delete-on-reset needs {thread} in AGENT_CWD');
+  }
+  return { agentCwd, agentCwdRetention };
 }

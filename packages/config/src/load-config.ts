@@ -1,5 +1,10 @@
 import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
-import { type PermissionSettings, readPermissionSettings } from './agent-settings.js';
+import {
+  type PermissionSettings,
+  readPermissionSettings,
+  readWorkingDirectorySettings,
+  type WorkingDirectorySettings,
+} from './agent-settings.js';
 import { ConfigError } from './config-error.js';
 import {
   type Env,
@@ -13,12 +18,11 @@ import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './ser
 
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
-export interface WorkerConfig extends ServiceSettings, PermissionSettings {
+export interface WorkerConfig extends ServiceSettings, PermissionSettings, WorkingDirectorySettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
   /** Undefined: the built-in agent. */
   agentCommand: { command: string; args: string[] } | undefined;
-  agentCwd: string;
   /** Variables passed to the agent on top of the allowlist, by name. */
   agentEnv: string[];
   /** Turns this worker runs at once; also its live ACP sessions cap. */
@@ -68,7 +72,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
-    agentCwd: readString(env, 'AGENT_CWD', cwd),
+    ...readWorkingDirectorySettings(env, cwd),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
     ...readPermissionSettings(env),
     concurrency,
