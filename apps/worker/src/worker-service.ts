@@ -175,6 +175,7 @@ export async function startWorker(
         );
       },
       limits: config,
+      progress: config.progress,
       logger,
       running,
       onSignal: (signal) => {

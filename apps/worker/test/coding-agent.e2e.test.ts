@@ -78,7 +78,7 @@ describe('working directories per conversation', () => {
     for (const cwd of cwds) expect((await stat(cwd!)).isDirectory()).toBe(true);
   });
 
-  it('deletes a reset thread’s directory when so configured, and keeps resuming it otherwise', async () => {
+  it('deletes a reset thread’s directory when so configured', async () => {
     const root = await mkdtemp(join(tmpdir(), 'tributary-cwd-'));
     onTestFinished(() => rm(root, { recursive: true, force: true }));
     h = await startHarness({ AGENT_CWD: `${root}/{thread}`, AGENT_CWD_RETENTION: 'delete-on-reset' });
@@ -93,5 +93,34 @@ describe('working directories per conversation', () => {
     await waitForReplies(h, thread, 2);
 
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('progress a user can see', () => {
+  it('signals each tool call and the plan, in the order the agent sent them', async () => {
+    h = await startHarness();
+    await h.send(
+      'th',
+      message(
+        '@agent {"plan": ["Read the code", "Fix it"], "toolKinds": ["read", "edit"], "reply": "fixed"}',
+      ),
+    );
+    await waitForReplies(h, 'th', 1);
+
+    expect(h.signals.map((s) => [s.kind, s.activity])).toEqual([
+      ['started', undefined],
+      ['progress', 'plan: 0/2 done, now: Read the code'],
+      ['progress', 'running: Scripted read tool'],
+      ['progress', 'running: Scripted edit tool'],
+      ['finished', undefined],
+    ]);
+  });
+
+  it('shows no progress when AGENT_PROGRESS is off', async () => {
+    h = await startHarness({ AGENT_PROGRESS: 'off' });
+    await h.send('th', message('@agent {"toolKinds": ["execute"], "reply": "ran"}'));
+    await waitForReplies(h, 'th', 1);
+
+    expect(h.signals.map((s) => s.kind)).toEqual(['started', 'finished']);
   });
 });

@@ -79,3 +79,10 @@ export function readWorkingDirectorySettings(env: Env, cwd: string): WorkingDire
   }
   return { agentCwd, agentCwdRetention };
 }
+
+/** Where a turn's tool calls and plan are shown: a reaction, a status line in the streamed reply, both, neither. */
+export type ProgressDisplay = 'all' | 'reactions' | 'status' | 'off';
+
+export function readProgressDisplay(env: Env): ProgressDisplay {
+  return readChoice<ProgressDisplay>(env, 'AGENT_PROGRESS', ['all', 'reactions', 'status', 'off'], 'all');
+}

@@ -1,4 +1,4 @@
-export type { CwdRetention } from './agent-settings.js';
+export type { CwdRetention, ProgressDisplay } from './agent-settings.js';
 export { ConfigError } from './config-error.js';
 export { cwdTemplateRoot, expandCwdTemplate, hasPlaceholder, safeSegment } from './cwd-template.js';
 export { type Env, type LogLevel, splitCommandLine } from './env-readers.js';

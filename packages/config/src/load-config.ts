@@ -1,7 +1,9 @@
 import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
 import {
   type PermissionSettings,
+  type ProgressDisplay,
   readPermissionSettings,
+  readProgressDisplay,
   readWorkingDirectorySettings,
   type WorkingDirectorySettings,
 } from './agent-settings.js';
@@ -47,6 +49,8 @@ export interface WorkerConfig extends ServiceSettings, PermissionSettings, Worki
   shutdownGraceMs: number;
   /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
   replyStreamIntervalMs: number;
+  /** How the user sees the agent's tool calls and plan while a turn runs. */
+  progress: ProgressDisplay;
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
   metricsPort: number;
   metricsHost: string;
@@ -89,6 +93,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', 60_000),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
+    progress: readProgressDisplay(env),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
   });
