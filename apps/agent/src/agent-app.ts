@@ -126,6 +126,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       await store.save(record);
       const outcome = await playTurn({
         sessionId: record.sessionId,
+        cwd: record.cwd,
         prompt,
         script,
         scripting,

@@ -22,8 +22,18 @@ export interface AgentScript {
   ignoreCancel?: boolean;
   /** Exits the process with this code mid-turn. */
   exit?: number;
-  /** Sends session/request_permission and reports the outcome in the reply. */
+  /** Sends session/request_permission (for an `execute` tool) and reports the outcome in the reply. */
   permission?: boolean;
+  /** Sends one session/request_permission per tool kind listed, reporting each outcome in the reply. */
+  permissions?: string[];
+  /** The option kinds a permission request offers (default: all four, allow_once first). */
+  permissionOptions?: string[];
+  /** Emits one tool_call (in progress, then completed) per tool kind listed, before the reply. */
+  toolKinds?: string[];
+  /** Emits a plan with these entries (the first in progress, the rest pending) before any tool call. */
+  plan?: string[];
+  /** Reports the session's working directory in the reply. */
+  reportCwd?: boolean;
   /** Reports these environment variables of the agent process in the reply. */
   env?: string[];
   /** Starts a long-lived child in the agent's process group, holding its stdout, and reports its pid. */
@@ -54,6 +64,11 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   ignoreCancel: 'boolean',
   exit: 'integer',
   permission: 'boolean',
+  permissions: 'string[]',
+  permissionOptions: 'string[]',
+  toolKinds: 'string[]',
+  plan: 'string[]',
+  reportCwd: 'boolean',
   env: 'string[]',
   spawnGrandchild: 'boolean',
   ignoreSigterm: 'boolean',

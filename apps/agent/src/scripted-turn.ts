@@ -3,9 +3,12 @@ import {
   type AgentContext,
   type ContentBlock,
   methods,
+  type PermissionOption,
+  type PermissionOptionKind,
   RequestError,
   type SessionUpdate,
   type StopReason,
+  type ToolKind,
 } from '@agentclientprotocol/sdk';
 import { summarizeBatch } from './batch-summary.js';
 import { isBrokerBlock } from './broker-blocks.js';
@@ -15,6 +18,8 @@ import { splitMessages } from './sender-context.js';
 
 export interface TurnInput {
   sessionId: string;
+  /** The working directory the session was opened in. */
+  cwd: string;
   prompt: ContentBlock[];
   script: AgentScript;
   /** Whether `@agent` lines were read as a script, and so are left out of the echoed text. */
@@ -73,16 +78,30 @@ function spawnGrandchild(): number | undefined {
   return child.pid;
 }
 
-async function askPermission(input: TurnInput, toolCallId: string): Promise<string> {
+const OPTION_KINDS: readonly PermissionOptionKind[] = [
+  'allow_once',
+  'allow_always',
+  'reject_once',
+  'reject_always',
+];
+
+/** Asks for a tool of this kind, offering the option kinds listed (each with its kind, dashed, as id). */
+async function askPermission(
+  input: TurnInput,
+  toolCallId: string,
+  kind: string,
+  offered: readonly string[] = OPTION_KINDS,
+): Promise<string> {
   const response = await input.client.request(methods.client.session.requestPermission, {
     sessionId: input.sessionId,
-    toolCall: { toolCallId, title: 'Run a scripted command', kind: 'execute', status: 'pending' },
-    options: [
-      { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
-      { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },
-      { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
-      { optionId: 'reject-always', name: 'Always reject', kind: 'reject_always' },
-    ],
+    toolCall: { toolCallId, title: `Scripted ${kind} tool`, kind: kind as ToolKind, status: 'pending' },
+    options: offered.map(
+      (option): PermissionOption => ({
+        optionId: option.replace('_', '-'),
+        name: option,
+        kind: option as PermissionOptionKind,
+      }),
+    ),
   });
   const { outcome } = response;
   return outcome.outcome === 'selected' ? `selected ${outcome.optionId}` : 'cancelled';
@@ -132,14 +151,41 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
   if (stopped()) return { stopReason: 'cancelled', text: '' };
 
   const notes: string[] = [];
-  if (script.permission) notes.push(`permission: ${await askPermission(input, `permission-${turnNumber}`)}`);
-  for (let index = 1; index <= (script.toolCalls ?? 0) && !stopped(); index++) {
+  const { permissionOptions } = script;
+  if (script.permission) {
+    const outcome = await askPermission(input, `permission-${turnNumber}`, 'execute', permissionOptions);
+    notes.push(`permission: ${outcome}`);
+  }
+  for (const kind of script.permissions ?? []) {
+    const outcome = await askPermission(input, `permission-${turnNumber}-${kind}`, kind, permissionOptions);
+    notes.push(`permission ${kind}: ${outcome}`);
+  }
+  if (script.plan) {
+    await send({
+      sessionUpdate: 'plan',
+      entries: script.plan.map((content, index) => ({
+        content,
+        priority: 'medium',
+        status: index === 0 ? 'in_progress' : 'pending',
+      })),
+    });
+  }
+  const tools = [
+    ...Array.from({ length: script.toolCalls ?? 0 }, (_, index) => ({
+      title: `Scripted tool ${index + 1}`,
+      kind: 'other',
+    })),
+    ...(script.toolKinds ?? []).map((kind) => ({ title: `Scripted ${kind} tool`, kind })),
+  ];
+  for (const [offset, tool] of tools.entries()) {
+    if (stopped()) break;
+    const index = offset + 1;
     const toolCallId = `tool-${turnNumber}-${index}`;
     await send({
       sessionUpdate: 'tool_call',
       toolCallId,
-      title: `Scripted tool ${index}`,
-      kind: 'other',
+      title: tool.title,
+      kind: tool.kind as ToolKind,
       status: 'in_progress',
     });
     await send({
@@ -156,6 +202,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     process.exit(script.exit);
   }
   if (script.error !== undefined) throw new RequestError(-32603, script.error);
+  if (script.reportCwd) notes.push(`cwd ${input.cwd}`);
   for (const name of script.env ?? []) {
     const value = process.env[name];
     notes.push(value === undefined ? `env ${name} is unset` : `env ${name}=${value}`);

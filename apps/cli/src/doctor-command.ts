@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
   AgentAuthError,
@@ -10,7 +10,7 @@ import {
   type NewSessionResponse,
   UnsupportedProtocolVersionError,
 } from '@tributary/acp';
-import { loadWorkerConfig, type WorkerConfig } from '@tributary/config';
+import { cwdTemplateRoot, loadWorkerConfig, type WorkerConfig } from '@tributary/config';
 import type { LogSink } from '@tributary/observability';
 import { agentCommandConfig, authFix } from '@tributary/worker';
 
@@ -85,6 +85,8 @@ async function diagnose(
   promptTimeoutMs: number,
 ): Promise<void> {
   const agent = agentCommandConfig(config);
+  // Where agent processes start and a check session opens: the template's fixed part, as on a worker.
+  const root = cwdTemplateRoot(config.agentCwd);
   const commandLine = [agent.command, ...agent.args].join(' ');
   say(`agent command   ${config.agentCommand ? commandLine : `built-in agent (${commandLine})`}`);
   say(`working dir     ${config.agentCwd} (AGENT_CWD)`);
@@ -100,14 +102,20 @@ async function diagnose(
       'set them in the environment of the worker (and of this check), or drop them from AGENT_ENV',
     );
   }
-  if (!(await isDirectory(config.agentCwd))) {
+  // A worker creates the directory when it starts; so does this check.
+  if (
+    !(await mkdir(root, { recursive: true }).then(
+      () => isDirectory(root),
+      () => false,
+    ))
+  ) {
     report.fail(
-      `working directory ${config.agentCwd} does not exist or is not a directory`,
-      'create it, or set AGENT_CWD to an existing directory',
+      `working directory ${root} cannot be created or is not a directory`,
+      'create it with permissions for the worker, or set AGENT_CWD elsewhere',
     );
     return;
   }
-  pass(`working directory ${config.agentCwd} exists`);
+  pass(`working directory ${root} is ready`);
 
   const stderr: string[] = [];
   const reply: string[] = [];
@@ -116,7 +124,7 @@ async function diagnose(
   try {
     process_ = await AgentProcess.start({
       ...agent,
-      cwd: config.agentCwd,
+      cwd: root,
       logger: stderrCollector(stderr),
       onSessionUpdate: ({ update }) => {
         if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') {
@@ -153,13 +161,13 @@ async function diagnose(
 
     let session: NewSessionResponse;
     try {
-      session = await process_.openNewSession(config.agentCwd);
+      session = await process_.openNewSession(root);
     } catch (error) {
       requestFailed('session/new', error, report);
       printStderr(stderr);
       return;
     }
-    pass(`session/new in ${config.agentCwd}: session ${session.sessionId}`);
+    pass(`session/new in ${root}: session ${session.sessionId}`);
     printModes(session);
 
     if (prompt === undefined) skip('prompt: not sent (--prompt "text" sends one)');

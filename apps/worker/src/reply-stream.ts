@@ -19,6 +19,8 @@ const MORE = ' …';
  */
 export class ReplyStream {
   private text = '';
+  /** What the agent is doing (a tool it runs, its plan), shown under the text until the reply is final. */
+  private activity: string | undefined;
   private messageId: string | undefined;
   /** When the stream last wrote, or (before the placeholder exists) when the first chunk came. */
   private lastWrite = 0;
@@ -37,8 +39,24 @@ export class ReplyStream {
 
   chunk(text: string): void {
     if (this.finished || text === '') return;
-    if (this.text === '') this.lastWrite = Date.now();
+    if (!this.started) this.lastWrite = Date.now();
     this.text += text;
+    this.schedule();
+  }
+
+  /** Sets the status line under the streamed text; it is never part of the final reply. */
+  status(line: string): void {
+    if (this.finished || line === this.activity) return;
+    if (!this.started) this.lastWrite = Date.now();
+    this.activity = line;
+    this.schedule();
+  }
+
+  private get started(): boolean {
+    return this.text !== '' || this.activity !== undefined;
+  }
+
+  private schedule(): void {
     if (this.timer) return;
     // A reply that is complete within one interval is posted once, from the outbox: no placeholder.
     const wait = Math.max(0, this.lastWrite + this.intervalMs - Date.now());
@@ -58,8 +76,9 @@ export class ReplyStream {
 
   private async write(): Promise<void> {
     if (this.finished) return;
-    const limit = this.client.maxMessageLength - MORE.length;
-    const visible = `${this.text.length > limit ? this.text.slice(0, limit) : this.text}${MORE}`;
+    const status = this.activity === undefined ? '' : `${this.text === '' ? '' : '\n\n'}⏳ ${this.activity}`;
+    const limit = Math.max(0, this.client.maxMessageLength - MORE.length - status.length);
+    const visible = `${this.text.length > limit ? this.text.slice(0, limit) : this.text}${status}${MORE}`;
     this.lastWrite = Date.now();
     try {
       if (this.messageId === undefined) {

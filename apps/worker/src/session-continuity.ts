@@ -4,8 +4,10 @@ import type { Lease, SessionRecords } from '@tributary/queue';
 export interface SessionIdentity {
   /** Identifies the agent command; a session id is meaningless to a different agent. */
   agent: string;
-  /** The agent's working directory; a session belongs to the directory it was opened in. */
-  cwd: string;
+  /** The thread's working directory; a session belongs to the directory it was opened in. */
+  cwd: (thread: string) => string;
+  /** Called when a thread's saved session predates a reset, before its fresh session opens. */
+  onReset?: (thread: string) => Promise<void>;
 }
 
 /** A session this worker holds live for a thread. */
@@ -45,10 +47,11 @@ export class SessionContinuity {
     if (this.pool.has(thread)) await this.pool.release(thread);
 
     const saved = await this.records.get(thread);
+    if (saved !== undefined && saved.generation < generation) await this.identity.onReset?.(thread);
     const resumable =
       saved !== undefined &&
       saved.agent === this.identity.agent &&
-      saved.cwd === this.identity.cwd &&
+      saved.cwd === this.identity.cwd(thread) &&
       saved.generation === generation;
     const opened = resumable
       ? await this.pool.loadOrResume(thread, saved.sessionId)
@@ -72,7 +75,7 @@ export class SessionContinuity {
     await this.records.save(thread, {
       sessionId: held.sessionId,
       agent: this.identity.agent,
-      cwd: this.identity.cwd,
+      cwd: this.identity.cwd(thread),
       generation: held.generation,
       worker: lease.owner,
       savedAt: Date.now(),

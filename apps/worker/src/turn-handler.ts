@@ -1,4 +1,5 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
+import type { ProgressDisplay } from '@tributary/config';
 import { type ArrivalEvent, arrivalFromBody, envelopeTokens, packBatch } from '@tributary/packing';
 import { platformOfThread } from '@tributary/platforms';
 import {
@@ -15,6 +16,7 @@ import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
 import { describeTurnFailure } from './turn-failure.js';
 import type { TurnObserver } from './turn-observer.js';
+import { progressOf } from './turn-progress.js';
 import type { TurnEnding, TurnSignal, TurnSignalListener } from './turn-signals.js';
 import { TurnWatchdog, type WatchdogLimits } from './turn-watchdog.js';
 
@@ -31,6 +33,8 @@ export interface TurnHandlerDeps {
   onSignal?: TurnSignalListener;
   /** A placeholder the reply streams into, where the thread's platform can edit messages. */
   stream?: (thread: string, batchId: string, target: ReplyTarget) => ReplyStream | undefined;
+  /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */
+  progress?: ProgressDisplay;
 }
 
 /** Why the broker, not the user, ended a turn. */
@@ -66,7 +70,7 @@ function parseEvents(batch: Batch): ArrivalEvent[] {
  * with the broker-origin blocks restoring the thread's parent message and complete batches.
  */
 export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { pool, continuity, limits, running } = deps;
+  const { pool, continuity, limits, running, progress = 'all' } = deps;
   return async (batch, leaseSignal) => {
     const thread = batch.lease.thread;
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
@@ -77,8 +81,10 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const onLeaseAbort = () => turn.abort(leaseSignal.reason);
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
     running.set(thread, turn);
-    const signal = (kind: TurnSignal['kind'], extra: Pick<TurnSignal, 'quietMs' | 'ending'> = {}) =>
-      deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra });
+    const signal = (
+      kind: TurnSignal['kind'],
+      extra: Pick<TurnSignal, 'quietMs' | 'ending' | 'activity'> = {},
+    ) => deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra });
     const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
       toOutbound({ thread, batchId: batch.id, kind, text, target, ...(stopReason ? { stopReason } : {}) });
     const started = performance.now();
@@ -129,6 +135,10 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
               if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
                 stream?.chunk(event.content.text);
               }
+              const activity = progressOf(event);
+              if (activity === undefined) return;
+              if (progress === 'all' || progress === 'reactions') signal('progress', { activity });
+              if (progress === 'all' || progress === 'status') stream?.status(activity);
             },
           }),
         };

@@ -13,6 +13,8 @@ function reactionOf(signal: TurnSignal): Reaction | undefined {
   switch (signal.kind) {
     case 'started':
       return 'working';
+    case 'progress':
+      return 'tool';
     case 'stall-soft':
     case 'stall-hard':
       return signal.kind;

@@ -5,12 +5,15 @@ export type TurnEnding = 'answered' | 'cancelled' | 'failed' | 'handed-over';
 
 /** What the reaction layer hears about a running turn (progress and stall reactions). */
 export interface TurnSignal {
-  kind: 'started' | 'stall-soft' | 'stall-hard' | 'finished';
+  /** `progress`: the agent started a tool or showed its plan (`activity` says which). */
+  kind: 'started' | 'progress' | 'stall-soft' | 'stall-hard' | 'finished';
   thread: string;
   batchId: string;
   /** The trailing message of the running batch: the one reactions go on. */
   target: ReplyTarget;
   quietMs?: number;
+  /** Set on `progress`: a short line such as `running: Read src/index.ts`. */
+  activity?: string;
   /** Set on `finished`. */
   ending?: TurnEnding;
 }

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { SessionPool } from '@tributary/acp';
 import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
@@ -20,6 +21,7 @@ import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
+import { WorkingDirectories } from './working-directories.js';
 
 export interface WorkerOptions {
   logger: Logger;
@@ -83,12 +85,20 @@ export async function startWorker(
   const { queue, doorbell } = store;
 
   const agent = agentCommandConfig(config, options.agentEnv);
+  const directories = new WorkingDirectories(
+    config.agentCwd,
+    config.agentCwdRetention,
+    logger.child({ component: 'cwd' }),
+  );
+  await mkdir(directories.root, { recursive: true });
   const pool = new SessionPool({
     agent,
-    cwd: config.agentCwd,
+    cwd: directories.root,
+    sessionCwd: (thread) => directories.ready(thread),
     maxSessions: config.maxSessions,
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
+    permissionRules: config.permissionRules,
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
     onAgentStartFailed: ({ consecutive, lastError }) => {
@@ -140,7 +150,8 @@ export async function startWorker(
       pool,
       continuity: new SessionContinuity(store.sessions, pool, {
         agent: [agent.command, ...agent.args].join(' '),
-        cwd: config.agentCwd,
+        cwd: (thread) => directories.of(thread),
+        onReset: (thread) => directories.reset(thread),
       }),
       fresh: {
         history: (thread) => queue.history(thread),
@@ -160,6 +171,7 @@ export async function startWorker(
         );
       },
       limits: config,
+      progress: config.progress,
       logger,
       running,
       onSignal: (signal) => {

@@ -37,6 +37,9 @@ export {
   DEFAULT_PERMISSION_POLICY,
   PERMISSION_POLICIES,
   type PermissionPolicy,
+  type PermissionRules,
+  policyFor,
+  TOOL_KINDS,
 } from './permission-policy.js';
 export {
   type LateUpdate,

@@ -4,13 +4,19 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionNotification,
+  ToolKind,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { AgentInfo } from './agent-info.js';
 import { type AgentCommandConfig, AgentProcess } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
-import { choosePermission, DEFAULT_PERMISSION_POLICY, type PermissionPolicy } from './permission-policy.js';
+import {
+  choosePermission,
+  DEFAULT_PERMISSION_POLICY,
+  type PermissionPolicy,
+  policyFor,
+} from './permission-policy.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
 import { type TurnEvent, toTurnEvent } from './turn-events.js';
@@ -32,8 +38,13 @@ export interface LateUpdate {
 
 export interface SessionPoolOptions {
   agent: AgentCommandConfig;
-  /** Absolute working directory of the agent process and of every session. */
+  /** Absolute working directory of the agent processes, and of every session unless `sessionCwd` says otherwise. */
   cwd: string;
+  /**
+   * The absolute working directory of a thread's session, made ready (created) by the time it resolves;
+   * asked each time the thread's session is opened. Default: `cwd`.
+   */
+  sessionCwd?: (threadKey: string) => Promise<string>;
   /**
    * Called for each agent process that ended without the pool retiring it (a crash, an exit of its
    * own, a kill after a cancel timeout): its thread's next turn starts another process.
@@ -51,13 +62,15 @@ export interface SessionPoolOptions {
   killGraceMs?: number;
   initializeTimeoutMs?: number;
   permissionPolicy?: PermissionPolicy;
+  /** Policies for requests of these tool kinds, over `permissionPolicy`. */
+  permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
   clientInfo?: Implementation;
   logger?: LogSink;
   /** Receives late updates; without it they are dropped with a debug record. */
   onLateUpdate?: (update: LateUpdate) => void;
 }
 
-type SessionOpener = (agent: AgentProcess) => Promise<OpenedSession>;
+type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession>;
 
 interface Attached {
   session: PooledSession;
@@ -82,8 +95,8 @@ export class SessionPool {
   readonly #agents: AgentSupervisor;
   /** A process started to answer agentInfo() before any session existed; the next session takes it. */
   #spare: Promise<AgentProcess> | undefined;
-  readonly #newSession: SessionOpener = async (agent) => ({
-    sessionId: await agent.newSession(this.#options.cwd),
+  readonly #newSession: SessionOpener = async (agent, cwd) => ({
+    sessionId: await agent.newSession(cwd),
     path: 'new',
   });
 
@@ -168,8 +181,7 @@ export class SessionPool {
   async loadOrResume(threadKey: string, sessionId: string): Promise<OpenedSession> {
     const live = this.#sessions.get(threadKey);
     if (live && live.sessionId !== sessionId) await this.release(threadKey);
-    const { session, path } = await this.#open(threadKey, async (agent) => {
-      const { cwd } = this.#options;
+    const { session, path } = await this.#open(threadKey, async (agent, cwd) => {
       const { supports } = agent.info;
       if (
         supports.resume &&
@@ -184,7 +196,7 @@ export class SessionPool {
       ) {
         return { sessionId, path: 'loaded' };
       }
-      return this.#newSession(agent);
+      return this.#newSession(agent, cwd);
     });
     return { sessionId: session.sessionId, path };
   }
@@ -252,17 +264,18 @@ export class SessionPool {
   async #create(threadKey: string, opener: SessionOpener): Promise<Attached> {
     const evicted = this.#sessions.evictFor(this.#opening.size);
     await Promise.all(evicted.map((session) => this.#closeSession(session, 'evicted')));
+    const cwd = (await this.#options.sessionCwd?.(threadKey)) ?? this.#options.cwd;
     const agent = await this.#processFor();
     let opened: OpenedSession;
     try {
-      opened = await opener(agent);
+      opened = await opener(agent, cwd);
     } catch (error) {
       // A process that could not take the thread's session carries nothing; it is not kept.
       void this.#agents.retire(agent);
       throw error;
     }
     const session = this.#sessions.add(threadKey, opened.sessionId, agent);
-    this.#logger.info({ threadKey, ...opened, pid: agent.pid }, 'session opened');
+    this.#logger.info({ threadKey, ...opened, cwd, pid: agent.pid }, 'session opened');
     return { session, path: opened.path };
   }
 
@@ -345,7 +358,12 @@ export class SessionPool {
   #answerPermission(request: RequestPermissionRequest, agent: AgentProcess): RequestPermissionResponse {
     const session = this.#sessions.find(agent, request.sessionId);
     const turn = session && runningTurn(session);
-    const policy = this.#options.permissionPolicy ?? DEFAULT_PERMISSION_POLICY;
+    const { permissionPolicy, permissionRules } = this.#options;
+    const kind = request.toolCall.kind ?? 'other';
+    const policy = policyFor(
+      { policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY, byKind: permissionRules },
+      kind,
+    );
     // Outside a running turn nobody owns the decision, so the request is cancelled.
     const outcome = turn
       ? choosePermission(policy, request.options, turn.cancelling)
@@ -357,6 +375,7 @@ export class SessionPool {
         policy,
         outcome,
         tool: request.toolCall.title,
+        toolKind: kind,
       },
       'permission request answered',
     );

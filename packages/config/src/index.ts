@@ -1,4 +1,6 @@
+export type { CwdRetention, ProgressDisplay } from './agent-settings.js';
 export { ConfigError } from './config-error.js';
+export { cwdTemplateRoot, expandCwdTemplate, hasPlaceholder, safeSegment } from './cwd-template.js';
 export { type Env, type LogLevel, splitCommandLine } from './env-readers.js';
 export { FORWARDER_REQUIRED, type ForwarderConfig, loadForwarderConfig } from './forwarder-config.js';
 export {

@@ -1,5 +1,12 @@
-import { DEFAULT_PERMISSION_POLICY, PERMISSION_POLICIES, type PermissionPolicy } from '@tributary/acp';
 import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
+import {
+  type PermissionSettings,
+  type ProgressDisplay,
+  readPermissionSettings,
+  readProgressDisplay,
+  readWorkingDirectorySettings,
+  type WorkingDirectorySettings,
+} from './agent-settings.js';
 import { ConfigError } from './config-error.js';
 import {
   type Env,
@@ -13,17 +20,15 @@ import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './ser
 
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
-export interface WorkerConfig extends ServiceSettings {
+export interface WorkerConfig extends ServiceSettings, PermissionSettings, WorkingDirectorySettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
   /** Undefined: the built-in agent. */
   agentCommand: { command: string; args: string[] } | undefined;
-  agentCwd: string;
   /** Variables passed to the agent on top of the allowlist, by name. */
   agentEnv: string[];
   /** The auth method each agent process is signed in with after `initialize`; undefined: none. */
   agentAuthMethod: string | undefined;
-  permissionPolicy: PermissionPolicy;
   /** Turns this worker runs at once; also its live ACP sessions cap. */
   concurrency: number;
   maxBatchMessages: number;
@@ -46,6 +51,8 @@ export interface WorkerConfig extends ServiceSettings {
   shutdownGraceMs: number;
   /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
   replyStreamIntervalMs: number;
+  /** How the user sees the agent's tool calls and plan while a turn runs. */
+  progress: ProgressDisplay;
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
   metricsPort: number;
   metricsHost: string;
@@ -71,15 +78,10 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
-    agentCwd: readString(env, 'AGENT_CWD', cwd),
+    ...readWorkingDirectorySettings(env, cwd),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
     agentAuthMethod: readOptional(env, 'AGENT_AUTH_METHOD')?.trim() || undefined,
-    permissionPolicy: readChoice(
-      env,
-      'AGENT_PERMISSION_POLICY',
-      PERMISSION_POLICIES,
-      DEFAULT_PERMISSION_POLICY,
-    ),
+    ...readPermissionSettings(env),
     concurrency,
     maxSessions,
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),
@@ -94,6 +96,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', 60_000),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
+    progress: readProgressDisplay(env),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
   });

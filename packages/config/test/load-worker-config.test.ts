@@ -16,7 +16,8 @@ describe('worker configuration', () => {
       turnTimeoutMs: 600_000,
       stallSoftMs: 10_000,
       stallHardMs: 30_000,
-      permissionPolicy: 'reject',
+      permissionPolicy: 'allow-once',
+      permissionRules: {},
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -25,6 +26,19 @@ describe('worker configuration', () => {
     expect(loadWorkerConfig({}).agentAuthMethod).toBeUndefined();
     expect(loadWorkerConfig({ AGENT_AUTH_METHOD: ' ' }).agentAuthMethod).toBeUndefined();
     expect(loadWorkerConfig({ AGENT_AUTH_METHOD: 'openai-api-key' }).agentAuthMethod).toBe('openai-api-key');
+  });
+
+  it('reads permission rules by tool kind', () => {
+    const config = loadWorkerConfig({
+      AGENT_PERMISSION_POLICY: 'reject',
+      AGENT_PERMISSION_RULES: 'read=allow, edit=allow-once,switch_mode=allow-always',
+    });
+    expect(config.permissionPolicy).toBe('reject');
+    expect(config.permissionRules).toEqual({
+      read: 'allow',
+      edit: 'allow-once',
+      switch_mode: 'allow-always',
+    });
   });
 
   it('reads AGENT_COMMAND as a command line', () => {
@@ -48,6 +62,11 @@ describe('worker configuration', () => {
     [{ GATEWAY_REPLY_URL: 'not a url' }, 'GATEWAY_REPLY_URL: must be an absolute URL'],
     [{ AGENT_COMMAND: '"unterminated' }, 'AGENT_COMMAND: unterminated " quote'],
     [{ STALL_SOFT_MS: '5000', STALL_HARD_MS: '5000' }, 'STALL_HARD_MS: must be greater than STALL_SOFT_MS'],
+    [{ AGENT_PERMISSION_POLICY: 'openab' }, 'AGENT_PERMISSION_POLICY: must be one of reject, allow-once'],
+    [{ AGENT_PERMISSION_RULES: 'read' }, 'AGENT_PERMISSION_RULES: expected kind=policy pairs'],
+    [{ AGENT_PERMISSION_RULES: 'shell=allow' }, 'AGENT_PERMISSION_RULES: tool kind must be one of read,'],
+    [{ AGENT_PERMISSION_RULES: 'read=yes' }, 'AGENT_PERMISSION_RULES: policy of read must be one of'],
+    [{ AGENT_PERMISSION_RULES: 'read=allow,read=reject' }, 'AGENT_PERMISSION_RULES: read is given twice'],
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadWorkerConfig(env)).toThrow(ConfigError);
     expect(() => loadWorkerConfig(env)).toThrow(message);

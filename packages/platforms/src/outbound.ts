@@ -19,7 +19,8 @@ export interface PostTarget {
  * `stall-soft` / `stall-hard`: the turn has been silent for a while / long enough to think of /cancel.
  * `done`: the turn answered. `failed`: the turn failed (⚠️ where the platform has it).
  */
-export type Reaction = 'accepted' | 'working' | 'stall-soft' | 'stall-hard' | 'done' | 'failed';
+/** `tool`: the agent is running a tool (or has just shown its plan). */
+export type Reaction = 'accepted' | 'working' | 'tool' | 'stall-soft' | 'stall-hard' | 'done' | 'failed';
 
 /** What a caller knows about a post beyond its text; each platform uses what it can. */
 export interface SendOptions {

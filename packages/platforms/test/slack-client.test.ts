@@ -56,6 +56,7 @@ describe('Slack client against the fake Web API', () => {
     expect(calls.map((call) => (call.body as { name: string }).name)).toEqual([
       'eyes',
       'gear',
+      'hammer_and_wrench',
       'yawning_face',
       'sleeping',
       'white_check_mark',

@@ -66,7 +66,7 @@ describe('Telegram client against the fake Bot API', () => {
       for (const reaction of Object.keys(TELEGRAM_REACTIONS) as Reaction[])
         await telegram.react(message, reaction);
     });
-    expect(calls.map((call) => call.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(calls.map((call) => call.status)).toEqual(Object.keys(TELEGRAM_REACTIONS).map(() => 200));
     expect(calls.map((call) => (call.body as { reaction: { emoji: string }[] }).reaction[0]!.emoji)).toEqual(
       Object.values(TELEGRAM_REACTIONS),
     );

@@ -4,6 +4,7 @@ import type { Reaction } from '../outbound.js';
 export const SLACK_REACTIONS: Readonly<Record<Reaction, string>> = {
   accepted: 'eyes',
   working: 'gear',
+  tool: 'hammer_and_wrench',
   'stall-soft': 'yawning_face',
   'stall-hard': 'sleeping',
   done: 'white_check_mark',

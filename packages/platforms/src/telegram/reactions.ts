@@ -7,6 +7,7 @@ import type { Reaction } from '../outbound.js';
 export const TELEGRAM_REACTIONS: Readonly<Record<Reaction, string>> = {
   accepted: '\u{1F440}', // 👀
   working: '\u{1F468}\u200D\u{1F4BB}', // 👨‍💻
+  tool: '\u270D', // ✍
   'stall-soft': '\u{1F971}', // 🥱
   'stall-hard': '\u{1F634}', // 😴
   done: '\u{1F44D}', // 👍
