@@ -50,6 +50,9 @@ function startWorker(): Worker {
       METRICS_PORT: '0',
       SHUTDOWN_GRACE_MS: '0',
       LOG_LEVEL: 'info',
+      // The long turn is an `@agent` directive, which the built-in agent obeys only when told to.
+      AGENT_ENV: 'TRIBUTARY_AGENT_SCRIPTING',
+      TRIBUTARY_AGENT_SCRIPTING: 'on',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
