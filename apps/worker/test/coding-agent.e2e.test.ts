@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TOOL_KINDS } from '@tributary/acp';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { message, replies, startHarness, type WorkerHarness, waitForReplies } from './worker-fixture.js';
 
@@ -10,18 +11,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const ALL_KINDS = [
-  'read',
-  'edit',
-  'delete',
-  'move',
-  'search',
-  'execute',
-  'think',
-  'fetch',
-  'switch_mode',
-  'other',
-];
+const ALL_KINDS = TOOL_KINDS;
 
 describe('a coding agent on a worker', () => {
   it('gets the answer its rules give to a permission request of each tool kind', async () => {
