@@ -26,7 +26,9 @@ async function replyReceiver() {
           body += chunk;
         });
         req.on('end', () => {
-          received.push(JSON.parse(body));
+          const parsed = JSON.parse(body);
+          // Progress reactions come as commands; what matters here is the replies.
+          if (parsed.command === undefined) received.push(parsed);
           res.writeHead(204).end();
         });
       });

@@ -23,7 +23,11 @@ describe('tributary worker (real process)', () => {
         body += c;
       });
       req.on('end', () => {
-        replies.push({ body: JSON.parse(body), signature: req.headers['x-tributary-signature'] as string });
+        const parsed = JSON.parse(body);
+        // Reactions come as commands (add_reaction, remove_reaction); this test reads the replies.
+        if (parsed.command === undefined) {
+          replies.push({ body: parsed, signature: req.headers['x-tributary-signature'] as string });
+        }
         res.writeHead(204).end();
       });
     });

@@ -179,7 +179,13 @@ function gatewayDriver(): PlatformDriver {
           return c;
         }),
     postText: (c) => (c.body as GatewayReply).content.text,
-    accepted: () => [],
+    // Reactions travel as openab's add_reaction command, naming the upstream message id.
+    accepted: () =>
+      stack
+        .calls('gateway', 'add_reaction')
+        .map((c) => c.body as GatewayReply)
+        .filter((r) => r.channel.thread_id === thread && r.content.text === '👀')
+        .map((r) => r.reply_to),
   };
 }
 
@@ -226,10 +232,8 @@ describe.each([
     expect(one).toContain('Received 1 message in this turn');
     expect(batched).toContain('Received 3 messages in this turn');
     expect(batched).toMatch(/1\. .*actually wait[\s\S]*2\. .*run e2e[\s\S]*3\. .*and lint/);
-    if (driver.name !== 'gateway') {
-      await waitFor(() => driver.accepted().length >= 4, { what: `${driver.name}: 👀 on every message` });
-      expect(driver.accepted()).toEqual([first, ...burst]);
-    }
+    await waitFor(() => driver.accepted().length >= 4, { what: `${driver.name}: 👀 on every message` });
+    expect(driver.accepted()).toEqual([first, ...burst]);
 
     const long = 'word '.repeat(Math.ceil((driver.limit * 1.5) / 5)).trim();
     await driver.deliver(`@agent {"reply": "${long}"}`);

@@ -2,9 +2,9 @@ import { type FakePlatformApi, startFakePlatformApi } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyDiscordAnswer } from '../src/discord/answer.js';
 import { DiscordClient } from '../src/discord/client.js';
-import { DISCORD_REACTIONS } from '../src/discord/reactions.js';
 import type { PlatformAnswer } from '../src/http/answer.js';
 import { PlatformApiError, type Reaction } from '../src/outbound.js';
+import { UNICODE_REACTIONS } from '../src/unicode-reactions.js';
 import { expectWaitedAtLeast, FAST_RETRY, threadEvent } from './outbound-fixture.js';
 
 let fake: FakePlatformApi;
@@ -50,12 +50,12 @@ describe('Discord client against the fake REST API', () => {
   it('reacts and unreacts on the message in its thread, with the URL-encoded emoji', async () => {
     const message = { platform: 'discord', channelId: '100', threadId: '201', messageId: '400' };
     const calls = await callsOf(async () => {
-      for (const reaction of Object.keys(DISCORD_REACTIONS) as Reaction[])
+      for (const reaction of Object.keys(UNICODE_REACTIONS) as Reaction[])
         await discord.react(message, reaction);
       await discord.unreact(message, 'working');
     });
     const emoji = calls.map((call) => decodeURIComponent(/\/reactions\/([^/]+)\/@me$/.exec(call.path)![1]!));
-    expect(emoji).toEqual([...Object.values(DISCORD_REACTIONS), DISCORD_REACTIONS.working]);
+    expect(emoji).toEqual([...Object.values(UNICODE_REACTIONS), UNICODE_REACTIONS.working]);
     expect(
       calls.every((call) => call.path.startsWith('/channels/201/messages/400/') && call.status === 204),
     ).toBe(true);

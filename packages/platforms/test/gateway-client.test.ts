@@ -30,6 +30,27 @@ const target = {
 };
 
 describe('gateway client against the fake reply receiver', () => {
+  it('reacts through the protocol commands, on the upstream message, signed', async () => {
+    const message = { platform: 'telegram', channelId: '-1001', threadId: '7', messageId: '42' };
+    const calls = await callsOf(async () => {
+      await gateway.react(message, 'accepted');
+      await gateway.unreact(message, 'working');
+    });
+    expect(calls.map((c) => [c.method, c.status])).toEqual([
+      ['add_reaction', 200],
+      ['remove_reaction', 200],
+    ]);
+    expect(calls[0]!.body).toMatchObject({
+      schema: 'openab.gateway.reply.v1',
+      reply_to: '42',
+      platform: 'telegram',
+      channel: { id: '-1001', thread_id: '7' },
+      content: { type: 'text', text: '👀' },
+      command: 'add_reaction',
+    });
+    expect((calls[1]!.body as { content: { text: string } }).content.text).toBe('⚙️');
+  });
+
   it('posts openab.gateway.reply.v1, signed, naming the event and quoting the message', async () => {
     const calls = await callsOf(async () => {
       const replyId = await gateway.send(target, 'done', { idempotencyKey: '00d1a2b3c4000401:reply' });

@@ -17,8 +17,8 @@ import {
 } from '../outbound.js';
 import { isoFromRfc3339 } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
+import { UNICODE_REACTIONS } from '../unicode-reactions.js';
 import { classifyDiscordAnswer } from './answer.js';
-import { DISCORD_REACTIONS } from './reactions.js';
 
 export const DISCORD_API_URL = 'https://discord.com/api/v10';
 
@@ -125,7 +125,7 @@ function channelOf(target: { channelId: string; threadId?: string }): string {
 }
 
 function reactionPath(message: MessageRef, reaction: Reaction): string {
-  const emoji = encodeURIComponent(DISCORD_REACTIONS[reaction]);
+  const emoji = encodeURIComponent(UNICODE_REACTIONS[reaction]);
   return `/channels/${channelOf(message)}/messages/${message.messageId}/reactions/${emoji}/@me`;
 }
 

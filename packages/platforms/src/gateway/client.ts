@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { SIGNATURE_HEADER, signBody } from '../hmac-signature.js';
 import { classifyHttpAnswer } from '../http/answer.js';
 import { type PlatformClientOptions, PlatformHttp } from '../http/platform-http.js';
-import type { PlatformClient, PostTarget, SendOptions } from '../outbound.js';
-import { gatewayReplyBody } from './reply-body.js';
+import type { MessageRef } from '../message-ref.js';
+import type { PlatformClient, PostTarget, Reaction, SendOptions } from '../outbound.js';
+import { UNICODE_REACTIONS } from '../unicode-reactions.js';
+import { type GatewayCommand, gatewayCommandBody, gatewayReplyBody } from './reply-body.js';
 
 export interface GatewayClientOptions extends Omit<PlatformClientOptions, 'baseUrl'> {
   /** GATEWAY_REPLY_URL: where replies are posted. */
@@ -15,8 +17,9 @@ export interface GatewayClientOptions extends Omit<PlatformClientOptions, 'baseU
 }
 
 /**
- * Replies to an openab-compatible gateway (`openab.gateway.reply.v1`). Send only: a gateway has no
- * edits, reactions or thread history to fetch.
+ * Replies to an openab-compatible gateway (`openab.gateway.reply.v1`): posts, and reactions as the
+ * protocol's `add_reaction`/`remove_reaction` commands, so 👀, progress and stall signs reach the
+ * platform behind the gateway too. A gateway has no edits or thread history to fetch.
  */
 export class GatewayClient implements PlatformClient {
   readonly platform = 'gateway';
@@ -41,13 +44,34 @@ export class GatewayClient implements PlatformClient {
    */
   async send(target: PostTarget, text: string, options: SendOptions = {}): Promise<string> {
     const replyId = options.idempotencyKey ?? randomUUID();
-    const body = JSON.stringify(gatewayReplyBody(target, text, replyId));
+    await this.post('reply', gatewayReplyBody(target, text, replyId), replyId);
+    return replyId;
+  }
+
+  async react(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.command('add_reaction', message, reaction);
+  }
+
+  async unreact(message: MessageRef, reaction: Reaction): Promise<void> {
+    await this.command('remove_reaction', message, reaction);
+  }
+
+  private async command(command: GatewayCommand, message: MessageRef, reaction: Reaction): Promise<void> {
+    const requestId = randomUUID();
+    await this.post(
+      command,
+      gatewayCommandBody(message, command, UNICODE_REACTIONS[reaction], requestId),
+      requestId,
+    );
+  }
+
+  private async post(method: string, payload: object, requestId: string): Promise<void> {
+    const body = JSON.stringify(payload);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'idempotency-key': replyId,
+      'idempotency-key': requestId,
     };
     if (this.options.secret) headers[SIGNATURE_HEADER] = signBody(this.options.secret, body);
-    await this.http.call({ method: 'reply', url: this.options.replyUrl, headers, body });
-    return replyId;
+    await this.http.call({ method, url: this.options.replyUrl, headers, body });
   }
 }

@@ -1,3 +1,4 @@
+import type { MessageRef } from '../message-ref.js';
 import type { PostTarget } from '../outbound.js';
 
 export const GATEWAY_REPLY_SCHEMA = 'openab.gateway.reply.v1';
@@ -22,5 +23,32 @@ export function gatewayReplyBody(target: PostTarget, text: string, requestId: st
     content: { type: 'text', text },
     request_id: requestId,
     ...(target.replyToMessageId === undefined ? {} : { quote_message_id: target.replyToMessageId }),
+  };
+}
+
+/** What openab's reply protocol asks a gateway to do besides posting text. */
+export type GatewayCommand = 'add_reaction' | 'remove_reaction';
+
+/**
+ * A reply that carries a command instead of a post: `reply_to` names the message the reaction goes on
+ * (its upstream id) and `content.text` is the emoji, as openab's gateways expect.
+ */
+export function gatewayCommandBody(
+  message: MessageRef,
+  command: GatewayCommand,
+  emoji: string,
+  requestId: string,
+) {
+  return {
+    schema: GATEWAY_REPLY_SCHEMA,
+    reply_to: message.messageId,
+    platform: message.platform,
+    channel: {
+      id: message.channelId,
+      ...(message.threadId === undefined ? {} : { thread_id: message.threadId }),
+    },
+    content: { type: 'text', text: emoji },
+    command,
+    request_id: requestId,
   };
 }

@@ -11,13 +11,18 @@ import type { FakeFailure } from './types.js';
 export function gatewayHandler(secret: string | undefined): FakePlatformHandler {
   return {
     platform: 'gateway',
-    method: (request) => (request.verb === 'POST' && request.path === '/reply' ? 'reply' : 'unknown'),
+    // A reply carrying openab's `command` (add_reaction, remove_reaction) is recorded under it.
+    method: (request) => {
+      if (request.verb !== 'POST' || request.path !== '/reply') return 'unknown';
+      const command = request.payload?.command;
+      return typeof command === 'string' && command !== '' ? command : 'reply';
+    },
     recordedPath: (request) => request.path,
     authorized: (request) => secret === undefined || signatureMatches(secret, request),
     unauthorized: () => ({ status: 401, body: { error: 'invalid signature' } }),
     failure: (failure) => gatewayFailure(failure),
     handle: (request, method) => {
-      if (method !== 'reply') return { status: 404, body: { error: 'not found' } };
+      if (method === 'unknown') return { status: 404, body: { error: 'not found' } };
       const problem = replyProblem(request.payload);
       return problem === undefined
         ? { status: 200, body: { ok: true } }
