@@ -3,9 +3,11 @@ import {
   type AgentContext,
   agent,
   type ContentBlock,
+  type McpServer,
   methods,
   type PromptResponse,
   RequestError,
+  type SessionModeState,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
 import { type AgentFeatures, agentCapabilities } from './features.js';
@@ -60,8 +62,38 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
     return record;
   };
   // Loading or resuming a session this process already serves keeps its running turn.
-  const attach = (record: SessionRecord): void => {
-    if (!live.has(record.sessionId)) live.set(record.sessionId, { record, turn: undefined });
+  const attach = (record: SessionRecord): LiveSession => {
+    const existing = live.get(record.sessionId);
+    if (existing) return existing;
+    const session: LiveSession = { record, turn: undefined };
+    live.set(record.sessionId, session);
+    return session;
+  };
+  // The modes part of an answer that opens a session: absent when the agent offers none.
+  const modesOf = (record: SessionRecord): { modes?: SessionModeState } => {
+    if (features.modes.length === 0) return {};
+    const currentModeId =
+      record.modeId !== undefined && features.modes.includes(record.modeId)
+        ? record.modeId
+        : features.modes[0]!;
+    return {
+      modes: {
+        currentModeId,
+        availableModes: features.modes.map((id) => ({ id, name: `Mode ${id}` })),
+      },
+    };
+  };
+  // Every opening (new, load, resume) records the MCP servers it came with, for tests to read back.
+  const open = async (
+    record: SessionRecord,
+    mcpServers: McpServer[],
+  ): Promise<{ modes?: SessionModeState }> => {
+    const session = attach(record);
+    session.record.mcpServers = mcpServers;
+    const modes = modesOf(session.record);
+    if (modes.modes) session.record.modeId = modes.modes.currentModeId;
+    await store.save(session.record);
+    return modes;
   };
 
   const app = agent({ name: 'tributary-agent' })
@@ -88,9 +120,9 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
         throw RequestError.authRequired(undefined, `sign in with the "${AUTH_METHOD.id}" method first`);
       }
       const record = await store.create(params.cwd);
-      attach(record);
-      log('info', 'session/new', { sessionId: record.sessionId });
-      return { sessionId: record.sessionId };
+      const modes = await open(record, params.mcpServers);
+      log('info', 'session/new', { sessionId: record.sessionId, mcpServers: params.mcpServers.length });
+      return { sessionId: record.sessionId, ...modes };
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const session = liveSession(params.sessionId);
@@ -133,6 +165,8 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
         client,
         cancel: turn.signal,
         earlierTurns,
+        modeId: record.modeId,
+        mcpServers: record.mcpServers ?? [],
         log,
       });
       record.history.push({ role: 'agent', text: outcome.text });
@@ -152,16 +186,32 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       for (const update of record.history.flatMap(replayOf)) {
         await client.notify(methods.client.session.update, { sessionId: record.sessionId, update });
       }
-      attach(record);
+      const modes = await open(record, params.mcpServers);
       log('info', 'session/load', { sessionId: record.sessionId, entries: record.history.length });
-      return {};
+      return modes;
     });
   }
   if (features.resume) {
     app.onRequest(methods.agent.session.resume, async ({ params }) => {
       if (features.exitOnResume) process.exit(5);
-      attach(await stored(params.sessionId));
+      const modes = await open(await stored(params.sessionId), params.mcpServers ?? []);
       log('info', 'session/resume', { sessionId: params.sessionId });
+      return modes;
+    });
+  }
+  if (features.modes.length > 0) {
+    app.onRequest(methods.agent.session.setMode, async ({ params, client }) => {
+      const session = liveSession(params.sessionId);
+      if (!features.modes.includes(params.modeId)) {
+        throw RequestError.invalidParams(undefined, `unknown session mode "${params.modeId}"`);
+      }
+      session.record.modeId = params.modeId;
+      await store.save(session.record);
+      await client.notify(methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: 'current_mode_update', currentModeId: params.modeId },
+      });
+      log('info', 'session/set_mode', { sessionId: params.sessionId, modeId: params.modeId });
       return {};
     });
   }

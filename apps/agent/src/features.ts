@@ -18,6 +18,11 @@ export interface AgentFeatures {
    * and refuse sessions with auth_required until a client authenticates.
    */
   requireAuth: boolean;
+  /**
+   * Session mode ids offered in the answers to session/new, session/load and session/resume (the first
+   * is a new session's mode), switched with session/set_mode. Empty: no modes, no set_mode handler.
+   */
+  modes: string[];
 }
 
 const DEFAULT_FEATURES: AgentFeatures = {
@@ -31,6 +36,7 @@ const DEFAULT_FEATURES: AgentFeatures = {
   refuseInitialize: false,
   exitOnResume: false,
   requireAuth: false,
+  modes: [],
 };
 
 export function parseFeatures(raw: string | undefined): AgentFeatures {
@@ -43,6 +49,13 @@ export function parseFeatures(raw: string | undefined): AgentFeatures {
   for (const [key, field] of Object.entries(value)) {
     if (!Object.hasOwn(DEFAULT_FEATURES, key)) {
       throw new Error(`TRIBUTARY_AGENT_CAPS: unknown field "${key}"`);
+    }
+    if (key === 'modes') {
+      if (!Array.isArray(field) || !field.every((mode) => typeof mode === 'string' && mode !== '')) {
+        throw new Error('TRIBUTARY_AGENT_CAPS: "modes" must be a list of mode ids');
+      }
+      features.modes = [...new Set(field as string[])];
+      continue;
     }
     const expected = typeof DEFAULT_FEATURES[key as keyof AgentFeatures];
     if (typeof field !== expected) {

@@ -34,6 +34,8 @@ export interface AgentScript {
   plan?: string[];
   /** Reports the session's working directory in the reply. */
   reportCwd?: boolean;
+  /** Reports the session's mode and the MCP servers it was opened with (as JSON) in the reply. */
+  reportSession?: boolean;
   /** Reports these environment variables of the agent process in the reply. */
   env?: string[];
   /** Starts a long-lived child in the agent's process group, holding its stdout, and reports its pid. */
@@ -69,6 +71,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   toolKinds: 'string[]',
   plan: 'string[]',
   reportCwd: 'boolean',
+  reportSession: 'boolean',
   env: 'string[]',
   spawnGrandchild: 'boolean',
   ignoreSigterm: 'boolean',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import {
   type AgentContext,
   type ContentBlock,
+  type McpServer,
   methods,
   type PermissionOption,
   type PermissionOptionKind,
@@ -28,6 +29,10 @@ export interface TurnInput {
   /** Aborted by session/cancel (or session/close) for this session. */
   cancel: AbortSignal;
   earlierTurns: number;
+  /** The session's mode, when the agent offers modes. */
+  modeId: string | undefined;
+  /** The MCP servers the session was last opened with. */
+  mcpServers: readonly McpServer[];
   log: Log;
 }
 
@@ -203,6 +208,9 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
   }
   if (script.error !== undefined) throw new RequestError(-32603, script.error);
   if (script.reportCwd) notes.push(`cwd ${input.cwd}`);
+  if (script.reportSession) {
+    notes.push(`mode ${input.modeId ?? '(none)'}`, `mcpServers ${JSON.stringify(input.mcpServers)}`);
+  }
   for (const name of script.env ?? []) {
     const value = process.env[name];
     notes.push(value === undefined ? `env ${name} is unset` : `env ${name}=${value}`);

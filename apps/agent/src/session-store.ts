@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ContentBlock } from '@agentclientprotocol/sdk';
+import type { ContentBlock, McpServer } from '@agentclientprotocol/sdk';
 
 export type HistoryEntry = { role: 'user'; prompt: ContentBlock[] } | { role: 'agent'; text: string };
 
@@ -13,6 +13,10 @@ export interface SessionRecord {
   /** Set by session/close, so tests can see that the client released the session. */
   closedAt?: string;
   history: HistoryEntry[];
+  /** The MCP servers the client passed when it last opened the session (new, load or resume). */
+  mcpServers?: McpServer[];
+  /** The session's mode, when the agent offers modes. */
+  modeId?: string;
 }
 
 // Session ids arrive from the client in session/load and session/resume; never let one name a path.

@@ -6,6 +6,7 @@ import {
   type AgentInfo,
   AgentProcess,
   AgentStartError,
+  applySessionMode,
   choosePermission,
   type NewSessionResponse,
   UnsupportedProtocolVersionError,
@@ -17,8 +18,8 @@ import { agentCommandConfig, authFix } from '@tributary/worker';
 export const DOCTOR_USAGE = `usage: tributary doctor [--prompt "text"] [--timeout-ms N]
 
 Starts the configured agent exactly as a worker would (AGENT_COMMAND, AGENT_ENV, AGENT_CWD,
-AGENT_AUTH_METHOD), initializes it, authenticates when configured, opens a session in AGENT_CWD and,
-with --prompt, sends one prompt. Prints what the agent offers and, for each problem, the fix.
+AGENT_AUTH_METHOD, AGENT_MCP_SERVERS), initializes it, authenticates when configured, opens a session
+in AGENT_CWD, puts it in AGENT_SESSION_MODE when set and, with --prompt, sends one prompt. Prints what the agent offers and, for each problem, the fix.
 Needs no Redis. Exit status: 0 a worker could use the agent, 1 it could not, 2 usage error.
 
   --prompt "text"   send one prompt and print the reply
@@ -93,6 +94,8 @@ async function diagnose(
   say(`agent env       ${agent.inheritEnv?.join(', ')}`);
   say(`auth method     ${config.agentAuthMethod ?? 'none (AGENT_AUTH_METHOD unset)'}`);
   say(`permissions     ${config.permissionPolicy} (AGENT_PERMISSION_POLICY)`);
+  say(`mcp servers     ${mcpServerNames(config) ?? 'none (AGENT_MCP_SERVERS unset)'}`);
+  say(`session mode    ${config.agentSessionMode ?? 'as the agent opens it (AGENT_SESSION_MODE unset)'}`);
   say();
 
   const unset = config.agentEnv.filter((name) => process.env[name] === undefined);
@@ -169,6 +172,9 @@ async function diagnose(
     }
     pass(`session/new in ${root}: session ${session.sessionId}`);
     printModes(session);
+    if (config.agentSessionMode !== undefined) {
+      if (!(await setMode(process_, session, config.agentSessionMode, report, stderr))) return;
+    }
 
     if (prompt === undefined) skip('prompt: not sent (--prompt "text" sends one)');
     else await sendPrompt(process_, session.sessionId, prompt, promptTimeoutMs, reply, report, stderr);
@@ -282,6 +288,59 @@ function printModes(session: NewSessionResponse): void {
   }
   const names = modes.availableModes.map((m) => (m.id === modes.currentModeId ? `${m.id} (current)` : m.id));
   detail(`modes: ${names.join(', ')}`);
+}
+
+/** Server names, with their transport; never their commands, URLs or variables, which may hold secrets. */
+function mcpServerNames(config: Readonly<WorkerConfig>): string | undefined {
+  if (config.agentMcpServers.length === 0) return undefined;
+  return config.agentMcpServers
+    .map((server) => `${server.name} (${'type' in server ? server.type : 'stdio'})`)
+    .join(', ');
+}
+
+/** Applies AGENT_SESSION_MODE as a worker does; false when the agent died under it. */
+async function setMode(
+  agent: AgentProcess,
+  session: NewSessionResponse,
+  modeId: string,
+  report: Report,
+  stderr: string[],
+): Promise<boolean> {
+  let outcome: Awaited<ReturnType<typeof applySessionMode>>;
+  try {
+    outcome = await applySessionMode(agent, session.sessionId, session.modes, modeId);
+  } catch (error) {
+    requestFailed('session/set_mode', error, report);
+    printStderr(stderr);
+    return false;
+  }
+  switch (outcome.kind) {
+    case 'set':
+      pass(`session/set_mode: session now in mode "${modeId}"`);
+      break;
+    case 'current':
+      pass(`session mode: already "${modeId}", session/set_mode not needed`);
+      break;
+    case 'no-modes':
+      report.warn(
+        `AGENT_SESSION_MODE=${modeId}, but the agent offers no session modes`,
+        'unset AGENT_SESSION_MODE: a worker ignores it for this agent',
+      );
+      break;
+    case 'not-offered':
+      report.warn(
+        `AGENT_SESSION_MODE=${modeId}, which the agent does not offer (it offers ${outcome.offered.join(', ')})`,
+        'set AGENT_SESSION_MODE to one of the offered modes, or unset it; a worker keeps the session in its current mode',
+      );
+      break;
+    case 'refused':
+      report.warn(
+        `session/set_mode "${modeId}" refused: ${outcome.reason}`,
+        "check the mode id against the agent's documentation, or unset AGENT_SESSION_MODE",
+      );
+      break;
+  }
+  return true;
 }
 
 function printStderr(lines: string[]): void {

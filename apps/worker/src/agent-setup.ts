@@ -2,11 +2,12 @@ import { type AgentAuthError, type AgentCommandConfig, DEFAULT_INHERITED_ENV } f
 import { builtInAgentCommand } from '@tributary/agent';
 import type { WorkerConfig } from '@tributary/config';
 
-type AgentSettings = Pick<WorkerConfig, 'agentCommand' | 'agentEnv' | 'agentAuthMethod'>;
+type AgentSettings = Pick<WorkerConfig, 'agentCommand' | 'agentEnv' | 'agentAuthMethod' | 'agentMcpServers'>;
 
 /**
  * How a worker starts its agent: AGENT_COMMAND (else the built-in agent), an environment of the
- * allowlist plus the variables AGENT_ENV names (plus `env`, which harnesses set), AGENT_AUTH_METHOD.
+ * allowlist plus the variables AGENT_ENV names (plus `env`, which harnesses set), AGENT_AUTH_METHOD,
+ * and the MCP servers of AGENT_MCP_SERVERS for its sessions.
  * `tributary doctor` starts it the same way.
  */
 export function agentCommandConfig(
@@ -18,6 +19,7 @@ export function agentCommandConfig(
     ...agent,
     inheritEnv: [...DEFAULT_INHERITED_ENV, ...config.agentEnv],
     env,
+    mcpServers: config.agentMcpServers,
     ...(config.agentAuthMethod === undefined ? {} : { authMethod: config.agentAuthMethod }),
   };
 }

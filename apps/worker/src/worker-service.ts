@@ -99,6 +99,7 @@ export async function startWorker(
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
     permissionRules: config.permissionRules,
+    ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
     onAgentStartFailed: ({ consecutive, lastError }) => {

@@ -8,6 +8,7 @@ import {
   client,
   type Implementation,
   type InitializeResponse,
+  type McpServer,
   methods,
   type NewSessionResponse,
   ndJsonStream,
@@ -16,6 +17,7 @@ import {
   RequestError,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
+  type SessionModeState,
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
@@ -40,6 +42,13 @@ export interface AgentCommandConfig extends AgentEnvOptions {
    * never called, since an advertised method may start an interactive login (docs/adr/0017).
    */
   authMethod?: string;
+  /** MCP servers handed to the agent with every session/new, session/load and session/resume. Default none. */
+  mcpServers?: readonly McpServer[];
+}
+
+/** What an agent answered when a session opened: the modes it offers, when it offers any. */
+export interface SessionSetup {
+  modes?: SessionModeState | null;
 }
 
 export interface AgentProcessOptions extends AgentCommandConfig {
@@ -101,6 +110,7 @@ export class AgentProcess {
   #exit: AgentExit | undefined;
   #info: AgentInfo | undefined;
   readonly #authMethod: string | undefined;
+  readonly #mcpServers: McpServer[];
   #killRequested = false;
 
   /**
@@ -131,6 +141,7 @@ export class AgentProcess {
     this.pid = pid;
     this.command = options.command;
     this.#authMethod = options.authMethod;
+    this.#mcpServers = [...(options.mcpServers ?? [])];
     this.#logger = options.logger ?? silentLogger;
     this.#killGraceMs = options.killGraceMs ?? 2_000;
 
@@ -188,19 +199,37 @@ export class AgentProcess {
   /** session/new, with the agent's whole answer (its modes, for one). */
   openNewSession(cwd: string): Promise<NewSessionResponse> {
     return this.#call(methods.agent.session.new, (agent) =>
-      agent.request(methods.agent.session.new, { cwd, mcpServers: [] }),
+      agent.request(methods.agent.session.new, { cwd, mcpServers: this.#mcpServers }),
     );
   }
 
-  loadSession(sessionId: string, cwd: string): Promise<void> {
+  /** session/load; the answer tells the session's modes, when the agent offers any. */
+  loadSession(sessionId: string, cwd: string): Promise<SessionSetup> {
     return this.#call(methods.agent.session.load, async (agent) => {
-      await agent.request(methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+      const answer = await agent.request(methods.agent.session.load, {
+        sessionId,
+        cwd,
+        mcpServers: this.#mcpServers,
+      });
+      return { modes: answer?.modes };
     });
   }
 
-  resumeSession(sessionId: string, cwd: string): Promise<void> {
+  /** session/resume; the answer tells the session's modes, when the agent offers any. */
+  resumeSession(sessionId: string, cwd: string): Promise<SessionSetup> {
     return this.#call(methods.agent.session.resume, async (agent) => {
-      await agent.request(methods.agent.session.resume, { sessionId, cwd, mcpServers: [] });
+      const answer = await agent.request(methods.agent.session.resume, {
+        sessionId,
+        cwd,
+        mcpServers: this.#mcpServers,
+      });
+      return { modes: answer?.modes };
+    });
+  }
+
+  setSessionMode(sessionId: string, modeId: string): Promise<void> {
+    return this.#call(methods.agent.session.setMode, async (agent) => {
+      await agent.request(methods.agent.session.setMode, { sessionId, modeId });
     });
   }
 

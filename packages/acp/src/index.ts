@@ -1,6 +1,7 @@
 export type {
   ContentBlock,
   Cost,
+  McpServer,
   NewSessionResponse,
   PermissionOption,
   PermissionOptionKind,
@@ -18,6 +19,7 @@ export {
   type AgentExit,
   AgentProcess,
   type AgentProcessOptions,
+  type SessionSetup,
 } from './agent-process.js';
 export type { StartFailures } from './agent-supervisor.js';
 export {
@@ -41,6 +43,7 @@ export {
   policyFor,
   TOOL_KINDS,
 } from './permission-policy.js';
+export { applySessionMode, type ModeOutcome } from './session-mode.js';
 export {
   type LateUpdate,
   type OpenedSession,

@@ -8,7 +8,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { AgentInfo } from './agent-info.js';
-import { type AgentCommandConfig, AgentProcess } from './agent-process.js';
+import { type AgentCommandConfig, AgentProcess, type SessionSetup } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
 import {
@@ -17,6 +17,7 @@ import {
   type PermissionPolicy,
   policyFor,
 } from './permission-policy.js';
+import { applySessionMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
 import { type TurnEvent, toTurnEvent } from './turn-events.js';
@@ -64,13 +65,18 @@ export interface SessionPoolOptions {
   permissionPolicy?: PermissionPolicy;
   /** Policies for requests of these tool kinds, over `permissionPolicy`. */
   permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
+  /**
+   * A mode id (ACP session modes) each session is put in once opened, with session/set_mode, when the
+   * agent offers it; a mode it does not offer is logged and the session kept as opened. Unset: none.
+   */
+  sessionMode?: string;
   clientInfo?: Implementation;
   logger?: LogSink;
   /** Receives late updates; without it they are dropped with a debug record. */
   onLateUpdate?: (update: LateUpdate) => void;
 }
 
-type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession>;
+type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession & SessionSetup>;
 
 interface Attached {
   session: PooledSession;
@@ -95,10 +101,10 @@ export class SessionPool {
   readonly #agents: AgentSupervisor;
   /** A process started to answer agentInfo() before any session existed; the next session takes it. */
   #spare: Promise<AgentProcess> | undefined;
-  readonly #newSession: SessionOpener = async (agent, cwd) => ({
-    sessionId: await agent.newSession(cwd),
-    path: 'new',
-  });
+  readonly #newSession: SessionOpener = async (agent, cwd) => {
+    const { sessionId, modes } = await agent.openNewSession(cwd);
+    return { sessionId, modes, path: 'new' };
+  };
 
   constructor(options: SessionPoolOptions) {
     this.#options = options;
@@ -183,19 +189,15 @@ export class SessionPool {
     if (live && live.sessionId !== sessionId) await this.release(threadKey);
     const { session, path } = await this.#open(threadKey, async (agent, cwd) => {
       const { supports } = agent.info;
-      if (
+      const resumed =
         supports.resume &&
-        (await this.#attempt(threadKey, 'resume', () => agent.resumeSession(sessionId, cwd)))
-      ) {
-        return { sessionId, path: 'resumed' };
-      }
+        (await this.#attempt(threadKey, 'resume', () => agent.resumeSession(sessionId, cwd)));
+      if (resumed) return { sessionId, path: 'resumed', modes: resumed.modes };
       // The load's replay arrives before the session is attached to the thread, so #route drops it.
-      if (
+      const loaded =
         supports.loadSession &&
-        (await this.#attempt(threadKey, 'load', () => agent.loadSession(sessionId, cwd)))
-      ) {
-        return { sessionId, path: 'loaded' };
-      }
+        (await this.#attempt(threadKey, 'load', () => agent.loadSession(sessionId, cwd)));
+      if (loaded) return { sessionId, path: 'loaded', modes: loaded.modes };
       return this.#newSession(agent, cwd);
     });
     return { sessionId: session.sessionId, path };
@@ -268,7 +270,9 @@ export class SessionPool {
     const agent = await this.#processFor();
     let opened: OpenedSession;
     try {
-      opened = await opener(agent, cwd);
+      const { modes, ...rest } = await opener(agent, cwd);
+      opened = rest;
+      await this.#applyMode(threadKey, agent, opened.sessionId, modes);
     } catch (error) {
       // A process that could not take the thread's session carries nothing; it is not kept.
       void this.#agents.retire(agent);
@@ -277,6 +281,39 @@ export class SessionPool {
     const session = this.#sessions.add(threadKey, opened.sessionId, agent);
     this.#logger.info({ threadKey, ...opened, cwd, pid: agent.pid }, 'session opened');
     return { session, path: opened.path };
+  }
+
+  /** Puts the just-opened session in the configured mode, when there is one and the agent offers it. */
+  async #applyMode(
+    threadKey: string,
+    agent: AgentProcess,
+    sessionId: string,
+    modes: SessionSetup['modes'],
+  ): Promise<void> {
+    const modeId = this.#options.sessionMode;
+    if (modeId === undefined) return;
+    const outcome = await applySessionMode(agent, sessionId, modes, modeId);
+    const fields = { threadKey, sessionId, ...outcome };
+    switch (outcome.kind) {
+      case 'set':
+        this.#logger.info(fields, 'session mode set');
+        return;
+      case 'current':
+        this.#logger.debug(fields, 'session already in the configured mode');
+        return;
+      case 'no-modes':
+        this.#logger.debug(fields, 'agent offers no session modes; configured mode not applied');
+        return;
+      case 'not-offered':
+        this.#logger.warn(
+          fields,
+          `agent does not offer session mode "${modeId}" (it offers ${outcome.offered.join(', ')}); the session stays in "${outcome.current}"`,
+        );
+        return;
+      case 'refused':
+        this.#logger.warn(fields, 'agent refused session/set_mode; the session stays in its mode');
+        return;
+    }
   }
 
   /** The spare process if one is alive, else a new one. */
@@ -314,17 +351,16 @@ export class SessionPool {
   }
 
   /** Runs a continuity step; the agent refusing it (unknown session...) means "try the next path". */
-  async #attempt(threadKey: string, step: string, call: () => Promise<void>): Promise<boolean> {
+  async #attempt<T>(threadKey: string, step: string, call: () => Promise<T>): Promise<T | undefined> {
     try {
-      await call();
-      return true;
+      return await call();
     } catch (error) {
       if (!(error instanceof AgentRequestError)) throw error;
       this.#logger.info(
         { threadKey, step, code: error.code, reason: error.agentMessage },
         'session continuity step refused',
       );
-      return false;
+      return undefined;
     }
   }
 

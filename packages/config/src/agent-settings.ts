@@ -1,5 +1,6 @@
 import {
   DEFAULT_PERMISSION_POLICY,
+  type McpServer,
   PERMISSION_POLICIES,
   type PermissionPolicy,
   TOOL_KINDS,
@@ -85,4 +86,101 @@ export type ProgressDisplay = 'all' | 'reactions' | 'status' | 'off';
 
 export function readProgressDisplay(env: Env): ProgressDisplay {
   return readChoice<ProgressDisplay>(env, 'AGENT_PROGRESS', ['all', 'reactions', 'status', 'off'], 'all');
+}
+
+/** How each agent session is set up once opened (ACP `session/new`, `session/load`, `session/resume`). */
+export interface SessionSetupSettings {
+  /** Handed to the agent with every session it opens. */
+  agentMcpServers: readonly McpServer[];
+  /** A session mode put in place with `session/set_mode` where the agent offers it; undefined: none. */
+  agentSessionMode: string | undefined;
+}
+
+export function readSessionSetupSettings(env: Env): SessionSetupSettings {
+  return {
+    agentMcpServers: readMcpServers(env),
+    agentSessionMode: readOptional(env, 'AGENT_SESSION_MODE')?.trim() || undefined,
+  };
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * `AGENT_MCP_SERVERS`: a JSON array of ACP `McpServer` objects: `{name, command, args, env}` (stdio;
+ * `env` a list of `{name, value}`) or `{type: "http" | "sse", name, url, headers}` (`headers` a list of
+ * `{name, value}`). `args`, `env` and `headers` may be left out (empty).
+ */
+function readMcpServers(env: Env): readonly McpServer[] {
+  const name = 'AGENT_MCP_SERVERS';
+  const raw = readOptional(env, name);
+  if (raw === undefined) return Object.freeze([]);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigError(name, `must be a JSON array of MCP servers (${(error as Error).message})`);
+  }
+  if (!Array.isArray(value)) throw new ConfigError(name, 'must be a JSON array of MCP servers');
+  const servers = value.map((item, index) => readMcpServer(name, item, index));
+  const names = new Set<string>();
+  for (const server of servers) {
+    if (names.has(server.name)) throw new ConfigError(name, `server name "${server.name}" is given twice`);
+    names.add(server.name);
+  }
+  return Object.freeze(servers);
+}
+
+function readMcpServer(variable: string, item: unknown, index: number): McpServer {
+  const at = `server ${index}`;
+  const fail = (message: string): never => {
+    throw new ConfigError(variable, `${at}: ${message}`);
+  };
+  if (!isObject(item)) return fail('must be an object');
+  const { type = 'stdio' } = item;
+  const known =
+    type === 'stdio' ? ['type', 'name', 'command', 'args', 'env'] : ['type', 'name', 'url', 'headers'];
+  if (type !== 'stdio' && type !== 'http' && type !== 'sse') {
+    return fail(`"type" must be "stdio" (or left out), "http" or "sse", got ${JSON.stringify(type)}`);
+  }
+  for (const key of Object.keys(item)) {
+    if (!known.includes(key)) fail(`unknown field "${key}" for a ${type} server`);
+  }
+  const text = (key: string): string => {
+    const field = item[key];
+    if (typeof field !== 'string' || field.trim() === '') fail(`"${key}" must be a non-empty string`);
+    return field as string;
+  };
+  const pairs = (key: string): { name: string; value: string }[] => {
+    const field = item[key] ?? [];
+    if (
+      !Array.isArray(field) ||
+      !field.every(
+        (pair) =>
+          isObject(pair) &&
+          Object.keys(pair).every((k) => k === 'name' || k === 'value') &&
+          typeof pair.name === 'string' &&
+          pair.name !== '' &&
+          typeof pair.value === 'string',
+      )
+    ) {
+      fail(`"${key}" must be a list of {"name": ..., "value": ...} with string values`);
+    }
+    return (field as { name: string; value: string }[]).map(({ name, value }) => ({ name, value }));
+  };
+  const serverName = text('name');
+  if (type === 'stdio') {
+    const args = item.args ?? [];
+    if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
+      fail('"args" must be a list of strings');
+    }
+    return { name: serverName, command: text('command'), args: args as string[], env: pairs('env') };
+  }
+  const url = text('url');
+  if (!URL.canParse(url) || !['http:', 'https:'].includes(new URL(url).protocol)) {
+    fail(`"url" must be an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  return { type, name: serverName, url, headers: pairs('headers') };
 }

@@ -4,7 +4,9 @@ import {
   type ProgressDisplay,
   readPermissionSettings,
   readProgressDisplay,
+  readSessionSetupSettings,
   readWorkingDirectorySettings,
+  type SessionSetupSettings,
   type WorkingDirectorySettings,
 } from './agent-settings.js';
 import { ConfigError } from './config-error.js';
@@ -20,7 +22,11 @@ import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './ser
 
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
-export interface WorkerConfig extends ServiceSettings, PermissionSettings, WorkingDirectorySettings {
+export interface WorkerConfig
+  extends ServiceSettings,
+    PermissionSettings,
+    WorkingDirectorySettings,
+    SessionSetupSettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
   /** Undefined: the built-in agent. */
@@ -82,6 +88,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
     agentAuthMethod: readOptional(env, 'AGENT_AUTH_METHOD')?.trim() || undefined,
     ...readPermissionSettings(env),
+    ...readSessionSetupSettings(env),
     concurrency,
     maxSessions,
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),

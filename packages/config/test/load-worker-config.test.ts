@@ -28,6 +28,51 @@ describe('worker configuration', () => {
     expect(loadWorkerConfig({ AGENT_AUTH_METHOD: 'openai-api-key' }).agentAuthMethod).toBe('openai-api-key');
   });
 
+  it('reads AGENT_SESSION_MODE and AGENT_MCP_SERVERS, by default none', () => {
+    expect(loadWorkerConfig({})).toMatchObject({ agentSessionMode: undefined, agentMcpServers: [] });
+    const config = loadWorkerConfig({
+      AGENT_SESSION_MODE: ' code ',
+      AGENT_MCP_SERVERS: JSON.stringify([
+        { name: 'files', command: 'mcp-files', args: ['/srv'], env: [{ name: 'TOKEN', value: 't' }] },
+        { name: 'bare', command: 'mcp-bare' },
+        { type: 'http', name: 'docs', url: 'https://mcp.example/', headers: [{ name: 'A', value: 'b' }] },
+        { type: 'sse', name: 'events', url: 'http://localhost:9000/sse' },
+      ]),
+    });
+    expect(config.agentSessionMode).toBe('code');
+    expect(config.agentMcpServers).toEqual([
+      { name: 'files', command: 'mcp-files', args: ['/srv'], env: [{ name: 'TOKEN', value: 't' }] },
+      { name: 'bare', command: 'mcp-bare', args: [], env: [] },
+      { type: 'http', name: 'docs', url: 'https://mcp.example/', headers: [{ name: 'A', value: 'b' }] },
+      { type: 'sse', name: 'events', url: 'http://localhost:9000/sse', headers: [] },
+    ]);
+  });
+
+  it.each([
+    ['{"name": "x"}', 'must be a JSON array of MCP servers'],
+    ['[oops', 'must be a JSON array of MCP servers ('],
+    ['[42]', 'server 0: must be an object'],
+    ['[{"command": "x"}]', 'server 0: "name" must be a non-empty string'],
+    ['[{"name": "x"}]', 'server 0: "command" must be a non-empty string'],
+    ['[{"name": "x", "command": "y", "args": "z"}]', 'server 0: "args" must be a list of strings'],
+    ['[{"name": "x", "command": "y", "env": {"A": "b"}}]', 'server 0: "env" must be a list of {"name"'],
+    [
+      '[{"name": "x", "command": "y", "url": "http://h/"}]',
+      'server 0: unknown field "url" for a stdio server',
+    ],
+    ['[{"type": "ws", "name": "x", "url": "ws://h/"}]', 'server 0: "type" must be "stdio"'],
+    ['[{"type": "http", "name": "x", "url": "ftp://h/"}]', 'server 0: "url" must be an http(s) URL'],
+    [
+      '[{"type": "sse", "name": "x", "url": "http://h/", "headers": [{"name": "A"}]}]',
+      '"headers" must be a list',
+    ],
+    ['[{"name": "x", "command": "a"}, {"name": "x", "command": "b"}]', 'server name "x" is given twice'],
+  ])('refuses AGENT_MCP_SERVERS=%s, naming the variable', (raw, message) => {
+    expect(() => loadWorkerConfig({ AGENT_MCP_SERVERS: raw })).toThrow(ConfigError);
+    expect(() => loadWorkerConfig({ AGENT_MCP_SERVERS: raw })).toThrow(`AGENT_MCP_SERVERS: `);
+    expect(() => loadWorkerConfig({ AGENT_MCP_SERVERS: raw })).toThrow(message);
+  });
+
   it('reads permission rules by tool kind', () => {
     const config = loadWorkerConfig({
       AGENT_PERMISSION_POLICY: 'reject',
