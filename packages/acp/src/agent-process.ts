@@ -205,24 +205,24 @@ export class AgentProcess {
 
   /** session/load; the answer tells the session's modes, when the agent offers any. */
   loadSession(sessionId: string, cwd: string): Promise<SessionSetup> {
-    return this.#call(methods.agent.session.load, async (agent) => {
-      const answer = await agent.request(methods.agent.session.load, {
-        sessionId,
-        cwd,
-        mcpServers: this.#mcpServers,
-      });
-      return { modes: answer?.modes };
-    });
+    return this.#reopen('load', sessionId, cwd);
   }
 
   /** session/resume; the answer tells the session's modes, when the agent offers any. */
   resumeSession(sessionId: string, cwd: string): Promise<SessionSetup> {
-    return this.#call(methods.agent.session.resume, async (agent) => {
-      const answer = await agent.request(methods.agent.session.resume, {
-        sessionId,
-        cwd,
-        mcpServers: this.#mcpServers,
-      });
+    return this.#reopen('resume', sessionId, cwd);
+  }
+
+  /** Load and resume take the same parameters and answer the same way. */
+  #reopen(how: 'load' | 'resume', sessionId: string, cwd: string): Promise<SessionSetup> {
+    const method = how === 'load' ? methods.agent.session.load : methods.agent.session.resume;
+    const params = { sessionId, cwd, mcpServers: this.#mcpServers };
+    return this.#call(method, async (agent) => {
+      // Both answers carry the session's modes; named here because the two types do not unify.
+      const answer: { modes?: SessionSetup['modes'] } | null | undefined =
+        how === 'load'
+          ? await agent.request(methods.agent.session.load, params)
+          : await agent.request(methods.agent.session.resume, params);
       return { modes: answer?.modes };
     });
   }
