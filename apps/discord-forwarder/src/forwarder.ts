@@ -1,9 +1,10 @@
 import type { ForwarderConfig } from '@tributary/config';
+import type { DiscordForwardedDispatch } from '@tributary/platforms';
 import { GatewayDispatchEvents } from 'discord-api-types/v10';
 import type { Logger } from 'pino';
 import { ChannelDirectory } from './channel-directory.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, DeliveryQueue } from './delivery-queue.js';
-import { FORWARD_PATH, forwardedBody } from './forwarded-body.js';
+import { FORWARD_PATH, type ForwardedMessage, forwardedBody } from './forwarded-body.js';
 import { connectGateway } from './gateway-connection.js';
 
 export interface ForwarderOptions {
@@ -49,12 +50,23 @@ export function startForwarder(config: Readonly<ForwarderConfig>, options: Forwa
     },
     onDispatch(payload) {
       channels.observe(payload);
-      if (payload.t !== GatewayDispatchEvents.MessageCreate) return;
-      const message = payload.d;
-      // Our own replies come back over the Gateway; forwarding them would feed the agent its own output.
-      if (message.author.id === botUserId) return;
-      const body = forwardedBody(message, channels.describe(message.channel_id));
-      queue.enqueue({ channelId: message.channel_id, messageId: message.id, body });
+      // Edits and deletes go down the same channel lane as the messages they change, so after them.
+      const forward = (dispatch: DiscordForwardedDispatch, message: ForwardedMessage) => {
+        const body = forwardedBody(dispatch, message, channels.describe(message.channel_id));
+        queue.enqueue({ channelId: message.channel_id, messageId: message.id, body });
+      };
+      switch (payload.t) {
+        case GatewayDispatchEvents.MessageCreate:
+        case GatewayDispatchEvents.MessageUpdate:
+          // Our own replies (and their streamed edits) come back over the Gateway; forwarding them
+          // would feed the agent its own output.
+          if (payload.d.author.id === botUserId) return;
+          forward(payload.t, payload.d);
+          return;
+        case GatewayDispatchEvents.MessageDelete:
+          forward(payload.t, payload.d);
+          return;
+      }
     },
     onFatal(error) {
       logger.fatal({ err: error }, 'gateway connection lost for good');

@@ -23,6 +23,12 @@ export interface ArrivalEvent {
    * not the message's identity). Only the reply carries it: it never reaches the agent.
    */
   replyRef?: string;
+  /**
+   * Set when the event is an edit of a message the agent was already given: when it was edited
+   * (ISO-8601 UTC). `eventId` and `timestamp` stay those of the original message. An edit of a message
+   * still waiting in the queue replaces it instead and carries no mark.
+   */
+  editedAt?: string;
 }
 
 export interface Sender {

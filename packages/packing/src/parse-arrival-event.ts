@@ -34,6 +34,7 @@ export function parseArrivalEvent(value: unknown): ArrivalEvent {
       parseAttachment(item, `attachments[${index}]`),
     ),
     ...optional('replyRef', event.replyRef, nonEmptyString),
+    ...optional('editedAt', event.editedAt, utcTimestamp),
   };
 }
 

@@ -20,6 +20,11 @@ export interface SenderContext {
   is_bot: boolean;
   /** ISO-8601 UTC creation time on the platform. */
   timestamp: string;
+  /**
+   * Only on an edit of a message the agent was already given: when it was edited. The sender and
+   * `timestamp` are the original's, which is how the agent tells which earlier message it replaces.
+   */
+  edited_at?: string;
 }
 
 /** Property order is the wire order: JSON.stringify keeps insertion order. */
@@ -34,6 +39,7 @@ export function senderContext(event: ArrivalEvent): SenderContext {
     ...(event.threadId === undefined ? {} : { thread_id: event.threadId }),
     is_bot: event.sender.isBot,
     timestamp: event.timestamp,
+    ...(event.editedAt === undefined ? {} : { edited_at: event.editedAt }),
   };
 }
 
@@ -59,6 +65,7 @@ export function parseSenderContextBlockText(text: string): SenderContext {
     throw new Error(`<sender_context> schema must be '${SENDER_CONTEXT_SCHEMA}'`);
   }
   const threadId = fields.thread_id;
+  const editedAt = fields.edited_at;
   return {
     schema: SENDER_CONTEXT_SCHEMA,
     sender_id: stringField(fields, 'sender_id'),
@@ -69,6 +76,7 @@ export function parseSenderContextBlockText(text: string): SenderContext {
     ...(threadId === undefined ? {} : { thread_id: stringField(fields, 'thread_id') }),
     is_bot: booleanField(fields, 'is_bot'),
     timestamp: stringField(fields, 'timestamp'),
+    ...(editedAt === undefined ? {} : { edited_at: stringField(fields, 'edited_at') }),
   };
 }
 

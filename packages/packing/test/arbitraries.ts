@@ -100,6 +100,7 @@ export const arrivalEvent: fc.Arbitrary<ArrivalEvent> = fc.record(
     text: userText,
     attachments: fc.array(attachment, { maxLength: 5 }),
     replyRef: nonEmpty,
+    editedAt: timestamp,
   },
   { ...EVENT_KEYS, noNullPrototype: true },
 );

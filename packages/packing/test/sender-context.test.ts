@@ -54,4 +54,13 @@ describe('SenderContext', () => {
     );
     expect(parseSenderContextBlockText(later)).toStrictEqual(senderContext(inThread));
   });
+
+  it('marks an edit of a message the agent was given, after every other field', () => {
+    const edit = { ...inThread, text: 'hi, edited', editedAt: '2025-03-04T05:07:00.000Z' };
+    expect(senderContextBlockText(edit)).toBe(
+      '<sender_context>\n{"schema":"openab.sender.v1","sender_id":"99","sender_name":"bob_k","display_name":"Bob K","channel":"telegram","channel_id":"-1001234567890","thread_id":"17","is_bot":false,"timestamp":"2025-03-04T05:06:07.890Z","edited_at":"2025-03-04T05:07:00.000Z"}\n</sender_context>',
+    );
+    expect(parseSenderContextBlockText(senderContextBlockText(edit))).toStrictEqual(senderContext(edit));
+    expect(senderContext(inThread)).not.toHaveProperty('edited_at');
+  });
 });

@@ -2,6 +2,7 @@ export { DiscordForwardedAdapter, type DiscordForwardedOptions } from './discord
 export {
   DISCORD_FORWARDED_SCHEMA,
   type DiscordForwardedBody,
+  type DiscordForwardedDispatch,
   type DiscordGatewayMessage,
 } from './discord/forwarded-schema.js';
 export {

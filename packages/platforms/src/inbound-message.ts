@@ -26,6 +26,13 @@ export function messageInbound(message: InboundMessage): Inbound {
   };
 }
 
+/** An edit, checked like a message: `message.event.editedAt` must be set. */
+export function editInbound(message: InboundMessage): Inbound {
+  const inbound = messageInbound(message);
+  if (inbound.kind !== 'message') return inbound;
+  return { kind: 'edit', message: inbound.message };
+}
+
 export function ignored(reason: string): Inbound {
   return { kind: 'ignored', reason };
 }

@@ -49,9 +49,17 @@ export type Inbound =
       senderId: string;
       respond: ControlResponder;
     }
+  /**
+   * The platform's edit of a message: `message` as it now reads, with the original's `eventId`,
+   * `timestamp` and thread, `event.editedAt` set, and `dedupKey` the identity of this edit (a
+   * redelivery of the same edit carries the same one).
+   */
+  | { kind: 'edit'; message: InboundMessage }
+  /** The platform's delete of message `messageId`; `dedupKey` is the identity of this delete. */
+  | { kind: 'delete'; thread: string; messageId: string; dedupKey: string; ref: MessageRef }
   /** A handshake answered directly: Slack `url_verification`, Discord PING. */
   | { kind: 'handshake'; body: unknown }
-  /** Verified and well-formed but nothing to do (edits, joins, our own echoes, unsupported kinds). */
+  /** Verified and well-formed but nothing to do (joins, our own echoes, unsupported kinds). */
   | { kind: 'ignored'; reason: string };
 
 /**

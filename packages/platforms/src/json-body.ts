@@ -46,6 +46,11 @@ export class JsonFields {
     return new JsonFields(value as JsonObject, path);
   }
 
+  /** The same object with `fields` set over its own, read under the same path. */
+  with(fields: Record<string, unknown>): JsonFields {
+    return new JsonFields({ ...this.value, ...fields }, this.path);
+  }
+
   field(key: string): string {
     return this.path === '' ? key : `${this.path}.${key}`;
   }

@@ -26,6 +26,7 @@ export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } fro
 export type { RedisSafetyReport } from './redis-safety.js';
 export { Store, type StoreOptions } from './store.js';
 export type { GateState, ThreadGateState } from './stores/gate-state.js';
+export type { BatchPlace, EntryPlace, MessageReceipt } from './stores/message-receipts.js';
 export type { DeadReply, PendingReply, ReplyOutbox, Take } from './stores/reply-outbox.js';
 export type { SessionRecord, SessionRecords } from './stores/session-records.js';
 export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
@@ -46,6 +47,8 @@ export {
   type EnqueueResult,
   type NewMessage,
   type NextStep,
+  type Revision,
+  type RevisionResult,
   ThreadQueue,
   type ThreadState,
 } from './thread-queue.js';

@@ -47,6 +47,14 @@ export interface QueueConfig {
   sweepIntervalMs: number;
   /** A scheduled thread whose doorbell job is gone after this long is rung again. */
   lostDoorbellAfterMs: number;
+  /**
+   * Receipts kept per thread (where each platform message went: queued, batched, edited, deleted,
+   * refused); the oldest go first. They also index buffered messages for edits and deletes, so keep it
+   * well above `maxBacklog`.
+   */
+  receiptsMax: number;
+  /** A thread's receipts expire this long after the last one was written. */
+  receiptTtlMs: number;
   /** Token cost of a message body that arrives without one, for `maxBatchTokens`. */
   countTokens: (body: string) => number;
 }
@@ -76,6 +84,8 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   maxDeliveries: 10,
   sweepIntervalMs: 1_000,
   lostDoorbellAfterMs: 5_000,
+  receiptsMax: 5_000,
+  receiptTtlMs: 7 * 24 * 60 * 60 * 1000,
   countTokens: approximateTokens,
 });
 
@@ -95,6 +105,8 @@ const positiveIntegers = [
   'maxDeliveries',
   'sweepIntervalMs',
   'lostDoorbellAfterMs',
+  'receiptsMax',
+  'receiptTtlMs',
 ] as const;
 
 /** Defaults plus overrides, validated and frozen; throws naming the first bad option. */

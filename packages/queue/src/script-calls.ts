@@ -102,10 +102,26 @@ const CONTINUE = [
   'yieldAfterTurns',
 ] as const;
 
+/** The bounds of a thread's receipts, which enqueue, revise and noteRefusal all write. */
+const RECEIPT_KEYS = ['receipts', 'receiptOrder'] as const;
+const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
+
 export const enqueue = defineScript({
   name: 'enqueue',
-  keys: ['state', 'inbox', 'sched', 'dedup', 'gate'],
-  args: ['member', 'messageId', 'tokens', 'origin', 'body', 'lane', 'maxBacklog', 'dedupTtlMs', 'gateTtlMs'],
+  keys: ['state', 'inbox', 'sched', 'dedup', 'gate', ...RECEIPT_KEYS],
+  args: [
+    'member',
+    'messageId',
+    'tokens',
+    'origin',
+    'body',
+    'lane',
+    'maxBacklog',
+    'dedupTtlMs',
+    'gateTtlMs',
+    'edit',
+    ...RECEIPT_BOUNDS,
+  ],
   decode(reply) {
     switch (reply.status) {
       case ScriptStatus.Ring:
@@ -125,6 +141,35 @@ export const enqueue = defineScript({
       default:
         throw reply.unexpected();
     }
+  },
+});
+
+export const revise = defineScript({
+  name: 'revise',
+  keys: ['state', 'inbox', 'dedup', ...RECEIPT_KEYS],
+  args: ['messageId', 'action', 'body', 'tokens', 'dedupTtlMs', ...RECEIPT_BOUNDS],
+  decode(reply) {
+    switch (reply.status) {
+      case ScriptStatus.Ok:
+        return { status: 'applied' as const, streamId: reply.str(1) };
+      case ScriptStatus.Dispatched:
+        return { status: 'dispatched' as const };
+      case ScriptStatus.NotFound:
+        return { status: 'notFound' as const };
+      case ScriptStatus.Duplicate:
+        return { status: 'duplicate' as const, streamId: reply.str(1) };
+      default:
+        throw reply.unexpected();
+    }
+  },
+});
+
+export const noteRefusal = defineScript({
+  name: 'noteRefusal',
+  keys: [...RECEIPT_KEYS],
+  args: ['messageId', 'reason', ...RECEIPT_BOUNDS],
+  decode(reply) {
+    ok(reply);
   },
 });
 
@@ -333,6 +378,8 @@ export const affinityPush = defineScript({
 /** The scripts of the thread queue (the doorbell's own is loaded by the doorbell). */
 export const QUEUE_SCRIPTS = [
   enqueue,
+  revise,
+  noteRefusal,
   claim,
   renew,
   commit,

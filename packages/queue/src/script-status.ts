@@ -14,6 +14,7 @@ export enum ScriptStatus {
   Idle = 22,
   Retry = 23,
   NotFound = 30,
+  Dispatched = 31,
   BacklogFull = -1,
   Fenced = -2,
 }

@@ -6,6 +6,7 @@ import { type FleetStats, readFleetStats } from './fleet-stats.js';
 import { type QueueConfig, queueConfig } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { GateState } from './stores/gate-state.js';
+import { MessageReceipts } from './stores/message-receipts.js';
 import { ReplyOutbox } from './stores/reply-outbox.js';
 import { SessionRecords } from './stores/session-records.js';
 import { ThreadAdmin } from './stores/thread-admin.js';
@@ -49,7 +50,12 @@ export class Store {
     this.sessions = new SessionRecords(redis, keysOf);
     this.replies = new ReplyOutbox(redis, keysOf, config);
     this.controls = new ThreadControls(redis, this.queue);
-    this.admin = new ThreadAdmin(this.queue, this.sessions, this.replies);
+    this.admin = new ThreadAdmin(
+      this.queue,
+      this.sessions,
+      this.replies,
+      new MessageReceipts(redis, keysOf, this.queue),
+    );
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

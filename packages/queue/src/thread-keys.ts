@@ -31,6 +31,10 @@ export interface ThreadKeys extends BucketKeys {
   readonly deadReplies: string;
   /** The platform message ids of a reply's parts posted so far (a retry edits, never reposts). */
   postedParts(replyId: string): string;
+  /** Receipts: where each of the thread's platform messages went, by platform message id (a hash). */
+  readonly receipts: string;
+  /** The receipts' message ids by first sighting, so the oldest are dropped past `receiptsMax`. */
+  readonly receiptOrder: string;
 }
 
 export interface BucketKeys {
@@ -114,6 +118,8 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     replyLock: `${base}:replies:lock`,
     deadReplies: `${base}:deadreplies`,
     postedParts: (replyId) => `${base}:parts:${encodeURIComponent(replyId)}`,
+    receipts: `${base}:receipts`,
+    receiptOrder: `${base}:receipts:order`,
   };
 }
 

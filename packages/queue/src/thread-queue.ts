@@ -18,7 +18,21 @@ export interface NewMessage {
   tokens?: number;
   /** The sender, for `per-lane` processing: a batch ends where the lane changes. */
   lane?: string;
+  /** An edit of message `id` that came after it was dispatched: its receipt points here too. */
+  edit?: boolean;
 }
+
+/** An edit or delete of an accepted message, by the platform message id it was enqueued with. */
+export type Revision =
+  | { action: 'edit'; messageId: string; idempotencyKey: string; body: string; tokens?: number }
+  | { action: 'delete'; messageId: string; idempotencyKey: string };
+
+/**
+ * `applied`: the buffered entry was replaced or removed in place; `dispatched`: a worker has it (an edit
+ * must then travel as an event of its own; a delete is recorded); `notFound`: no accepted message by
+ * that id is known (or it was dropped); `duplicate`: this edit or delete was seen before.
+ */
+export type RevisionResult = 'applied' | 'dispatched' | 'notFound' | 'duplicate';
 
 export type EnqueueResult =
   | { outcome: 'accepted'; streamId: string; seq: number; rang: boolean }
@@ -92,6 +106,8 @@ export class ThreadQueue {
         maxBacklog: c.maxBacklog,
         dedupTtlMs: c.dedupTtlMs,
         gateTtlMs: c.gateTtlMs,
+        edit: message.edit ? 1 : 0,
+        ...this.receiptBounds(),
       },
     );
     switch (reply.status) {
@@ -112,6 +128,34 @@ export class ThreadQueue {
       () => false,
     );
     return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };
+  }
+
+  /** Applies an edit or delete to the message while it is buffered (see RevisionResult). */
+  async revise(thread: string, revision: Revision): Promise<RevisionResult> {
+    const k = this.keys(thread);
+    const body = revision.action === 'edit' ? revision.body : '';
+    const reply = await this.scripts.run(
+      script.revise,
+      { ...k, dedup: k.dedup(revision.idempotencyKey) },
+      {
+        messageId: revision.messageId,
+        action: revision.action,
+        body,
+        tokens: revision.action === 'edit' ? (revision.tokens ?? this.config.countTokens(body)) : 0,
+        dedupTtlMs: this.config.dedupTtlMs,
+        ...this.receiptBounds(),
+      },
+    );
+    return reply.status;
+  }
+
+  /** Records that ingress refused a message addressed to us, for its receipt. */
+  async noteRefusal(thread: string, messageId: string, reason: string): Promise<void> {
+    await this.scripts.run(script.noteRefusal, this.keys(thread), {
+      messageId,
+      reason,
+      ...this.receiptBounds(),
+    });
   }
 
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {
@@ -279,6 +323,10 @@ export class ThreadQueue {
       generation: Number(fields.generation ?? 0),
       backlog,
     };
+  }
+
+  private receiptBounds() {
+    return { receiptsMax: this.config.receiptsMax, receiptTtlMs: this.config.receiptTtlMs };
   }
 
   private async ring(k: ThreadKeys, epoch: number, options: RingOptions = {}): Promise<void> {

@@ -19,6 +19,15 @@ const scenario = fc.record({
       thread: fc.integer({ min: 0, max: 3 }),
       tokens: fc.integer({ min: 1, max: 8 }),
       gapMs: fc.integer({ min: 0, max: 15 }),
+      // After this message, an edit or delete of an earlier one (racing its dispatch).
+      revise: fc.option(
+        fc.record({
+          target: fc.nat(),
+          action: fc.constantFrom('edit', 'delete'),
+          tokens: fc.integer({ min: 1, max: 8 }),
+        }),
+        { nil: undefined },
+      ),
     }),
     { minLength: 1, maxLength: 40 },
   ),
@@ -26,7 +35,7 @@ const scenario = fc.record({
 });
 
 describe('queue properties under concurrent runners', () => {
-  it('commits every message exactly once, in order, within caps, one turn per thread at a time', async () => {
+  it('commits every message exactly once, in order, within caps, one turn per thread at a time, edited or deleted only while buffered', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const { queue, doorbell } = await f.make({
@@ -65,11 +74,35 @@ describe('queue properties under concurrent runners', () => {
         );
         await Promise.all(runners.map((r) => r.start()));
 
-        const sent = new Map<string, string[]>();
+        // What each thread must commit: its accepted messages in order, with the body of the last edit
+        // applied while buffered, without those deleted while buffered.
+        const sent = new Map<string, { id: string; body: string }[]>();
+        const accepted: { thread: string; id: string }[] = [];
         for (const [i, m] of s.messages.entries()) {
           const thread = `th-${m.thread}`;
           const result = await queue.enqueue(thread, { id: `m${i}`, body: 'x'.repeat(m.tokens) });
-          if (result.outcome === 'accepted') sent.set(thread, [...(sent.get(thread) ?? []), `m${i}`]);
+          if (result.outcome === 'accepted') {
+            sent.set(thread, [...(sent.get(thread) ?? []), { id: `m${i}`, body: 'x'.repeat(m.tokens) }]);
+            accepted.push({ thread, id: `m${i}` });
+          }
+          if (m.revise) {
+            const target = accepted[m.revise.target % accepted.length]!;
+            const body = 'y'.repeat(m.revise.tokens);
+            const key = `${target.id}@${m.revise.action}-${i}`;
+            const revision =
+              m.revise.action === 'edit'
+                ? ({ action: 'edit', messageId: target.id, idempotencyKey: key, body } as const)
+                : ({ action: 'delete', messageId: target.id, idempotencyKey: key } as const);
+            if ((await queue.revise(target.thread, revision)) === 'applied') {
+              const expected = sent.get(target.thread)!;
+              sent.set(
+                target.thread,
+                m.revise.action === 'edit'
+                  ? expected.map((e) => (e.id === target.id ? { id: e.id, body } : e))
+                  : expected.filter((e) => e.id !== target.id),
+              );
+            }
+          }
           if (m.gapMs > 0) await new Promise((resolve) => setTimeout(resolve, m.gapMs)); // a generated gap
         }
         // No lost wakeups: every thread drains to idle without any sweeper help.
@@ -86,10 +119,12 @@ describe('queue properties under concurrent runners', () => {
         await Promise.all(runners.map((r) => r.close()));
 
         expect(violations).toEqual([]);
-        for (const [thread, accepted] of sent) {
+        for (const [thread, expected] of sent) {
           const history = (await queue.history(thread)).reverse();
           expect(history.every((r) => r.status === 'complete' && r.reply === r.batchId)).toBe(true);
-          expect(history.flatMap((r) => r.messages.map((m) => m.id))).toEqual(accepted);
+          expect(history.flatMap((r) => r.messages.map((m) => ({ id: m.id, body: m.body })))).toEqual(
+            expected,
+          );
         }
       }),
       { numRuns: 12 },

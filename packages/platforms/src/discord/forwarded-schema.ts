@@ -8,7 +8,13 @@ export const DISCORD_FORWARDED_SCHEMA = 'tributary.discord.forwarded.v1';
  */
 export interface DiscordForwardedBody {
   schema: typeof DISCORD_FORWARDED_SCHEMA;
-  /** The `d` of the MESSAGE_CREATE dispatch, passed on unchanged; fields not listed here are ignored. */
+  /** Which Gateway dispatch `message` is; absent means MESSAGE_CREATE (forwarders before edits). */
+  dispatch?: DiscordForwardedDispatch;
+  /**
+   * The `d` of the dispatch, passed on unchanged; fields not listed here are ignored. A MESSAGE_UPDATE
+   * carries the message as it now reads with `edited_timestamp`; a MESSAGE_DELETE only `id`,
+   * `channel_id` and, in a guild, `guild_id`.
+   */
   message: DiscordGatewayMessage;
   channel: {
     id: string;
@@ -19,7 +25,9 @@ export interface DiscordForwardedBody {
   };
 }
 
-/** The MESSAGE_CREATE fields the adapter reads. */
+export type DiscordForwardedDispatch = 'MESSAGE_CREATE' | 'MESSAGE_UPDATE' | 'MESSAGE_DELETE';
+
+/** The MESSAGE_CREATE fields the adapter reads (MESSAGE_UPDATE adds `edited_timestamp`). */
 export interface DiscordGatewayMessage {
   id: string;
   channel_id: string;
@@ -33,4 +41,6 @@ export interface DiscordGatewayMessage {
   member?: { nick?: string | null };
   attachments: { id: string; filename: string; url: string; content_type?: string }[];
   mentions: { id: string }[];
+  /** RFC 3339; set on a MESSAGE_UPDATE that is an edit, null on one that only added embeds. */
+  edited_timestamp?: string | null;
 }

@@ -5,6 +5,7 @@ import { ignored, messageInbound } from '../inbound-message.js';
 import { type JsonFields, readJsonBody } from '../json-body.js';
 import { isoFromRfc3339 } from '../platform-time.js';
 import { requireSecret, verifyTributarySignature } from '../webhook-checks.js';
+import { discordDelete, discordEdit } from './edit-events.js';
 import { DISCORD_FORWARDED_SCHEMA } from './forwarded-schema.js';
 import { discordPlace, snowflake, stripDiscordMention } from './ids.js';
 
@@ -38,6 +39,20 @@ export class DiscordForwardedAdapter implements InboundAdapter {
     if (body.string('schema') !== DISCORD_FORWARDED_SCHEMA) {
       throw new InvalidWebhookError(`schema must be ${DISCORD_FORWARDED_SCHEMA}`);
     }
+    const dispatch = body.optionalString('dispatch') ?? 'MESSAGE_CREATE';
+    switch (dispatch) {
+      case 'MESSAGE_CREATE':
+        return this.parseMessage(body);
+      case 'MESSAGE_UPDATE':
+        return discordEdit(body.object('message'), this.parseMessage(body));
+      case 'MESSAGE_DELETE':
+        return discordDelete(body.object('message'));
+      default:
+        throw new InvalidWebhookError(`dispatch must be MESSAGE_CREATE, MESSAGE_UPDATE or MESSAGE_DELETE`);
+    }
+  }
+
+  private parseMessage(body: JsonFields): Inbound {
     const message = body.object('message');
     const channel = body.object('channel');
     const channelId = snowflake(message, 'channel_id');

@@ -3,6 +3,7 @@ import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
 import { escapeRegExp, stripMention, throughLast } from '../strip-mention.js';
 import { requireSecret } from '../webhook-checks.js';
+import { parseSlackChange } from './edit-events.js';
 import { parseSlackEvent, type SlackSelf } from './message-event.js';
 import { verifySlackRequest } from './signature.js';
 
@@ -31,7 +32,8 @@ export class SlackInboundAdapter implements InboundAdapter {
     if (type === 'url_verification')
       return { kind: 'handshake', body: { challenge: body.string('challenge') } };
     if (type !== 'event_callback') return ignored(`slack ${type} delivery`);
-    return parseSlackEvent(body.object('event'), this.options);
+    const event = body.object('event');
+    return parseSlackChange(event, this.options) ?? parseSlackEvent(event, this.options);
   }
 
   /** `<@U123>` and `<@U123|name>`. */

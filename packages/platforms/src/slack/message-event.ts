@@ -65,7 +65,7 @@ export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
 }
 
 /** A ts is a message's identity and part of its keys: only Slack's exact shape is accepted. */
-function checkSlackTs(ts: string, field: string): void {
+export function checkSlackTs(ts: string, field: string): void {
   if (!SLACK_TS.test(ts)) throw new InvalidWebhookError(`${field} must be a Slack ts like 1531420618.000200`);
 }
 

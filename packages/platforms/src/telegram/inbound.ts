@@ -4,6 +4,7 @@ import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
 import { escapeRegExp, stripMention } from '../strip-mention.js';
 import { rejected, requireSecret, sameSecret, VERIFIED } from '../webhook-checks.js';
+import { parseTelegramEdit } from './edit.js';
 import { parseTelegramMessage } from './message.js';
 
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
@@ -20,7 +21,8 @@ export interface TelegramInboundOptions {
 
 /**
  * Telegram Bot API webhook Updates. Dedup key `telegram:<chat>:<message_id>`, so an update delivered
- * twice (same update_id) is absorbed; thread rule in `parseTelegramMessage`.
+ * twice (same update_id) is absorbed; thread rule in `parseTelegramMessage`. Edits arrive as
+ * `edited_message` / `edited_channel_post`; the Bot API tells bots of no deletions.
  */
 export class TelegramInboundAdapter implements InboundAdapter {
   readonly platform = 'telegram';
@@ -39,10 +41,13 @@ export class TelegramInboundAdapter implements InboundAdapter {
 
   parse(request: WebhookRequest): Inbound {
     const update = readJsonBody(request.rawBody);
-    update.integer('update_id');
+    const updateId = update.integer('update_id');
     // An Update carries exactly one optional field besides update_id; its name is the kind.
     const kind = update.keys().find((key) => key !== 'update_id');
     if (kind === undefined) throw new InvalidWebhookError('update carries nothing besides update_id');
+    if (kind === 'edited_message' || kind === 'edited_channel_post') {
+      return parseTelegramEdit(update.object(kind), updateId, this.options.botUsername);
+    }
     if (kind !== 'message' && kind !== 'channel_post') return ignored(`telegram ${kind} update`);
     return parseTelegramMessage(update.object(kind), this.options.botUsername);
   }

@@ -13,7 +13,7 @@
 
 local STATUS = {
   OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
-  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, NOT_FOUND = 30,
+  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, NOT_FOUND = 30, DISPATCHED = 31,
   BACKLOG_FULL = -1, FENCED = -2,
 }
 
@@ -262,4 +262,88 @@ local function take_record(list, index, member, field, value)
     end
   end
   return nil
+end
+
+-- Receipts and edits of buffered messages (docs/adr/00XX-edits-deletes-and-receipts.md) ---------------
+
+-- A receipt is a small JSON record per platform message id: `sid` (its inbox entry), `edits` (edits
+-- applied in place while it was buffered), `editSid` (the latest edit that came after dispatch, as an
+-- event of its own), `deleted` ('buffered' | 'dispatched'), `refused` (why ingress refused it).
+local function read_receipt(k, message_id)
+  local raw = redis.call('HGET', k.receipts, message_id)
+  if raw then return cjson.decode(raw) end
+  return nil
+end
+
+-- At most `receiptsMax` receipts per thread, the oldest dropped first, all expiring `receiptTtlMs`
+-- after the latest write: a quiet thread's receipts go with its history.
+local function write_receipt(k, a, message_id, receipt, now)
+  redis.call('HSET', k.receipts, message_id, cjson.encode(receipt))
+  redis.call('ZADD', k.receiptOrder, 'NX', now, message_id)
+  local over = redis.call('ZCARD', k.receiptOrder) - tonumber(a.receiptsMax)
+  if over > 0 then
+    local dropped = redis.call('ZPOPMIN', k.receiptOrder, over)
+    for i = 1, #dropped, 2 do redis.call('HDEL', k.receipts, dropped[i]) end
+  end
+  redis.call('PEXPIRE', k.receipts, a.receiptTtlMs)
+  redis.call('PEXPIRE', k.receiptOrder, a.receiptTtlMs)
+end
+
+-- Records an accepted message at `sid`: a new one, or (`edit`) an edit that came after dispatch.
+local function receipt_accepted(k, a, sid, now)
+  local receipt = { sid = sid }
+  if a.edit == '1' then
+    receipt = read_receipt(k, a.messageId) or {}
+    receipt.editSid = sid
+  end
+  write_receipt(k, a, a.messageId, receipt, now)
+end
+
+local function parse_id(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+
+-- Whether stream id `a` comes after `b`.
+local function id_later(a, b)
+  local a_ms, a_seq = parse_id(a)
+  local b_ms, b_seq = parse_id(b)
+  return a_ms > b_ms or (a_ms == b_ms and a_seq > b_seq)
+end
+
+-- Largest stream id strictly smaller than `id` (a real entry's id is never 0-0).
+local function id_before(id)
+  local ms, seq = parse_id(id)
+  if seq > 0 then return string.format('%d-%d', ms, seq - 1) end
+  return string.format('%d', ms - 1) .. '-18446744073709551615'
+end
+
+local function stream_last_id(stream)
+  local info = redis.call('XINFO', 'STREAM', stream)
+  for i = 1, #info, 2 do
+    if info[i] == 'last-generated-id' then return info[i + 1] end
+  end
+  error('XINFO STREAM gave no last-generated-id')
+end
+
+-- Replaces the fields named in `changes` of inbox entry `sid`, keeping its id and so its place in line.
+-- A stream entry cannot be changed, so the entries from `sid` on are deleted and added again under
+-- their own ids: XSETID lowers the stream's last id for that and restores it after, so no id is ever
+-- issued twice. The work is proportional to the entries behind `sid`, which the backlog cap bounds.
+local function rewrite_entry(inbox, sid, changes)
+  local last = stream_last_id(inbox)
+  local tail = redis.call('XRANGE', inbox, sid, '+')
+  for first = 1, #tail, 500 do
+    local ids = {}
+    for i = first, math.min(first + 499, #tail) do ids[#ids + 1] = tail[i][1] end
+    redis.call('XDEL', inbox, unpack(ids))
+  end
+  local before = id_before(sid)
+  redis.call('XSETID', inbox, before, 'MAXDELETEDID', before)
+  local fields = tail[1][2]
+  for i = 1, #fields, 2 do
+    if changes[fields[i]] ~= nil then fields[i + 1] = changes[fields[i]] end
+  end
+  for i = 1, #tail do redis.call('XADD', inbox, tail[i][1], unpack(tail[i][2])) end
+  redis.call('XSETID', inbox, last)
 end

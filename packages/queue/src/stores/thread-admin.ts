@@ -1,5 +1,6 @@
 import type { BatchRecord, DeadLetter } from '../batch.js';
 import type { ThreadQueue, ThreadState } from '../thread-queue.js';
+import type { MessageReceipt, MessageReceipts } from './message-receipts.js';
 import type { DeadReply, PendingReply, ReplyOutbox } from './reply-outbox.js';
 import type { SessionRecord, SessionRecords } from './session-records.js';
 
@@ -24,7 +25,13 @@ export class ThreadAdmin {
     private readonly queue: ThreadQueue,
     private readonly sessions: SessionRecords,
     private readonly replies: ReplyOutbox,
+    private readonly receipts: MessageReceipts,
   ) {}
+
+  /** Where a platform message of the thread went; null when the thread keeps no receipt of it. */
+  receipt(thread: string, messageId: string): Promise<MessageReceipt | null> {
+    return this.receipts.receipt(thread, messageId);
+  }
 
   async report(thread: string): Promise<ThreadReport> {
     const [state, history, deadLetters, session, pendingReplies, deadReplies] = await Promise.all([

@@ -15,6 +15,7 @@ local now = now_ms()
 local sid = redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', A.messageId, 'tok', A.tokens, 'org', A.origin,
   'at', now, 'body', A.body, 'lane', A.lane)
 redis.call('SET', K.dedup, sid, 'PX', A.dedupTtlMs)
+receipt_accepted(K, A, sid, now)
 redis.call('HSET', K.gate, 'involved', '1')
 if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end

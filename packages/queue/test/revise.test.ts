@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessageReceipts } from '../src/stores/message-receipts.js';
+import type { ThreadQueue } from '../src/thread-queue.js';
+import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+const edit = (messageId: string, body: string, key = `${messageId}@edit-${body}`) =>
+  ({ action: 'edit', messageId, idempotencyKey: key, body }) as const;
+const del = (messageId: string) =>
+  ({ action: 'delete', messageId, idempotencyKey: `${messageId}@delete` }) as const;
+
+function receipts(queue: ThreadQueue) {
+  return new MessageReceipts(f.redis, (thread) => queue.keys(thread), queue);
+}
+
+async function inbox(queue: ThreadQueue, thread: string) {
+  return (await f.redis.xrange(queue.keys(thread).inbox, '-', '+')).map(([id, fields]) => ({
+    id,
+    body: fields[fields.indexOf('body') + 1],
+    tok: fields[fields.indexOf('tok') + 1],
+  }));
+}
+
+describe('edits and deletes of buffered messages', () => {
+  it('replaces a buffered message in place: same entry, same place in line, new body and tokens', async () => {
+    const { queue } = await f.make({ countTokens: (body) => body.length });
+    await enqueueAll(queue, 'th', ['one', 'two', 'three']);
+    const before = await inbox(queue, 'th');
+    expect(await queue.revise('th', edit('m2', 'two, edited'))).toBe('applied');
+    const after = await inbox(queue, 'th');
+    expect(after.map((e) => e.id)).toEqual(before.map((e) => e.id));
+    expect(after.map((e) => e.body)).toEqual(['one', 'two, edited', 'three']);
+    expect(after[1]!.tok).toBe(String('two, edited'.length));
+
+    const claimed = await claimNow(queue, 'th');
+    if (claimed.kind !== 'batch') throw new Error(`expected a batch, got ${claimed.kind}`);
+    expect(claimed.batch.messages.map((m) => [m.id, m.body, m.seq])).toEqual([
+      ['m1', 'one', 1],
+      ['m2', 'two, edited', 2],
+      ['m3', 'three', 3],
+    ]);
+  });
+
+  it('never issues an entry id twice after rewriting the tail', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one', 'two', 'three']);
+    const [, , last] = await inbox(queue, 'th');
+    expect(await queue.revise('th', del('m3'))).toBe('applied');
+    expect(await queue.revise('th', edit('m1', 'uno'))).toBe('applied');
+    const next = await queue.enqueue('th', { id: 'm4', body: 'four' });
+    if (next.outcome !== 'accepted') throw new Error('m4 not accepted');
+    const [lastMs, lastSeq] = last!.id.split('-').map(Number) as [number, number];
+    const [nextMs, nextSeq] = next.streamId.split('-').map(Number) as [number, number];
+    expect(nextMs > lastMs || (nextMs === lastMs && nextSeq > lastSeq)).toBe(true);
+    expect((await inbox(queue, 'th')).map((e) => e.body)).toEqual(['uno', 'two', 'four']);
+  });
+
+  it('applies a redelivered edit or delete once', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one', 'two']);
+    expect(await queue.revise('th', edit('m1', 'uno', 'edit-1'))).toBe('applied');
+    expect(await queue.revise('th', edit('m1', 'uno', 'edit-1'))).toBe('duplicate');
+    expect(await queue.revise('th', del('m2'))).toBe('applied');
+    expect(await queue.revise('th', del('m2'))).toBe('duplicate');
+    expect((await inbox(queue, 'th')).map((e) => e.body)).toEqual(['uno']);
+    expect(await receipts(queue).receipt('th', 'm1')).toMatchObject({ status: 'queued', editsInPlace: 1 });
+  });
+
+  it('removes a deleted buffered message, so the turn never sees it', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one', 'two', 'three']);
+    expect(await queue.revise('th', del('m2'))).toBe('applied');
+    const claimed = await claimNow(queue, 'th');
+    if (claimed.kind !== 'batch') throw new Error(`expected a batch, got ${claimed.kind}`);
+    expect(claimed.batch.messages.map((m) => m.body)).toEqual(['one', 'three']);
+    expect(await receipts(queue).receipt('th', 'm2')).toEqual({
+      thread: 'th',
+      messageId: 'm2',
+      status: 'deleted',
+    });
+  });
+
+  it('lets a deleted only message leave the thread idle', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one']);
+    expect(await queue.revise('th', del('m1'))).toBe('applied');
+    expect(await claimNow(queue, 'th')).toEqual({ kind: 'empty' });
+    expect(await queue.state('th')).toMatchObject({ status: 'idle', backlog: 0 });
+  });
+
+  it('leaves a dispatched message alone: an edit is the caller’s new event, a delete is recorded', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one']);
+    const claimed = await claimNow(queue, 'th');
+    if (claimed.kind !== 'batch') throw new Error(`expected a batch, got ${claimed.kind}`);
+    expect(await queue.revise('th', edit('m1', 'uno'))).toBe('dispatched');
+    expect(claimed.batch.messages[0]!.body).toBe('one');
+    // The caller enqueues the edit as an event of its own; a later edit replaces that one in place.
+    await queue.enqueue('th', { id: 'm1', idempotencyKey: 'm1@edit-uno', body: 'uno', edit: true });
+    expect(
+      await queue.enqueue('th', { id: 'm1', idempotencyKey: 'm1@edit-uno', body: 'uno', edit: true }),
+    ).toMatchObject({
+      outcome: 'duplicate',
+    });
+    expect(await queue.revise('th', edit('m1', 'uno!'))).toBe('applied');
+    expect((await inbox(queue, 'th')).map((e) => e.body)).toEqual(['one', 'uno!']);
+    expect(await receipts(queue).receipt('th', 'm1')).toEqual({
+      thread: 'th',
+      messageId: 'm1',
+      status: 'batched',
+      batch: { id: claimed.batch.id, outcome: 'running' },
+      // The later edit replaced the waiting edit event in place.
+      editsInPlace: 1,
+      edit: { status: 'queued' },
+    });
+    // Deleting it now removes the waiting edit and records the delete of the dispatched original,
+    // so the turn boundary finds nothing more to run.
+    expect(await queue.revise('th', del('m1'))).toBe('applied');
+    expect(await queue.commit(claimed.batch.lease, done)).toEqual({ kind: 'idle' });
+    expect(await receipts(queue).receipt('th', 'm1')).toMatchObject({
+      status: 'batched',
+      batch: { id: claimed.batch.id, outcome: 'complete', stopReason: 'end_turn' },
+      edit: { status: 'dropped' },
+      deletedAfterDispatch: true,
+    });
+  });
+
+  it('records a delete after dispatch once and starts nothing', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one']);
+    const claimed = await claimNow(queue, 'th');
+    if (claimed.kind !== 'batch') throw new Error(`expected a batch, got ${claimed.kind}`);
+    expect(await queue.revise('th', del('m1'))).toBe('dispatched');
+    expect(await queue.revise('th', del('m1'))).toBe('duplicate');
+    expect(await queue.commit(claimed.batch.lease, done)).toEqual({ kind: 'idle' });
+    expect(await receipts(queue).receipt('th', 'm1')).toMatchObject({
+      status: 'batched',
+      deletedAfterDispatch: true,
+    });
+  });
+
+  it('does not know messages it never accepted or that /cancel-all dropped', async () => {
+    const { queue } = await f.make();
+    expect(await queue.revise('th', edit('nope', 'x'))).toBe('notFound');
+    await enqueueAll(queue, 'th', ['one']);
+    await queue.dropBuffered('th');
+    expect(await queue.revise('th', edit('m1', 'uno'))).toBe('notFound');
+    expect(await receipts(queue).receipt('th', 'm1')).toMatchObject({ status: 'dropped' });
+  });
+});
+
+describe('receipts', () => {
+  it('says where each message is: refused, queued, in a running batch, in an ended batch', async () => {
+    const { queue } = await f.make();
+    const r = receipts(queue);
+    await queue.noteRefusal('th', 'm0', 'sender-not-allowed');
+    await enqueueAll(queue, 'th', ['one', 'two']);
+    expect(await r.receipt('th', 'm0')).toEqual({
+      thread: 'th',
+      messageId: 'm0',
+      status: 'refused',
+      reason: 'sender-not-allowed',
+    });
+    expect(await r.receipt('th', 'm1')).toEqual({ thread: 'th', messageId: 'm1', status: 'queued' });
+    const claimed = await claimNow(queue, 'th');
+    if (claimed.kind !== 'batch') throw new Error(`expected a batch, got ${claimed.kind}`);
+    expect(await r.receipt('th', 'm2')).toMatchObject({
+      status: 'batched',
+      batch: { id: claimed.batch.id, outcome: 'running' },
+    });
+    await queue.commit(claimed.batch.lease, { reply: 'ok', stopReason: 'cancelled' });
+    expect(await r.receipt('th', 'm2')).toMatchObject({
+      status: 'batched',
+      batch: { id: claimed.batch.id, outcome: 'cancelled', stopReason: 'cancelled' },
+    });
+    expect(await r.receipt('th', 'never')).toBeNull();
+  });
+
+  it('does not let a refusal overwrite an acceptance (a retry that got in)', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['one']);
+    await queue.noteRefusal('th', 'm1', 'backlog-full');
+    expect(await receipts(queue).receipt('th', 'm1')).toMatchObject({ status: 'queued' });
+  });
+
+  it('keeps at most receiptsMax receipts per thread, oldest dropped first, expiring with the thread', async () => {
+    const { queue } = await f.make({ receiptsMax: 3, receiptTtlMs: 60_000 });
+    await enqueueAll(queue, 'th', ['1', '2', '3', '4', '5']);
+    const k = queue.keys('th');
+    expect((await f.redis.hkeys(k.receipts)).sort()).toEqual(['m3', 'm4', 'm5']);
+    expect(await f.redis.zcard(k.receiptOrder)).toBe(3);
+    for (const key of [k.receipts, k.receiptOrder]) {
+      const ttl = await f.redis.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(60_000);
+    }
+  });
+});
