@@ -17,6 +17,9 @@ function describeSender(sender: SenderContext | undefined): string {
     field(sender, 'sender_id'),
     sender.is_bot === true ? 'bot' : undefined,
     [field(sender, 'channel'), where].filter(Boolean).join(' '),
+    // An edit of a message of an earlier turn: it replaces the one sent at `timestamp`.
+    field(sender, 'edited_at') &&
+      `edit at ${field(sender, 'edited_at')} of the message of ${field(sender, 'timestamp')}`,
   ].filter(Boolean);
   return details.length > 0 ? `${name} (${details.join(', ')})` : name;
 }

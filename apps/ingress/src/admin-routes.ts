@@ -27,6 +27,17 @@ export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptio
     admin.report(request.params.thread),
   );
 
+  // Where a platform message went: refused, queued, in a batch (and how its turn ended), edited, deleted.
+  app.get<{ Params: { thread: string; messageId: string } }>(
+    '/admin/threads/:thread/messages/:messageId',
+    async (request) => {
+      const { thread, messageId } = request.params;
+      const receipt = await admin.receipt(thread, messageId);
+      if (!receipt) throw new IngressError('not_found', `no receipt of message ${messageId} in that thread`);
+      return receipt;
+    },
+  );
+
   app.post<{ Params: { thread: string; command: string } }>(
     '/admin/threads/:thread/:command',
     async (request) => {

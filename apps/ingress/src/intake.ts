@@ -1,5 +1,5 @@
 import type { GateConfig } from '@tributary/config';
-import { queuedArrival } from '@tributary/packing';
+import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import {
   type ControlCommand,
   type Inbound,
@@ -21,6 +21,10 @@ import type { ThreadParents } from './thread-parents.js';
 export type IntakeOutcome =
   | { outcome: 'accepted'; thread: string; seq: number }
   | { outcome: 'duplicate'; thread: string }
+  /** An edit that replaced the waiting message in place. */
+  | { outcome: 'edited'; thread: string }
+  /** `dispatched`: the agent already had the message; the delete is recorded and starts no turn. */
+  | { outcome: 'deleted'; thread: string; dispatched: boolean }
   | { outcome: 'ignored'; reason: string }
   | { outcome: 'control'; command: string; confirmation: string };
 
@@ -47,7 +51,77 @@ export class Intake {
     selfId: string | undefined,
     message: InboundMessage,
   ): Promise<IntakeOutcome> {
-    const { queue, gates, gateState } = this.deps;
+    const screened = await this.screen(adapter, selfId, message);
+    if (screened.outcome !== 'admitted') return screened;
+    const { event, thread } = message;
+    const command = parseControlText(screened.text, selfId);
+    if (command) {
+      const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
+      return { outcome: 'control', command, confirmation };
+    }
+
+    // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
+    await this.deps.parents.record(message);
+    return this.enqueue(message, { ...event, text: screened.text });
+  }
+
+  /**
+   * A platform's edit of a message (docs/adr/00XX-edits-deletes-and-receipts.md): screened like a
+   * message; it replaces the original in place while that still waits, else it is enqueued as an event
+   * of its own marked with `edited_at`. An edit is never a control command.
+   */
+  async edit(
+    adapter: InboundAdapter,
+    selfId: string | undefined,
+    message: InboundMessage,
+  ): Promise<IntakeOutcome> {
+    const screened = await this.screen(adapter, selfId, message);
+    if (screened.outcome !== 'admitted') return screened;
+    const { event, thread } = message;
+    if (parseControlText(screened.text, selfId))
+      return { outcome: 'ignored', reason: 'edited-into-a-command' };
+    const { editedAt: _mark, ...unmarked } = { ...event, text: screened.text };
+    const waiting = queuedArrival(unmarked);
+    const revised = await this.deps.queue.revise(thread, {
+      action: 'edit',
+      messageId: event.eventId,
+      idempotencyKey: message.dedupKey,
+      body: waiting.body,
+      tokens: waiting.tokens,
+    });
+    if (revised === 'duplicate') return { outcome: 'duplicate', thread };
+    if (revised === 'applied') return { outcome: 'edited', thread };
+    return this.enqueue(message, { ...event, text: screened.text }, true);
+  }
+
+  /** A platform's delete: removes the message while it waits; after dispatch it is only recorded. */
+  async delete(inbound: Extract<Inbound, { kind: 'delete' }>): Promise<IntakeOutcome> {
+    const { thread, messageId, dedupKey } = inbound;
+    const revised = await this.deps.queue.revise(thread, {
+      action: 'delete',
+      messageId,
+      idempotencyKey: dedupKey,
+    });
+    switch (revised) {
+      case 'duplicate':
+        return { outcome: 'duplicate', thread };
+      case 'notFound':
+        return { outcome: 'ignored', reason: 'not-a-message-we-hold' };
+      default:
+        return { outcome: 'deleted', thread, dispatched: revised === 'dispatched' };
+    }
+  }
+
+  /**
+   * The gates, on the verbatim text, then our mention stripped. A refusal of a message addressed to us
+   * is kept as its receipt; one that merely was not for us leaves nothing (most channel traffic).
+   */
+  private async screen(
+    adapter: InboundAdapter,
+    selfId: string | undefined,
+    message: InboundMessage,
+  ): Promise<{ outcome: 'admitted'; text: string } | Extract<IntakeOutcome, { outcome: 'ignored' }>> {
+    const { gates, gateState } = this.deps;
     const { event, thread } = message;
     const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
     const state = await gateState.read(thread);
@@ -60,25 +134,30 @@ export class Intake {
       involved: state.involved || message.direct,
       botTurns: state.botTurns,
     });
-    if (!verdict.admit) return { outcome: 'ignored', reason: verdict.reason };
-
-    const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
-    const command = parseControlText(text, selfId);
-    if (command) {
-      const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
-      return { outcome: 'control', command, confirmation };
+    if (!verdict.admit) {
+      if (verdict.reason !== 'not-addressed') {
+        await this.deps.queue.noteRefusal(thread, event.eventId, verdict.reason);
+      }
+      return { outcome: 'ignored', reason: verdict.reason };
     }
+    const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
+    return { outcome: 'admitted', text };
+  }
 
-    // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
-    await this.deps.parents.record(message);
+  /** One enqueue of the event as the agent will see it; `edit`: an edit of a dispatched message. */
+  private async enqueue(message: InboundMessage, event: ArrivalEvent, edit = false): Promise<IntakeOutcome> {
+    const { queue } = this.deps;
+    const { thread } = message;
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
-        ...queuedArrival({ ...event, text }),
+        ...queuedArrival(event),
         idempotencyKey: message.dedupKey,
+        edit,
       });
     } catch (error) {
       if (error instanceof BacklogFullError) {
+        await queue.noteRefusal(thread, event.eventId, 'backlog-full');
         throw new IngressError('backlog_full', `thread is over its backlog cap (${error.message})`, 30);
       }
       throw error;

@@ -46,7 +46,11 @@ function parseInbound(adapter: InboundAdapter, webhook: WebhookRequest) {
  */
 function conversationOf(inbound: Inbound): string | undefined {
   const ref =
-    inbound.kind === 'message' ? inbound.message.ref : inbound.kind === 'control' ? inbound.ref : undefined;
+    inbound.kind === 'message' || inbound.kind === 'edit'
+      ? inbound.message.ref
+      : inbound.kind === 'control' || inbound.kind === 'delete'
+        ? inbound.ref
+        : undefined;
   return ref && `${ref.platform}:${ref.channelId}`;
 }
 
@@ -115,10 +119,19 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
         observer.outcome(platform, 'control');
         return reply.code(200).send(inbound.respond(confirmation));
       }
-      case 'message': {
-        const result = await intake.message(adapter, options.selfId, inbound.message);
-        observer.outcome(platform, result.outcome === 'ignored' ? 'ignored' : result.outcome);
+      case 'message':
+      case 'edit': {
+        const result =
+          inbound.kind === 'edit'
+            ? await intake.edit(adapter, options.selfId, inbound.message)
+            : await intake.message(adapter, options.selfId, inbound.message);
+        observer.outcome(platform, result.outcome);
         if (result.outcome === 'ignored') observer.refusal(platform, 'gate');
+        return answer(reply, result);
+      }
+      case 'delete': {
+        const result = await intake.delete(inbound);
+        observer.outcome(platform, result.outcome);
         return answer(reply, result);
       }
     }

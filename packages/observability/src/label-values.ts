@@ -18,6 +18,9 @@ export type StopReason = (typeof STOP_REASONS)[number];
 export const INGRESS_OUTCOMES = [
   'accepted',
   'duplicate',
+  // An edit or delete applied to a waiting message; a delete of a dispatched one, recorded.
+  'edited',
+  'deleted',
   'ignored',
   'control',
   'handshake',
