@@ -108,4 +108,36 @@ describe('forwarding Gateway messages to ingress', () => {
     await waitFor(() => harness.ingress.accepted.length >= 1);
     expect(harness.ingress.attempts.map((forward) => forward.json.message.id)).toEqual([human.id]);
   });
+
+  it('forwards edits and deletes after the message, in its channel lane, naming the dispatch', async () => {
+    harness = await startReadyHarness();
+    harness.discord.dispatch('GUILD_CREATE', guildCreate());
+    const message = messageCreate(TEXT_CHANNEL_ID, 'first wording');
+    const update = { ...message, content: 'second wording', edited_timestamp: new Date().toISOString() };
+    const deletion = { id: message.id, channel_id: TEXT_CHANNEL_ID, guild_id: GUILD_ID };
+    // Our own reply streams by editing its message: those edits are not forwarded either.
+    const own = ownMessage(TEXT_CHANNEL_ID, 'a streamed reply');
+    harness.discord.dispatch('MESSAGE_CREATE', message);
+    harness.discord.dispatch('MESSAGE_UPDATE', { ...own, edited_timestamp: new Date().toISOString() });
+    harness.discord.dispatch('MESSAGE_UPDATE', update);
+    harness.discord.dispatch('MESSAGE_DELETE', deletion);
+
+    await waitFor(() => harness.ingress.accepted.length === 3, { what: 'three forwards' });
+    const channel = { id: TEXT_CHANNEL_ID, parent_id: null, type: 0 };
+    expect(harness.ingress.accepted.map((forward) => forward.body)).toEqual([
+      JSON.stringify({ schema: 'tributary.discord.forwarded.v1', message, channel }),
+      JSON.stringify({
+        schema: 'tributary.discord.forwarded.v1',
+        dispatch: 'MESSAGE_UPDATE',
+        message: update,
+        channel,
+      }),
+      JSON.stringify({
+        schema: 'tributary.discord.forwarded.v1',
+        dispatch: 'MESSAGE_DELETE',
+        message: deletion,
+        channel,
+      }),
+    ]);
+  });
 });
