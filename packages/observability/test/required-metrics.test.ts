@@ -88,6 +88,8 @@ describe('the required metrics', () => {
     expect(INGRESS_OUTCOMES).toEqual([
       'accepted',
       'duplicate',
+      'edited',
+      'deleted',
       'ignored',
       'control',
       'handshake',

@@ -28,6 +28,7 @@ function asReceived(event: ArrivalEvent, caps: PromptCapabilities): UnpackedEven
       ...(event.threadId === undefined ? {} : { thread_id: event.threadId }),
       is_bot: event.sender.isBot,
       timestamp: event.timestamp,
+      ...(event.editedAt === undefined ? {} : { edited_at: event.editedAt }),
     },
     prompt: event.text,
     attachments: [...event.attachments.filter((attachment) => attachment.kind === 'text'), ...others],

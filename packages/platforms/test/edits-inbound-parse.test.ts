@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Inbound, InboundMessage } from '../src/inbound.js';
-import { CHANNEL, forwardedBody, forwarded, signedForward, THREAD } from './discord-inbound-fixtures.js';
+import { CHANNEL, forwarded, forwardedBody, signedForward, THREAD } from './discord-inbound-fixtures.js';
 import { signedSlackRequest, slack, slackMessage, TS } from './slack-inbound-fixtures.js';
 import { rejection } from './support-inbound.js';
 import { alice, DATE, GROUP, telegram, telegramRequest } from './telegram-inbound-fixtures.js';

@@ -145,8 +145,11 @@ describe('Slack parse', () => {
   });
 
   it.each([
-    ['message_changed', { subtype: 'message_changed' }, 'slack message subtype message_changed'],
-    ['message_deleted', { subtype: 'message_deleted' }, 'slack message subtype message_deleted'],
+    [
+      'a message_changed nobody made (an unfurl)',
+      { subtype: 'message_changed', message: { type: 'message', user: 'U0ALICE', text: 'x', ts: TS } },
+      'slack message_changed without an edit',
+    ],
     ['channel_join', { subtype: 'channel_join' }, 'slack message subtype channel_join'],
     ['our own message by user id', { user: 'U0BOT' }, 'slack message from ourselves'],
     ['our own message by bot id', { user: 'U0BOT2', bot_id: 'B0BOT' }, 'slack message from ourselves'],

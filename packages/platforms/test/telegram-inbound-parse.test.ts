@@ -188,9 +188,9 @@ describe('Telegram parse', () => {
 
   it.each([
     [
-      'an edited message',
-      { update_id: 1, edited_message: telegramMessage().message },
-      'telegram edited_message update',
+      'a reaction',
+      { update_id: 1, message_reaction: { chat: { id: GROUP, type: 'supergroup' }, message_id: 42 } },
+      'telegram message_reaction update',
     ],
     [
       'a callback query',
