@@ -10,7 +10,9 @@ import {
 const TOKEN = 'admin-token-for-the-tests-0123456789';
 let h: IngressHarness;
 beforeAll(async () => {
-  h = await startIngressHarness({ env: { ADMIN_TOKEN: TOKEN } });
+  h = await startIngressHarness({
+    env: { ADMIN_TOKEN: TOKEN, ALLOWED_USERS: 'u-ada,u-bob', MAX_THREAD_BACKLOG: '2' },
+  });
 });
 afterAll(() => h.close());
 
@@ -52,5 +54,40 @@ describe('admin API', () => {
     expect((await admin('/threads/t/explode', 'POST')).status).toBe(404);
     expect((await admin('/threads/t/dead-letters/0000000000000000/redrive', 'POST')).status).toBe(404);
     expect(await (await admin('/dead-letters')).json()).toEqual({ threads: [] });
+  });
+
+  it('answers for a message where it went: queued, refused by a gate, refused over the backlog cap', async () => {
+    const thread = 'gateway:telegram:dev:T9';
+    const post = async (messageId: string, sender: object) => {
+      const body = gatewayEvent(messageId, {
+        message_id: messageId,
+        channel: { id: 'dev', type: 'group', thread_id: 'T9' },
+        sender,
+      });
+      return h.post('/webhooks/gateway', body, hmacHeaders(SECRETS.GATEWAY_SECRET, body));
+    };
+    const ada = { id: 'u-ada', name: 'ada', display_name: 'Ada', is_bot: false };
+    const eve = { id: 'u-eve', name: 'eve', display_name: 'Eve', is_bot: false };
+    expect((await post('g-1', ada)).body).toMatchObject({ outcome: 'accepted' });
+    expect((await post('g-2', eve)).body).toMatchObject({ outcome: 'ignored', reason: 'user-not-allowed' });
+    expect((await post('g-3', ada)).body).toMatchObject({ outcome: 'accepted' });
+    expect((await post('g-4', ada)).status).toBe(429);
+
+    const receipt = async (messageId: string) => {
+      const answer = await admin(`/threads/${encodeURIComponent(thread)}/messages/${messageId}`);
+      return { status: answer.status, body: await answer.json() };
+    };
+    expect(await receipt('g-1')).toEqual({
+      status: 200,
+      body: { thread, messageId: 'g-1', status: 'queued' },
+    });
+    expect((await receipt('g-2')).body).toEqual({
+      thread,
+      messageId: 'g-2',
+      status: 'refused',
+      reason: 'user-not-allowed',
+    });
+    expect((await receipt('g-4')).body).toMatchObject({ status: 'refused', reason: 'backlog-full' });
+    expect((await receipt('g-5')).status).toBe(404);
   });
 });
