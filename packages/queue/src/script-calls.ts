@@ -147,7 +147,16 @@ export const enqueue = defineScript({
 export const revise = defineScript({
   name: 'revise',
   keys: ['state', 'inbox', 'dedup', ...RECEIPT_KEYS],
-  args: ['messageId', 'action', 'body', 'tokens', 'dedupTtlMs', ...RECEIPT_BOUNDS],
+  args: [
+    'messageId',
+    'action',
+    'body',
+    'tokens',
+    'dedupTtlMs',
+    'rewriteMax',
+    'rewriteMaxBytes',
+    ...RECEIPT_BOUNDS,
+  ],
   decode(reply) {
     switch (reply.status) {
       case ScriptStatus.Ok:

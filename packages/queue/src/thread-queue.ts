@@ -28,9 +28,10 @@ export type Revision =
   | { action: 'delete'; messageId: string; idempotencyKey: string };
 
 /**
- * `applied`: the buffered entry was replaced or removed in place; `dispatched`: a worker has it (an edit
- * must then travel as an event of its own; a delete is recorded); `notFound`: no accepted message by
- * that id is known (or it was dropped); `duplicate`: this edit or delete was seen before.
+ * `applied`: the buffered entry was replaced or removed in place; `dispatched`: a worker has it, or an
+ * edit has too much waiting behind it to be rewritten in place (`editRewriteMax`): the edit must then
+ * travel as an event of its own, and a delete is recorded; `notFound`: no accepted message by that id
+ * is known (or it was dropped); `duplicate`: this edit or delete was seen before.
  */
 export type RevisionResult = 'applied' | 'dispatched' | 'notFound' | 'duplicate';
 
@@ -143,6 +144,8 @@ export class ThreadQueue {
         body,
         tokens: revision.action === 'edit' ? (revision.tokens ?? this.config.countTokens(body)) : 0,
         dedupTtlMs: this.config.dedupTtlMs,
+        rewriteMax: this.config.editRewriteMax,
+        rewriteMaxBytes: this.config.editRewriteMaxBytes,
         ...this.receiptBounds(),
       },
     );

@@ -60,6 +60,19 @@ describe('edits and deletes of buffered messages', () => {
     expect((await inbox(queue, 'th')).map((e) => e.body)).toEqual(['uno', 'two', 'four']);
   });
 
+  it('sends an edit with too much waiting behind it as an event of its own, changing nothing', async () => {
+    const { queue } = await f.make({ editRewriteMax: 2, editRewriteMaxBytes: 40 });
+    await enqueueAll(queue, 'th', ['one', 'two', 'three']);
+    const before = await inbox(queue, 'th');
+    // Three entries from m1 on: more than two.
+    expect(await queue.revise('th', edit('m1', 'uno'))).toBe('dispatched');
+    // Two entries from m2 on, but their bodies and fields outweigh 40 bytes.
+    expect(await queue.revise('th', edit('m2', 'dos'))).toBe('dispatched');
+    expect(await queue.revise('th', edit('m3', 'tres'))).toBe('applied');
+    expect((await inbox(queue, 'th')).map((e) => e.body)).toEqual(['one', 'two', 'tres']);
+    expect((await inbox(queue, 'th')).map((e) => e.id)).toEqual(before.map((e) => e.id));
+  });
+
   it('applies a redelivered edit or delete once', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['one', 'two']);

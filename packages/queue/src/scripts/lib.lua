@@ -329,10 +329,18 @@ end
 -- Replaces the fields named in `changes` of inbox entry `sid`, keeping its id and so its place in line.
 -- A stream entry cannot be changed, so the entries from `sid` on are deleted and added again under
 -- their own ids: XSETID lowers the stream's last id for that and restores it after, so no id is ever
--- issued twice. The work is proportional to the entries behind `sid`, which the backlog cap bounds.
-local function rewrite_entry(inbox, sid, changes)
+-- issued twice. The work is proportional to the entries behind `sid` and their size, so it is done
+-- only within `max_entries` and `max_bytes` of bodies; past them it returns false and changes nothing.
+local function rewrite_entry(inbox, sid, changes, max_entries, max_bytes)
+  local tail = redis.call('XRANGE', inbox, sid, '+', 'COUNT', max_entries + 1)
+  if #tail > max_entries then return false end
+  local bytes = 0
+  for i = 1, #tail do
+    local fields = tail[i][2]
+    for f = 2, #fields, 2 do bytes = bytes + #fields[f] end
+  end
+  if bytes > max_bytes then return false end
   local last = stream_last_id(inbox)
-  local tail = redis.call('XRANGE', inbox, sid, '+')
   for first = 1, #tail, 500 do
     local ids = {}
     for i = first, math.min(first + 499, #tail) do ids[#ids + 1] = tail[i][1] end
@@ -346,4 +354,5 @@ local function rewrite_entry(inbox, sid, changes)
   end
   for i = 1, #tail do redis.call('XADD', inbox, tail[i][1], unpack(tail[i][2])) end
   redis.call('XSETID', inbox, last)
+  return true
 end

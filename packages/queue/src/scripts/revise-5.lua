@@ -2,8 +2,9 @@
 -- accepted. Its latest entry (its own, or that of an edit which came after dispatch) is changed only
 -- while it is still buffered: after `read`, so no worker has it. Then an edit replaces the entry's body
 -- in place (same id, same place in line) and a delete removes it. Once dispatched, nothing in the inbox
--- changes: the caller enqueues an edit as an event of its own, and a delete is only recorded. `dedup`
--- (the edit's or delete's own identity) absorbs a redelivery.
+-- changes: the caller enqueues an edit as an event of its own, and a delete is only recorded. An edit
+-- with more than `rewriteMax` entries or `rewriteMaxBytes` behind it is answered as dispatched too (the
+-- rewrite would hold Redis too long). `dedup` (the edit's or delete's own identity) absorbs a redelivery.
 -- Returns: {OK, stream id} | {DISPATCHED} | {NOT_FOUND} | {DUPLICATE, stream id}
 local seen = redis.call('GET', K.dedup)
 if seen then return { STATUS.DUPLICATE, seen } end
@@ -29,7 +30,10 @@ if A.action == 'delete' then
   -- Removing an edit's own event leaves the original it edits dispatched.
   if target == receipt.sid then receipt.deleted = 'buffered' else receipt.deleted = 'dispatched' end
 else
-  rewrite_entry(K.inbox, target, { body = A.body, tok = A.tokens })
+  local changes = { body = A.body, tok = A.tokens }
+  if not rewrite_entry(K.inbox, target, changes, tonumber(A.rewriteMax), tonumber(A.rewriteMaxBytes)) then
+    return { STATUS.DISPATCHED }
+  end
   receipt.edits = (receipt.edits or 0) + 1
 end
 write_receipt(K, A, A.messageId, receipt, now)

@@ -1,0 +1,69 @@
+/**
+ * The cost of an edit applied in place, against an enqueue measured in the same run. An edit rewrites
+ * the waiting entries from the edited one on (docs/adr/00XX-edits-deletes-and-receipts.md), so its cost
+ * grows with the entries behind it (up to `editRewriteMax`); this prints by how much, for a few sizes. Rounds alternate an
+ * enqueue (into a thread already waiting for its doorbell, so the script alone) and an edit of a
+ * thread's first waiting message; each line gives both medians over the round trip and their ratio.
+ *
+ *   npm run bench:edits [-- --rounds 300]
+ *
+ * Ends with one `edits: behind=<n> enqueue_us=<x> edit_us=<y> ratio=<y/x>` line per size.
+ */
+import { parseArgs } from 'node:util';
+import { Store } from '@tributary/queue';
+import { startRedis, uniquePrefix } from '@tributary/testkit';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '300' } } });
+const rounds = Number(values.rounds);
+// The edited entry and those behind it stay within the default editRewriteMax (100); past it an
+// edit travels as an event of its own.
+const SIZES = [0, 10, 50, 99];
+
+const redis = await startRedis();
+const store = Store.open({
+  url: redis.url,
+  connection: { kind: 'patient' },
+  queue: { prefix: uniquePrefix('edits'), maxBacklog: SIZES.at(-1)! + rounds + 10 },
+});
+const queue = store.queue;
+const body = (text: string) => JSON.stringify({ text });
+
+const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await run();
+  return Number(process.hrtime.bigint() - start) / 1000;
+}
+
+for (const behind of SIZES) {
+  const edited = `edited-${behind}`;
+  const baseline = `baseline-${behind}`;
+  await queue.enqueue(edited, { id: 'first', body: body('first') });
+  for (let i = 0; i < behind; i++) await queue.enqueue(edited, { id: `m${i}`, body: body(`message ${i}`) });
+  await queue.enqueue(baseline, { id: 'warm', body: body('warm') });
+  const enqueues: number[] = [];
+  const edits: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    enqueues.push(await timed(() => queue.enqueue(baseline, { id: `b${round}`, body: body(`b ${round}`) })));
+    edits.push(
+      await timed(async () => {
+        const outcome = await queue.revise(edited, {
+          action: 'edit',
+          messageId: 'first',
+          idempotencyKey: `first@${round}`,
+          body: body(`first, edit ${round}`),
+        });
+        if (outcome !== 'applied') throw new Error(`edit ${round} was ${outcome}, not applied`);
+      }),
+    );
+  }
+  const enqueueUs = median(enqueues);
+  const editUs = median(edits);
+  process.stdout.write(
+    `edits: behind=${behind} enqueue_us=${enqueueUs.toFixed(0)} edit_us=${editUs.toFixed(0)} ratio=${(editUs / enqueueUs).toFixed(2)}\n`,
+  );
+}
+
+await store.close();
+await redis.stop();
