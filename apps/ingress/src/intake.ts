@@ -113,8 +113,9 @@ export class Intake {
   }
 
   /**
-   * The gates, on the verbatim text, then our mention stripped. A refusal of a message addressed to us
-   * is kept as its receipt; one that merely was not for us leaves nothing (most channel traffic).
+   * The gates, on the verbatim text, then our mention stripped. A refusal of a message meant for us (it
+   * mentions us, or the conversation is ours) is kept as its receipt; other channel traffic, people's
+   * and bots' alike, leaves nothing.
    */
   private async screen(
     adapter: InboundAdapter,
@@ -125,19 +126,18 @@ export class Intake {
     const { event, thread } = message;
     const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
     const state = await gateState.read(thread);
+    const involved = state.involved || message.direct;
     const verdict = decideGate(gates, {
       senderId: event.sender.id,
       isBot: event.sender.isBot,
       channelId: event.channelId,
       mentionsUs,
       mentionsOthers: message.mentions.some((id) => id !== selfId),
-      involved: state.involved || message.direct,
+      involved,
       botTurns: state.botTurns,
     });
     if (!verdict.admit) {
-      if (verdict.reason !== 'not-addressed') {
-        await this.deps.queue.noteRefusal(thread, event.eventId, verdict.reason);
-      }
+      if (mentionsUs || involved) await this.deps.queue.noteRefusal(thread, event.eventId, verdict.reason);
       return { outcome: 'ignored', reason: verdict.reason };
     }
     const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);

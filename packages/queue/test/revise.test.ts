@@ -194,6 +194,17 @@ describe('receipts', () => {
     expect(await r.receipt('th', 'never')).toBeNull();
   });
 
+  it('shows a refused message that an edit got in as where the edit is', async () => {
+    const { queue } = await f.make();
+    await queue.noteRefusal('th', 'm1', 'not-addressed');
+    await queue.enqueue('th', { id: 'm1', idempotencyKey: 'm1@edit', body: 'now for us', edit: true });
+    expect(await receipts(queue).receipt('th', 'm1')).toEqual({
+      thread: 'th',
+      messageId: 'm1',
+      status: 'queued',
+    });
+  });
+
   it('does not let a refusal overwrite an acceptance (a retry that got in)', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['one']);

@@ -59,7 +59,8 @@ export class MessageReceipts {
     if (raw === null) return null;
     const stored = JSON.parse(raw) as StoredReceipt;
     const head = { thread, messageId };
-    if (stored.refused !== undefined && stored.sid === undefined) {
+    // A refused message edited into one we took has the edit's entry only.
+    if (stored.refused !== undefined && stored.sid === undefined && stored.editSid === undefined) {
       return { ...head, status: 'refused', reason: stored.refused };
     }
     if (stored.deleted === 'buffered') return { ...head, status: 'deleted' };
