@@ -3,7 +3,8 @@
 -- while it is still buffered: after `read`, so no worker has it. Then an edit replaces the entry's body
 -- in place (same id, same place in line) and a delete removes it. Once dispatched, nothing in the inbox
 -- changes: the caller enqueues an edit as an event of its own, and a delete is only recorded. An edit
--- with more than `rewriteMax` entries or `rewriteMaxBytes` behind it is answered as dispatched too (the
+-- that would rewrite more than `rewriteMax` entries (itself and those behind it) or `rewriteMaxBytes` is
+-- answered as dispatched too (the
 -- rewrite would hold Redis too long). `dedup` (the edit's or delete's own identity) absorbs a redelivery.
 -- Returns: {OK, stream id} | {DISPATCHED} | {NOT_FOUND} | {DUPLICATE, stream id}
 local seen = redis.call('GET', K.dedup)
