@@ -4,7 +4,8 @@
 -- in place (same id, same place in line) and a delete removes it. Once dispatched, nothing in the inbox
 -- changes: the caller enqueues an edit as an event of its own, and a delete is only recorded. An edit
 -- that would rewrite more than `rewriteMax` entries (itself and those behind it) or `rewriteMaxBytes` is
--- answered as dispatched too (the rewrite would hold Redis too long). `dedup` (the edit's or delete's own identity) absorbs a redelivery.
+-- answered as dispatched too (the rewrite would hold Redis too long). `dedup` (the edit's or delete's
+-- own identity) absorbs a redelivery.
 -- Returns: {OK, stream id} | {DISPATCHED} | {NOT_FOUND} | {DUPLICATE, stream id}
 local seen = redis.call('GET', K.dedup)
 if seen then return { STATUS.DUPLICATE, seen } end
