@@ -31,6 +31,6 @@ export interface DiscordGatewayMessage {
   author: { id: string; username: string; global_name?: string | null; bot?: boolean };
   /** Present in guilds. */
   member?: { nick?: string | null };
-  attachments: { id: string; filename: string; url: string; content_type?: string }[];
+  attachments: { id: string; filename: string; url: string; content_type?: string; size?: number }[];
   mentions: { id: string }[];
 }

@@ -114,6 +114,10 @@ function arrivalAttachment(attachment: GatewayAttachment, index: number): Attach
     uri: `tributary://gateway/attachment/${encodeURIComponent(name)}`,
     name,
     ...(attachment.mime_type === '' ? {} : { mimeType: attachment.mime_type }),
+    // A file the gateway serves by URL is fetched by the worker, like a platform's own file.
+    ...(attachment.status === undefined && attachment.url
+      ? { source: { platform: 'gateway', ref: attachment.url, size: attachment.size } }
+      : {}),
   };
 }
 
