@@ -12,9 +12,11 @@ import {
 import { BacklogFullError, type GateState, type ThreadControls, type ThreadQueue } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
+import type { BotSelf } from './bot-identities.js';
 import { applyControl, parseControlText } from './control-commands.js';
 import { IngressError } from './errors.js';
 import { allowListVerdict, decideGate } from './gates/gate-decision.js';
+import type { SenderNames } from './sender-names.js';
 import type { ThreadParents } from './thread-parents.js';
 
 /** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
@@ -32,6 +34,7 @@ export interface IntakeDeps {
   clients: ReadonlyMap<string, PlatformClient>;
   reactions: AcceptedReactions;
   parents: ThreadParents;
+  names: SenderNames;
   logger: Logger;
 }
 
@@ -44,11 +47,12 @@ export class Intake {
 
   async message(
     adapter: InboundAdapter,
-    selfId: string | undefined,
+    self: BotSelf | undefined,
     message: InboundMessage,
   ): Promise<IntakeOutcome> {
     const { queue, gates, gateState } = this.deps;
     const { event, thread } = message;
+    const selfId = self?.id;
     const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
     const state = await gateState.read(thread);
     const verdict = decideGate(gates, {
@@ -62,7 +66,7 @@ export class Intake {
     });
     if (!verdict.admit) return { outcome: 'ignored', reason: verdict.reason };
 
-    const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
+    const text = self === undefined ? event.text : adapter.stripSelfMention(event.text, self.id, self.name);
     const command = parseControlText(text, selfId);
     if (command) {
       const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
@@ -71,10 +75,11 @@ export class Intake {
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
     await this.deps.parents.record(message);
+    const sender = await this.deps.names.resolve(thread, event.sender);
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
-        ...queuedArrival({ ...event, text }),
+        ...queuedArrival({ ...event, sender, text }),
         idempotencyKey: message.dedupKey,
       });
     } catch (error) {

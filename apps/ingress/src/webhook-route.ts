@@ -116,7 +116,7 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
         return reply.code(200).send(inbound.respond(confirmation));
       }
       case 'message': {
-        const result = await intake.message(adapter, options.selfId, inbound.message);
+        const result = await intake.message(adapter, options.self, inbound.message);
         observer.outcome(platform, result.outcome === 'ignored' ? 'ignored' : result.outcome);
         if (result.outcome === 'ignored') observer.refusal(platform, 'gate');
         return answer(reply, result);

@@ -81,8 +81,8 @@ export class DiscordForwardedAdapter implements InboundAdapter {
     });
   }
 
-  stripSelfMention(text: string, selfId: string): string {
-    return stripDiscordMention(text, selfId);
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    return stripDiscordMention(text, selfId, selfName);
   }
 }
 

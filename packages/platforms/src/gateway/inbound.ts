@@ -55,8 +55,8 @@ export class GatewayInboundAdapter implements InboundAdapter {
   }
 
   /** `<@id>`, the form gateway events write mentions in. */
-  stripSelfMention(text: string, selfId: string): string {
-    return stripMention(text, `<@${escapeRegExp(selfId)}>`);
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    return stripMention(text, `<@${escapeRegExp(selfId)}>`, selfName);
   }
 }
 
