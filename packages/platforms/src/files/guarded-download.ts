@@ -85,7 +85,7 @@ function get(
 }
 
 /** `dns.lookup` that fails for private addresses, so the connection can only go to a public one. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses) => {
     if (error) return callback(error, '', 0);
     const list = addresses as LookupAddress[];
