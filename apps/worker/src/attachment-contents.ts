@@ -80,10 +80,11 @@ export class AttachmentContents {
       );
       return { ...plain, notice: `Tributary could not fetch this file for the agent: ${reason}.` };
     };
-    if (!take()) return refuse('too_many', `the turn already carries ${maxCount} downloaded files`);
+    // A file declared too large is refused before it takes one of the turn's downloads.
     if (size !== undefined && size > maxBytes) {
       return refuse('too_large', `the file is larger than the ${formatBytes(maxBytes)} limit`);
     }
+    if (!take()) return refuse('too_many', `the turn already carries ${maxCount} downloaded files`);
     const client = this.deps.clients.get(platform);
     if (client?.fetchFile === undefined) {
       return refuse('refused', `no ${platform} credentials to download it with`);
