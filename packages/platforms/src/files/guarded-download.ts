@@ -39,7 +39,8 @@ export async function guardedDownload(request: DownloadRequest): Promise<Fetched
   let url = request.url;
   for (let hop = 0; ; hop++) {
     const origin = allowedOrigin(url, request.allowedOrigins);
-    const headers = hop === 0 || url.origin === request.url.origin ? request.headers : undefined;
+    // Credentials are for the first origin: another allowed one (a CDN's second host) goes without.
+    const headers = url.origin === request.url.origin ? request.headers : undefined;
     const response = await get(url, headers, isPrivateHost(new URL(origin).hostname), signal);
     const location = response.headers.location;
     if (REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
