@@ -1,3 +1,4 @@
+import { arrivalFromBody } from '@tributary/packing';
 import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import type { FakeFile } from '@tributary/testkit';
 import { waitFor } from '@tributary/testkit';
@@ -112,6 +113,16 @@ describe('attachments reach the agent as content, through each platform', () => 
     const downloads = stack.calls('slack', 'file').map((call) => call.path);
     expect(downloads.some((path) => path.includes('big.txt'))).toBe(false);
     expect(downloads.every((path) => path.startsWith('/slack/files/'))).toBe(true);
+    // The queue keeps where the files are, never their bytes: a re-delivery downloads them again.
+    const [record] = await stack.worker.queue.history(`slack:${channel}:${ts}`);
+    const stored = arrivalFromBody(record!.messages[0]!.body);
+    expect(stored.attachments.map((a) => (a.kind === 'link' ? a.source?.platform : a.kind))).toEqual([
+      'slack',
+      'slack',
+      'slack',
+      'slack',
+    ]);
+    expect(JSON.stringify(record)).not.toContain(PNG.toString('base64'));
   });
 
   it('Telegram: getFile, then the file from the API host; a photo is sniffed as the PNG it is', async () => {
