@@ -270,11 +270,58 @@ describe('attachments reach the agent as content, through each platform', () => 
     expectForeignRefused(reply);
   });
 
+  it('downloads again for every delivery of a batch the agent failed', async () => {
+    const retry = stack.api.seedFile({
+      name: 'retry.txt',
+      bytes: Buffer.from('again'),
+      contentType: 'text/plain',
+    });
+    const channel = 'CRETRY';
+    const event = {
+      type: 'message',
+      subtype: 'file_share',
+      channel,
+      channel_type: 'channel',
+      user: 'U1',
+      text: '<@UBOT> read this\n@agent {"error": "the model is overloaded"}',
+      ts: '1735723900.000100',
+      files: [
+        {
+          id: 'F9',
+          name: 'retry.txt',
+          mimetype: 'text/plain',
+          size: retry.size,
+          url_private: retry.slackUrl,
+        },
+      ],
+    };
+    const body = JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: 'EvRETRY', event });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const answer = await stack.post('/webhooks/slack', body, {
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
+    });
+    expect(answer.body).toMatchObject({ outcome: 'accepted' });
+    // Every delivery ends in the agent's error; the last one sets the batch aside with a notice.
+    await waitFor(
+      () =>
+        stack
+          .calls('slack', 'chat.postMessage')
+          .some((call) => (call.body as { channel: string; text: string }).channel === channel),
+      { what: 'the set-aside notice', timeoutMs: 30_000 },
+    );
+    const [record] = await stack.worker.queue.history(`slack:${channel}:${event.ts}`);
+    expect(record!.deliveries).toBeGreaterThan(1);
+    const fetched = stack.calls('slack', 'file').filter((call) => call.path.endsWith('/retry.txt'));
+    expect(fetched).toHaveLength(record!.deliveries);
+  });
+
   it('counts every attachment outcome', async () => {
     const metrics = await stack.workerMetrics.registry.getSingleMetricAsString(
       'tributary_attachment_fetches_total',
     );
-    expect(metrics).toMatch(/platform="slack",outcome="fetched"\} 2/);
+    const downloaded = stack.calls('slack', 'file').filter((call) => call.status === 200).length;
+    expect(metrics).toContain(`platform="slack",outcome="fetched"} ${downloaded}`);
     expect(metrics).toMatch(/platform="slack",outcome="too_large"\} 1/);
     expect(metrics).toMatch(/platform="slack",outcome="refused"\} 1/);
   });
