@@ -75,8 +75,9 @@ export interface InboundAdapter {
   /** Called only after `verify` said ok. Throws InvalidWebhookError on malformed bodies. */
   parse(request: WebhookRequest): Inbound;
   /**
-   * The text as the agent should read it: leading mentions of `selfId` (the platform's way of addressing
-   * us) removed, others turned into `@<selfName>` (kept as written without a name); the rest verbatim.
+   * The text as the agent should read it: mentions of `selfId` that lead or end it (the platform's way
+   * of addressing us) removed, others turned into `@<selfName>` (kept as written without a name); the
+   * rest verbatim.
    */
   stripSelfMention(text: string, selfId: string, selfName?: string): string;
 }

@@ -1,8 +1,9 @@
 /**
  * Our mention, the regular expression source `mention`, as a prompt should read: mentions that lead the
- * text (with the blanks around them) are the way the message addresses us and are removed; one anywhere
- * else is part of the sentence and becomes `@<name>`, or stays as written when our name is unknown, so
- * "you can count on <@U1> for that" never loses a word. Nothing else is touched.
+ * text (with the blanks around them) or end it (with the blanks before it) are the way the message
+ * addresses us and are removed, so "<@U1> /cancel" and "/cancel <@U1>" stay commands; one in
+ * mid-sentence is part of the sentence and becomes `@<name>`, or stays as written when our name is
+ * unknown, so "you can count on <@U1> for that" never loses a word. Nothing else is touched.
  *
  * Linear time: each match is looked at once, and only the text between the leading mentions is checked
  * for blanks. Mentions are looked for in `text.slice(0, searchEnd)` only; see `throughLast`.
@@ -26,6 +27,11 @@ export function stripMention(
       kept = end;
       while (kept < text.length && isBlank(text.charCodeAt(kept))) kept++;
       continue;
+    }
+    if (end === text.length) {
+      let cut = start;
+      while (cut > kept && isBlank(text.charCodeAt(cut - 1))) cut--;
+      return out + text.slice(kept, cut);
     }
     out += text.slice(kept, start) + (name === undefined ? match[0] : `@${name}`);
     kept = end;

@@ -322,7 +322,7 @@ describe('gateway parse', () => {
 
   it.each([
     ['<@Ubot> check', 'check'],
-    ['check <@Ubot>', 'check <@Ubot>'],
+    ['check <@Ubot>', 'check'],
     ['<@Ubob> check', '<@Ubob> check'],
   ])('stripSelfMention(%j) = %j', (text, stripped) => {
     expect(gateway.stripSelfMention(text, 'Ubot')).toBe(stripped);

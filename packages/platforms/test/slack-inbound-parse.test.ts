@@ -183,7 +183,7 @@ describe('Slack parse', () => {
   it.each([
     ['<@U0BOT> check the build', 'check the build'],
     ['  <@U0BOT>  <@U0BOT|tributary> check', 'check'],
-    ['check the build <@U0BOT>', 'check the build @tributary'],
+    ['check the build <@U0BOT>', 'check the build'],
     [
       'You can count on <@U0BOT> for an honorable mention',
       'You can count on @tributary for an honorable mention',

@@ -23,20 +23,25 @@ const platforms: { name: string; adapter: InboundAdapter; self: string; mention:
   },
 ];
 
-/** Leading mentions, with their blanks, go; every later one becomes `@name`. */
+/** Leading mentions and one ending the text go with their blanks; every other becomes `@name`. */
 function plainRewrite(text: string, mention: string, flags: string, name: string): string {
+  // The mention ending the text also takes the blanks before it, which a match before it may have
+  // passed on: it leaves a mark, and the blanks before the mark go at the end.
+  const END = '\u0000';
   let leadEnd = 0;
-  return text.replace(
-    new RegExp(`([ \\t]*)(?:${mention})([ \\t]*)`, `g${flags}`),
-    (whole: string, before: string, after: string, offset: number) => {
-      if (offset === leadEnd) {
-        leadEnd = offset + whole.length;
-        return '';
-      }
-      leadEnd = -1;
-      return `${before}@${name}${after}`;
-    },
-  );
+  return text
+    .replace(
+      new RegExp(`([ \\t]*)(?:${mention})([ \\t]*)`, `g${flags}`),
+      (whole: string, before: string, after: string, offset: number) => {
+        if (offset === leadEnd) {
+          leadEnd = offset + whole.length;
+          return '';
+        }
+        leadEnd = -1;
+        return after === '' && offset + whole.length === text.length ? END : `${before}@${name}${after}`;
+      },
+    )
+    .replace(new RegExp(`[ \\t]*${END}$`), '');
 }
 
 /** Text made of mentions (ours, others', unterminated), blanks and the characters around them. */
@@ -89,9 +94,7 @@ describe('stripping our own mention', () => {
     const blanks = '\t '.repeat(512 * 1024);
     expect(adapter.stripSelfMention(`${mentionOf(adapter, self)}${blanks}hi`, self)).toBe('hi');
     expect(adapter.stripSelfMention(`hi${blanks}x`, self)).toBe(`hi${blanks}x`);
-    expect(adapter.stripSelfMention(`hi${blanks}${mentionOf(adapter, self)}`, self, 'us')).toBe(
-      `hi${blanks}@us`,
-    );
+    expect(adapter.stripSelfMention(`hi${blanks}${mentionOf(adapter, self)}`, self, 'us')).toBe('hi');
     const halfOpen = '<@U0BOT|'.repeat(128 * 1024);
     expect(adapter.stripSelfMention(halfOpen, self)).toBe(halfOpen);
   });

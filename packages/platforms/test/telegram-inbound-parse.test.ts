@@ -232,7 +232,7 @@ describe('Telegram parse', () => {
   it.each([
     ['@TributaryBot check the build', 'check the build'],
     ['@tributarybot check the build', 'check the build'],
-    ['check the build @TRIBUTARYBOT', 'check the build @TributaryBot'],
+    ['check the build @TRIBUTARYBOT', 'check the build'],
     ['you can count on @tributarybot for that', 'you can count on @TributaryBot for that'],
     ['/cancel@TributaryBot', '/cancel@TributaryBot'],
     ['@TributaryBotFan hi', '@TributaryBotFan hi'],
