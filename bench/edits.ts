@@ -1,6 +1,6 @@
 /**
  * The cost of an edit applied in place, against an enqueue measured in the same run. An edit rewrites
- * the waiting entries from the edited one on (docs/adr/00XX-edits-deletes-and-receipts.md), so its cost
+ * the waiting entries from the edited one on (docs/adr/0019-edits-deletes-and-receipts.md), so its cost
  * grows with the entries behind it (up to `editRewriteMax`); this prints by how much, for a few sizes. Rounds alternate an
  * enqueue (into a thread already waiting for its doorbell, so the script alone) and an edit of a
  * thread's first waiting message; each line gives both medians over the round trip and their ratio.

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { signedRequestHeaders } from '@tributary/platforms';
-import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { startFakePlatformApi, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { describe, expect, it } from 'vitest';
 
 const bin = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
@@ -76,5 +76,27 @@ describe('tributary ingress (real process)', () => {
     const [code] = await once(child, 'exit');
     expect(code).toBe(1);
     expect(output.text).toContain('PORT');
+  });
+
+  it.each([
+    ['the token is refused', { SLACK_BOT_TOKEN: 'xoxb-revoked' }, 'auth.test could not tell it'],
+    ['there is no token', {}, 'there is no SLACK_BOT_TOKEN to ask auth.test with'],
+  ])('refuses to start, exit 1, when the Slack bot identity is unset and %s', async (_label, extra, why) => {
+    const api = await startFakePlatformApi();
+    try {
+      const { child, output } = start({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SLACK_SIGNING_SECRET: 'ingress-cli-slack-secret',
+        SLACK_API_URL: api.urls.slack,
+        ...extra,
+      });
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(1);
+      expect(output.text).toContain(`configuration error: SLACK_BOT_USER_ID: is unset and ${why}`);
+      expect(output.text).toContain('set SLACK_BOT_USER_ID');
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import {
   FORWARDER_REQUIRED,
   loadForwarderConfig,
   loadIngressConfig,
+  loadPlatformConfig,
   loadWorkerConfig,
   variablesRead,
 } from '@tributary/config';
@@ -32,6 +33,12 @@ export const DESIGN_ENV = [
   'MAX_BATCH_TOKENS',
   'ADMIN_TOKEN',
 ] as const;
+
+/**
+ * Every platform variable, from the platform loader itself: ingress and workers share them, so each
+ * deployment passes all of them to both (a missing SLACK_BOT_USER_ID once silenced every mention).
+ */
+export const PLATFORM_ENV = [...variablesRead(loadPlatformConfig)].sort();
 
 /** The DESIGN §10 variables that are credentials: never committed with a value, kept in a Secret. */
 export const SECRET_ENV = [

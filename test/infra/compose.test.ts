@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DEFAULTS, DESIGN_ENV, knownEnvNames, SECRET_ENV } from '../../infra/k8s/env-contract.js';
+import {
+  DEFAULTS,
+  DESIGN_ENV,
+  knownEnvNames,
+  PLATFORM_ENV,
+  SECRET_ENV,
+} from '../../infra/k8s/env-contract.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
@@ -132,6 +138,17 @@ describe('docker-compose.yml', () => {
     // Interpolations read the user's .env or shell: each names a known variable.
     const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
     expect(interpolated.filter((variable) => !known.has(variable))).toEqual([]);
+  });
+
+  it('passes every platform variable to ingress and each worker, each offered in .env.example', () => {
+    for (const [name, service] of [...byCommand('ingress'), ...byCommand('worker')]) {
+      const missing = PLATFORM_ENV.filter(
+        (variable) => service.environment?.[variable] !== `\${${variable}:-}`,
+      );
+      expect(missing, name).toEqual([]);
+    }
+    const example = readFileSync(join(root, '.env.example'), 'utf8');
+    expect(PLATFORM_ENV.filter((variable) => !new RegExp(`^${variable}=`, 'm').test(example))).toEqual([]);
   });
 
   it('commits no secret values: secrets come from .env, empty when unset', () => {

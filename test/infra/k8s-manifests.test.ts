@@ -17,7 +17,14 @@ import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { DEFAULTS, DESIGN_ENV, knownEnvNames, READS, SECRET_ENV } from '../../infra/k8s/env-contract.js';
+import {
+  DEFAULTS,
+  DESIGN_ENV,
+  knownEnvNames,
+  PLATFORM_ENV,
+  READS,
+  SECRET_ENV,
+} from '../../infra/k8s/env-contract.js';
 import { RULES_PATH, renderPrometheusRule } from '../../infra/k8s/generate-prometheus-rule.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -195,6 +202,9 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     expect(needs.ingress.filter((name) => !ingress.has(name))).toEqual([]);
     expect(needs.worker.filter((name) => !worker.has(name))).toEqual([]);
     expect(DESIGN_ENV.filter((name) => !ingress.has(name) && !worker.has(name))).toEqual([]);
+    // Both share the platform variables; the bot identities above all, or every mention goes unseen.
+    expect(PLATFORM_ENV.filter((name) => !ingress.has(name))).toEqual([]);
+    expect(PLATFORM_ENV.filter((name) => !worker.has(name))).toEqual([]);
 
     const known = knownEnvNames();
     for (const deployment of tributaryDeployments(all)) {

@@ -2,7 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadIngressConfig, loadWorkerConfig } from '@tributary/config';
-import { type RunningIngress, startIngress, webhookDefinitions } from '@tributary/ingress';
+import {
+  discoverBotIdentities,
+  type RunningIngress,
+  startIngress,
+  webhookDefinitions,
+} from '@tributary/ingress';
 import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
 import {
@@ -64,6 +69,7 @@ export interface Stack {
   close(): Promise<void>;
 }
 
+/** `env` adds to or overrides the stack's variables; '' unsets one. */
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const server = await startRedis();
   const redis = new Redis(server.url);
@@ -86,15 +92,22 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     DISCORD_API_URL: api.urls.discord,
     DISCORD_BOT_USER_ID: '900',
     GATEWAY_REPLY_URL: api.urls.gatewayReply,
+    // The fake serves every platform's files from its own origin.
+    SLACK_FILES_URL: api.origin,
+    DISCORD_CDN_URL: api.origin,
+    GATEWAY_FILES_URL: api.origin,
     ...env,
   };
   const logger = pino({ level: process.env.STACK_LOG_LEVEL ?? 'silent' });
   const ingressConfig = loadIngressConfig(stackEnv);
   const ingressMetrics = createMetrics();
+  const ingressClients = createPlatformClients(ingressConfig.platforms, platformCallCounter(ingressMetrics));
+  // As `tributary ingress` does: identities not configured are asked of the (fake) platforms.
+  const identities = await discoverBotIdentities(ingressConfig.platforms, ingressClients, logger);
   const ingress = await startIngress(ingressConfig, {
     logger,
-    webhooks: webhookDefinitions(ingressConfig.platforms),
-    clients: createPlatformClients(ingressConfig.platforms, platformCallCounter(ingressMetrics)),
+    webhooks: webhookDefinitions(ingressConfig.platforms, identities),
+    clients: ingressClients,
     metrics: ingressMetrics,
   });
   const workerMetrics = createMetrics();

@@ -33,6 +33,48 @@ function describeAttachments(blocks: readonly ContentBlock[]): string {
   return `${attachments.length} attachment${attachments.length === 1 ? '' : 's'} (${list})`;
 }
 
+/** Long enough to show a small file whole, short enough to keep a reply readable. */
+const FILE_TEXT_LIMIT = 200;
+
+/**
+ * One line per attachment, with what the agent really got: an image's or audio clip's type and decoded
+ * size, a file's text, a link's name and the broker's note on it (why the file was not fetched).
+ */
+function attachmentLines(blocks: readonly ContentBlock[]): string[] {
+  return blocks.flatMap((block) => {
+    const name = block._meta?.['tributary/name'];
+    const named = typeof name === 'string' ? ` ${name}` : '';
+    switch (block.type) {
+      case 'image':
+      case 'audio':
+        return [
+          `   - ${block.type}${named} (${block.mimeType}, ${Buffer.from(block.data, 'base64').length} bytes)`,
+        ];
+      case 'resource': {
+        const { resource } = block;
+        if (!('text' in resource)) return [`   - resource ${resource.uri}`];
+        return [
+          `   - file ${fileName(resource.uri)} (${resource.mimeType ?? 'no type'}): ${quote(resource.text)}`,
+        ];
+      }
+      case 'resource_link':
+        return [`   - link ${block.name}${block.description ? ` (note: ${block.description})` : ''}`];
+      default:
+        return block._meta?.['tributary/part'] === 'attachment'
+          ? [`   - file ${fileName(String(block._meta['tributary/uri']))}: ${quote(block.text)}`]
+          : [];
+    }
+  });
+}
+
+function fileName(uri: string): string {
+  return decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > FILE_TEXT_LIMIT ? `${text.slice(0, FILE_TEXT_LIMIT - 1)}…` : text);
+}
+
 function echo(blocks: readonly ContentBlock[], scripting: boolean): string {
   const text = blocks
     .flatMap((block) =>
@@ -45,7 +87,8 @@ function echo(blocks: readonly ContentBlock[], scripting: boolean): string {
 }
 
 /**
- * The default reply: makes batching visible (how many messages, from whom, with which attachments) and
+ * The default reply: makes batching visible (how many messages, from whom, with which attachments, each
+ * described on a line of its own) and
  * says when the broker restored the conversation into a fresh session (`restored` history blocks).
  * With `scripting`, the echo leaves out the `@agent` lines that scripted the turn.
  */
@@ -61,6 +104,7 @@ export function summarizeBatch(
   messages.forEach((message, index) => {
     lines.push(
       `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks, scripting)}"`,
+      ...attachmentLines(message.blocks),
     );
   });
   return lines.join('\n');

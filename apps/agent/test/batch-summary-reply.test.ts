@@ -23,6 +23,16 @@ it('replies with how many messages arrived, from whom, with which attachments', 
       text('check the build'),
       { type: 'image', data: 'AAAA', mimeType: 'image/png' },
       { type: 'resource_link', uri: 'https://files.example/log.txt', name: 'log.txt' },
+      {
+        type: 'resource_link',
+        uri: 'https://files.example/big.bin',
+        name: 'big.bin',
+        description: 'not fetched: too large',
+      },
+      {
+        type: 'resource',
+        resource: { uri: 'tributary://attachment/1/0/notes.txt', mimeType: 'text/plain', text: 'hello\n' },
+      },
       senderContext({
         sender_id: 'B7',
         display_name: 'ci-bot',
@@ -38,7 +48,11 @@ it('replies with how many messages arrived, from whom, with which attachments', 
   expect(response.stopReason).toBe('end_turn');
   expect(replyText(updates).split('\n')).toEqual([
     'Received 3 messages in this turn; session history: 0 earlier turn(s).',
-    '1. Alice (U1, slack C1/T1): 2 attachments (image×1, resource_link×1) — "check the build"',
+    '1. Alice (U1, slack C1/T1): 4 attachments (image×1, resource_link×2, resource×1) — "check the build"',
+    '   - image (image/png, 3 bytes)',
+    '   - link log.txt',
+    '   - link big.bin (note: not fetched: too large)',
+    '   - file notes.txt (text/plain): "hello\\n"',
     '2. ci-bot (B7, bot, slack C1): no attachments — "build green"',
     '3. Alice (U1, slack C1): no attachments — ""',
   ]);

@@ -42,6 +42,8 @@ it('reads a prompt packed by @tributary/packing as one message per event, from i
   expect(summarizeBatch(messages, 0).split('\n')).toEqual([
     'Received 3 messages in this turn; session history: 0 earlier turn(s).',
     '1. ADA (U-ada, slack C1/T1): 2 attachments (resource×1, image×1) — "check the build"',
+    '   - file log.txt (text/plain): "FAIL"',
+    '   - image (image/png, 3 bytes)',
     '2. BOB (U-bob, slack C1/T1): no attachments — ""',
     '3. ADA (U-ada, slack C1/T1): no attachments — "thanks"',
   ]);

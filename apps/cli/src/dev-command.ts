@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_REDIS_URL, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
-import { startIngress, webhookDefinitions } from '@tributary/ingress';
+import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
 import { startFakePlatformApi } from '@tributary/testkit';
@@ -40,10 +40,12 @@ export async function runDevCommand(): Promise<void> {
   const ingressConfig = loadIngressConfig(stackEnv);
   const workerConfig = loadWorkerConfig(stackEnv);
   const metrics = createMetrics();
+  const clients = createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics));
+  const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
   const ingress = await startIngress(ingressConfig, {
     logger: logger.child({ component: 'ingress' }),
-    webhooks: webhookDefinitions(ingressConfig.platforms),
-    clients: createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics)),
+    webhooks: webhookDefinitions(ingressConfig.platforms, identities),
+    clients,
     metrics,
   });
   // A local playground: `@agent` lines script the built-in agent here, never in `tributary worker`.

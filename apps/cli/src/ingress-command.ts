@@ -1,5 +1,5 @@
 import { loadIngressConfig } from '@tributary/config';
-import { startIngress, webhookDefinitions } from '@tributary/ingress';
+import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
 import { untilSignal } from './until-signal.js';
@@ -9,10 +9,13 @@ export async function runIngressCommand(): Promise<void> {
   const config = loadIngressConfig(process.env);
   const logger = createLogger(config.logLevel);
   const metrics = createMetrics();
+  const clients = createPlatformClients(config.platforms, platformCallCounter(metrics));
+  // Before listening: without our identity every channel mention would be ignored.
+  const identities = await discoverBotIdentities(config.platforms, clients, logger);
   const ingress = await startIngress(config, {
     logger,
-    webhooks: webhookDefinitions(config.platforms),
-    clients: createPlatformClients(config.platforms, platformCallCounter(metrics)),
+    webhooks: webhookDefinitions(config.platforms, identities),
+    clients,
     metrics,
   });
   await untilSignal(logger);

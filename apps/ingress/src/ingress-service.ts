@@ -9,6 +9,7 @@ import { buildApp } from './app.js';
 import { Intake } from './intake.js';
 import { OutageLog } from './outage-log.js';
 import { prometheusObserver } from './prometheus-observer.js';
+import { SenderNames } from './sender-names.js';
 import { ThreadParents } from './thread-parents.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
 
@@ -104,6 +105,7 @@ export async function startIngress(
     clients: options.clients,
     reactions,
     parents,
+    names: new SenderNames(options.clients, logger.child({ component: 'sender-names' })),
     logger,
   });
   const app = await buildApp({

@@ -12,9 +12,11 @@ import {
 import { BacklogFullError, type GateState, type ThreadControls, type ThreadQueue } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
+import type { BotSelf } from './bot-identities.js';
 import { applyControl, parseControlText } from './control-commands.js';
 import { IngressError } from './errors.js';
 import { allowListVerdict, decideGate } from './gates/gate-decision.js';
+import type { SenderNames } from './sender-names.js';
 import type { ThreadParents } from './thread-parents.js';
 
 /** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
@@ -36,6 +38,7 @@ export interface IntakeDeps {
   clients: ReadonlyMap<string, PlatformClient>;
   reactions: AcceptedReactions;
   parents: ThreadParents;
+  names: SenderNames;
   logger: Logger;
 }
 
@@ -48,13 +51,13 @@ export class Intake {
 
   async message(
     adapter: InboundAdapter,
-    selfId: string | undefined,
+    self: BotSelf | undefined,
     message: InboundMessage,
   ): Promise<IntakeOutcome> {
-    const screened = await this.screen(adapter, selfId, message);
+    const screened = await this.screen(adapter, self, message);
     if (screened.outcome !== 'admitted') return screened;
     const { event, thread } = message;
-    const command = parseControlText(screened.text, selfId);
+    const command = parseControlText(screened.text, self?.id);
     if (command) {
       const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
       return { outcome: 'control', command, confirmation };
@@ -66,21 +69,22 @@ export class Intake {
   }
 
   /**
-   * A platform's edit of a message (docs/adr/00XX-edits-deletes-and-receipts.md): screened like a
+   * A platform's edit of a message (docs/adr/0019-edits-deletes-and-receipts.md): screened like a
    * message; it replaces the original in place while that still waits, else it is enqueued as an event
    * of its own marked with `edited_at`. An edit is never a control command.
    */
   async edit(
     adapter: InboundAdapter,
-    selfId: string | undefined,
+    self: BotSelf | undefined,
     message: InboundMessage,
   ): Promise<IntakeOutcome> {
-    const screened = await this.screen(adapter, selfId, message);
+    const screened = await this.screen(adapter, self, message);
     if (screened.outcome !== 'admitted') return screened;
     const { event, thread } = message;
-    if (parseControlText(screened.text, selfId))
+    if (parseControlText(screened.text, self?.id))
       return { outcome: 'ignored', reason: 'edited-into-a-command' };
-    const { editedAt: _mark, ...unmarked } = { ...event, text: screened.text };
+    const sender = await this.deps.names.resolve(thread, event.sender);
+    const { editedAt: _mark, ...unmarked } = { ...event, sender, text: screened.text };
     const waiting = queuedArrival(unmarked);
     const revised = await this.deps.queue.revise(thread, {
       action: 'edit',
@@ -119,11 +123,12 @@ export class Intake {
    */
   private async screen(
     adapter: InboundAdapter,
-    selfId: string | undefined,
+    self: BotSelf | undefined,
     message: InboundMessage,
   ): Promise<{ outcome: 'admitted'; text: string } | Extract<IntakeOutcome, { outcome: 'ignored' }>> {
     const { gates, gateState } = this.deps;
     const { event, thread } = message;
+    const selfId = self?.id;
     const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
     const state = await gateState.read(thread);
     const involved = state.involved || message.direct;
@@ -140,7 +145,7 @@ export class Intake {
       if (mentionsUs || involved) await this.deps.queue.noteRefusal(thread, event.eventId, verdict.reason);
       return { outcome: 'ignored', reason: verdict.reason };
     }
-    const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
+    const text = self === undefined ? event.text : adapter.stripSelfMention(event.text, self.id, self.name);
     return { outcome: 'admitted', text };
   }
 
@@ -148,10 +153,11 @@ export class Intake {
   private async enqueue(message: InboundMessage, event: ArrivalEvent, edit = false): Promise<IntakeOutcome> {
     const { queue } = this.deps;
     const { thread } = message;
+    const sender = await this.deps.names.resolve(thread, event.sender);
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
-        ...queuedArrival(event),
+        ...queuedArrival({ ...event, sender }),
         idempotencyKey: message.dedupKey,
         edit,
       });

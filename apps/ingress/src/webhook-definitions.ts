@@ -7,6 +7,7 @@ import {
   SlackInboundAdapter,
   TelegramInboundAdapter,
 } from '@tributary/platforms';
+import { type BotIdentities, type BotSelf, configuredIdentities } from './bot-identities.js';
 
 /** One webhook route and the platform adapter behind it. */
 export interface WebhookDefinition {
@@ -15,25 +16,34 @@ export interface WebhookDefinition {
   platform: string;
   /** Undefined when the platform's secret is not configured: the route answers 404. */
   adapter: InboundAdapter | undefined;
-  /** Our own user id on the platform, whose mentions are stripped. */
-  selfId: string | undefined;
+  /** Who we are on the platform: mentions of us are stripped or turned into our name. */
+  self: BotSelf | undefined;
   /** Which variable turns the route on, for the 404 message. */
   secretVariable: string;
 }
 
-/** Every route of DESIGN §10, wired explicitly; a platform without its secret stays off. */
-export function webhookDefinitions(platforms: PlatformConfig): WebhookDefinition[] {
+/**
+ * Every route of DESIGN §10, wired explicitly; a platform without its secret stays off. `identities`
+ * are those discovered at start-up (discoverBotIdentities); the configured ones by default.
+ */
+export function webhookDefinitions(
+  platforms: PlatformConfig,
+  identities: BotIdentities = configuredIdentities(platforms),
+): WebhookDefinition[] {
   const { slack, telegram, discord, gateway } = platforms;
+  const slackSelf = identities.slack?.id;
+  const telegramSelf = identities.telegram?.id;
+  const discordSelf = identities.discord?.id;
   return [
     {
       path: '/webhooks/slack',
       platform: 'slack',
       secretVariable: 'SLACK_SIGNING_SECRET',
-      selfId: slack?.botUserId,
+      self: identities.slack,
       adapter: slack?.signingSecret
         ? new SlackInboundAdapter({
             signingSecret: slack.signingSecret,
-            ...(slack.botUserId ? { selfUserId: slack.botUserId } : {}),
+            ...(slackSelf ? { selfUserId: slackSelf } : {}),
           })
         : undefined,
     },
@@ -41,11 +51,11 @@ export function webhookDefinitions(platforms: PlatformConfig): WebhookDefinition
       path: '/webhooks/telegram',
       platform: 'telegram',
       secretVariable: 'TELEGRAM_SECRET_TOKEN',
-      selfId: telegram?.botUsername,
+      self: identities.telegram,
       adapter: telegram?.secretToken
         ? new TelegramInboundAdapter({
             secretToken: telegram.secretToken,
-            ...(telegram.botUsername ? { botUsername: telegram.botUsername } : {}),
+            ...(telegramSelf ? { botUsername: telegramSelf } : {}),
           })
         : undefined,
     },
@@ -53,7 +63,7 @@ export function webhookDefinitions(platforms: PlatformConfig): WebhookDefinition
       path: '/webhooks/discord',
       platform: 'discord',
       secretVariable: 'DISCORD_PUBLIC_KEY',
-      selfId: discord?.botUserId,
+      self: identities.discord,
       adapter: discord?.publicKey
         ? new DiscordInteractionsAdapter({ publicKey: discord.publicKey })
         : undefined,
@@ -62,11 +72,11 @@ export function webhookDefinitions(platforms: PlatformConfig): WebhookDefinition
       path: '/webhooks/discord/forwarded',
       platform: 'discord',
       secretVariable: 'DISCORD_FORWARDER_SECRET',
-      selfId: discord?.botUserId,
+      self: identities.discord,
       adapter: discord?.forwarderSecret
         ? new DiscordForwardedAdapter({
             forwarderSecret: discord.forwarderSecret,
-            ...(discord.botUserId ? { selfUserId: discord.botUserId } : {}),
+            ...(discordSelf ? { selfUserId: discordSelf } : {}),
           })
         : undefined,
     },
@@ -74,7 +84,7 @@ export function webhookDefinitions(platforms: PlatformConfig): WebhookDefinition
       path: '/webhooks/gateway',
       platform: 'gateway',
       secretVariable: 'GATEWAY_SECRET',
-      selfId: undefined,
+      self: undefined,
       adapter: gateway?.secret ? new GatewayInboundAdapter({ secret: gateway.secret }) : undefined,
     },
   ];

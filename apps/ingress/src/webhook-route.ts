@@ -123,8 +123,8 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
       case 'edit': {
         const result =
           inbound.kind === 'edit'
-            ? await intake.edit(adapter, options.selfId, inbound.message)
-            : await intake.message(adapter, options.selfId, inbound.message);
+            ? await intake.edit(adapter, options.self, inbound.message)
+            : await intake.message(adapter, options.self, inbound.message);
         observer.outcome(platform, result.outcome);
         if (result.outcome === 'ignored') observer.refusal(platform, 'gate');
         return answer(reply, result);

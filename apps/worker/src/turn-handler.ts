@@ -10,6 +10,7 @@ import {
   type TurnHandler,
 } from '@tributary/queue';
 import type { Logger } from 'pino';
+import type { AttachmentContents } from './attachment-contents.js';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import { type OutboundMessage, type ReplyTarget, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
@@ -33,6 +34,8 @@ export interface TurnHandlerDeps {
   onSignal?: TurnSignalListener;
   /** A placeholder the reply streams into, where the thread's platform can edit messages. */
   stream?: (thread: string, batchId: string, target: ReplyTarget) => ReplyStream | undefined;
+  /** Downloads the platform files the events link to, for this attempt; without it they stay links. */
+  attachments?: AttachmentContents;
   /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */
   progress?: ProgressDisplay;
 }
@@ -95,7 +98,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       const caps = (await pool.agentInfo()).promptCapabilities;
       const context =
         session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
-      const blocks = [...(context?.blocks ?? []), ...packBatch(events, caps)];
+      const contents = (await deps.attachments?.resolve(events, caps)) ?? events;
+      const blocks = [...(context?.blocks ?? []), ...packBatch(contents, caps)];
       const now = Date.now();
       const tokensPerEvent = events.map(envelopeTokens);
       const waitsMs = batch.messages.map((m) => now - m.acceptedAt);

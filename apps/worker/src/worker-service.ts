@@ -8,6 +8,7 @@ import { type QueueConfig, Store, type ThreadControls, type ThreadQueue } from '
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
+import { AttachmentContents } from './attachment-contents.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
@@ -55,6 +56,9 @@ export interface RunningWorker {
    */
   close(): Promise<void>;
 }
+
+/** Longest a single attachment download may take. */
+const ATTACHMENT_TIMEOUT_MS = 30_000;
 
 /** Failed agent starts in a row after which the worker reports not ready (and says why). */
 const AGENT_START_FAILURES_NOT_READY = 3;
@@ -159,6 +163,16 @@ export async function startWorker(
         parent: (thread) => parents.get(thread),
       },
       observer: prometheusTurnObserver(metrics),
+      attachments: new AttachmentContents({
+        clients,
+        limits: {
+          maxBytes: config.attachmentMaxBytes,
+          maxCount: config.attachmentMaxCount,
+          timeoutMs: ATTACHMENT_TIMEOUT_MS,
+        },
+        logger: logger.child({ component: 'attachments' }),
+        onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
+      }),
       stream: (thread, batchId, target) => {
         const client = clients.get(platformOfThread(thread));
         if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;

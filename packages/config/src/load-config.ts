@@ -57,6 +57,10 @@ export interface WorkerConfig
   shutdownGraceMs: number;
   /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
   replyStreamIntervalMs: number;
+  /** Largest attachment a worker downloads for a turn; larger ones reach the agent as a link and a note. */
+  attachmentMaxBytes: number;
+  /** Attachments a worker downloads per turn; the rest reach the agent as links and notes. */
+  attachmentMaxCount: number;
   /** How the user sees the agent's tool calls and plan while a turn runs. */
   progress: ProgressDisplay;
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
@@ -104,6 +108,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     progress: readProgressDisplay(env),
+    attachmentMaxBytes: readInteger(env, 'ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024, 1),
+    attachmentMaxCount: readInteger(env, 'ATTACHMENT_MAX_COUNT', 10, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
   });

@@ -8,7 +8,12 @@ export interface SlackConfig {
   /** Replies, reactions and thread parents; without it Slack threads are answered nowhere but the log. */
   botToken: string | undefined;
   apiUrl: string;
-  /** Our bot's user id (`U…`): its mentions are stripped, its own messages ignored. */
+  /** The file host attachments are downloaded from; undefined: Slack's own. */
+  filesUrl: string | undefined;
+  /**
+   * Our bot's user id (`U…`): its mentions are stripped, its own messages ignored. Discovered with
+   * auth.test at start-up when unset.
+   */
   botUserId: string | undefined;
 }
 
@@ -27,6 +32,8 @@ export interface DiscordConfig {
   forwarderSecret: string | undefined;
   botToken: string | undefined;
   apiUrl: string;
+  /** The CDN attachments are downloaded from; undefined: Discord's own. */
+  cdnUrl: string | undefined;
   botUserId: string | undefined;
 }
 
@@ -34,6 +41,8 @@ export interface GatewayConfig {
   /** Verifies gateway events; without it `/webhooks/gateway` is off. Also signs replies. */
   secret: string | undefined;
   replyUrl: string | undefined;
+  /** The one origin attachment URLs are downloaded from; undefined: none are. */
+  filesUrl: string | undefined;
 }
 
 /**
@@ -73,6 +82,7 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
         signingSecret: readOptional(env, 'SLACK_SIGNING_SECRET'),
         botToken: readOptional(env, 'SLACK_BOT_TOKEN'),
         apiUrl: readUrl(env, 'SLACK_API_URL', HTTP) ?? SLACK_API_URL,
+        filesUrl: readUrl(env, 'SLACK_FILES_URL', HTTP),
         botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),
       },
       'apiUrl',
@@ -92,12 +102,17 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
         forwarderSecret: readOptional(env, 'DISCORD_FORWARDER_SECRET'),
         botToken: readOptional(env, 'DISCORD_BOT_TOKEN'),
         apiUrl: readUrl(env, 'DISCORD_API_URL', HTTP) ?? DISCORD_API_URL,
+        cdnUrl: readUrl(env, 'DISCORD_CDN_URL', HTTP),
         botUserId: readOptional(env, 'DISCORD_BOT_USER_ID'),
       },
       'apiUrl',
     ),
     gateway: section(
-      { secret: readOptional(env, 'GATEWAY_SECRET'), replyUrl: readUrl(env, 'GATEWAY_REPLY_URL', HTTP) },
+      {
+        secret: readOptional(env, 'GATEWAY_SECRET'),
+        replyUrl: readUrl(env, 'GATEWAY_REPLY_URL', HTTP),
+        filesUrl: readUrl(env, 'GATEWAY_FILES_URL', HTTP),
+      },
       undefined,
     ),
   });

@@ -104,6 +104,11 @@ export const CATALOGUE = {
     'tributary_dead_lettered_batches_total',
     'Batches moved to the dead letters after failing for good.',
   ),
+  attachmentFetchesTotal: counter(
+    'tributary_attachment_fetches_total',
+    'Attachments a worker tried to download for a turn: fetched, or not (too_large, too_many, refused, failed); a failed one reaches the agent as a link with a note.',
+    ['platform', 'outcome'],
+  ),
   platformApiCallsTotal: counter(
     'tributary_platform_api_calls_total',
     'Calls to platform APIs; status is the HTTP status code, 0 when no answer came.',

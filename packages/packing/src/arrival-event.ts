@@ -72,4 +72,24 @@ export interface LinkAttachment {
   uri: string;
   name: string;
   mimeType?: string;
+  /**
+   * Where a worker may download the file with the platform's credentials, at pack time; the agent never
+   * sees it. Absent for files only known by reference.
+   */
+  source?: AttachmentSource;
+  /**
+   * Why the broker could not fetch the file for this turn; it reaches the agent as the link's
+   * description. Set at pack time only, never stored.
+   */
+  notice?: string;
+}
+
+/** A platform file a worker can download: which platform's file host, and the file there. */
+export interface AttachmentSource {
+  /** The client that fetches it: 'slack' | 'telegram' | 'discord' | 'gateway'. */
+  platform: string;
+  /** A URL on the platform's file host, or a Telegram file_id. */
+  ref: string;
+  /** Bytes, when the platform said. */
+  size?: number;
 }

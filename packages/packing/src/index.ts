@@ -1,6 +1,7 @@
 export type {
   ArrivalEvent,
   Attachment,
+  AttachmentSource,
   AudioAttachment,
   ImageAttachment,
   LinkAttachment,

@@ -79,6 +79,8 @@ function otherAttachmentBlock(
         uri: attachment.uri,
         name: attachment.name,
         ...(attachment.mimeType === undefined ? {} : { mimeType: attachment.mimeType }),
+        // Only the broker writes a link's description: a user's file never fills it.
+        ...(attachment.notice === undefined ? {} : { description: attachment.notice }),
       };
   }
 }

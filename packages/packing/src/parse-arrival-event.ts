@@ -1,6 +1,7 @@
 import type {
   ArrivalEvent,
   Attachment,
+  AttachmentSource,
   AudioAttachment,
   ImageAttachment,
   LinkAttachment,
@@ -68,6 +69,7 @@ function parseAttachment(value: unknown, field: string): Attachment {
         uri: uri(attachment.uri, `${field}.uri`),
         name: nonEmptyString(attachment.name, `${field}.name`),
         ...optional('mimeType', attachment.mimeType, mimeType, field),
+        ...optional('source', attachment.source, attachmentSource, field),
       } satisfies LinkAttachment;
     default:
       throw new InvalidArrivalEventError(`${field}.kind`, "must be 'text', 'image', 'audio' or 'link'");
@@ -81,6 +83,22 @@ function media(attachment: JsonObject, field: string): Omit<ImageAttachment | Au
     ...optional('uri', attachment.uri, uri, field),
     ...optional('name', attachment.name, nonEmptyString, field),
   };
+}
+
+function attachmentSource(value: unknown, field: string): AttachmentSource {
+  const source = object(value, field);
+  return {
+    platform: nonEmptyString(source.platform, `${field}.platform`),
+    ref: nonEmptyString(source.ref, `${field}.ref`),
+    ...optional('size', source.size, byteCount, field),
+  };
+}
+
+function byteCount(value: unknown, field: string): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 0) {
+    throw new InvalidArrivalEventError(field, 'must be a whole number of bytes');
+  }
+  return value as number;
 }
 
 /** Absent stays absent (not `key: undefined`), so the event round-trips through JSON unchanged. */

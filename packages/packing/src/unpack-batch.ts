@@ -112,6 +112,7 @@ function place(open: OpenEvent, block: ContentBlock): void {
         uri: block.uri,
         name: block.name,
         ...(block.mimeType == null ? {} : { mimeType: block.mimeType }),
+        ...(block.description == null ? {} : { notice: block.description }),
       });
       return;
   }

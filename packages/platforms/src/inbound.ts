@@ -82,6 +82,10 @@ export interface InboundAdapter {
   verify(request: WebhookRequest): Verification;
   /** Called only after `verify` said ok. Throws InvalidWebhookError on malformed bodies. */
   parse(request: WebhookRequest): Inbound;
-  /** Removes mentions of `selfId` the way the platform writes them; everything else stays verbatim. */
-  stripSelfMention(text: string, selfId: string): string;
+  /**
+   * The text as the agent should read it: mentions of `selfId` that lead or end it (the platform's way
+   * of addressing us) removed, others turned into `@<selfName>` (kept as written without a name); the
+   * rest verbatim.
+   */
+  stripSelfMention(text: string, selfId: string, selfName?: string): string;
 }

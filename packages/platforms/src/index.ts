@@ -1,3 +1,5 @@
+export { FileFetchError, type FileFetchFailure } from './files/file-fetch-error.js';
+export { type DownloadLimits, type FetchedFile, formatBytes } from './files/guarded-download.js';
 export * from './hmac-signature.js';
 export * from './inbound.js';
 export * from './inbound-adapters.js';

@@ -1,4 +1,5 @@
 import type { ArrivalEvent, ThreadParentMessage } from '@tributary/packing';
+import type { DownloadLimits, FetchedFile } from './files/guarded-download.js';
 import type { MessageRef } from './message-ref.js';
 
 /** Where a new message is posted: a channel and, when there is one, the thread inside it. */
@@ -47,6 +48,28 @@ export interface PlatformClient {
   unreact?(message: MessageRef, reaction: Reaction): Promise<void>;
   /** The thread's first message, or undefined when the event starts the thread itself. */
   fetchThreadParent?(event: ArrivalEvent): Promise<ThreadParent | undefined>;
+  /**
+   * Downloads an attachment's file (`AttachmentSource.ref`) from the platform's own file host, with its
+   * credentials; throws FileFetchError (or PlatformApiError for a lookup the platform refused).
+   */
+  fetchFile?(ref: string, limits: DownloadLimits): Promise<FetchedFile>;
+  /** Who the bot token belongs to (Slack auth.test, Telegram getMe, Discord /users/@me). */
+  whoAmI?(): Promise<BotIdentity>;
+  /** A user's names, for events that name their sender by id alone (Slack users.info). */
+  userNames?(userId: string): Promise<UserNames>;
+}
+
+/** Our own account on a platform. */
+export interface BotIdentity {
+  /** What the platform's mentions of us name: a user id, or (Telegram) the username. */
+  id: string;
+  /** How people write us: a mention in mid-sentence becomes `@<name>`. */
+  name: string;
+}
+
+export interface UserNames {
+  name: string;
+  displayName: string;
 }
 
 export class PlatformApiError extends Error {

@@ -7,10 +7,12 @@ import { TelegramClient } from './telegram/client.js';
 
 /** The credentials the clients need; the shape of the platform part of the configuration. */
 export interface PlatformCredentials {
-  slack?: { botToken?: string | undefined; apiUrl: string } | undefined;
+  slack?: { botToken?: string | undefined; apiUrl: string; filesUrl?: string | undefined } | undefined;
   telegram?: { botToken?: string | undefined; apiUrl: string } | undefined;
-  discord?: { botToken?: string | undefined; apiUrl: string } | undefined;
-  gateway?: { replyUrl?: string | undefined; secret?: string | undefined } | undefined;
+  discord?: { botToken?: string | undefined; apiUrl: string; cdnUrl?: string | undefined } | undefined;
+  gateway?:
+    | { replyUrl?: string | undefined; secret?: string | undefined; filesUrl?: string | undefined }
+    | undefined;
 }
 
 /**
@@ -24,8 +26,17 @@ export function createPlatformClients(
   const clients = new Map<string, PlatformClient>();
   const common = onCall ? { onCall } : {};
   const { slack, telegram, discord, gateway } = credentials;
-  if (slack?.botToken)
-    clients.set('slack', new SlackClient({ token: slack.botToken, baseUrl: slack.apiUrl, ...common }));
+  if (slack?.botToken) {
+    clients.set(
+      'slack',
+      new SlackClient({
+        token: slack.botToken,
+        baseUrl: slack.apiUrl,
+        ...(slack.filesUrl ? { filesUrl: slack.filesUrl } : {}),
+        ...common,
+      }),
+    );
+  }
   if (telegram?.botToken) {
     clients.set(
       'telegram',
@@ -35,7 +46,12 @@ export function createPlatformClients(
   if (discord?.botToken) {
     clients.set(
       'discord',
-      new DiscordClient({ token: discord.botToken, baseUrl: discord.apiUrl, ...common }),
+      new DiscordClient({
+        token: discord.botToken,
+        baseUrl: discord.apiUrl,
+        ...(discord.cdnUrl ? { cdnUrl: discord.cdnUrl } : {}),
+        ...common,
+      }),
     );
   }
   if (gateway?.replyUrl) {
@@ -44,6 +60,7 @@ export function createPlatformClients(
       new GatewayClient({
         replyUrl: gateway.replyUrl,
         ...(gateway.secret ? { secret: gateway.secret } : {}),
+        ...(gateway.filesUrl ? { filesUrl: gateway.filesUrl } : {}),
         ...common,
       }),
     );

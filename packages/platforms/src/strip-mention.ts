@@ -1,32 +1,47 @@
 /**
- * Removes every match of the regular expression source `mention`, with the blanks that separated it
- * from the rest (after it, or before it when it ends the text), so "<@U1> hi" and "hi <@U1>" both
- * become "hi". Nothing else is touched.
+ * Our mention, the regular expression source `mention`, as a prompt should read: mentions that lead the
+ * text (with the blanks around them) or end it (with the blanks before it) are the way the message
+ * addresses us and are removed, so "<@U1> /cancel" and "/cancel <@U1>" stay commands; one in
+ * mid-sentence is part of the sentence and becomes `@<name>`, or stays as written when our name is
+ * unknown, so "you can count on <@U1> for that" never loses a word. Nothing else is touched.
  *
- * It gives what `text.replace(/(?:mention)[ \t]*|[ \t]+(?:mention)$/g, '')` gives for a mention that
- * never starts with a blank and matches at most one way where it starts (every platform's does), in
- * linear time: that expression tries `[ \t]+` from every blank of a run, so a long run of blanks cost
- * time quadratic in its length. Mentions are looked for in `text.slice(0, searchEnd)` only; see
- * `throughLast`.
+ * Linear time: each match is looked at once, and only the text between the leading mentions is checked
+ * for blanks. Mentions are looked for in `text.slice(0, searchEnd)` only; see `throughLast`.
  */
-export function stripMention(text: string, mention: string, flags = '', searchEnd = text.length): string {
+export function stripMention(
+  text: string,
+  mention: string,
+  name: string | undefined,
+  flags = '',
+  searchEnd = text.length,
+): string {
   const haystack = searchEnd >= text.length ? text : text.slice(0, searchEnd);
   let out = '';
   let kept = 0;
+  let leading = true;
   for (const match of haystack.matchAll(new RegExp(mention, `g${flags}`))) {
     const start = match.index;
-    let end = start + match[0].length;
+    const end = start + match[0].length;
+    leading &&= onlyBlanks(text, kept, start);
+    if (leading) {
+      kept = end;
+      while (kept < text.length && isBlank(text.charCodeAt(kept))) kept++;
+      continue;
+    }
     if (end === text.length) {
-      // A mention that ends the text takes the blanks before it, those not already taken.
       let cut = start;
       while (cut > kept && isBlank(text.charCodeAt(cut - 1))) cut--;
       return out + text.slice(kept, cut);
     }
-    out += text.slice(kept, start);
-    while (end < text.length && isBlank(text.charCodeAt(end))) end++;
+    out += text.slice(kept, start) + (name === undefined ? match[0] : `@${name}`);
     kept = end;
   }
   return out + text.slice(kept);
+}
+
+function onlyBlanks(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (!isBlank(text.charCodeAt(i))) return false;
+  return true;
 }
 
 /**

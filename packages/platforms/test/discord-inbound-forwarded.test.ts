@@ -122,8 +122,14 @@ describe('Discord forwarded message parse', () => {
         uri: 'https://cdn.discordapp.com/attachments/1/shot.png',
         name: 'shot.png',
         mimeType: 'image/png',
+        source: { platform: 'discord', ref: 'https://cdn.discordapp.com/attachments/1/shot.png', size: 10 },
       },
-      { kind: 'link', uri: 'https://cdn.discordapp.com/attachments/2/notes', name: 'notes' },
+      {
+        kind: 'link',
+        uri: 'https://cdn.discordapp.com/attachments/2/notes',
+        name: 'notes',
+        source: { platform: 'discord', ref: 'https://cdn.discordapp.com/attachments/2/notes', size: 3 },
+      },
     ]);
     expect(message.mentions).toEqual([BOT_USER, '13']);
   });
@@ -190,7 +196,8 @@ describe('Discord forwarded message parse', () => {
     [`<@${BOT_USER}> check`, 'check'],
     [`<@!${BOT_USER}> check`, 'check'],
     ['<@13> check', '<@13> check'],
+    [`ask <@!${BOT_USER}> later`, 'ask @tributary later'],
   ])('stripSelfMention(%j) = %j', (text, stripped) => {
-    expect(forwarded.stripSelfMention(text, BOT_USER)).toBe(stripped);
+    expect(forwarded.stripSelfMention(text, BOT_USER, 'tributary')).toBe(stripped);
   });
 });

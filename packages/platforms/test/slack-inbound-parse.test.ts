@@ -105,6 +105,7 @@ describe('Slack parse', () => {
             name: 'build.log',
             mimetype: 'text/plain',
             url_private: 'https://files.slack.com/F1/build.log',
+            size: 120,
           },
           { id: 'F2', title: 'screenshot', mimetype: 'image/png', url_private: 'https://files.slack.com/F2' },
           { id: 'F3', name: 'remote.pdf', file_access: 'check_file_info' },
@@ -118,8 +119,15 @@ describe('Slack parse', () => {
         uri: 'https://files.slack.com/F1/build.log',
         name: 'build.log',
         mimeType: 'text/plain',
+        source: { platform: 'slack', ref: 'https://files.slack.com/F1/build.log', size: 120 },
       },
-      { kind: 'link', uri: 'https://files.slack.com/F2', name: 'screenshot', mimeType: 'image/png' },
+      {
+        kind: 'link',
+        uri: 'https://files.slack.com/F2',
+        name: 'screenshot',
+        mimeType: 'image/png',
+        source: { platform: 'slack', ref: 'https://files.slack.com/F2' },
+      },
       { kind: 'link', uri: `tributary://attachment/${TS}/2/remote.pdf`, name: 'remote.pdf' },
     ]);
   });
@@ -177,13 +185,22 @@ describe('Slack parse', () => {
 
   it.each([
     ['<@U0BOT> check the build', 'check the build'],
+    ['  <@U0BOT>  <@U0BOT|tributary> check', 'check'],
     ['check the build <@U0BOT>', 'check the build'],
-    ['ask <@U0BOT|tributary>   now', 'ask now'],
+    [
+      'You can count on <@U0BOT> for an honorable mention',
+      'You can count on @tributary for an honorable mention',
+    ],
+    ['ask <@U0BOT|tributary>   now', 'ask @tributary   now'],
     ['<@U0BOTX> stays', '<@U0BOTX> stays'],
     ['<@U0ALICE> stays', '<@U0ALICE> stays'],
-    ['line one\n<@U0BOT>\nline two', 'line one\n\nline two'],
+    ['line one\n<@U0BOT>\nline two', 'line one\n@tributary\nline two'],
   ])('stripSelfMention(%j) = %j', (text, stripped) => {
-    expect(slack.stripSelfMention(text, 'U0BOT')).toBe(stripped);
+    expect(slack.stripSelfMention(text, 'U0BOT', 'tributary')).toBe(stripped);
+  });
+
+  it('keeps a mention in mid-sentence as written when our name is unknown', () => {
+    expect(slack.stripSelfMention('<@U0BOT> ask <@U0BOT> twice', 'U0BOT')).toBe('ask <@U0BOT> twice');
   });
 
   it.each([

@@ -117,7 +117,13 @@ describe('Telegram parse', () => {
     expect(event.event.text).toBe('@TributaryBot what is this?');
     expect(event.mentions).toEqual(['TributaryBot']);
     expect(event.event.attachments).toEqual([
-      { kind: 'link', uri: 'tg://file/AgAD-large', name: 'photo', mimeType: 'image/jpeg' },
+      {
+        kind: 'link',
+        uri: 'tg://file/AgAD-large',
+        name: 'photo',
+        mimeType: 'image/jpeg',
+        source: { platform: 'telegram', ref: 'AgAD-large' },
+      },
     ]);
   });
 
@@ -125,17 +131,34 @@ describe('Telegram parse', () => {
     [
       'a document',
       { document: { file_id: 'BQAD1', file_name: 'build.log', mime_type: 'text/plain' } },
-      { kind: 'link', uri: 'tg://file/BQAD1', name: 'build.log', mimeType: 'text/plain' },
+      {
+        kind: 'link',
+        uri: 'tg://file/BQAD1',
+        name: 'build.log',
+        mimeType: 'text/plain',
+        source: { platform: 'telegram', ref: 'BQAD1' },
+      },
     ],
     [
       'a voice note',
       { voice: { file_id: 'AwAD2', duration: 3, mime_type: 'audio/ogg' } },
-      { kind: 'link', uri: 'tg://file/AwAD2', name: 'voice', mimeType: 'audio/ogg' },
+      {
+        kind: 'link',
+        uri: 'tg://file/AwAD2',
+        name: 'voice',
+        mimeType: 'audio/ogg',
+        source: { platform: 'telegram', ref: 'AwAD2' },
+      },
     ],
     [
       'a sticker',
       { sticker: { file_id: 'CAAD3', type: 'regular' } },
-      { kind: 'link', uri: 'tg://file/CAAD3', name: 'sticker' },
+      {
+        kind: 'link',
+        uri: 'tg://file/CAAD3',
+        name: 'sticker',
+        source: { platform: 'telegram', ref: 'CAAD3' },
+      },
     ],
   ])('passes %s as a link', (_label, media, link) => {
     const event = messageOf(parse({ text: undefined, ...media })).event;
@@ -210,6 +233,7 @@ describe('Telegram parse', () => {
     ['@TributaryBot check the build', 'check the build'],
     ['@tributarybot check the build', 'check the build'],
     ['check the build @TRIBUTARYBOT', 'check the build'],
+    ['you can count on @tributarybot for that', 'you can count on @TributaryBot for that'],
     ['/cancel@TributaryBot', '/cancel@TributaryBot'],
     ['@TributaryBotFan hi', '@TributaryBotFan hi'],
     ['mail me@TributaryBot', 'mail me@TributaryBot'],

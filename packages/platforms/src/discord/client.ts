@@ -1,4 +1,6 @@
 import type { ArrivalEvent } from '@tributary/packing';
+import { FileFetchError } from '../files/file-fetch-error.js';
+import { type DownloadLimits, type FetchedFile, guardedDownload } from '../files/guarded-download.js';
 import { objectField, type PlatformAnswer } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import {
@@ -9,6 +11,7 @@ import {
 } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
 import {
+  type BotIdentity,
   PlatformApiError,
   type PlatformClient,
   type PostTarget,
@@ -21,8 +24,13 @@ import { UNICODE_REACTIONS } from '../unicode-reactions.js';
 import { classifyDiscordAnswer } from './answer.js';
 
 export const DISCORD_API_URL = 'https://discord.com/api/v10';
+/** Where message attachments live; their URLs are signed, so no token goes with them. */
+export const DISCORD_CDN_URLS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 
-export type DiscordClientOptions = TokenClientOptions;
+export interface DiscordClientOptions extends TokenClientOptions {
+  /** The only origin attachments are downloaded from, instead of Discord's CDN (a fake one in tests). */
+  cdnUrl?: string;
+}
 
 /**
  * Discord REST v10. A thread is a channel of its own: messages in it are posted to and addressed in
@@ -95,6 +103,22 @@ export class DiscordClient implements PlatformClient {
       timestamp: isoFromRfc3339(message?.timestamp ?? '', 'timestamp'),
     };
     return isEventItself(parent, event) ? undefined : parent;
+  }
+
+  async fetchFile(ref: string, limits: DownloadLimits): Promise<FetchedFile> {
+    if (!URL.canParse(ref)) throw new FileFetchError('refused', 'the attachment has no URL');
+    return guardedDownload({
+      url: new URL(ref),
+      allowedOrigins: this.options.cdnUrl === undefined ? DISCORD_CDN_URLS : [this.options.cdnUrl],
+      ...limits,
+    });
+  }
+
+  async whoAmI(): Promise<BotIdentity> {
+    const answer = await this.request('getCurrentUser', 'GET', '/users/@me');
+    const id = requireId(this.platform, 'getCurrentUser', answer, objectField(answer.body, 'id'));
+    const name = objectField(answer.body, 'username');
+    return { id, name: typeof name === 'string' && name !== '' ? name : id };
   }
 
   private request(method: string, verb: NonNullable<PlatformRequest['verb']>, path: string, json?: object) {

@@ -39,7 +39,7 @@ export interface DiscordGatewayMessage {
   author: { id: string; username: string; global_name?: string | null; bot?: boolean };
   /** Present in guilds. */
   member?: { nick?: string | null };
-  attachments: { id: string; filename: string; url: string; content_type?: string }[];
+  attachments: { id: string; filename: string; url: string; content_type?: string; size?: number }[];
   mentions: { id: string }[];
   /** RFC 3339; set on a MESSAGE_UPDATE that is an edit, null on one that only added embeds. */
   edited_timestamp?: string | null;

@@ -2,7 +2,7 @@ import type { LinkAttachment } from '@tributary/packing';
 import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
 import { InvalidWebhookError } from '../inbound.js';
 import { ignored, messageInbound } from '../inbound-message.js';
-import { type JsonFields, readJsonBody } from '../json-body.js';
+import { compact, type JsonFields, readJsonBody } from '../json-body.js';
 import { isoFromRfc3339 } from '../platform-time.js';
 import { requireSecret, verifyTributarySignature } from '../webhook-checks.js';
 import { discordDelete, discordEdit } from './edit-events.js';
@@ -96,16 +96,19 @@ export class DiscordForwardedAdapter implements InboundAdapter {
     });
   }
 
-  stripSelfMention(text: string, selfId: string): string {
-    return stripDiscordMention(text, selfId);
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    return stripDiscordMention(text, selfId, selfName);
   }
 }
 
+/** The CDN URL is both the link and the source a worker downloads. */
 function discordAttachment(attachment: JsonFields): LinkAttachment {
+  const url = attachment.string('url');
   return {
     kind: 'link',
-    uri: attachment.string('url'),
+    uri: url,
     name: attachment.nonEmptyString('filename'),
     mimeType: attachment.optionalString('content_type'),
+    source: compact({ platform: 'discord', ref: url, size: attachment.optionalInteger('size') }),
   };
 }

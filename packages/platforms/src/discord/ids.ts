@@ -29,6 +29,6 @@ export function discordPlace(
 }
 
 /** `<@id>` and the older nickname form `<@!id>`. */
-export function stripDiscordMention(text: string, selfId: string): string {
-  return stripMention(text, `<@!?${escapeRegExp(selfId)}>`);
+export function stripDiscordMention(text: string, selfId: string, selfName?: string): string {
+  return stripMention(text, `<@!?${escapeRegExp(selfId)}>`, selfName);
 }

@@ -74,8 +74,8 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
     };
   }
 
-  stripSelfMention(text: string, selfId: string): string {
-    return stripDiscordMention(text, selfId);
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    return stripDiscordMention(text, selfId, selfName);
   }
 }
 

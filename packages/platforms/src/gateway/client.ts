@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { FileFetchError } from '../files/file-fetch-error.js';
+import { type DownloadLimits, type FetchedFile, guardedDownload } from '../files/guarded-download.js';
 import { SIGNATURE_HEADER, signBody } from '../hmac-signature.js';
 import { classifyHttpAnswer } from '../http/answer.js';
 import { type PlatformClientOptions, PlatformHttp } from '../http/platform-http.js';
@@ -12,6 +14,8 @@ export interface GatewayClientOptions extends Omit<PlatformClientOptions, 'baseU
   replyUrl: string;
   /** GATEWAY_SECRET: when set, each body is signed with it in `x-tributary-signature`. */
   secret?: string;
+  /** GATEWAY_FILES_URL: the one origin attachment URLs are downloaded from; unset, none are. */
+  filesUrl?: string;
   /** The gateway relays to a platform of its own and splits there; this only bounds request size. */
   maxMessageLength?: number;
 }
@@ -46,6 +50,14 @@ export class GatewayClient implements PlatformClient {
     const replyId = options.idempotencyKey ?? randomUUID();
     await this.post('reply', gatewayReplyBody(target, text, replyId), replyId);
     return replyId;
+  }
+
+  async fetchFile(ref: string, limits: DownloadLimits): Promise<FetchedFile> {
+    if (this.options.filesUrl === undefined) {
+      throw new FileFetchError('refused', 'GATEWAY_FILES_URL is not set, so gateway files are not fetched');
+    }
+    if (!URL.canParse(ref)) throw new FileFetchError('refused', 'the attachment has no URL');
+    return guardedDownload({ url: new URL(ref), allowedOrigins: [this.options.filesUrl], ...limits });
   }
 
   async react(message: MessageRef, reaction: Reaction): Promise<void> {

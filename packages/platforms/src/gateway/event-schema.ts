@@ -34,6 +34,8 @@ export interface GatewayAttachment {
   /** Base64 of the file; absent or empty when the gateway did not inline it. */
   data?: string;
   size: number;
+  /** Where the gateway serves the file over HTTP; a worker downloads it from GATEWAY_FILES_URL's origin only. */
+  url?: string;
   /** Where the gateway stored the file; only reachable on a filesystem shared with it. */
   path?: string;
   /** Present when the file was not delivered: the gateway's human-readable reason. */
@@ -101,6 +103,7 @@ function parseAttachment(attachment: JsonFields): GatewayAttachment {
     mime_type: attachment.string('mime_type'),
     data: attachment.optionalString('data'),
     size: attachment.integer('size'),
+    url: attachment.optionalString('url'),
     path: attachment.optionalString('path'),
     status: attachment.optionalString('status'),
   });

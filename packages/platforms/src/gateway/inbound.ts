@@ -55,8 +55,8 @@ export class GatewayInboundAdapter implements InboundAdapter {
   }
 
   /** `<@id>`, the form gateway events write mentions in. */
-  stripSelfMention(text: string, selfId: string): string {
-    return stripMention(text, `<@${escapeRegExp(selfId)}>`);
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    return stripMention(text, `<@${escapeRegExp(selfId)}>`, selfName);
   }
 }
 
@@ -114,6 +114,10 @@ function arrivalAttachment(attachment: GatewayAttachment, index: number): Attach
     uri: `tributary://gateway/attachment/${encodeURIComponent(name)}`,
     name,
     ...(attachment.mime_type === '' ? {} : { mimeType: attachment.mime_type }),
+    // A file the gateway serves by URL is fetched by the worker, like a platform's own file.
+    ...(attachment.status === undefined && attachment.url
+      ? { source: { platform: 'gateway', ref: attachment.url, size: attachment.size } }
+      : {}),
   };
 }
 

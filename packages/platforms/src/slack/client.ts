@@ -1,14 +1,18 @@
 import type { ArrivalEvent } from '@tributary/packing';
+import { FileFetchError } from '../files/file-fetch-error.js';
+import { type DownloadLimits, type FetchedFile, guardedDownload } from '../files/guarded-download.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
 import {
+  type BotIdentity,
   PlatformApiError,
   type PlatformClient,
   type PostTarget,
   type Reaction,
   type ThreadParent,
+  type UserNames,
 } from '../outbound.js';
 import { isoFromSlackTs } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
@@ -16,8 +20,13 @@ import { classifySlackAnswer } from './answer.js';
 import { SLACK_REACTIONS } from './reactions.js';
 
 export const SLACK_API_URL = 'https://slack.com/api';
+/** Where `url_private` points. */
+export const SLACK_FILES_URL = 'https://files.slack.com';
 
-export type SlackClientOptions = TokenClientOptions;
+export interface SlackClientOptions extends TokenClientOptions {
+  /** The only origin files are downloaded from; a fake file host in tests. */
+  filesUrl?: string;
+}
 
 /** Slack Web API: messages by `ts`, threads by the root's `ts`. */
 export class SlackClient implements PlatformClient {
@@ -84,6 +93,37 @@ export class SlackClient implements PlatformClient {
     return isEventItself(parent, event) ? undefined : parent;
   }
 
+  /** `url_private` needs the bot token (scope files:read) and is only fetched from Slack's file host. */
+  async fetchFile(ref: string, limits: DownloadLimits): Promise<FetchedFile> {
+    if (!URL.canParse(ref)) throw new FileFetchError('refused', 'the file has no URL');
+    return guardedDownload({
+      url: new URL(ref),
+      allowedOrigins: [this.options.filesUrl ?? SLACK_FILES_URL],
+      headers: this.auth(),
+      ...limits,
+    });
+  }
+
+  async whoAmI(): Promise<BotIdentity> {
+    const { body } = await this.post('auth.test', {});
+    const id = objectField(body, 'user_id');
+    const name = objectField(body, 'user');
+    if (typeof id !== 'string' || typeof name !== 'string') {
+      throw new PlatformApiError(this.platform, 'auth.test', 200, 'the answer names no user_id');
+    }
+    return { id, name };
+  }
+
+  /** Needs the users:read scope. */
+  async userNames(userId: string): Promise<UserNames> {
+    const { body } = await this.read('users.info', { user: userId });
+    const user = objectField(body, 'user') as SlackUser | undefined;
+    // `||`: Slack sends '' for names a user never set.
+    const name = user?.name || userId;
+    const displayName = user?.profile?.display_name || user?.profile?.real_name || user?.real_name || name;
+    return { name, displayName };
+  }
+
   private post(method: string, args: Record<string, unknown>) {
     return this.http.call({
       method,
@@ -116,6 +156,13 @@ interface SlackMessage {
   bot_id?: string;
   username?: string;
   text?: string;
+}
+
+/** The fields of a `users.info` user that name them. */
+interface SlackUser {
+  name?: string;
+  real_name?: string;
+  profile?: { display_name?: string; real_name?: string };
 }
 
 function reactionBody(message: MessageRef, reaction: Reaction) {

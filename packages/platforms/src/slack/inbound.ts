@@ -37,7 +37,8 @@ export class SlackInboundAdapter implements InboundAdapter {
   }
 
   /** `<@U123>` and `<@U123|name>`. */
-  stripSelfMention(text: string, selfId: string): string {
-    return stripMention(text, `<@${escapeRegExp(selfId)}(?:\\|[^>]*)?>`, '', throughLast(text, '>'));
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    const mention = `<@${escapeRegExp(selfId)}(?:\\|[^>]*)?>`;
+    return stripMention(text, mention, selfName, '', throughLast(text, '>'));
   }
 }

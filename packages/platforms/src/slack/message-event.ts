@@ -2,7 +2,7 @@ import { type Attachment, attachmentUri, type Sender } from '@tributary/packing'
 import type { Inbound } from '../inbound.js';
 import { InvalidWebhookError } from '../inbound.js';
 import { ignored, messageInbound } from '../inbound-message.js';
-import type { JsonFields } from '../json-body.js';
+import { compact, type JsonFields } from '../json-body.js';
 import { isoFromSlackTs } from '../platform-time.js';
 import { throughLast } from '../strip-mention.js';
 
@@ -82,15 +82,19 @@ function slackSender(event: JsonFields, id: string | undefined, isBot: boolean):
   return { id, name, displayName, isBot };
 }
 
+/** Links carrying `url_private` as their source: a worker downloads them with the bot token. */
 function slackFiles(event: JsonFields, ts: string): Attachment[] {
   return event.objects('files').map((file, index) => {
     const name = file.optionalString('name') || file.optionalString('title') || file.nonEmptyString('id');
+    const url = file.optionalString('url_private');
+    const size = file.optionalInteger('size');
     return {
       kind: 'link',
       // Files shared from another workspace may come without a URL; the agent still learns of them.
-      uri: file.optionalString('url_private') ?? attachmentUri(ts, index, name),
+      uri: url ?? attachmentUri(ts, index, name),
       name,
       mimeType: file.optionalString('mimetype') || undefined,
+      source: url === undefined ? undefined : compact({ platform: 'slack', ref: url, size }),
     };
   });
 }

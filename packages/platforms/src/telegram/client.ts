@@ -1,8 +1,21 @@
+import { FileFetchError } from '../files/file-fetch-error.js';
+import {
+  type DownloadLimits,
+  type FetchedFile,
+  fileTooLarge,
+  guardedDownload,
+} from '../files/guarded-download.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
-import type { PlatformClient, PostTarget, Reaction } from '../outbound.js';
+import {
+  type BotIdentity,
+  PlatformApiError,
+  type PlatformClient,
+  type PostTarget,
+  type Reaction,
+} from '../outbound.js';
 import { classifyTelegramAnswer } from './answer.js';
 import { LastReaction } from './last-reaction.js';
 import { TELEGRAM_REACTIONS } from './reactions.js';
@@ -75,6 +88,33 @@ export class TelegramClient implements PlatformClient {
       reaction: reaction === undefined ? [] : [{ type: 'emoji', emoji: TELEGRAM_REACTIONS[reaction] }],
     });
     this.lastReaction.set(messageKey(message), reaction);
+  }
+
+  /** `getFile`, then the file from the API's own `/file/bot<token>/<path>`: the only host allowed. */
+  async fetchFile(fileId: string, limits: DownloadLimits): Promise<FetchedFile> {
+    const { body } = await this.post('getFile', { file_id: fileId });
+    const path = objectField(objectField(body, 'result'), 'file_path');
+    if (typeof path !== 'string' || path === '') {
+      throw new FileFetchError('failed', 'Telegram gave no file_path for the file');
+    }
+    const size = objectField(objectField(body, 'result'), 'file_size');
+    if (typeof size === 'number' && size > limits.maxBytes) {
+      throw fileTooLarge(limits.maxBytes);
+    }
+    return guardedDownload({
+      url: new URL(`${this.baseUrl}/file/bot${this.options.token}/${path}`),
+      allowedOrigins: [new URL(this.baseUrl).origin],
+      ...limits,
+    });
+  }
+
+  async whoAmI(): Promise<BotIdentity> {
+    const { body } = await this.post('getMe', {});
+    const username = objectField(objectField(body, 'result'), 'username');
+    if (typeof username !== 'string' || username === '') {
+      throw new PlatformApiError(this.platform, 'getMe', 200, 'the answer names no username');
+    }
+    return { id: username, name: username };
   }
 
   private post(method: string, args: Record<string, unknown>) {

@@ -1,5 +1,5 @@
 import type { LinkAttachment } from '@tributary/packing';
-import type { JsonFields } from '../json-body.js';
+import { compact, type JsonFields } from '../json-body.js';
 
 // Media a message may carry, each an object with a file_id; photo is handled apart (an array of sizes).
 const FILE_KINDS = ['document', 'audio', 'voice', 'video', 'animation', 'video_note', 'sticker'];
@@ -20,11 +20,14 @@ export function telegramFiles(message: JsonFields): LinkAttachment[] {
   return files;
 }
 
+/** The file_id is also the source a worker resolves with getFile and downloads, token and all, itself. */
 function fileLink(file: JsonFields, kind: string): LinkAttachment {
+  const fileId = file.nonEmptyString('file_id');
   return {
     kind: 'link',
-    uri: `tg://file/${encodeURIComponent(file.nonEmptyString('file_id'))}`,
+    uri: `tg://file/${encodeURIComponent(fileId)}`,
     name: file.optionalString('file_name') || kind,
     mimeType: file.optionalString('mime_type') || undefined,
+    source: compact({ platform: 'telegram', ref: fileId, size: file.optionalInteger('file_size') }),
   };
 }

@@ -56,7 +56,9 @@ export class TelegramInboundAdapter implements InboundAdapter {
    * `@<selfId>` where selfId is the bot username, in any letter case. A command's `/cmd@bot` suffix is
    * not a mention (no word boundary before '@') and stays for the control parser.
    */
-  stripSelfMention(text: string, selfId: string): string {
-    return stripMention(text, `(?<![\\w@])@${escapeRegExp(selfId.replace(/^@/, ''))}(?!\\w)`, 'i');
+  stripSelfMention(text: string, selfId: string, selfName?: string): string {
+    const username = selfId.replace(/^@/, '');
+    // The username is the name people write, so a mention in mid-sentence is kept in our spelling.
+    return stripMention(text, `(?<![\\w@])@${escapeRegExp(username)}(?!\\w)`, selfName ?? username, 'i');
   }
 }

@@ -264,7 +264,7 @@ local function take_record(list, index, member, field, value)
   return nil
 end
 
--- Receipts and edits of buffered messages (docs/adr/00XX-edits-deletes-and-receipts.md) ---------------
+-- Receipts and edits of buffered messages (docs/adr/0019-edits-deletes-and-receipts.md) ---------------
 
 -- A receipt is a small JSON record per platform message id: `sid` (its inbox entry), `edits` (edits
 -- applied in place while it was buffered), `editSid` (the latest edit that came after dispatch, as an

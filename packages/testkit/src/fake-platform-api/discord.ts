@@ -1,6 +1,6 @@
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
-import type { FakeFailure } from './types.js';
+import type { FakeBots, FakeFailure } from './types.js';
 
 /** Discord counts message length in characters; UTF-16 units are the stricter bound a fake can use. */
 const MAX_CONTENT = 2000;
@@ -8,6 +8,7 @@ const MAX_CONTENT = 2000;
 const DISCORD_EPOCH = 1_420_070_400_000n;
 
 const ROUTES: { verb: string; pattern: RegExp; method: string }[] = [
+  { verb: 'GET', pattern: /^\/users\/@me$/, method: 'getCurrentUser' },
   { verb: 'POST', pattern: /^\/channels\/[^/]+\/messages$/, method: 'createMessage' },
   { verb: 'GET', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'getMessage' },
   { verb: 'PATCH', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'editMessage' },
@@ -24,9 +25,14 @@ const ROUTES: { verb: string; pattern: RegExp; method: string }[] = [
 ];
 
 /** Discord REST v10 at `/discord/api/v10/...`: `{ code, message }` errors, `Authorization: Bot <token>`. */
-export function discordHandler(token: string, store: MessageStore): FakePlatformHandler {
+export function discordHandler(
+  token: string,
+  store: MessageStore,
+  bot: FakeBots['discord'],
+): FakePlatformHandler {
   const unknownMessage = () => error(404, 10008, 'Unknown Message');
   const methods: Record<string, (segments: string[], args: Record<string, unknown>) => FakeAnswer> = {
+    getCurrentUser: () => ({ status: 200, body: { id: bot.id, username: bot.username, bot: true } }),
     createMessage: ([, channel = ''], args) => {
       const content = typeof args.content === 'string' ? args.content : '';
       if (!content.trim()) return error(400, 50006, 'Cannot send an empty message');
@@ -35,7 +41,7 @@ export function discordHandler(token: string, store: MessageStore): FakePlatform
       const message = store.put({
         channelId: channel,
         id: snowflake(store.nextNumber()),
-        senderId: '1000000000000000001',
+        senderId: bot.id,
         senderName: 'fake-bot',
         text: content,
         timestamp: new Date().toISOString(),

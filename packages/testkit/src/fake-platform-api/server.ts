@@ -4,17 +4,31 @@ import { performance } from 'node:perf_hooks';
 import { CallLog } from './call-log.js';
 import { discordHandler } from './discord.js';
 import { FailureQueue } from './failures.js';
+import { FileStore } from './file-store.js';
 import { gatewayHandler } from './gateway.js';
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import { MessageStore } from './message-store.js';
 import { slackHandler } from './slack.js';
 import { telegramHandler } from './telegram.js';
-import type { FakePlatform, FakePlatformApi, FakePlatformApiOptions, FakeTokens } from './types.js';
+import type {
+  FakeBots,
+  FakePlatform,
+  FakePlatformApi,
+  FakePlatformApiOptions,
+  FakeTokens,
+  SeededUser,
+} from './types.js';
 
 const DEFAULT_TOKENS: FakeTokens = {
   slack: 'xoxb-fake-slack-token',
   telegram: '123456:fake-telegram-token',
   discord: 'fake-discord-token',
+};
+
+const DEFAULT_BOTS: FakeBots = {
+  slack: { userId: 'UFAKEBOT', name: 'fake-bot' },
+  telegram: { username: 'fake_bot' },
+  discord: { id: '1000000000000000001', username: 'fake-bot' },
 };
 
 /** Longest a `/_calls` long poll is held open. */
@@ -37,10 +51,14 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
   const log = new CallLog();
   const failures = new FailureQueue();
   const stores = { slack: new MessageStore(), discord: new MessageStore() };
+  const bots = { ...DEFAULT_BOTS, ...options.bots };
+  let origin = '';
+  const files = new FileStore(() => origin, tokens);
+  const users = new Map<string, SeededUser>();
   const handlers: Record<FakePlatform, FakePlatformHandler> = {
-    slack: slackHandler(tokens.slack, stores.slack),
-    telegram: telegramHandler(tokens.telegram, new MessageStore()),
-    discord: discordHandler(tokens.discord, stores.discord),
+    slack: slackHandler(tokens.slack, stores.slack, bots.slack, users),
+    telegram: telegramHandler(tokens.telegram, new MessageStore(), bots.telegram, files),
+    discord: discordHandler(tokens.discord, stores.discord, bots.discord),
     gateway: gatewayHandler(options.gatewaySecret),
   };
 
@@ -52,6 +70,21 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       const waitMs = Math.min(MAX_POLL_MS, Number(url.searchParams.get('waitMs') ?? 0));
       const calls = await log.after(since, waitMs);
       return send(res, { status: 200, body: { seq: log.lastSeq, calls } });
+    }
+    const file = files.serve(url.pathname, req.headers.authorization);
+    if (file !== undefined) {
+      log.record({
+        platform: file.platform,
+        method: 'file',
+        path: url.pathname.replace(/\/bot[^/]+\//, '/bot<token>/'),
+        headers: recordedHeaders(req),
+        body: undefined,
+        status: file.status,
+        at,
+      });
+      res.writeHead(file.status, file.bytes ? { 'content-type': file.contentType } : {});
+      res.end(file.bytes);
+      return;
     }
     const route = PREFIXES.find(([prefix]) => url.pathname.startsWith(`${prefix}/`));
     if (!route) return send(res, { status: 404, body: { error: `no fake platform at ${url.pathname}` } });
@@ -89,7 +122,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
     serve(req, res).catch((error: unknown) => send(res, { status: 500, body: { error: String(error) } }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
     urls: {
@@ -99,6 +132,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       gatewayReply: `${origin}/gateway/reply`,
     },
     tokens,
+    bots,
     origin,
     calls: () => log.all(),
     waitForCalls: (predicate, waitOptions) => log.waitFor(predicate, waitOptions),
@@ -111,6 +145,8 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
         timestamp: timestamp ?? new Date().toISOString(),
       });
     },
+    seedFile: (file) => files.add(file),
+    seedSlackUser: (user) => users.set(user.id, user),
     close: async () => {
       log.release();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

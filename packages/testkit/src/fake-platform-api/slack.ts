@@ -1,13 +1,17 @@
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
-import type { FakeFailure } from './types.js';
+import type { FakeBots, FakeFailure, SeededUser } from './types.js';
 
-const BOT_USER = 'UFAKEBOT';
 /** Slack's hard limit; longer texts are refused with `msg_too_long`. */
 const MAX_TEXT = 40_000;
 
 /** Slack Web API at `/slack/api/<method>`: HTTP 200 with `ok: false` for errors, Bearer token auth. */
-export function slackHandler(token: string, store: MessageStore): FakePlatformHandler {
+export function slackHandler(
+  token: string,
+  store: MessageStore,
+  bot: FakeBots['slack'],
+  users: ReadonlyMap<string, SeededUser>,
+): FakePlatformHandler {
   const fail = (error: string, headers?: Record<string, string>): FakeAnswer => ({
     status: 200,
     headers,
@@ -26,12 +30,15 @@ export function slackHandler(token: string, store: MessageStore): FakePlatformHa
         channelId: channel,
         id: `${Math.floor(Date.now() / 1000)}.${String(n).padStart(6, '0')}`,
         threadId: stringArg(args.thread_ts),
-        senderId: BOT_USER,
+        senderId: bot.userId,
         senderName: 'fake-bot',
         text,
         timestamp: new Date().toISOString(),
       });
-      return { status: 200, body: { ok: true, channel, ts: message.id, message: slackMessage(message) } };
+      return {
+        status: 200,
+        body: { ok: true, channel, ts: message.id, message: slackMessage(message, bot.userId) },
+      };
     },
     'chat.update': (args) => {
       const channel = stringArg(args.channel) ?? '';
@@ -51,7 +58,17 @@ export function slackHandler(token: string, store: MessageStore): FakePlatformHa
       if (!root) return fail('thread_not_found');
       const limit = Number(args.limit ?? 1000);
       const messages = [root, ...store.replies(channel, ts)].slice(0, Math.max(1, limit));
-      return { status: 200, body: { ok: true, messages: messages.map(slackMessage), has_more: false } };
+      const shown = messages.map((message) => slackMessage(message, bot.userId));
+      return { status: 200, body: { ok: true, messages: shown, has_more: false } };
+    },
+    'auth.test': () => ({
+      status: 200,
+      body: { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: bot.name, user_id: bot.userId },
+    }),
+    'users.info': (args) => {
+      const user = users.get(stringArg(args.user) ?? '');
+      if (!user) return fail('user_not_found');
+      return { status: 200, body: { ok: true, user: slackUser(user) } };
     },
   };
 
@@ -90,14 +107,25 @@ function slackFailure({ status, retryAfterSeconds, error }: FakeFailure): FakeAn
   return { status, headers, body: { ok: false, error: error ?? fallback } };
 }
 
-function slackMessage(message: StoredMessage) {
+function slackMessage(message: StoredMessage, botUser: string) {
   return {
     type: 'message',
     ts: message.id,
     user: message.senderId,
-    ...(message.senderId === BOT_USER ? { bot_id: 'BFAKEBOT', username: message.senderName } : {}),
+    ...(message.senderId === botUser ? { bot_id: 'BFAKEBOT', username: message.senderName } : {}),
     text: message.text,
     ...(message.threadId === undefined ? {} : { thread_ts: message.threadId }),
+  };
+}
+
+/** users.info's user object; Slack leaves unset profile names as ''. */
+function slackUser(user: SeededUser) {
+  return {
+    id: user.id,
+    name: user.name,
+    real_name: user.realName ?? '',
+    is_bot: false,
+    profile: { real_name: user.realName ?? '', display_name: user.displayName ?? '' },
   };
 }
 

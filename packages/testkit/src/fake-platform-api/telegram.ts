@@ -1,15 +1,26 @@
+import type { FileStore } from './file-store.js';
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
 import { TELEGRAM_ALLOWED_REACTIONS } from './telegram-reactions.js';
-import type { FakeFailure } from './types.js';
+import type { FakeBots, FakeFailure } from './types.js';
 
 /** Telegram counts message length in UTF-16 code units. */
 const MAX_TEXT = 4096;
 const PATH = /^\/bot([^/]+)\/([^/]+)$/;
 
 /** Telegram Bot API at `/telegram/bot<token>/<method>`: `{ ok, result }` or `{ ok: false, error_code, description }`. */
-export function telegramHandler(token: string, store: MessageStore): FakePlatformHandler {
+export function telegramHandler(
+  token: string,
+  store: MessageStore,
+  bot: FakeBots['telegram'],
+  files: FileStore,
+): FakePlatformHandler {
   const methods: Record<string, (args: Record<string, unknown>) => FakeAnswer> = {
+    getMe: () => ok({ id: 1, is_bot: true, first_name: 'Fake', username: bot.username }),
+    getFile: (args) => {
+      const file = files.telegramFile(typeof args.file_id === 'string' ? args.file_id : '');
+      return file ? ok(file) : error(400, 'Bad Request: invalid file_id');
+    },
     sendMessage: (args) => {
       const chat = idArg(args.chat_id);
       const text = typeof args.text === 'string' ? args.text : '';

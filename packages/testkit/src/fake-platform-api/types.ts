@@ -43,11 +43,48 @@ export interface SeededMessage {
   timestamp?: string;
 }
 
+/** A file the fake serves, as a platform would host it. */
+export interface SeededFile {
+  name: string;
+  bytes: Buffer;
+  /** What the file host declares; the broker is expected to sniff the bytes rather than trust it. */
+  contentType: string;
+}
+
+/** Where a seeded file is found on each platform. */
+export interface FakeFile {
+  size: number;
+  /** A Slack `url_private` (needs the bot token). */
+  slackUrl: string;
+  /** A Telegram `file_id`, resolved by getFile. */
+  telegramFileId: string;
+  /** A Discord CDN URL. */
+  discordUrl: string;
+  /** A gateway file server URL. */
+  gatewayUrl: string;
+}
+
+/** A Slack user, as users.info describes them. */
+export interface SeededUser {
+  id: string;
+  name: string;
+  realName?: string;
+  displayName?: string;
+}
+
+/** Who the bot tokens belong to, as auth.test, getMe and /users/@me answer. */
+export interface FakeBots {
+  slack: { userId: string; name: string };
+  telegram: { username: string };
+  discord: { id: string; username: string };
+}
+
 export interface FakePlatformApiOptions {
   /** The credentials the fake accepts; defaults are in `FakePlatformApi.tokens`. */
   tokens?: Partial<FakeTokens>;
   /** When set, gateway replies must carry a valid `x-tributary-signature`. */
   gatewaySecret?: string;
+  bots?: Partial<FakeBots>;
 }
 
 export interface FakeTokens {
@@ -76,5 +113,9 @@ export interface FakePlatformApi {
   ): Promise<FakeApiCall[]>;
   failNext(failure: FakeFailure): void;
   seedMessage(message: SeededMessage): void;
+  /** Serves real bytes from every platform's file host (downloads are recorded as method `file`). */
+  seedFile(file: SeededFile): FakeFile;
+  seedSlackUser(user: SeededUser): void;
+  readonly bots: FakeBots;
   close(): Promise<void>;
 }

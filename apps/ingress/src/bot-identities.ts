@@ -1,0 +1,116 @@
+import { ConfigError, type PlatformConfig } from '@tributary/config';
+import type { PlatformClient } from '@tributary/platforms';
+import type { Logger } from 'pino';
+
+/** Who we are on a platform, as far as known: the id its mentions name, and the name people write. */
+export interface BotSelf {
+  id: string;
+  /** Unknown when the id was configured and the platform could not be asked. */
+  name?: string;
+}
+
+export type BotIdentities = Partial<Record<'slack' | 'telegram' | 'discord', BotSelf>>;
+
+interface IdentityNeed {
+  platform: keyof BotIdentities;
+  /** The variable that names us, and the one whose token lets us ask. */
+  variable: string;
+  tokenVariable: string;
+  /** The platform call that tells who the token belongs to. */
+  call: string;
+  /** Whether a route that reads mentions is on, and what is configured. */
+  of(platforms: PlatformConfig): { enabled: boolean; configured: string | undefined };
+}
+
+const NEEDS: IdentityNeed[] = [
+  {
+    platform: 'slack',
+    variable: 'SLACK_BOT_USER_ID',
+    tokenVariable: 'SLACK_BOT_TOKEN',
+    call: 'auth.test',
+    of: ({ slack }) => ({ enabled: !!slack?.signingSecret, configured: slack?.botUserId }),
+  },
+  {
+    platform: 'telegram',
+    variable: 'TELEGRAM_BOT_USERNAME',
+    tokenVariable: 'TELEGRAM_BOT_TOKEN',
+    call: 'getMe',
+    of: ({ telegram }) => ({ enabled: !!telegram?.secretToken, configured: telegram?.botUsername }),
+  },
+  {
+    platform: 'discord',
+    variable: 'DISCORD_BOT_USER_ID',
+    tokenVariable: 'DISCORD_BOT_TOKEN',
+    call: '/users/@me',
+    of: ({ discord }) => ({ enabled: !!discord?.forwarderSecret, configured: discord?.botUserId }),
+  },
+];
+
+/** The identities as configured, without asking any platform. */
+export function configuredIdentities(platforms: PlatformConfig): BotIdentities {
+  const identities: BotIdentities = {};
+  for (const need of NEEDS) {
+    const { configured } = need.of(platforms);
+    if (configured !== undefined) identities[need.platform] = selfOf(need, configured, undefined);
+  }
+  return identities;
+}
+
+/**
+ * Asks each platform whose messages ingress reads who we are. Without our id every mention of us in a
+ * channel would go unnoticed and be answered `not-addressed`, so an identity that is neither configured
+ * nor discoverable stops the start with a ConfigError naming the fix. A configured id wins over the
+ * discovered one; the discovered name is still what a mention in mid-sentence becomes.
+ */
+export async function discoverBotIdentities(
+  platforms: PlatformConfig,
+  clients: ReadonlyMap<string, PlatformClient>,
+  logger: Logger,
+): Promise<BotIdentities> {
+  const identities: BotIdentities = {};
+  for (const need of NEEDS) {
+    const { enabled, configured } = need.of(platforms);
+    if (!enabled) continue;
+    const client = clients.get(need.platform);
+    if (client?.whoAmI === undefined) {
+      if (configured === undefined) {
+        throw new ConfigError(
+          need.variable,
+          `is unset and there is no ${need.tokenVariable} to ask ${need.call} with; set ${need.variable} or ${need.tokenVariable}`,
+        );
+      }
+      identities[need.platform] = selfOf(need, configured, undefined);
+      continue;
+    }
+    try {
+      const found = await client.whoAmI();
+      if (configured !== undefined && configured.toLowerCase() !== found.id.toLowerCase()) {
+        logger.warn(
+          { platform: need.platform, configured, discovered: found.id },
+          `${need.variable} differs from the bot ${need.tokenVariable} belongs to; using ${need.variable}`,
+        );
+      }
+      identities[need.platform] = selfOf(need, configured ?? found.id, found.name);
+      logger.info({ platform: need.platform, ...identities[need.platform] }, 'bot identity');
+    } catch (error) {
+      if (configured === undefined) {
+        throw new ConfigError(
+          need.variable,
+          `is unset and ${need.call} could not tell it (${(error as Error).message}); set ${need.variable}, or a ${need.tokenVariable} the platform accepts`,
+        );
+      }
+      logger.warn(
+        { platform: need.platform, err: error },
+        `${need.call} failed; using ${need.variable}, and mentions of us in mid-sentence stay as written`,
+      );
+      identities[need.platform] = selfOf(need, configured, undefined);
+    }
+  }
+  return identities;
+}
+
+/** On Telegram the id is the username, which is also the name people write. */
+function selfOf(need: IdentityNeed, id: string, name: string | undefined): BotSelf {
+  const known = name ?? (need.platform === 'telegram' ? id : undefined);
+  return known === undefined ? { id } : { id, name: known };
+}

@@ -1,0 +1,80 @@
+import type { Sender } from '@tributary/packing';
+import { type PlatformClient, platformOfThread, type UserNames } from '@tributary/platforms';
+import type { Logger } from 'pino';
+
+export interface SenderNamesOptions {
+  /** How long a looked-up name is trusted; people rename themselves rarely. */
+  ttlMs: number;
+  /** How long a failed lookup is remembered, so a platform outage costs one call per user, not one per message. */
+  failureTtlMs: number;
+  /** A lookup slower than this leaves the id; the acknowledgement must stay fast. */
+  timeoutMs: number;
+  /** Users remembered before the cache starts over (a bound on memory, not on behaviour). */
+  maxEntries: number;
+}
+
+const DEFAULTS: SenderNamesOptions = {
+  ttlMs: 60 * 60 * 1000,
+  failureTtlMs: 60 * 1000,
+  timeoutMs: 1_000,
+  maxEntries: 10_000,
+};
+
+/**
+ * Names for senders a platform's event names by id alone (a Slack event carries `user`, not a name),
+ * asked of the platform (Slack `users.info`) and cached per process with a TTL. Fail-open: a lookup
+ * that fails or is slow leaves the id as the name, and the message goes on.
+ */
+export class SenderNames {
+  private readonly cache = new Map<string, { names: UserNames | undefined; until: number }>();
+  private readonly options: SenderNamesOptions;
+
+  constructor(
+    private readonly clients: ReadonlyMap<string, PlatformClient>,
+    private readonly logger: Logger,
+    options: Partial<SenderNamesOptions> = {},
+  ) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  async resolve(thread: string, sender: Sender): Promise<Sender> {
+    // A name the event carried is the platform's own word; only a bare id is looked up.
+    if (sender.name !== sender.id || sender.isBot) return sender;
+    const platform = platformOfThread(thread);
+    const client = this.clients.get(platform);
+    if (client?.userNames === undefined) return sender;
+    const key = `${platform}:${sender.id}`;
+    const now = Date.now();
+    let entry = this.cache.get(key);
+    if (entry === undefined || entry.until <= now) {
+      const names = await this.lookUp(client, platform, sender.id);
+      entry = { names, until: now + (names ? this.options.ttlMs : this.options.failureTtlMs) };
+      if (this.cache.size >= this.options.maxEntries) this.cache.clear();
+      this.cache.set(key, entry);
+    }
+    return entry.names === undefined ? sender : { ...sender, ...entry.names };
+  }
+
+  private async lookUp(client: PlatformClient, platform: string, id: string): Promise<UserNames | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        client.userNames!(id),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+            this.options.timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      this.logger.warn(
+        { err: error, platform, userId: id },
+        'sender name not found; the id stands in for it',
+      );
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { FileFetchError } from './file-fetch-error.js';
+import { isPrivateAddress, isPrivateHost } from './private-address.js';
+
+/** A downloaded file: its bytes and the type the host declared (sniffing is the caller's). */
+export interface FetchedFile {
+  bytes: Buffer;
+  contentType?: string;
+}
+
+export interface DownloadLimits {
+  /** Larger files are refused, before or while downloading. */
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export interface DownloadRequest extends DownloadLimits {
+  url: URL;
+  /** The file hosts this download may touch, redirects included: origins like `https://files.slack.com`. */
+  allowedOrigins: readonly string[];
+  /** Sent to the first origin only; a redirect to another allowed origin goes without them. */
+  headers?: Record<string, string>;
+}
+
+const MAX_REDIRECTS = 3;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * GET one file from a platform's own file host. A URL, or a redirect, to any other origin is refused
+ * (no request is made), and so is a host that resolves to a private or loopback address unless the
+ * allowed origin itself names such an address (a test's fake API, an in-cluster gateway). The address
+ * is checked where the connection is made, so a DNS answer cannot change between check and use.
+ */
+export async function guardedDownload(request: DownloadRequest): Promise<FetchedFile> {
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  let url = request.url;
+  for (let hop = 0; ; hop++) {
+    const origin = allowedOrigin(url, request.allowedOrigins);
+    // Credentials are for the first origin: another allowed one (a CDN's second host) goes without.
+    const headers = url.origin === request.url.origin ? request.headers : undefined;
+    const response = await get(url, headers, isPrivateHost(new URL(origin).hostname), signal);
+    const location = response.headers.location;
+    if (REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
+      response.resume();
+      if (hop === MAX_REDIRECTS) throw new FileFetchError('failed', `${url.host} redirected too often`);
+      url = new URL(location, url);
+      continue;
+    }
+    if (response.statusCode !== 200) {
+      response.resume();
+      throw new FileFetchError('failed', `${url.host} answered HTTP ${response.statusCode}`);
+    }
+    return { bytes: await readCapped(response, request.maxBytes, signal), ...contentTypeOf(response) };
+  }
+}
+
+function allowedOrigin(url: URL, allowed: readonly string[]): string {
+  const origin = allowed.find((candidate) => new URL(candidate).origin === url.origin);
+  if (origin === undefined) {
+    throw new FileFetchError('refused', `${url.host} is not this platform's file host`);
+  }
+  return origin;
+}
+
+function get(
+  url: URL,
+  headers: Record<string, string> | undefined,
+  privateAllowed: boolean,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(url, {
+      method: 'GET',
+      headers,
+      signal,
+      ...(privateAllowed ? {} : { lookup: publicOnlyLookup }),
+    });
+    request.on('response', resolve);
+    request.on('error', (error) => reject(asFetchError(error, url)));
+    request.end();
+  });
+}
+
+/** `dns.lookup` that fails for private addresses, so the connection can only go to a public one. */
+export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...(options as LookupOptions), all: true }, (error, addresses) => {
+    if (error) return callback(error, '', 0);
+    const list = addresses as LookupAddress[];
+    const blocked = list.find((entry) => isPrivateAddress(entry.address));
+    if (blocked !== undefined || list.length === 0) {
+      const refusal = new FileFetchError('refused', `${hostname} resolves to a private address`);
+      return callback(refusal as NodeJS.ErrnoException, '', 0);
+    }
+    if ((options as LookupOptions).all)
+      return (callback as (e: null, a: LookupAddress[]) => void)(null, list);
+    callback(null, list[0]!.address, list[0]!.family);
+  });
+};
+
+async function readCapped(response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.destroy();
+    throw fileTooLarge(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        response.destroy();
+        throw fileTooLarge(maxBytes);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof FileFetchError) throw error;
+    throw signal.aborted
+      ? new FileFetchError('failed', 'the download timed out')
+      : new FileFetchError('failed', `the download broke off: ${(error as Error).message}`);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The refusal of a file over the limit, for hosts that tell the size before the download, too. */
+export function fileTooLarge(maxBytes: number): FileFetchError {
+  return new FileFetchError('too_large', `the file is larger than the ${formatBytes(maxBytes)} limit`);
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KiB`;
+  return `${bytes} bytes`;
+}
+
+function contentTypeOf(response: IncomingMessage): { contentType?: string } {
+  const type = response.headers['content-type'];
+  return type === undefined ? {} : { contentType: type };
+}
+
+function asFetchError(error: Error, url: URL): FileFetchError {
+  if (error instanceof FileFetchError) return error;
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof FileFetchError) return cause;
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') {
+    return new FileFetchError('failed', `${url.host} did not answer in time`);
+  }
+  return new FileFetchError(
+    'failed',
+    `${url.host} could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+  );
+}
