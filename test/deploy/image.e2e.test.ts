@@ -104,7 +104,7 @@ if (problem && mustRun) {
       await redis?.stop();
     });
 
-    it('runs as the node user, without a writable root', async () => {
+    it('runs compiled JavaScript as the node user, without a writable root', async () => {
       const output = await podman(
         'run',
         '--rm',
@@ -113,9 +113,9 @@ if (problem && mustRun) {
         'sh',
         IMAGE,
         '-c',
-        'id -u; touch x 2>/dev/null || echo read-only',
+        'id -u; find apps packages -path "*/src/*.ts" | wc -l; ls apps/cli/src/main.js; touch x 2>/dev/null || echo read-only',
       );
-      expect(output.split('\n')).toEqual(['1000', 'read-only', '']);
+      expect(output.split('\n')).toEqual(['1000', '0', 'apps/cli/src/main.js', 'read-only', '']);
     });
 
     it('answers through ingress and worker containers, and hands a running turn back on SIGTERM', async () => {

@@ -82,7 +82,7 @@ export async function buildImage(): Promise<void> {
     ],
     {
       env: podmanEnv(),
-      show: (line) => (/STEP \d|COMMIT|^Successfully/.test(line) ? line : undefined),
+      show: (line) => (/STEP \d|COMMIT|Using cache|^Successfully/.test(line) ? line : undefined),
       label: 'image',
     },
   );
