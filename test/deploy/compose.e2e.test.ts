@@ -1,8 +1,9 @@
-// docker-compose.yml as written, under podman-compose: Redis (a stand-in image), ingress and two
-// workers come up, report ready through the file's own health checks, answer one signed message end
-// to end, and come down. Prometheus and Grafana are left out: their images cannot be pulled here.
+// docker-compose.yml as written, under podman-compose: Redis and Prometheus (stand-in images),
+// ingress and two workers come up, report ready through the file's own health checks, Prometheus finds
+// and scrapes all three Tributary processes, one signed message is answered end to end, and the stack
+// comes down. Grafana is left out: it has no stand-in (no Debian package).
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@tributary/testkit';
@@ -20,8 +21,9 @@ import {
 } from './podman.js';
 
 const problem = podmanProblem('podman-compose');
-/** The port docker-compose.yml publishes ingress on. */
+/** The ports docker-compose.yml publishes ingress and Prometheus on. */
 const INGRESS = 'http://127.0.0.1:8080';
+const PROMETHEUS = 'http://127.0.0.1:9090';
 
 if (problem && mustRun) {
   it('brings the compose stack up under podman-compose', () => {
@@ -53,15 +55,18 @@ if (problem && mustRun) {
     beforeAll(async () => {
       await preparePodman();
       await buildImage();
-      const taken = await fetch(`${INGRESS}/livez`).then(
-        () => true,
-        () => false,
-      );
-      if (taken)
-        throw new Error(`something already listens on ${INGRESS}, the port docker-compose.yml publishes`);
+      for (const url of [INGRESS, PROMETHEUS]) {
+        const taken = await fetch(url).then(
+          () => true,
+          () => false,
+        );
+        if (taken)
+          throw new Error(`something already listens on ${url}, a port docker-compose.yml publishes`);
+      }
       // The file as it is, beside an .env made as the README says (cp .env.example .env, then fill in).
       dir = await mkdtemp(join(tmpdir(), 'tributary-compose-'));
       await copyFile(join(root, 'docker-compose.yml'), join(dir, 'docker-compose.yml'));
+      await cp(join(root, 'infra/prometheus'), join(dir, 'infra/prometheus'), { recursive: true });
       const example = await readFile(join(root, '.env.example'), 'utf8');
       const filled = example
         .replace(/^GATEWAY_SECRET=$/m, `GATEWAY_SECRET=${secret}`)
@@ -69,7 +74,7 @@ if (problem && mustRun) {
       expect(filled).toContain(`GATEWAY_SECRET=${secret}`);
       await writeFile(join(dir, '.env'), filled);
       up = true;
-      await compose('up', '-d', 'redis', 'ingress', 'worker');
+      await compose('up', '-d', 'redis', 'ingress', 'worker', 'prometheus');
       const [network] = JSON.parse(await podman('network', 'inspect', `${project}_default`)) as {
         dns_enabled: boolean;
       }[];
@@ -103,6 +108,27 @@ if (problem && mustRun) {
         );
       }
       expect((await fetch(`${INGRESS}/readyz`)).status).toBe(200);
+    });
+
+    it('is scraped by Prometheus: ingress and both workers found through DNS and up', async () => {
+      const up = async () => {
+        const response = await fetch(`${PROMETHEUS}/api/v1/targets`).catch(() => undefined);
+        if (!response?.ok) return undefined;
+        const { data } = (await response.json()) as {
+          data: { activeTargets: { labels: { job: string }; health: string }[] };
+        };
+        const healthy = (job: string) =>
+          data.activeTargets.filter((t) => t.labels.job === job && t.health === 'up').length;
+        const counts = { ingress: healthy('tributary-ingress'), workers: healthy('tributary-worker') };
+        return counts.ingress === 1 && counts.workers === 2 ? counts : undefined;
+      };
+      // The scrape interval is 15 s: the first scrape of each target may take that long.
+      const scraped = await waitFor(up, {
+        what: 'Prometheus to scrape 1 ingress and 2 workers',
+        timeoutMs: 90_000,
+        intervalMs: 1000,
+      });
+      expect(scraped).toEqual({ ingress: 1, workers: 2 });
     });
 
     it('answers a signed message end to end', async () => {

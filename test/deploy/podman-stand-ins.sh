@@ -4,17 +4,19 @@
 # stand-ins for the two public images the project uses, built once per machine and kept in podman's
 # image store:
 #   node:<major>-bookworm-slim   Debian bookworm (minbase) + this machine's node and npm, user node (1000)
-#   redis:<tag>                   that base + Debian's redis-server, started as the official image
+#   <redis image>                 that base + Debian's redis-server, started as the official image
 #                                 starts it (no protected mode: it serves the compose network)
-# Usage: podman-stand-ins.sh <cache-dir> <redis-tag>. Prints the containers.conf path on its last line;
+#   <prometheus image>            that base + Debian's prometheus, the binary as entrypoint
+# Usage: podman-stand-ins.sh <cache-dir> <redis image> <prometheus image> (the names docker-compose.yml
+# runs, fully qualified). Prints the containers.conf path on its last line;
 # point CONTAINERS_CONF at it for every podman call. Progress goes to stderr with durations.
 set -euo pipefail
 
 cache_dir=$1
-redis_tag=$2
+redis_image=$2
+prometheus_image=$3
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 node_image=docker.io/library/node:${node_major}-bookworm-slim
-redis_image=docker.io/library/redis:${redis_tag}
 # Raised whenever what a stand-in holds changes, so machines that cached an older one rebuild it.
 revision=2
 mkdir -p "$cache_dir"
@@ -90,6 +92,19 @@ FILE
   podman build --quiet --network host --tag "$redis_image" -f "$context/Containerfile" "$context" >/dev/null
 }
 
+build_prometheus() {
+  local context=$cache_dir/prometheus
+  mkdir -p "$context"
+  cat >"$context/Containerfile" <<FILE
+FROM $node_image
+RUN apt-get update && apt-get install -y --no-install-recommends prometheus && rm -rf /var/lib/apt/lists/*
+WORKDIR /prometheus
+LABEL tributary.stand-in=$revision
+ENTRYPOINT ["/usr/bin/prometheus"]
+FILE
+  podman build --quiet --network host --tag "$prometheus_image" -f "$context/Containerfile" "$context" >/dev/null
+}
+
 current() { [[ $(podman image inspect --format '{{index .Labels "tributary.stand-in"}}' "$1" 2>/dev/null) == "$revision" ]]; }
 
 if current "$node_image"; then step "$node_image present"; else
@@ -97,5 +112,8 @@ if current "$node_image"; then step "$node_image present"; else
 fi
 if current "$redis_image"; then step "$redis_image present"; else
   timed "building $redis_image (Debian redis-server)" build_redis
+fi
+if current "$prometheus_image"; then step "$prometheus_image present"; else
+  timed "building $prometheus_image (Debian prometheus)" build_prometheus
 fi
 echo "$conf"

@@ -1,17 +1,32 @@
 // Podman for the deployment tests: the stand-in base images (podman-stand-ins.sh), the project's image
 // built from infra/docker/Dockerfile, and podman commands run with the containers.conf that works here.
 import { execFile, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { parse } from 'yaml';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The tag docker-compose.yml gives the image; the compose smoke test starts the image this builds. */
 export const IMAGE = 'tributary:local';
-/** The Redis tag docker-compose.yml runs; a stand-in stands for it. */
-const REDIS_TAG = '7.4';
+/** The public images docker-compose.yml runs by service, which stand-ins replace. */
+const composeImages = (
+  parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8')) as {
+    services: Record<string, { image?: string }>;
+  }
+).services;
+/** `redis:7.4` → `docker.io/library/redis:7.4`, `prom/prometheus:v3` → `docker.io/prom/prometheus:v3`. */
+function qualified(service: string): string {
+  const image = composeImages[service]?.image;
+  if (!image) throw new Error(`docker-compose.yml has no image for ${service}`);
+  const parts = image.split('/');
+  // A first part with a dot or a port, or "localhost", names a registry (docker's own rule).
+  if (parts.length > 1 && /[.:]|^localhost$/.test(parts[0]!)) return image;
+  return parts.length > 1 ? `docker.io/${image}` : `docker.io/library/${image}`;
+}
 const NODE_MAJOR = process.versions.node.split('.')[0]!;
 
 /** Why the container tests cannot run on this machine, or undefined when they can. */
@@ -41,7 +56,8 @@ export async function preparePodman(): Promise<void> {
   const lines = await streamLines('bash', [
     join(root, 'test/deploy/podman-stand-ins.sh'),
     cacheDir,
-    REDIS_TAG,
+    qualified('redis'),
+    qualified('prometheus'),
   ]);
   preparedEnv = { ...process.env, CONTAINERS_CONF: lines.at(-1)! };
 }
