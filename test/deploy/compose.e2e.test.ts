@@ -30,6 +30,7 @@ if (problem && mustRun) {
     throw new Error(`the compose stack cannot be started on this machine: ${problem}`);
   });
 } else if (problem) {
+  console.warn(`compose smoke test skipped: ${problem}`);
   it.skip(`brings the compose stack up under podman-compose (not here: ${problem})`);
 } else {
   describe('docker-compose.yml under podman-compose', () => {

@@ -24,6 +24,7 @@ if (problem && mustRun) {
     throw new Error(`the image cannot be tested on this machine: ${problem}`);
   });
 } else if (problem) {
+  console.warn(`image test skipped: ${problem}`);
   it.skip(`runs the image under podman (not here: ${problem})`);
 } else {
   describe('the image (podman)', () => {

@@ -33,7 +33,7 @@ const NODE_MAJOR = process.versions.node.split('.')[0]!;
 export function podmanProblem(...more: string[]): string | undefined {
   for (const tool of ['podman', 'runc', 'debootstrap', ...more]) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0) {
-      return `${tool} is not installed (Debian: apt-get install podman runc debootstrap podman-compose; .ci/run does it)`;
+      return `${tool} is not installed (Debian: apt-get install podman runc podman-compose debootstrap golang-github-containernetworking-plugin-dnsname; .ci/run does it)`;
     }
   }
   if (process.getuid?.() !== 0)
