@@ -1,7 +1,7 @@
-// docker-compose.yml cannot be started here (no Docker engine), so its structure is checked: the
-// services and their wiring, Redis durability flags, start order on health, grace periods matched to
+// docker-compose.yml's structure: the services and their wiring, Redis durability flags, start order on health, grace periods matched to
 // the worker's shutdown hand-off, mounted files present, known variables only, and no committed
-// secret values.
+// secret values, in a syntax Docker Compose and podman-compose read alike. test/deploy/compose.e2e.test.ts
+// starts it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +26,7 @@ interface Service {
   ports?: string[];
   volumes?: string[];
   depends_on?: Record<string, { condition: string }>;
-  healthcheck?: { test: string[] };
+  healthcheck?: { test: string };
   stop_grace_period?: string;
   deploy?: { replicas?: number };
 }
@@ -49,6 +49,15 @@ function durationMs(value: string): number {
 }
 
 describe('docker-compose.yml', () => {
+  it('keeps to syntax podman-compose reads as Docker Compose does', () => {
+    // podman-compose leaves `${VAR:-}` (an empty default) unsubstituted.
+    expect(composeText).not.toMatch(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}/);
+    // It consumes a list-form test while starting the first replica, breaking the next one.
+    for (const [name, service] of Object.entries(services)) {
+      if (service.healthcheck) expect(typeof service.healthcheck.test, name).toBe('string');
+    }
+  });
+
   it('has Redis, ingress, at least two workers, Prometheus and Grafana', () => {
     expect(Object.keys(services)).toEqual(
       expect.arrayContaining(['redis', 'ingress', 'worker', 'prometheus', 'grafana']),
@@ -73,7 +82,7 @@ describe('docker-compose.yml', () => {
     expect(redis.volumes).toContainEqual(expect.stringMatching(/^[\w-]+:\/data$/));
     const volume = redis.volumes!.find((v) => v.endsWith(':/data'))!.split(':')[0]!;
     expect(Object.keys((compose as { volumes?: object }).volumes ?? {})).toContain(volume);
-    expect(redis.healthcheck?.test.join(' ')).toContain('redis-cli ping');
+    expect(redis.healthcheck?.test).toContain('redis-cli ping');
   });
 
   it('starts every Tributary process after Redis is healthy, and waits only on services with a health check', () => {
@@ -94,11 +103,11 @@ describe('docker-compose.yml', () => {
     const [, ingress] = byCommand('ingress')[0]!;
     expect(String(ingress.environment!.PORT)).toBe(String(DEFAULTS.PORT));
     expect(ingress.ports).toContain(`${DEFAULTS.PORT}:${DEFAULTS.PORT}`);
-    expect(ingress.healthcheck?.test.join(' ')).toContain(`:${DEFAULTS.PORT}/readyz`);
+    expect(ingress.healthcheck?.test).toContain(`:${DEFAULTS.PORT}/readyz`);
     for (const [name, worker] of byCommand('worker')) {
       const env = worker.environment!;
       expect(String(env.METRICS_PORT), name).toBe(String(DEFAULTS.METRICS_PORT));
-      expect(worker.healthcheck?.test.join(' ')).toContain(`:${DEFAULTS.METRICS_PORT}/readyz`);
+      expect(worker.healthcheck?.test).toContain(`:${DEFAULTS.METRICS_PORT}/readyz`);
       // Docker sends SIGKILL after stop_grace_period: it must cover the turns' grace and the cancel.
       const grace = Number(env.SHUTDOWN_GRACE_MS ?? DEFAULTS.SHUTDOWN_GRACE_MS);
       const cancel = Number(env.CANCEL_TIMEOUT_MS ?? DEFAULTS.CANCEL_TIMEOUT_MS);
@@ -155,7 +164,7 @@ describe('docker-compose.yml', () => {
     for (const [name, service] of Object.entries(services)) {
       for (const secret of SECRET_ENV) {
         const value = service.environment?.[secret];
-        if (value !== undefined) expect(value, `${name}: ${secret}`).toBe(`\${${secret}:-}`);
+        if (value !== undefined) expect(value, `${name}: ${secret}`).toBe(`\${${secret}}`);
       }
     }
     const example = readFileSync(join(root, '.env.example'), 'utf8');

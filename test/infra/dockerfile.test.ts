@@ -99,12 +99,17 @@ describe('infra/docker/Dockerfile', () => {
     }
   });
 
-  it('runs tsx from runtime dependencies: the apps that start node on TypeScript declare it', () => {
+  it('compiles the sources to JavaScript in the final stage, which the tributary command runs when present', () => {
+    const compile = only(final, 'RUN').find((run) => run.args.includes('infra/docker/compile-js.mjs'));
+    expect(compile?.args).toMatch(/^node infra\/docker\/compile-js\.mjs \/app\b/);
+    const bin = read('apps/cli/bin/tributary.js');
+    expect(bin).toContain("new URL('../src/main.js', import.meta.url)");
+    // Development runs the sources through tsx: the apps that start node on TypeScript declare it.
+    expect(bin).toContain("import('tsx/esm/api')");
     for (const app of ['apps/cli', 'apps/agent']) {
       const manifest = JSON.parse(read(`${app}/package.json`));
       expect(manifest.dependencies?.tsx, `${app} dependencies.tsx`).toBeDefined();
     }
-    expect(read('apps/cli/bin/tributary.js')).toMatch(/from 'tsx\/esm\/api'/);
   });
 
   it('runs as a numeric non-root user under tini, with `tributary <subcommand>` as entrypoint and CMD', () => {
@@ -204,7 +209,13 @@ describe('.dockerignore', () => {
   });
 
   it('sends every file the image runs: manifests, lockfile, tsconfig and every app and package source', () => {
-    for (const path of ['package.json', 'package-lock.json', '.npmrc', 'tsconfig.json']) {
+    for (const path of [
+      'package.json',
+      'package-lock.json',
+      '.npmrc',
+      'tsconfig.json',
+      'infra/docker/compile-js.mjs',
+    ]) {
       expect(excluded(path), path).toBe(false);
     }
     const sources = ['apps', 'packages'].flatMap((group) =>

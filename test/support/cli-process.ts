@@ -46,3 +46,40 @@ export function startCli(command: string, env: Record<string, string>): CliProce
     },
   };
 }
+
+/** A `tributary …` process whose stdout and stderr are collected as text, for commands that print for people. */
+export interface CliRun {
+  readonly child: ChildProcess;
+  /** stdout and stderr interleaved as they arrived. */
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited(): Promise<number | null>;
+}
+
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; ownProcessGroup?: boolean } = {},
+): CliRun {
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // As a terminal runs a foreground job: a group of its own, which Ctrl-C signals as a whole.
+    detached: options.ownProcessGroup ?? false,
+  });
+  let all = '';
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    all += chunk;
+    out += chunk;
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    all += chunk;
+    err += chunk;
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output: () => all, stdout: () => out, stderr: () => err, exited: () => exit };
+}

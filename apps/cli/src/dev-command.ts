@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { DEFAULT_REDIS_URL, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
 import { startFakePlatformApi } from '@tributary/testkit';
 import { startWorker } from '@tributary/worker';
+import { type Command, refuseArguments } from './command-line.js';
 import { devRedis } from './dev-redis.js';
 import { devDataDir, removeDevStack, writeDevStack } from './dev-stack-file.js';
 import { untilSignal } from './until-signal.js';
@@ -13,22 +15,49 @@ import { untilSignal } from './until-signal.js';
 const DEV_AGENT_DEFAULTS = JSON.stringify({ delayMs: 1500 });
 
 /**
- * `tributary dev`: Redis (the configured one, or a private one), ingress, one worker with the built-in
- * agent, and a local reply receiver standing in for a chat platform, all in this process.
+ * `tributary dev`: Redis (the configured one, or a private one), ingress, one worker with its agent
+ * (the built-in one unless AGENT_COMMAND names another), and a local reply receiver standing in for a
+ * chat platform, all in this process.
  */
-export async function runDevCommand(): Promise<void> {
+export const devCommand: Command = {
+  usage: `usage: tributary dev
+
+Runs the whole stack locally in one process: Redis (REDIS_URL when it answers, else a private
+redis-server keeping its data in .tributary/redis), ingress, a worker with its agent (the built-in
+one unless AGENT_COMMAND names another) and a local reply receiver. \`tributary send\` talks to it from
+this folder or any folder below it. Takes no options: environment variables configure it as they do
+ingress and worker. Ctrl-C stops it; running turns are handed back and resume on the next start.`,
+  async run(argv) {
+    refuseArguments('dev', argv);
+    await runDev();
+  },
+};
+
+/**
+ * A name for this project's dev stack in a Redis other projects may share (the machine's Redis): its
+ * threads and their history are not another checkout's.
+ */
+function projectPrefix(root: string): string {
+  return `trib-dev-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`;
+}
+
+async function runDev(): Promise<void> {
   const env = process.env;
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const logger = createLogger(env.LOG_LEVEL ?? 'warn');
-  say('tributary dev: starting Redis, ingress, a worker and the built-in agent…');
+  const configured = env.AGENT_COMMAND?.trim();
+  say(
+    `tributary dev: starting Redis, ingress, a worker and ${configured ? 'its agent' : 'the built-in agent'}…`,
+  );
 
-  const redis = await devRedis(env.REDIS_URL ?? DEFAULT_REDIS_URL, devDataDir());
+  const dataDir = devDataDir();
+  const redis = await devRedis(env.REDIS_URL ?? DEFAULT_REDIS_URL, dataDir);
   const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
   const replies = await startFakePlatformApi({ gatewaySecret });
   const stackEnv = {
     ...env,
     REDIS_URL: redis.url,
-    REDIS_PREFIX: env.REDIS_PREFIX ?? 'trib-dev',
+    REDIS_PREFIX: env.REDIS_PREFIX ?? projectPrefix(process.cwd()),
     // The local Redis of a laptop is rarely tuned; say so rather than refuse to start.
     REDIS_SAFETY: env.REDIS_SAFETY ?? 'warn',
     GATEWAY_SECRET: gatewaySecret,
@@ -55,10 +84,14 @@ export async function runDevCommand(): Promise<void> {
     agentEnv: {
       TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS,
       TRIBUTARY_AGENT_SCRIPTING: scripting,
+      // The built-in agent's sessions live with the project, beside the Redis that names them, so a
+      // restarted stack loads its own sessions rather than one shared folder of every run's.
+      TRIBUTARY_AGENT_STATE_DIR: env.TRIBUTARY_AGENT_STATE_DIR ?? join(dataDir, 'agent'),
     },
   });
-  const agent = workerConfig.agentCommand
-    ? 'AGENT_COMMAND'
+  const custom = workerConfig.agentCommand;
+  const agent = custom
+    ? `${[custom.command, ...custom.args].join(' ')}   (AGENT_COMMAND)`
     : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
   await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
 

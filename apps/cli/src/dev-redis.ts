@@ -20,6 +20,6 @@ export async function devRedis(url: string, dataDir: string): Promise<DevRedis> 
         '(Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or set REDIS_URL.',
     );
   }
-  const server = await startRedis({ private: true, dataDir: join(dataDir, 'redis') });
+  const server = await startRedis({ private: true, dataDir: join(dataDir, 'redis'), ownProcessGroup: true });
   return { url: server.url, started: true, stop: () => server.stop() };
 }

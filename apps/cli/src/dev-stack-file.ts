@@ -1,5 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** Where `tributary dev` tells `tributary send` how to reach the running stack. */
 export interface DevStack {
@@ -7,6 +7,8 @@ export interface DevStack {
   gatewaySecret: string;
   /** The local reply receiver: `GET <repliesUrl>/_calls?since=&waitMs=` long-polls what the worker posted. */
   repliesUrl: string;
+  /** The folder `tributary dev` runs in (the one holding `.tributary/`). */
+  root: string;
 }
 
 export function devDataDir(cwd = process.cwd()): string {
@@ -15,17 +17,21 @@ export function devDataDir(cwd = process.cwd()): string {
 
 const file = (cwd?: string) => join(devDataDir(cwd), 'dev.json');
 
-export async function writeDevStack(stack: DevStack): Promise<void> {
+export async function writeDevStack(stack: Omit<DevStack, 'root'>): Promise<void> {
   await mkdir(devDataDir(), { recursive: true });
   // It holds the dev gateway secret: readable by the user only.
-  await writeFile(file(), `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
+  await writeFile(file(), `${JSON.stringify({ ...stack, root: process.cwd() }, null, 2)}\n`, { mode: 0o600 });
 }
 
-export async function readDevStack(): Promise<DevStack | undefined> {
-  try {
-    return JSON.parse(await readFile(file(), 'utf8')) as DevStack;
-  } catch {
-    return undefined;
+/** The stack started in `cwd` or the nearest folder above it, as `git` finds its repository. */
+export async function readDevStack(cwd = process.cwd()): Promise<DevStack | undefined> {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    try {
+      return { root: dir, ...JSON.parse(await readFile(file(dir), 'utf8')) } as DevStack;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (dirname(dir) === dir) return undefined;
   }
 }
 

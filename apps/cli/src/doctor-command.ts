@@ -1,5 +1,4 @@
 import { mkdir, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import {
   AgentAuthError,
   AgentExitedError,
@@ -14,8 +13,9 @@ import {
 import { cwdTemplateRoot, loadWorkerConfig, type WorkerConfig } from '@tributary/config';
 import type { LogSink } from '@tributary/observability';
 import { agentCommandConfig, authFix } from '@tributary/worker';
+import { type Command, parseCommandArgs, positiveInteger } from './command-line.js';
 
-export const DOCTOR_USAGE = `usage: tributary doctor [--prompt "text"] [--timeout-ms N]
+const USAGE = `usage: tributary doctor [--prompt "text"] [--timeout-ms N]
 
 Starts the configured agent exactly as a worker would (AGENT_COMMAND, AGENT_ENV, AGENT_CWD,
 AGENT_AUTH_METHOD, AGENT_MCP_SERVERS), initializes it, authenticates when configured, opens a session
@@ -51,33 +51,23 @@ class Report {
 }
 
 /** `tributary doctor`: can a worker use the configured agent? */
-export async function runDoctorCommand(argv: string[]): Promise<void> {
-  let values: { prompt?: string; 'timeout-ms'?: string };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { prompt: { type: 'string' }, 'timeout-ms': { type: 'string', default: '120000' } },
-    }));
-  } catch (error) {
-    return usageError((error as Error).message);
-  }
-  const promptTimeoutMs = Number(values['timeout-ms']);
-  if (!Number.isInteger(promptTimeoutMs) || promptTimeoutMs <= 0) {
-    return usageError(`--timeout-ms must be a positive integer, got ${values['timeout-ms']}`);
-  }
-  const config = loadWorkerConfig(process.env);
-  const report = new Report();
-  await diagnose(config, report, values.prompt, promptTimeoutMs);
-  say();
-  if (report.problems === 0) say('Result: a worker can use this agent.');
-  else say(`Result: a worker cannot use this agent (${report.problems} problem(s) above).`);
-  process.exitCode = report.problems === 0 ? 0 : 1;
-}
-
-function usageError(message: string): void {
-  process.stderr.write(`tributary doctor: ${message}\n\n${DOCTOR_USAGE}\n`);
-  process.exitCode = 2;
-}
+export const doctorCommand: Command = {
+  usage: USAGE,
+  async run(argv) {
+    const { values } = parseCommandArgs(argv, {
+      prompt: { type: 'string' },
+      'timeout-ms': { type: 'string', default: '120000' },
+    });
+    const promptTimeoutMs = positiveInteger('timeout-ms', values['timeout-ms']);
+    const config = loadWorkerConfig(process.env);
+    const report = new Report();
+    await diagnose(config, report, values.prompt, promptTimeoutMs);
+    say();
+    if (report.problems === 0) say('Result: a worker can use this agent.');
+    else say(`Result: a worker cannot use this agent (${report.problems} problem(s) above).`);
+    process.exitCode = report.problems === 0 ? 0 : 1;
+  },
+};
 
 async function diagnose(
   config: Readonly<WorkerConfig>,

@@ -2,22 +2,32 @@ import { loadIngressConfig } from '@tributary/config';
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
+import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
 
 /** `tributary ingress`: serves the webhooks until SIGTERM/SIGINT, then drains requests and exits. */
-export async function runIngressCommand(): Promise<void> {
-  const config = loadIngressConfig(process.env);
-  const logger = createLogger(config.logLevel);
-  const metrics = createMetrics();
-  const clients = createPlatformClients(config.platforms, platformCallCounter(metrics));
-  // Before listening: without our identity every channel mention would be ignored.
-  const identities = await discoverBotIdentities(config.platforms, clients, logger);
-  const ingress = await startIngress(config, {
-    logger,
-    webhooks: webhookDefinitions(config.platforms, identities),
-    clients,
-    metrics,
-  });
-  await untilSignal(logger);
-  await ingress.close();
-}
+export const ingressCommand: Command = {
+  usage: `usage: tributary ingress
+
+Serves the platform webhooks (POST /webhooks/*) and queues each verified message in Redis; /livez,
+/readyz and /metrics on the same port. Takes no options: it is configured by environment variables
+(PORT, HOST, REDIS_URL, each platform's verification secret; README, "Running ingress").
+Stops on SIGTERM or SIGINT after draining the requests in flight.`,
+  async run(argv) {
+    refuseArguments('ingress', argv);
+    const config = loadIngressConfig(process.env);
+    const logger = createLogger(config.logLevel);
+    const metrics = createMetrics();
+    const clients = createPlatformClients(config.platforms, platformCallCounter(metrics));
+    // Before listening: without our identity every channel mention would be ignored.
+    const identities = await discoverBotIdentities(config.platforms, clients, logger);
+    const ingress = await startIngress(config, {
+      logger,
+      webhooks: webhookDefinitions(config.platforms, identities),
+      clients,
+      metrics,
+    });
+    await untilSignal(logger);
+    await ingress.close();
+  },
+};

@@ -1,13 +1,16 @@
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { ConfigError } from '@tributary/config';
-import { runDevCommand } from './dev-command.js';
-import { runDiscordForwarderCommand } from './discord-forwarder-command.js';
-import { DOCTOR_USAGE, runDoctorCommand } from './doctor-command.js';
-import { runIngressCommand } from './ingress-command.js';
-import { runSendCommand } from './send-command.js';
-import { runWorkerCommand } from './worker-command.js';
+import { type Command, UsageError } from './command-line.js';
+import { devCommand } from './dev-command.js';
+import { discordForwarderCommand } from './discord-forwarder-command.js';
+import { doctorCommand } from './doctor-command.js';
+import { ingressCommand } from './ingress-command.js';
+import { sendCommand } from './send-command.js';
+import { workerCommand } from './worker-command.js';
 
-const USAGE = `usage: tributary <command>
+const USAGE = `usage: tributary <command> [options]
+       tributary <command> --help
+       tributary --version
 
 commands:
   dev                 run the whole stack locally: Redis, ingress, a worker, the built-in agent
@@ -15,43 +18,51 @@ commands:
   ingress             serve the platform webhooks and queue each message
   worker              run turns: claim threads, drive the ACP agent, deliver replies
   discord-forwarder   hold the Discord Gateway connection and forward messages to ingress
-  doctor              check that a worker could use the configured agent (tributary doctor --help)
+  doctor              check that a worker could use the configured agent
 
 Configuration comes from environment variables (see README).`;
 
-const argv = process.argv.slice(2);
-const { positionals, values } = parseArgs({
-  args: argv,
-  allowPositionals: true,
-  strict: false,
-  options: { help: { type: 'boolean', short: 'h' } },
-});
-
-const commands: Record<string, (rest: string[]) => Promise<void>> = {
-  dev: runDevCommand,
-  send: runSendCommand,
-  ingress: runIngressCommand,
-  worker: runWorkerCommand,
-  'discord-forwarder': runDiscordForwarderCommand,
-  doctor: runDoctorCommand,
+const commands: Record<string, Command> = {
+  dev: devCommand,
+  send: sendCommand,
+  ingress: ingressCommand,
+  worker: workerCommand,
+  'discord-forwarder': discordForwarderCommand,
+  doctor: doctorCommand,
 };
-/** Commands with a usage of their own, printed for `tributary <command> --help`. */
-const usages: Record<string, string> = { doctor: DOCTOR_USAGE };
-const command = positionals[0];
-if (values.help || !command) {
-  process.stdout.write(`${(command && usages[command]) || USAGE}\n`);
-  process.exit(command || values.help ? 0 : 2);
+
+const [first, ...rest] = process.argv.slice(2);
+const isHelp = (arg: string) => arg === '--help' || arg === '-h';
+if (first === undefined || isHelp(first)) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(first === undefined ? 2 : 0);
 }
-const run = commands[command];
-if (!run) {
-  process.stderr.write(`tributary: unknown command '${command}'\n\n${USAGE}\n`);
+if (first === '--version' || first === '-v') {
+  const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  process.stdout.write(`tributary ${manifest.version}\n`);
+  process.exit(0);
+}
+const command = commands[first];
+if (!command) {
+  const what = first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`;
+  process.stderr.write(`tributary: ${what}\n\n${USAGE}\n`);
   process.exit(2);
 }
+// `--` ends the options: what follows is text to send, even "--help".
+const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+if (options.some(isHelp)) {
+  process.stdout.write(`${command.usage}\n`);
+  process.exit(0);
+}
 try {
-  await run(argv.slice(argv.indexOf(command) + 1));
+  await command.run(rest);
 } catch (error) {
+  if (error instanceof UsageError) {
+    process.stderr.write(`tributary ${first}: ${error.message}\n\n${command.usage}\n`);
+    process.exit(2);
+  }
   const what =
     error instanceof ConfigError ? `configuration error: ${error.message}` : (error as Error).message;
-  process.stderr.write(`tributary ${command}: ${what}\n`);
+  process.stderr.write(`tributary ${first}: ${what}\n`);
   process.exit(1);
 }

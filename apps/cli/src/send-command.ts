@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { DEFAULT_INGRESS_PORT } from '@tributary/config';
 import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, signedRequestHeaders } from '@tributary/platforms';
+import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
 import { readDevStack } from './dev-stack-file.js';
 
 const USAGE = `usage: tributary send "text" ["more text" ...] [--thread t] [--from name] [--url URL] [--timeout-ms N]
 
-Posts each text as a signed openab.gateway.event.v1 to the local stack (tributary dev), in order,
-then prints the agent's replies until the last message is answered.`;
+Posts each text as a signed openab.gateway.event.v1 to the local stack (tributary dev, found from this
+folder or any folder above it), in order, then prints the agent's replies until the last message is
+answered.
+
+  --thread t        the conversation (default main)
+  --from name       the sender's name (default $USER)
+  --url URL         ingress to post to (default: the running dev stack's)
+  --timeout-ms N    how long to wait for the last reply (default 60000)`;
 
 /** The upstream platform the terminal poses as; replies name it back. */
 const PLATFORM = 'cli';
@@ -25,27 +31,37 @@ interface GatewayReplyCall {
 }
 
 /** `tributary send`: a chat user in a terminal. */
-export async function runSendCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
+export const sendCommand: Command = { usage: USAGE, run: send };
+
+async function send(argv: string[]): Promise<void> {
+  const { values, positionals } = parseCommandArgs(
+    argv,
+    {
       thread: { type: 'string', default: 'main' },
       from: { type: 'string', default: process.env.USER || 'you' },
       url: { type: 'string' },
       'timeout-ms': { type: 'string', default: '60000' },
     },
-  });
-  if (positionals.length === 0) throw new Error(`nothing to send\n\n${USAGE}`);
+    true,
+  );
+  if (positionals.length === 0) throw new UsageError('nothing to send');
+  const timeoutMs = positiveInteger('timeout-ms', values['timeout-ms']);
   const stack = await readDevStack();
   const url =
     values.url ?? stack?.ingressUrl ?? `http://127.0.0.1:${process.env.PORT ?? DEFAULT_INGRESS_PORT}`;
   const secret = process.env.GATEWAY_SECRET ?? stack?.gatewaySecret;
   if (!secret) {
-    throw new Error('no gateway secret: start `tributary dev` in this folder first, or set GATEWAY_SECRET');
+    throw new Error(
+      'no local stack found here or in any folder above: start one with `npm run dev` (or `npx tributary dev`) ' +
+        'in the project, or set GATEWAY_SECRET and --url to post to another ingress',
+    );
   }
   const repliesUrl = stack?.repliesUrl;
-  let since = repliesUrl ? await lastSeq(repliesUrl) : 0;
+  const unreachable = (what: string) =>
+    stack
+      ? `the dev stack started in ${stack.root} does not answer at ${what}: it was stopped or crashed; start it again with \`npm run dev\``
+      : `nothing answers at ${what}: is ingress running there?`;
+  let since = repliesUrl ? await reach(repliesUrl, () => lastSeq(repliesUrl), unreachable) : 0;
 
   const sent: string[] = [];
   for (const text of positionals) {
@@ -62,11 +78,16 @@ export async function runSendCommand(argv: string[]): Promise<void> {
       message_id: randomUUID(),
     };
     const body = JSON.stringify(event);
-    const response = await fetch(`${url}/webhooks/gateway`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...signedRequestHeaders(secret, body) },
-      body,
-    });
+    const response = await reach(
+      url,
+      () =>
+        fetch(`${url}/webhooks/gateway`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...signedRequestHeaders(secret, body) },
+          body,
+        }),
+      unreachable,
+    );
     const answer = (await response.json()) as { outcome?: string; error?: string };
     if (!response.ok)
       throw new Error(`ingress answered ${response.status}: ${answer.error ?? 'no reason given'}`);
@@ -78,10 +99,14 @@ export async function runSendCommand(argv: string[]): Promise<void> {
     return;
   }
 
-  const deadline = Date.now() + Number(values['timeout-ms']);
+  const deadline = Date.now() + timeoutMs;
   const last = sent.at(-1);
   while (Date.now() < deadline) {
-    const { seq, calls } = await poll(repliesUrl, since, Math.min(10_000, deadline - Date.now()));
+    const { seq, calls } = await reach(
+      repliesUrl,
+      () => poll(repliesUrl, since, Math.min(10_000, deadline - Date.now())),
+      unreachable,
+    );
     since = seq;
     for (const call of calls) {
       const { body } = call;
@@ -100,6 +125,20 @@ export async function runSendCommand(argv: string[]): Promise<void> {
   throw new Error(
     `no reply to the last message within ${values['timeout-ms']} ms; is \`tributary dev\` running?`,
   );
+}
+
+/** Runs a request, turning "fetch failed" (nothing listens there) into what the user should do. */
+async function reach<T>(
+  url: string,
+  request: () => Promise<T>,
+  unreachable: (url: string) => string,
+): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (error instanceof TypeError && error.message === 'fetch failed') throw new Error(unreachable(url));
+    throw error;
+  }
 }
 
 async function poll(repliesUrl: string, since: number, waitMs: number) {

@@ -13,6 +13,12 @@ export interface StartRedisOptions {
   appendfsync?: 'always' | 'everysec' | 'no';
   /** Keep the AOF in this folder and leave it there on stop (the dev runner's data survives restarts). */
   dataDir?: string;
+  /**
+   * Start the server in a process group of its own, out of reach of the terminal's Ctrl-C, so the
+   * process that started it stops it when it is done with it (the dev runner: after its worker has
+   * handed its threads back).
+   */
+  ownProcessGroup?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -23,7 +29,7 @@ export interface StartRedisOptions {
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
   const env = options.env ?? process.env;
   if (!options.private && env.REDIS_URL) return externalRedis(env.REDIS_URL);
-  if (hasBinary('redis-server')) return startPrivateRedis(options.appendfsync ?? 'everysec', options.dataDir);
+  if (hasBinary('redis-server')) return startPrivateRedis(options);
   const { startContainerRedis } = await import('./redis-container.js');
   return startContainerRedis();
 }
@@ -46,7 +52,11 @@ export function hasRedisServer(): boolean {
   return hasBinary('redis-server');
 }
 
-async function startPrivateRedis(appendfsync: string, dataDir: string | undefined): Promise<RedisHandle> {
+async function startPrivateRedis({
+  appendfsync = 'everysec',
+  dataDir,
+  ownProcessGroup = false,
+}: StartRedisOptions): Promise<RedisHandle> {
   const port = await freePort();
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
   await mkdir(dir, { recursive: true });
@@ -74,7 +84,7 @@ async function startPrivateRedis(appendfsync: string, dataDir: string | undefine
       '--protected-mode',
       'yes',
     ];
-    const started = spawn('redis-server', args, { stdio: 'ignore' });
+    const started = spawn('redis-server', args, { stdio: 'ignore', detached: ownProcessGroup });
     child = started;
     started.once('exit', () => {
       if (child === started) child = undefined;
