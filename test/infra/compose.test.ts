@@ -152,7 +152,7 @@ describe('docker-compose.yml', () => {
   it('passes every platform variable to ingress and each worker, each offered in .env.example', () => {
     for (const [name, service] of [...byCommand('ingress'), ...byCommand('worker')]) {
       const missing = PLATFORM_ENV.filter(
-        (variable) => service.environment?.[variable] !== `\${${variable}:-}`,
+        (variable) => service.environment?.[variable] !== `\${${variable}}`,
       );
       expect(missing, name).toEqual([]);
     }
