@@ -29,10 +29,10 @@ const { values } = parseArgs({
     'think-ms': { type: 'string' },
   },
 });
-// A smoke run: a handful of threads and turns, enough to see sessions reused, in seconds.
+// A smoke run: as many threads as one worker runs at once, two turns each, in seconds.
 const smokeOr = (value: string | undefined, full: string, smoke: string) =>
   value ?? (values.smoke ? smoke : full);
-values.threads = smokeOr(values.threads, '200', '6');
+values.threads = smokeOr(values.threads, '200', '8');
 values.turns = smokeOr(values.turns, '15', '2');
 values['think-ms'] = smokeOr(values['think-ms'], '1000', '50');
 const workerCount = Number(values.workers);

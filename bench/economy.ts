@@ -101,7 +101,9 @@ try {
   ];
   const rows: Cell[][] = [];
   const byKey = new Map<string, Figures>();
-  for (const result of results) {
+  // Workload by workload, so a table's neighbours are the strategies compared on the same traffic.
+  const ordered = workloads.flatMap((w) => results.filter((r) => r.workload === w));
+  for (const result of ordered) {
     const f = figures(result);
     byKey.set(`${result.workload.name}/${result.strategy.name}`, f);
     rows.push([

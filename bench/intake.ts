@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SIGNATURE_HEADER, signBody, slackSignature } from '@tributary/platforms';
+import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { resultOptions, writeBenchResult } from './bench-result.js';
 
@@ -158,13 +158,13 @@ async function run(url: string, ingress: ChildProcess): Promise<void> {
     seq++;
     const id = route === 'slack' ? `${1735723800 + seq}.000100` : `bench-${seq}`;
     const body = template.replaceAll(ID, id);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    let headers: Record<string, string> = { 'content-type': 'application/json' };
     if (route === 'slack') {
       const timestamp = String(Math.floor(Date.now() / 1000));
       headers['x-slack-request-timestamp'] = timestamp;
       headers['x-slack-signature'] = slackSignature(SLACK_SECRET, timestamp, body);
     } else {
-      headers[SIGNATURE_HEADER] = signBody(GATEWAY_SECRET, body);
+      headers = { ...headers, ...signedRequestHeaders(GATEWAY_SECRET, body) };
     }
     const started = performance.now();
     const answer = await fetch(`${url}/webhooks/${route}`, { method: 'POST', headers, body });

@@ -119,6 +119,10 @@ await writeBenchResult(values.results, {
     ],
     ['plain BullMQ: add → processor (baseline)', Number(fmt(percentile(bull, 50))), Number(fmt(bullP99))],
   ],
+  charts: [
+    { title: 'p50 (ms)', x: 'path', y: 'p50 (ms)' },
+    { title: 'p99 (ms)', x: 'path', y: 'p99 (ms)' },
+  ],
   ratios: { idle_p99_over_bullmq_p99: Number(fmt(idleP99 / bullP99)) },
   notes: [`${samples} samples per path after ${warmup} warm-up ones, on one local Redis.`],
 });

@@ -7,13 +7,13 @@
  * The README's headline figures (between its `benchmarks:headlines` markers) are rewritten too; an
  * empty `--readme` leaves it alone.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type BenchResult, type Cell, DEFAULT_RESULTS_DIR, parseBenchResult } from './bench-result.js';
 import { chartHints, chartSpec, renderPng } from './report/charts.js';
-import { type Section, sections } from './report/sections.js';
+import { genericSection, type Section, sections } from './report/sections.js';
 
 const { values } = parseArgs({
   options: {
@@ -56,7 +56,7 @@ const slug = (text: string) =>
     .replace(/^-|-$/g, '');
 
 async function sectionText(section: Section, result: BenchResult | undefined): Promise<string> {
-  const lines = [`## ${section.heading}`, '', section.about, ''];
+  const lines = [`## ${section.heading || result?.title}`, '', section.about, ''];
   if (!result) {
     lines.push(
       `Not run: no \`bench/results/${section.name}.json\`. Run \`npm run bench:${section.name}\`.`,
@@ -87,7 +87,19 @@ function machineTable(results: BenchResult[]): string {
   return markdownTable(['benchmark', 'CPUs', 'memory', 'OS', 'Node.js', 'Redis'], rows);
 }
 
-const loaded = await Promise.all(sections.map(async (s) => ({ section: s, result: await load(s.name) })));
+/** Result files of benchmarks the page has no section for get a plain one, after the others. */
+async function otherSections(): Promise<Section[]> {
+  const files = await readdir(values.results).catch(() => [] as string[]);
+  const known = new Set(sections.map((s) => s.name));
+  return files
+    .filter((f) => f.endsWith('.json') && !known.has(f.slice(0, -5)))
+    .sort()
+    .map((f) => genericSection(f.slice(0, -5)));
+}
+
+const loaded = await Promise.all(
+  [...sections, ...(await otherSections())].map(async (s) => ({ section: s, result: await load(s.name) })),
+);
 const results = loaded.flatMap(({ result }) => (result ? [result] : []));
 await rm(chartDir, { recursive: true, force: true });
 await mkdir(chartDir, { recursive: true });
@@ -126,7 +138,7 @@ first numeric column is drawn per first column). The charts are Vega-Lite render
 ${body.join('\n')}`;
 
 await writeFile(join(docs, 'benchmarks.md'), page);
-log(`report: ${join(docs, 'benchmarks.md')} from ${results.length} of ${sections.length} result files`);
+log(`report: ${join(docs, 'benchmarks.md')} from ${results.length} result files (${loaded.length - results.length} benchmarks not run)`);
 
 /** Rewrites the lines between the README's markers with one headline per benchmark that ran. */
 async function updateReadme(path: string): Promise<void> {
@@ -137,7 +149,7 @@ async function updateReadme(path: string): Promise<void> {
   const to = readme.indexOf(end);
   if (from < 0 || to < from) throw new Error(`${path} has no ${start} … ${end} block`);
   const headlines = loaded.flatMap(({ section, result }) =>
-    result && !result.smoke ? [`- ${section.heading}: ${section.headline(result)}.`] : [],
+    result && !result.smoke ? [`- ${section.heading || result.title}: ${section.headline(result)}.`] : [],
   );
   const block = headlines.length ? headlines.join('\n') : '- No benchmark results recorded yet.';
   await writeFile(path, `${readme.slice(0, from + start.length)}\n${block}\n${readme.slice(to)}`);

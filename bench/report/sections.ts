@@ -26,7 +26,7 @@ function ratioReading(result: BenchResult): string {
 
 function ratioHeadline(result: BenchResult): string {
   const [name, value] = Object.entries(result.ratios)[0] ?? [];
-  return name === undefined ? result.title : `${result.title}: \`${name}\` = ${value}`;
+  return name === undefined ? 'see the table' : `\`${name}\` = ${value}`;
 }
 
 function economyReading(r: BenchResult): string {
@@ -141,3 +141,14 @@ export const sections: readonly Section[] = [
     headline: takeoverHeadline,
   },
 ];
+
+/** The section of a benchmark this page has no words for: its title, table, charts and ratios. */
+export function genericSection(name: string): Section {
+  return {
+    name,
+    heading: '',
+    about: `\`npm run bench:${name}\`.`,
+    reading: ratioReading,
+    headline: ratioHeadline,
+  };
+}
