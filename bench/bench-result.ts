@@ -4,7 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, release, totalmem, type } from 'node:os';
+import { cpus, loadavg, release, totalmem, type } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,6 +19,8 @@ export interface Machine {
   node: string;
   /** `redis-server --version`'s version, or 'none on PATH'. */
   redis: string;
+  /** The 1-minute load average when the result was written: how busy the machine was. */
+  load1?: number;
 }
 
 /** A chart of the table: bars of column `y` per `x`, grouped by `group` when given. */
@@ -98,6 +100,7 @@ export function thisMachine(): Machine {
     os: `${type()} ${release()}`,
     node: process.version,
     redis: redisVersion(),
+    load1: Math.round(loadavg()[0]! * 10) / 10,
   };
 }
 

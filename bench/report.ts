@@ -81,10 +81,10 @@ function machineTable(results: BenchResult[]): string {
   const rows = results.map((r) => {
     const m = r.machine;
     return m
-      ? [r.name, `${m.cpus} × ${m.cpuModel}`, `${m.memoryGiB} GiB`, m.os, m.node, m.redis]
-      : [r.name, '?', '?', '?', '?', '?'];
+      ? [r.name, `${m.cpus} × ${m.cpuModel}`, `${m.memoryGiB} GiB`, m.os, m.node, m.redis, m.load1 ?? '?']
+      : [r.name, '?', '?', '?', '?', '?', '?'];
   });
-  return markdownTable(['benchmark', 'CPUs', 'memory', 'OS', 'Node.js', 'Redis'], rows);
+  return markdownTable(['benchmark', 'CPUs', 'memory', 'OS', 'Node.js', 'Redis', 'load (1 min)'], rows);
 }
 
 /** Result files of benchmarks the page has no section for get a plain one, after the others. */
@@ -127,6 +127,9 @@ Every benchmark takes \`--smoke\` (a seconds-long run that proves it works; CI r
 
 ${results.length ? machineTable(results) : 'No results yet.'}
 
+The load is the 1-minute load average when the result was written; a load above the CPU count means
+the benchmark shared the machine with other work, which shows in absolute figures first.
+
 ## Result files
 
 Each benchmark writes \`bench/results/<name>.json\` (\`bench/bench-result.ts\`): \`name\`, \`title\`,
@@ -138,7 +141,9 @@ first numeric column is drawn per first column). The charts are Vega-Lite render
 ${body.join('\n')}`;
 
 await writeFile(join(docs, 'benchmarks.md'), page);
-log(`report: ${join(docs, 'benchmarks.md')} from ${results.length} result files (${loaded.length - results.length} benchmarks not run)`);
+log(
+  `report: ${join(docs, 'benchmarks.md')} from ${results.length} result files (${loaded.length - results.length} benchmarks not run)`,
+);
 
 /** Rewrites the lines between the README's markers with one headline per benchmark that ran. */
 async function updateReadme(path: string): Promise<void> {
