@@ -48,10 +48,11 @@ function economyReading(r: BenchResult): string {
       `${p50('quiet-thread', 'per-thread')} s with per-thread, ${p50('quiet-thread', 'per-message')} s with ` +
       `per-message and ${p50('quiet-thread', 'debounce-2s')} s with the 2 s debounce (a 10 s turn, plus ` +
       "the stack's real latency multiplied by the time scale, which also carries the machine's noise).",
-    `In the stream of thought, per-thread answers the first message after one turn and the three follow-ups ` +
-      `together in a second (${turns('stream-of-thought', 'per-thread')} turns, p50 ` +
-      `${p50('stream-of-thought', 'per-thread')} s); the debounce waits for quiet and answers all four in ` +
-      `${turns('stream-of-thought', 'debounce-2s')} turn (p50 ${p50('stream-of-thought', 'debounce-2s')} s).`,
+    `In the stream of thought, per-thread takes ${turns('stream-of-thought', 'per-thread')} turns (p50 ` +
+      `${p50('stream-of-thought', 'per-thread')} s): the first message at once, then everything that arrived ` +
+      `during its turn; the debounce waits for quiet and takes ${turns('stream-of-thought', 'debounce-2s')} ` +
+      `(p50 ${p50('stream-of-thought', 'debounce-2s')} s), per-message ${turns('stream-of-thought', 'per-message')} ` +
+      `(p50 ${p50('stream-of-thought', 'per-message')} s).`,
   ].join(' ');
 }
 
@@ -75,7 +76,11 @@ function latencyReading(r: BenchResult): string {
 
 function latencyHeadline(r: BenchResult): string {
   const [ours, bull] = r.rows;
-  return `idle dispatch p99 ${ours?.[2]} ms (plain BullMQ on the same Redis: ${bull?.[2]} ms)`;
+  const busy = r.machine?.load1 === undefined ? '' : `; load ${r.machine.load1} on ${r.machine.cpus} CPUs`;
+  return (
+    `an idle thread's first message starts its turn in p50 ${ours?.[1]} ms, p99 ${ours?.[2]} ms ` +
+    `(plain BullMQ on the same Redis: ${bull?.[1]} / ${bull?.[2]} ms${busy})`
+  );
 }
 
 function takeoverHeadline(r: BenchResult): string {
