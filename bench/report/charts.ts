@@ -25,7 +25,12 @@ export function chartSpec(result: BenchResult, hint: ChartHint): TopLevelSpec {
   const bars = {
     mark: { type: 'bar', tooltip: false },
     encoding: {
-      x: { field: hint.x, type: 'nominal', sort: null, axis: { labelAngle: -35, title: null } },
+      x: {
+        field: hint.x,
+        type: 'nominal',
+        sort: null,
+        axis: { labelAngle: -35, labelLimit: 320, title: null },
+      },
       y: { field: hint.y, type: 'quantitative', title: null },
       color: { field: hint.group ?? hint.x, type: 'nominal', sort: null, legend: null },
       ...(hint.group ? { xOffset: { field: hint.group, type: 'nominal', sort: null } } : {}),

@@ -87,7 +87,7 @@ function takeoverHeadline(r: BenchResult): string {
   const value = (measure: string) => cell(r, [measure], 'ms');
   return (
     `a killed worker's turn runs elsewhere after p50 ${value('takeover p50')} ms ` +
-    `(lease: ${value('lease (what a takeover without presence waits)')} ms)`
+    `(lease: ${value('lease')} ms)`
   );
 }
 
@@ -96,7 +96,7 @@ function takeoverReading(r: BenchResult): string {
   return (
     `After the worker running a turn is SIGKILLed, another worker re-prompts the same batch in p50 ` +
     `${value('takeover p50')} ms (max ${value('takeover max')} ms): ${r.ratios.takeover_p50_over_lease}× the ` +
-    `${value('lease (what a takeover without presence waits)')} ms lease a takeover would wait without worker presence.`
+    `${value('lease')} ms lease a takeover would wait without worker presence.`
   );
 }
 
