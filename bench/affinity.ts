@@ -5,7 +5,7 @@
  * the live session its worker already held. The same run with affinity off is the baseline. Every
  * thread's first turn opens its session in both runs and is left out of the ratio.
  *
- *   npm run bench:affinity [-- --workers 3 --threads 200 --turns 15 --think-ms 1000]
+ *   npm run bench:affinity [-- --workers 3 --threads 200 --turns 15 --think-ms 1000] [-- --smoke]
  *
  * Ends with `affinity: reuse_ratio=<x> baseline_reuse_ratio=<y>`; exits non-zero on any failed turn.
  */
@@ -18,15 +18,23 @@ import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
+import { resultOptions, writeBenchResult } from './bench-result.js';
 
 const { values } = parseArgs({
   options: {
+    ...resultOptions,
     workers: { type: 'string', default: '3' },
-    threads: { type: 'string', default: '200' },
-    turns: { type: 'string', default: '15' },
-    'think-ms': { type: 'string', default: '1000' },
+    threads: { type: 'string' },
+    turns: { type: 'string' },
+    'think-ms': { type: 'string' },
   },
 });
+// A smoke run: as many threads as one worker runs at once, two turns each, in seconds.
+const smokeOr = (value: string | undefined, full: string, smoke: string) =>
+  value ?? (values.smoke ? smoke : full);
+values.threads = smokeOr(values.threads, '200', '8');
+values.turns = smokeOr(values.turns, '15', '2');
+values['think-ms'] = smokeOr(values['think-ms'], '1000', '50');
 const workerCount = Number(values.workers);
 const threadCount = Number(values.threads);
 const turnsPerThread = Number(values.turns);
@@ -153,4 +161,23 @@ const ratio = (r: RunResult) => (r.turns === 0 ? 0 : r.live / r.turns).toFixed(3
 process.stdout.write(
   `affinity: reuse_ratio=${ratio(withAffinity)} baseline_reuse_ratio=${ratio(baseline)}\n`,
 );
+await writeBenchResult(values.results, {
+  name: 'affinity',
+  title: 'Session reuse with session affinity against without',
+  args: values.smoke ? '--smoke' : '',
+  smoke: values.smoke,
+  columns: ['affinity', 'turns', 'on the live session', 'reuse ratio', 'failures', 'seconds'],
+  rows: [withAffinity, baseline].map((r, i) => [
+    i === 0 ? 'on' : 'off (baseline)',
+    r.turns,
+    r.live,
+    Number(ratio(r)),
+    r.failures,
+    Math.round(r.seconds * 10) / 10,
+  ]),
+  ratios: { reuse_ratio: Number(ratio(withAffinity)), baseline_reuse_ratio: Number(ratio(baseline)) },
+  notes: [
+    `${workerCount} workers, ${threadCount} threads, ${turnsPerThread} turns each, think time up to ${2 * thinkMs} ms.`,
+  ],
+});
 process.exit(withAffinity.failures + baseline.failures === 0 ? 0 : 1);

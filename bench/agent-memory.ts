@@ -5,7 +5,7 @@
  * one short turn. Agents: the built-in agent (node + tsx loader, as the worker runs it) and a
  * minimal agent on the ACP SDK in plain node (the floor of any Node agent).
  *
- *   npm run bench:agent-memory [-- --sessions 8]
+ *   npm run bench:agent-memory [-- --sessions 8] [-- --smoke]
  *
  * Prints a Markdown table; docs/adr/0015 holds one run.
  */
@@ -15,9 +15,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
+import { type Cell, resultOptions, writeBenchResult } from './bench-result.js';
 
-const { values } = parseArgs({ options: { sessions: { type: 'string', default: '8' } } });
-const sessions = Number(values.sessions);
+const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });
+const sessions = Number(values.sessions ?? (values.smoke ? 2 : 8));
 const scratch = await mkdtemp(join(tmpdir(), 'tributary-agent-memory-'));
 
 // The smallest agent the SDK allows: one chunk and end_turn per prompt, sessions in a Set.
@@ -111,6 +112,7 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 1_000));
 const print = (line: string) => process.stdout.write(`${line}\n`);
 const mb = (kb: number) => (kb / 1024).toFixed(1);
 const rows: string[] = [];
+const results: Cell[][] = [];
 try {
   for (const { name, config } of agents) {
     const shared = await start(config);
@@ -134,6 +136,17 @@ try {
 
     const perSessionShared = (many.pssKb - one.pssKb) / (sessions - 1);
     const perSessionApart = apart.pssKb / sessions;
+    const mbNumber = (kb: number) => Number(mb(kb));
+    results.push([
+      name,
+      mbNumber(idle.pssKb),
+      mbNumber(one.pssKb),
+      mbNumber(many.pssKb),
+      mbNumber(apart.pssKb),
+      mbNumber(perSessionShared),
+      mbNumber(perSessionApart),
+      Math.round(startMs),
+    ]);
     rows.push(
       `| ${name} | ${mb(idle.rssKb)} / ${mb(idle.pssKb)} | ${mb(one.rssKb)} / ${mb(one.pssKb)} | ${mb(many.rssKb)} / ${mb(many.pssKb)} | ${mb(apart.rssKb)} / ${mb(apart.pssKb)} (${apart.processes} processes) | ${mb(perSessionShared)} | ${mb(perSessionApart)} | ${Math.round(startMs)} |`,
     );
@@ -149,3 +162,28 @@ print(
 print('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) print(row);
 print(`\n(sessions=${n}, node ${process.version})`);
+const perSession = (row: Cell[] | undefined) => Number(row?.[6]);
+await writeBenchResult(values.results, {
+  name: 'agent-memory',
+  title: 'Memory per ACP session: one process for many sessions against a process per session',
+  args: [values.smoke ? '--smoke' : '', values.sessions ? `--sessions ${values.sessions}` : '']
+    .filter(Boolean)
+    .join(' '),
+  smoke: values.smoke,
+  columns: [
+    'agent',
+    'idle process PSS (MB)',
+    '1 process, 1 session PSS (MB)',
+    `1 process, ${n} sessions PSS (MB)`,
+    `${n} processes PSS (MB)`,
+    'PSS per extra session, shared process (MB)',
+    'PSS per session, own process (MB)',
+    'start + initialize, median ms',
+  ],
+  rows: results,
+  ratios: {
+    builtin_over_minimal_pss_per_session:
+      Math.round((100 * perSession(results[0])) / perSession(results[1])) / 100,
+  },
+  notes: [`${n} sessions; PSS splits pages shared between processes among them.`],
+});

@@ -6,21 +6,23 @@
  * Baselines from the same run: the CPU of a trivial message, and the p99 of the small messages when
  * nothing else runs; the table gives both ratios.
  *
- *   npm run bench:intake [-- --quick] [-- --max-size 200000]
+ *   npm run bench:intake [-- --quick] [-- --max-size 200000] [-- --smoke]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SIGNATURE_HEADER, signBody, slackSignature } from '@tributary/platforms';
+import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { resultOptions, writeBenchResult } from './bench-result.js';
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, 'max-size': { type: 'string' } },
+  options: { ...resultOptions, quick: { type: 'boolean', default: false }, 'max-size': { type: 'string' } },
 });
-const quick = values.quick;
-const maxSize = Number(values['max-size'] ?? Number.POSITIVE_INFINITY);
+// A smoke run is the quick run at its smallest size: it proves the benchmark works, in seconds.
+const quick = values.quick || values.smoke;
+const maxSize = Number(values['max-size'] ?? (values.smoke ? 1_000 : Number.POSITIVE_INFINITY));
 const SIZES = (quick ? [1_000, 200_000] : [1_000, 10_000, 100_000, 200_000, 1_000_000, 4_000_000]).filter(
   (size) => size <= maxSize,
 );
@@ -156,13 +158,13 @@ async function run(url: string, ingress: ChildProcess): Promise<void> {
     seq++;
     const id = route === 'slack' ? `${1735723800 + seq}.000100` : `bench-${seq}`;
     const body = template.replaceAll(ID, id);
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    let headers: Record<string, string> = { 'content-type': 'application/json' };
     if (route === 'slack') {
       const timestamp = String(Math.floor(Date.now() / 1000));
       headers['x-slack-request-timestamp'] = timestamp;
       headers['x-slack-signature'] = slackSignature(SLACK_SECRET, timestamp, body);
     } else {
-      headers[SIGNATURE_HEADER] = signBody(GATEWAY_SECRET, body);
+      headers = { ...headers, ...signedRequestHeaders(GATEWAY_SECRET, body) };
     }
     const started = performance.now();
     const answer = await fetch(`${url}/webhooks/${route}`, { method: 'POST', headers, body });
@@ -255,22 +257,42 @@ async function run(url: string, ingress: ChildProcess): Promise<void> {
       `Baselines: trivial message ${baseCpuMs.toFixed(2)} ms CPU, ${median(baseStall).toFixed(1)} ms stall; ` +
       `small messages alone p50 ${percentile(idle, 50).toFixed(2)} ms, p99 ${idleP99.toFixed(2)} ms.\n\n`,
   );
-  printTable(
-    [
-      'shape',
-      'input',
-      'body',
-      'cpu ms',
-      '× trivial',
-      'µs/KB',
-      'wall ms',
-      'stall ms',
-      'small p99 ms',
-      'n',
-      '× idle p99',
+  const columns = [
+    'shape',
+    'input',
+    'body',
+    'cpu ms',
+    '× trivial',
+    'µs/KB',
+    'wall ms',
+    'stall ms',
+    'small p99 ms',
+    'n',
+    '× idle p99',
+  ];
+  printTable(columns, rows);
+  const worst = (column: string) => Math.max(...rows.map((row) => Number(row[columns.indexOf(column)])));
+  await writeBenchResult(values.results, {
+    name: 'intake',
+    title: 'Intake CPU and loop stall per request for hostile bodies',
+    args: [
+      values.smoke ? '--smoke' : '',
+      values.quick ? '--quick' : '',
+      values['max-size'] ? `--max-size ${values['max-size']}` : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    smoke: values.smoke,
+    columns,
+    rows: rows.map((row) => row.map((cell, i) => (i >= 3 ? Number(cell) : cell))),
+    ratios: {
+      worst_cpu_over_trivial: worst('× trivial'),
+      worst_small_p99_over_idle_p99: worst('× idle p99'),
+    },
+    notes: [
+      `Baselines: trivial message ${baseCpuMs.toFixed(2)} ms CPU; small messages alone p99 ${idleP99.toFixed(2)} ms.`,
     ],
-    rows,
-  );
+  });
 }
 
 function kb(chars: number): string {

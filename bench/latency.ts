@@ -2,16 +2,17 @@
  * Idle-thread dispatch latency (invariant I1): enqueue → handler start, against a plain BullMQ
  * add → processor start measured in the same run on the same Redis.
  *
- *   npm run bench:latency [-- --samples 1000]
+ *   npm run bench:latency [-- --samples 1000] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
 import { BullDoorbell, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { resultOptions, writeBenchResult } from './bench-result.js';
 
-const { values } = parseArgs({ options: { samples: { type: 'string', default: '1000' } } });
-const samples = Number(values.samples);
+const { values } = parseArgs({ options: { ...resultOptions, samples: { type: 'string' } } });
+const samples = Number(values.samples ?? (values.smoke ? 50 : 1000));
 const warmup = Math.ceil(samples / 10);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -102,3 +103,26 @@ process.stdout.write(
   `latency: idle_p50_ms=${fmt(percentile(ours, 50))} idle_p99_ms=${fmt(idleP99)} ` +
     `bullmq_p50_ms=${fmt(percentile(bull, 50))} bullmq_p99_ms=${fmt(bullP99)}\n`,
 );
+await writeBenchResult(values.results, {
+  name: 'latency',
+  title: 'Idle dispatch latency: enqueue to handler start on an idle thread',
+  args: [values.smoke ? '--smoke' : '', values.samples ? `--samples ${values.samples}` : '']
+    .filter(Boolean)
+    .join(' '),
+  smoke: values.smoke,
+  columns: ['path', 'p50 (ms)', 'p99 (ms)'],
+  rows: [
+    [
+      'Tributary: enqueue → turn handler (idle thread)',
+      Number(fmt(percentile(ours, 50))),
+      Number(fmt(idleP99)),
+    ],
+    ['plain BullMQ: add → processor (baseline)', Number(fmt(percentile(bull, 50))), Number(fmt(bullP99))],
+  ],
+  charts: [
+    { title: 'p50 (ms)', x: 'path', y: 'p50 (ms)' },
+    { title: 'p99 (ms)', x: 'path', y: 'p99 (ms)' },
+  ],
+  ratios: { idle_p99_over_bullmq_p99: Number(fmt(idleP99 / bullP99)) },
+  notes: [`${samples} samples per path after ${warmup} warm-up ones, on one local Redis.`],
+});

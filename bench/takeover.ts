@@ -4,7 +4,7 @@
  * batch again (its `Continuation`). The lease length is printed beside it: without presence-based
  * takeover the batch waits for the lease to expire.
  *
- *   npm run bench:takeover [-- --kills 10]
+ *   npm run bench:takeover [-- --kills 10] [-- --smoke]
  *
  * Ends with `takeover: kills=<n> p50_ms=<x> max_ms=<y> lease_ms=<z>`.
  */
@@ -14,9 +14,10 @@ import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
 import { queueDefaults, Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { resultOptions, writeBenchResult } from './bench-result.js';
 
-const { values } = parseArgs({ options: { kills: { type: 'string', default: '10' } } });
-const kills = Number(values.kills);
+const { values } = parseArgs({ options: { ...resultOptions, kills: { type: 'string' } } });
+const kills = Number(values.kills ?? (values.smoke ? 1 : 10));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const bin = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
 
@@ -128,3 +129,24 @@ process.stdout.write(
   `takeover: kills=${sorted.length} p50_ms=${Math.round(percentile(sorted, 50))} ` +
     `max_ms=${Math.round(sorted.at(-1)!)} lease_ms=${queueDefaults.leaseMs}\n`,
 );
+await writeBenchResult(values.results, {
+  name: 'takeover',
+  title: 'Crash takeover: SIGKILL of the worker running a turn until another worker re-prompts it',
+  args: [values.smoke ? '--smoke' : '', values.kills ? `--kills ${values.kills}` : '']
+    .filter(Boolean)
+    .join(' '),
+  smoke: values.smoke,
+  columns: ['measure', 'ms'],
+  rows: [
+    ['takeover p50', Math.round(percentile(sorted, 50))],
+    ['takeover max', Math.round(sorted.at(-1)!)],
+    ['lease', queueDefaults.leaseMs],
+  ],
+  charts: [{ title: 'Takeover after SIGKILL against the lease (ms)', x: 'measure', y: 'ms' }],
+  ratios: {
+    takeover_p50_over_lease: Math.round((100 * percentile(sorted, 50)) / queueDefaults.leaseMs) / 100,
+  },
+  notes: [
+    `${sorted.length} kills; two worker processes with the built-in agent; presence TTL ${queueDefaults.presenceTtlMs} ms; without presence a takeover waits out the lease.`,
+  ],
+});

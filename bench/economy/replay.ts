@@ -1,0 +1,192 @@
+import { arrivalFromBody, countTokens, eventTokens } from '@tributary/packing';
+import { signedRequestHeaders } from '@tributary/platforms';
+import { waitFor } from '@tributary/testkit';
+import { STACK_SECRETS, type Stack } from '../../test/stack/stack-fixture.js';
+import type { Clock } from './policies.js';
+import type { Strategy } from './strategies.js';
+import type { ScriptedMessage, Workload } from './workloads.js';
+
+/** One committed agent turn of a replay, in workload time. */
+export interface Turn {
+  /** Indexes of the workload messages the turn's prompt carried. */
+  messages: number[];
+  promptTokens: number;
+  replyTokens: number;
+  /** When its answer reached the platform. */
+  answeredAt: number;
+}
+
+export interface ReplayResult {
+  workload: Workload;
+  strategy: Strategy;
+  /** When each workload message was sent. */
+  sentAt: number[];
+  turns: Turn[];
+}
+
+/** The same clock the fake platform API stamps its calls with. */
+const wallClock = () => performance.timeOrigin + performance.now();
+
+// A 1×1 PNG: the screenshot's bytes do not matter, its block does (a fixed token estimate per image).
+const SCREENSHOT =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** The `@agent` line that makes the built-in agent take the workload's turn time (bench scaffolding). */
+const SCRIPT_LINE = /^@agent .*$/gm;
+
+/** Tokens of a stored message as the agent reads it, without the line that scripted the turn time. */
+function messageTokens(body: string): number {
+  const event = arrivalFromBody(body);
+  return eventTokens({ ...event, text: event.text.replace(SCRIPT_LINE, '').trim() });
+}
+
+/**
+ * Replays one workload under one strategy in its own thread of `stack`: real webhooks into ingress, a
+ * real worker, the built-in agent taking `turnMs / scale` of real time per turn. Workload time runs
+ * `scale` times faster than real time.
+ */
+export class Replay {
+  readonly thread: string;
+  private readonly threadKey: string;
+  /** Event id of each prompt posted → the workload messages it carries. */
+  private readonly posted = new Map<string, number[]>();
+  private readonly sentAt: number[] = [];
+  private start = 0;
+  private prompts = 0;
+
+  constructor(
+    private readonly stack: Stack,
+    readonly workload: Workload,
+    readonly strategy: Strategy,
+    private readonly scale: number,
+  ) {
+    this.thread = `${workload.name}.${strategy.name}`;
+    this.threadKey = `gateway:bench:economy:${this.thread}`;
+  }
+
+  /** Opens the thread's agent session, so the replay measures turns and not an agent's start-up. */
+  async warmUp(): Promise<void> {
+    const eventId = `${this.thread}.warm-up`;
+    const answered = this.answer(eventId);
+    await this.post(eventId, [{ at: 0, from: { id: 'U0', name: 'warm-up', isBot: false }, text: 'hello' }]);
+    await answered;
+  }
+
+  async run(): Promise<ReplayResult> {
+    const clock: Clock = {
+      now: () => (wallClock() - this.start) * this.scale,
+      after: (ms, task) => {
+        const timer = setTimeout(task, ms / this.scale);
+        return { cancel: () => clearTimeout(timer) };
+      },
+    };
+    const policy = this.strategy.policy<number>(clock, (indexes) => this.submit(indexes));
+    this.start = wallClock();
+    const { messages } = this.workload;
+    await Promise.all(
+      messages.map(
+        (message, index) =>
+          new Promise<void>((resolve) =>
+            clock.after(message.at, () => {
+              this.sentAt[index] = clock.now();
+              policy.receive(index);
+              resolve();
+            }),
+          ),
+      ),
+    );
+    const limitMs = (this.workload.turnMs * messages.length) / this.scale + 30_000;
+    await waitFor(() => policy.settled(), {
+      what: `${this.thread}: the policy to settle`,
+      timeoutMs: limitMs,
+    });
+    const turns = await waitFor(() => this.turnsOnceAnswered(), {
+      what: `${this.thread}: every posted prompt answered`,
+      timeoutMs: limitMs,
+      intervalMs: 50,
+    });
+    return { workload: this.workload, strategy: this.strategy, sentAt: this.sentAt, turns };
+  }
+
+  private async submit(indexes: number[]): Promise<void> {
+    const eventId = `${this.thread}.p${++this.prompts}`;
+    this.posted.set(eventId, indexes);
+    const answered = this.strategy.waitsForAnswer ? this.answer(eventId) : undefined;
+    await this.post(
+      eventId,
+      indexes.map((i) => this.workload.messages[i]!),
+    );
+    await answered;
+  }
+
+  /** Resolves when a reply naming `eventId` reached the platform. */
+  private async answer(eventId: string): Promise<void> {
+    await this.stack.api.waitForCalls((call) => call.method === 'reply' && replyTo(call.body) === eventId, {
+      timeoutMs: 600_000,
+    });
+  }
+
+  /** One webhook: a single message as sent, or several joined into one (as a debouncing bot does). */
+  private async post(eventId: string, messages: ScriptedMessage[]): Promise<void> {
+    const from = messages[0]!.from;
+    const delayMs = Math.round(this.workload.turnMs / this.scale);
+    const text = messages.map((m) => `${m.text}\n@agent {"delayMs": ${delayMs}}`.trim()).join('\n\n');
+    const attachments = messages
+      .filter((m) => m.screenshot)
+      .map(() => ({
+        type: 'image',
+        filename: 'screenshot.png',
+        mime_type: 'image/png',
+        data: SCREENSHOT,
+        size: 70,
+      }));
+    const body = JSON.stringify({
+      schema: 'openab.gateway.event.v1',
+      event_id: eventId,
+      timestamp: new Date().toISOString(),
+      platform: 'bench',
+      event_type: 'message',
+      channel: { id: 'economy', type: 'group', thread_id: this.thread },
+      sender: { id: from.id, name: from.name, display_name: from.name, is_bot: from.isBot },
+      content: { type: 'text', text, attachments },
+      mentions: [],
+      message_id: eventId,
+    });
+    const answer = await this.stack.post(
+      '/webhooks/gateway',
+      body,
+      signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body),
+    );
+    if (answer.body.outcome !== 'accepted') {
+      throw new Error(`${eventId} was not accepted: ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+  }
+
+  /** The replay's turns, once every prompt posted is in a committed turn whose answer was delivered. */
+  private async turnsOnceAnswered(): Promise<Turn[] | undefined> {
+    const records = (await this.stack.worker.queue.history(this.threadKey))
+      .filter((r) => r.status === 'complete')
+      .sort((a, b) => a.claimedAt - b.claimedAt);
+    const replies = this.stack.calls('gateway', 'reply');
+    const turns: Turn[] = [];
+    let carried = 0;
+    for (const record of records) {
+      const eventIds = record.messages.map((m) => arrivalFromBody(m.body).replyRef);
+      if (!eventIds.some((id) => id !== undefined && this.posted.has(id))) continue;
+      const answers = replies.filter((c) => eventIds.includes(replyTo(c.body)));
+      if (answers.length === 0) return undefined;
+      carried += eventIds.length;
+      turns.push({
+        messages: eventIds.flatMap((id) => this.posted.get(id!) ?? []),
+        promptTokens: record.messages.reduce((sum, m) => sum + messageTokens(m.body), 0),
+        replyTokens: countTokens(record.reply ?? ''),
+        answeredAt: (Math.min(...answers.map((c) => c.at)) - this.start) * this.scale,
+      });
+    }
+    return carried === this.posted.size ? turns : undefined;
+  }
+}
+
+function replyTo(body: unknown): string | undefined {
+  return (body as { reply_to?: string }).reply_to;
+}
