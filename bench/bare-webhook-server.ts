@@ -20,10 +20,9 @@ app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body,
 app.post('/webhooks/gateway', async (request) => {
   const body = request.body as Buffer;
   if (redis) {
-    const id = await (redis as unknown as { benchXadd(key: string, body: Buffer): Promise<string> }).benchXadd(
-      'bench:bare:inbox',
-      body,
-    );
+    const id = await (
+      redis as unknown as { benchXadd(key: string, body: Buffer): Promise<string> }
+    ).benchXadd('bench:bare:inbox', body);
     return { ok: true, outcome: 'accepted', id };
   }
   return { ok: true, outcome: 'accepted' };

@@ -166,7 +166,11 @@ const summary = targets.map((t) => {
     redisUs: median(runs.map((r) => r.redisUs)),
   };
 });
-const [tributary, bareFastify, withScript] = summary as [typeof summary[0], typeof summary[0], typeof summary[0]];
+const [tributary, bareFastify, withScript] = summary as [
+  (typeof summary)[0],
+  (typeof summary)[0],
+  (typeof summary)[0],
+];
 process.stdout.write(
   `\nSigned gateway webhooks, ${connections} connections, ${seconds} s per round, ${rounds} interleaved rounds ` +
     `(median), ${threads} threads per round, Redis AOF everysec.\n\n`,

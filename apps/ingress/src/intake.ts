@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
 import { applyControl, parseControlText } from './control-commands.js';
 import { IngressError } from './errors.js';
-import { allowListVerdict, decideGate } from './gates/gate-decision.js';
+import { allowListVerdict, meetsConditions, planGate } from './gates/gate-decision.js';
 import type { ThreadParents } from './thread-parents.js';
 
 /** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
@@ -47,35 +47,41 @@ export class Intake {
     selfId: string | undefined,
     message: InboundMessage,
   ): Promise<IntakeOutcome> {
-    const { queue, gates, gateState } = this.deps;
+    const { queue, gates, gateState, parents } = this.deps;
     const { event, thread } = message;
     const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
-    const state = await gateState.read(thread);
-    const verdict = decideGate(gates, {
+    const plan = planGate(gates, {
       senderId: event.sender.id,
       isBot: event.sender.isBot,
       channelId: event.channelId,
       mentionsUs,
       mentionsOthers: message.mentions.some((id) => id !== selfId),
-      involved: state.involved || message.direct,
-      botTurns: state.botTurns,
+      direct: message.direct,
     });
-    if (!verdict.admit) return { outcome: 'ignored', reason: verdict.reason };
+    if (!plan.admit) return { outcome: 'ignored', reason: plan.reason };
 
     const text = selfId === undefined ? event.text : adapter.stripSelfMention(event.text, selfId);
     const command = parseControlText(text, selfId);
+    // A command acts instead of the enqueue and a parent is fetched ahead of it: both only for a message
+    // the gate admits, so these read the gate state first. Every other message has its conditions
+    // checked by the enqueue script itself, in the same round trip.
+    if (plan.conditions && (command || parents.pending(message))) {
+      const verdict = meetsConditions(plan.conditions, await gateState.read(thread));
+      if (!verdict.admit) return { outcome: 'ignored', reason: verdict.reason };
+    }
     if (command) {
       const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
       return { outcome: 'control', command, confirmation };
     }
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
-    await this.deps.parents.record(message);
+    await parents.record(message);
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
         ...queuedArrival({ ...event, text }),
         idempotencyKey: message.dedupKey,
+        ...(plan.conditions ? { gate: plan.conditions } : {}),
       });
     } catch (error) {
       if (error instanceof BacklogFullError) {
@@ -83,6 +89,7 @@ export class Intake {
       }
       throw error;
     }
+    if (result.outcome === 'gated') return { outcome: 'ignored', reason: result.refusal };
     if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
     this.deps.reactions.add(thread, message.ref);
     return { outcome: 'accepted', thread, seq: result.seq };

@@ -44,6 +44,7 @@ export {
 export {
   type ClaimResult,
   type EnqueueResult,
+  type GateConditions,
   type NewMessage,
   type NextStep,
   ThreadQueue,

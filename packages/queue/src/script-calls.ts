@@ -105,7 +105,19 @@ const CONTINUE = [
 export const enqueue = defineScript({
   name: 'enqueue',
   keys: ['state', 'inbox', 'sched', 'dedup', 'gate'],
-  args: ['member', 'messageId', 'tokens', 'origin', 'body', 'lane', 'maxBacklog', 'dedupTtlMs', 'gateTtlMs'],
+  args: [
+    'member',
+    'messageId',
+    'tokens',
+    'origin',
+    'body',
+    'lane',
+    'maxBacklog',
+    'dedupTtlMs',
+    'gateTtlMs',
+    'requireInvolved',
+    'maxBotTurns',
+  ],
   decode(reply) {
     switch (reply.status) {
       case ScriptStatus.Ring:
@@ -122,11 +134,16 @@ export const enqueue = defineScript({
         return { status: 'duplicate' as const, streamId: reply.str(1) };
       case ScriptStatus.BacklogFull:
         return { status: 'backlogFull' as const, backlog: reply.num(1) };
+      case ScriptStatus.Gated:
+        return { status: 'gated' as const, refusal: reply.str(1) as GateCondition };
       default:
         throw reply.unexpected();
     }
   },
 });
+
+/** What enqueue's gate conditions refuse with. */
+export type GateCondition = 'not-addressed' | 'bot-turn-limit';
 
 export const claim = defineScript({
   name: 'claim',

@@ -18,11 +18,22 @@ export interface NewMessage {
   tokens?: number;
   /** The sender, for `per-lane` processing: a batch ends where the lane changes. */
   lane?: string;
+  /** Conditions on the thread's gate state, checked atomically with the acceptance. */
+  gate?: GateConditions;
+}
+
+/** The part of an ingress gate's verdict that depends on the thread's gate state. */
+export interface GateConditions {
+  /** Refuse unless a message of the thread was accepted before. */
+  requireInvolved: boolean;
+  /** Refuse once this many agent messages were accepted in a row. */
+  maxBotTurns?: number;
 }
 
 export type EnqueueResult =
   | { outcome: 'accepted'; streamId: string; seq: number; rang: boolean }
-  | { outcome: 'duplicate'; streamId: string };
+  | { outcome: 'duplicate'; streamId: string }
+  | { outcome: 'gated'; refusal: script.GateCondition };
 
 /** What the holder of a lease does next after a turn boundary. */
 export type NextStep =
@@ -51,6 +62,9 @@ export interface ThreadState {
   backlog: number;
 }
 
+/** Threads whose key sets are remembered before the map starts over (a bound on memory). */
+const RECENT_KEYS = 10_000;
+
 /**
  * The per-thread turn queue. Every state transition is one Lua script (see script-calls.ts); this class
  * names each script's keys and arguments, turns its decoded reply into the caller's result and rings
@@ -58,6 +72,8 @@ export interface ThreadState {
  */
 export class ThreadQueue {
   private readonly scripts: Scripts;
+  /** Key sets of recently seen threads: building one (encoding, hashing) cost a message more than its script. */
+  private readonly recentKeys = new Map<string, ThreadKeys>();
 
   constructor(
     private readonly redis: Redis,
@@ -68,7 +84,13 @@ export class ThreadQueue {
   }
 
   keys(thread: string): ThreadKeys {
-    return threadKeys(this.config.prefix, this.config.buckets, thread);
+    let keys = this.recentKeys.get(thread);
+    if (!keys) {
+      keys = threadKeys(this.config.prefix, this.config.buckets, thread);
+      if (this.recentKeys.size >= RECENT_KEYS) this.recentKeys.clear();
+      this.recentKeys.set(thread, keys);
+    }
+    return keys;
   }
 
   /** Readiness: every script is in Redis's cache (reloaded after a Redis restart). */
@@ -92,11 +114,15 @@ export class ThreadQueue {
         maxBacklog: c.maxBacklog,
         dedupTtlMs: c.dedupTtlMs,
         gateTtlMs: c.gateTtlMs,
+        requireInvolved: message.gate?.requireInvolved ? 1 : 0,
+        maxBotTurns: message.gate?.maxBotTurns ?? '',
       },
     );
     switch (reply.status) {
       case 'duplicate':
         return { outcome: 'duplicate', streamId: reply.streamId };
+      case 'gated':
+        return { outcome: 'gated', refusal: reply.refusal };
       case 'backlogFull':
         throw new BacklogFullError(thread, reply.backlog);
       case 'queued':

@@ -12,7 +12,7 @@
 --   * all time comes from Redis TIME so that every worker agrees on lease expiry.
 
 local STATUS = {
-  OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
+  OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, GATED = 4, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
   PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, NOT_FOUND = 30,
   BACKLOG_FULL = -1, FENCED = -2,
 }
