@@ -89,7 +89,7 @@ function ok(reply: Reply): Reply {
 }
 
 const CAPS = ['maxMessages', 'maxTokens', 'lanes'] as const;
-const RETENTION = ['historyMax', 'historyMaxAgeMs'] as const;
+const RETENTION = ['historyMax', 'historyMaxAgeMs', 'idleTtlMs'] as const;
 /** A lease holder continuing after a turn boundary: who it is and how the next batch is formed. */
 const CONTINUE = [
   'member',
@@ -114,7 +114,7 @@ export const enqueue = defineScript({
     'lane',
     'maxBacklog',
     'dedupTtlMs',
-    'gateTtlMs',
+    'idleTtlMs',
     'requireInvolved',
     'maxBotTurns',
   ],

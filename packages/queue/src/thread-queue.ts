@@ -113,7 +113,7 @@ export class ThreadQueue {
         lane: message.lane ?? '',
         maxBacklog: c.maxBacklog,
         dedupTtlMs: c.dedupTtlMs,
-        gateTtlMs: c.gateTtlMs,
+        idleTtlMs: c.idleTtlMs,
         requireInvolved: message.gate?.requireInvolved ? 1 : 0,
         maxBotTurns: message.gate?.maxBotTurns ?? '',
       },
@@ -325,6 +325,7 @@ export class ThreadQueue {
       bucket: k.bucket,
       historyMax: c.historyLimit,
       historyMaxAgeMs: c.historyMaxAgeMs,
+      idleTtlMs: c.idleTtlMs,
     };
   }
 

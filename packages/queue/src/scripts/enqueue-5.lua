@@ -26,7 +26,10 @@ redis.call('SET', K.dedup, sid, 'PX', A.dedupTtlMs)
 redis.call('HSET', K.gate, 'involved', '1')
 if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end
-redis.call('PEXPIRE', K.gate, A.gateTtlMs)
+redis.call('PEXPIRE', K.gate, A.idleTtlMs)
+-- A buffered message never expires: an idle thread's keys only do while it has none (lib.lua's expire_idle).
+redis.call('PERSIST', K.state)
+redis.call('PERSIST', K.inbox)
 
 local st = redis.call('HMGET', K.state, 'status', 'paused', 'acked', 'owner')
 if not st[3] then redis.call('HSET', K.state, 'acked', '0-0', 'read', '0-0') end
