@@ -3,6 +3,8 @@ import { Pool } from 'undici';
 /** Throughput and latency of one closed-loop run. */
 export interface LoadResult {
   requests: number;
+  /** 503 answers sent again (only when the run allows it). */
+  retried: number;
   perSecond: number;
   p50: number;
   p99: number;
@@ -28,20 +30,32 @@ export async function closedLoop(
   origin: string,
   connections: number,
   seconds: number,
-  next: (i: number) => { path: string; headers: Record<string, string>; body: string },
+  /** The i-th request; undefined ends the run early. */
+  next: (i: number) => { path: string; headers: Record<string, string>; body: string } | undefined,
+  /** Send a request that got 503 again, as a platform would, instead of failing the run. */
+  retryUnavailable = false,
 ): Promise<LoadResult> {
   const pool = new Pool(origin, { connections, pipelining: 1 });
   const latencies: number[] = [];
   let issued = 0;
+  let retried = 0;
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const loop = async () => {
     while (performance.now() < deadline) {
-      const { path, headers, body } = next(issued++);
+      const request = next(issued++);
+      if (request === undefined) return;
+      const { path, headers, body } = request;
       const sent = performance.now();
-      const answer = await pool.request({ origin, path, method: 'POST', headers, body });
-      const text = await answer.body.text();
-      if (answer.statusCode !== 200) throw new Error(`${path} answered ${answer.statusCode}: ${text}`);
+      for (;;) {
+        const answer = await pool.request({ origin, path, method: 'POST', headers, body });
+        const text = await answer.body.text();
+        if (answer.statusCode === 200) break;
+        if (answer.statusCode !== 503 || !retryUnavailable) {
+          throw new Error(`${path} answered ${answer.statusCode}: ${text}`);
+        }
+        retried++;
+      }
       latencies.push(performance.now() - sent);
     }
   };
@@ -51,6 +65,7 @@ export async function closedLoop(
   latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
+    retried,
     perSecond: latencies.length / elapsed,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
