@@ -15,10 +15,23 @@ function parseScripting(raw: string | undefined): boolean {
   throw new Error(`TRIBUTARY_AGENT_SCRIPTING must be "on" or "off", not ${JSON.stringify(raw)}`);
 }
 
+/** `TRIBUTARY_AGENT_SESSION_RETENTION_MS`: how long an untouched session file is kept; default 7 days. */
+function parseRetention(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new Error(
+      `TRIBUTARY_AGENT_SESSION_RETENTION_MS must be a positive whole number, not ${JSON.stringify(raw)}`,
+    );
+  }
+  return Number(raw);
+}
+
 let features: AgentFeatures;
 let defaults: AgentScript;
 let scripting: boolean;
+let retentionMs: number | undefined;
 try {
+  retentionMs = parseRetention(process.env.TRIBUTARY_AGENT_SESSION_RETENTION_MS);
   features = parseFeatures(process.env.TRIBUTARY_AGENT_CAPS);
   scripting = parseScripting(process.env.TRIBUTARY_AGENT_SCRIPTING);
   const rawDefaults = process.env.TRIBUTARY_AGENT_DEFAULTS;
@@ -31,7 +44,7 @@ try {
 // A fixed default folder, so sessions survive an agent restart in the quickstart too.
 const stateDir = process.env.TRIBUTARY_AGENT_STATE_DIR || join(tmpdir(), 'tributary-agent');
 const app = createAgentApp({
-  store: new SessionStore(stateDir),
+  store: new SessionStore(stateDir, retentionMs),
   features,
   defaults,
   scripting,

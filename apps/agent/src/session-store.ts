@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentBlock, McpServer } from '@agentclientprotocol/sdk';
 
@@ -22,16 +22,50 @@ export interface SessionRecord {
 // Session ids arrive from the client in session/load and session/resume; never let one name a path.
 const SESSION_ID = /^[A-Za-z0-9-]{1,64}$/;
 
-/** Per-session JSON files under `<dir>/sessions`, written atomically (temp file + rename). */
+/** A store looks for stale session files at most this often (on session creation). */
+const PRUNE_INTERVAL_MS = 60_000;
+
+/**
+ * Per-session JSON files under `<dir>/sessions`, written atomically (temp file + rename). A file not
+ * written for `retentionMs` is deleted: the broker has moved on from that session (its thread went
+ * quiet and its record expired, or it was replaced), and without pruning the folder grows by a file
+ * per session forever.
+ */
 export class SessionStore {
   readonly #dir: string;
   #writes: Promise<void> = Promise.resolve();
+  #prunedAt = 0;
 
-  constructor(stateDir: string) {
+  constructor(
+    stateDir: string,
+    private readonly retentionMs = 7 * 24 * 60 * 60 * 1000,
+  ) {
     this.#dir = join(stateDir, 'sessions');
   }
 
+  /** Deletes the session files (and leftover temp files) last written more than `retentionMs` ago. */
+  async prune(now = Date.now()): Promise<number> {
+    this.#prunedAt = now;
+    let names: string[];
+    try {
+      names = await readdir(this.#dir);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let pruned = 0;
+    for (const name of names) {
+      const file = join(this.#dir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (!info?.isFile() || now - info.mtimeMs <= this.retentionMs) continue;
+      await rm(file, { force: true });
+      pruned++;
+    }
+    return pruned;
+  }
+
   async create(cwd: string): Promise<SessionRecord> {
+    if (Date.now() - this.#prunedAt >= PRUNE_INTERVAL_MS) await this.prune();
     const record: SessionRecord = {
       sessionId: randomUUID(),
       cwd,

@@ -9,13 +9,19 @@ import {
   type PlatformClient,
   platformOfThread,
 } from '@tributary/platforms';
-import { BacklogFullError, type GateState, type ThreadControls, type ThreadQueue } from '@tributary/queue';
+import {
+  BacklogFullError,
+  type GateConditions,
+  type GateState,
+  type ThreadControls,
+  type ThreadQueue,
+} from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
 import type { BotSelf } from './bot-identities.js';
 import { applyControl, parseControlText } from './control-commands.js';
 import { IngressError } from './errors.js';
-import { allowListVerdict, decideGate } from './gates/gate-decision.js';
+import { allowListVerdict, meetsConditions, planGate } from './gates/gate-decision.js';
 import type { SenderNames } from './sender-names.js';
 import type { ThreadParents } from './thread-parents.js';
 
@@ -29,6 +35,14 @@ export type IntakeOutcome =
   | { outcome: 'deleted'; thread: string; dispatched: boolean }
   | { outcome: 'ignored'; reason: string }
   | { outcome: 'control'; command: string; confirmation: string };
+
+/** A message the gate's stateless part admits, with what the thread's gate state must still meet. */
+interface Screened {
+  outcome: 'admitted';
+  text: string;
+  mentionsUs: boolean;
+  conditions?: GateConditions;
+}
 
 export interface IntakeDeps {
   queue: ThreadQueue;
@@ -58,6 +72,13 @@ export class Intake {
     if (screened.outcome !== 'admitted') return screened;
     const { event, thread } = message;
     const command = parseControlText(screened.text, self?.id);
+    // A command acts instead of the enqueue and a parent is fetched ahead of it: both only for a message
+    // the gate admits, so these read the gate state first. Every other message has its conditions
+    // checked by the enqueue script itself, in the same round trip.
+    if (screened.conditions && (command || this.deps.parents.pending(message))) {
+      const verdict = meetsConditions(screened.conditions, await this.deps.gateState.read(thread));
+      if (!verdict.admit) return this.refused(message, verdict.reason, screened.mentionsUs);
+    }
     if (command) {
       const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
       return { outcome: 'control', command, confirmation };
@@ -65,7 +86,7 @@ export class Intake {
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
     await this.deps.parents.record(message);
-    return this.enqueue(message, { ...event, text: screened.text });
+    return this.enqueue(message, { ...event, text: screened.text }, screened);
   }
 
   /**
@@ -95,7 +116,7 @@ export class Intake {
     });
     if (revised === 'duplicate') return { outcome: 'duplicate', thread };
     if (revised === 'applied') return { outcome: 'edited', thread };
-    return this.enqueue(message, { ...event, text: screened.text }, true);
+    return this.enqueue(message, { ...event, text: screened.text }, screened, true);
   }
 
   /** A platform's delete: removes the message while it waits; after dispatch it is only recorded. */
@@ -117,40 +138,55 @@ export class Intake {
   }
 
   /**
-   * The gates, on the verbatim text, then our mention stripped. A refusal of a message meant for us (it
-   * mentions us, or the conversation is ours) is kept as its receipt; other channel traffic, people's
-   * and bots' alike, leaves nothing.
+   * The gate's stateless part, on the verbatim text, then our mention stripped; the conditions on the
+   * thread's gate state travel with the enqueue (one round trip).
    */
   private async screen(
     adapter: InboundAdapter,
     self: BotSelf | undefined,
     message: InboundMessage,
-  ): Promise<{ outcome: 'admitted'; text: string } | Extract<IntakeOutcome, { outcome: 'ignored' }>> {
-    const { gates, gateState } = this.deps;
-    const { event, thread } = message;
+  ): Promise<Screened | Extract<IntakeOutcome, { outcome: 'ignored' }>> {
+    const { event } = message;
     const selfId = self?.id;
     const mentionsUs = selfId !== undefined && message.mentions.includes(selfId);
-    const state = await gateState.read(thread);
-    const involved = state.involved || message.direct;
-    const verdict = decideGate(gates, {
+    const plan = planGate(this.deps.gates, {
       senderId: event.sender.id,
       isBot: event.sender.isBot,
       channelId: event.channelId,
       mentionsUs,
       mentionsOthers: message.mentions.some((id) => id !== selfId),
-      involved,
-      botTurns: state.botTurns,
+      direct: message.direct,
     });
-    if (!verdict.admit) {
-      if (mentionsUs || involved) await this.deps.queue.noteRefusal(thread, event.eventId, verdict.reason);
-      return { outcome: 'ignored', reason: verdict.reason };
-    }
+    if (!plan.admit) return this.refused(message, plan.reason, mentionsUs || message.direct);
     const text = self === undefined ? event.text : adapter.stripSelfMention(event.text, self.id, self.name);
-    return { outcome: 'admitted', text };
+    return {
+      outcome: 'admitted',
+      text,
+      mentionsUs,
+      ...(plan.conditions ? { conditions: plan.conditions } : {}),
+    };
+  }
+
+  /**
+   * A refusal of a message meant for us (it mentions us, or the conversation is ours) is kept as its
+   * receipt; other channel traffic, people's and bots' alike, leaves nothing.
+   */
+  private async refused(
+    message: InboundMessage,
+    reason: string,
+    meantForUs: boolean,
+  ): Promise<Extract<IntakeOutcome, { outcome: 'ignored' }>> {
+    if (meantForUs) await this.deps.queue.noteRefusal(message.thread, message.event.eventId, reason);
+    return { outcome: 'ignored', reason };
   }
 
   /** One enqueue of the event as the agent will see it; `edit`: an edit of a dispatched message. */
-  private async enqueue(message: InboundMessage, event: ArrivalEvent, edit = false): Promise<IntakeOutcome> {
+  private async enqueue(
+    message: InboundMessage,
+    event: ArrivalEvent,
+    screened: Screened,
+    edit = false,
+  ): Promise<IntakeOutcome> {
     const { queue } = this.deps;
     const { thread } = message;
     const sender = await this.deps.names.resolve(thread, event.sender);
@@ -160,6 +196,7 @@ export class Intake {
         ...queuedArrival({ ...event, sender }),
         idempotencyKey: message.dedupKey,
         edit,
+        ...(screened.conditions ? { gate: screened.conditions } : {}),
       });
     } catch (error) {
       if (error instanceof BacklogFullError) {
@@ -168,6 +205,13 @@ export class Intake {
       }
       throw error;
     }
+    // Refused by the thread's state: the loop guard refuses in a conversation that is ours.
+    if (result.outcome === 'gated')
+      return this.refused(
+        message,
+        result.refusal,
+        screened.mentionsUs || result.refusal === 'bot-turn-limit',
+      );
     if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
     this.deps.reactions.add(thread, message.ref);
     return { outcome: 'accepted', thread, seq: result.seq };

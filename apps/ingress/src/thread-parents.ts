@@ -26,6 +26,14 @@ export class ThreadParents {
     private readonly timeoutMs = 1_000,
   ) {}
 
+  /** Whether `record` would still write or fetch anything for this message's thread. */
+  pending(message: InboundMessage): boolean {
+    if (this.recorded.has(message.thread)) return false;
+    if (message.parent) return true;
+    const client = this.clients.get(platformOfThread(message.thread));
+    return client?.fetchThreadParent !== undefined && message.event.threadId !== undefined;
+  }
+
   async record(message: InboundMessage): Promise<void> {
     const { thread } = message;
     if (this.recorded.has(thread)) return;

@@ -80,6 +80,7 @@ export async function startWorker(
     queue: {
       ...sharedQueueOptions(config),
       maxBatchMessages: config.maxBatchMessages,
+      leaseMs: config.leaseMs,
       processingMode: (thread) => processingModeOf(config, thread),
       maxBatchTokens: config.maxBatchTokens,
       ...options.queue,

@@ -37,6 +37,8 @@ export interface WorkerConfig
   agentAuthMethod: string | undefined;
   /** Turns this worker runs at once; also its live ACP sessions cap. */
   concurrency: number;
+  /** A turn's lease on its thread, renewed every third of it; a frozen worker's thread waits this long. */
+  leaseMs: number;
   maxBatchMessages: number;
   maxBatchTokens: number;
   /** The processing mode of platforms without one of their own in `processingModes`. */
@@ -94,6 +96,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ...readPermissionSettings(env),
     ...readSessionSetupSettings(env),
     concurrency,
+    // Renewed every third of it: below 3 s one slow Redis round trip could cost a live turn its lease.
+    leaseMs: readInteger(env, 'LEASE_MS', queueDefaults.leaseMs, 3_000, 3_600_000),
     maxSessions,
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),
     maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', queueDefaults.maxBatchTokens),

@@ -28,6 +28,8 @@ export interface ServiceSettings {
   sessionAffinity: boolean;
   /** Undefined: the queue's default. */
   sessionAffinityWaitMs: number | undefined;
+  /** How long a thread's keys outlive its last activity while nothing is buffered (`idleTtlMs`). */
+  threadIdleTtlMs: number;
   /** Credentials and API bases: ingress verifies deliveries and reacts, workers reply. */
   platforms: PlatformConfig;
   logLevel: LogLevel;
@@ -42,6 +44,8 @@ export function readServiceSettings(env: Env): ServiceSettings {
     sessionAffinity: affinity === 'on',
     sessionAffinityWaitMs:
       affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
+    // At least a minute: below that a conversation's pause would lose its session and history.
+    threadIdleTtlMs: readInteger(env, 'THREAD_IDLE_TTL_MS', queueDefaults.idleTtlMs, 60_000),
     platforms: loadPlatformConfig(env),
     logLevel: readLogLevel(env),
   };
@@ -52,6 +56,7 @@ export function sharedQueueOptions(settings: ServiceSettings): Partial<QueueConf
   return {
     prefix: settings.redisPrefix,
     affinity: settings.sessionAffinity,
+    idleTtlMs: settings.threadIdleTtlMs,
     ...(settings.sessionAffinityWaitMs === undefined
       ? {}
       : { affinityWaitMs: settings.sessionAffinityWaitMs }),

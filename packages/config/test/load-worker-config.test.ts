@@ -18,8 +18,15 @@ describe('worker configuration', () => {
       stallHardMs: 30_000,
       permissionPolicy: 'allow-once',
       permissionRules: {},
+      leaseMs: 30_000,
+      threadIdleTtlMs: 7 * 24 * 60 * 60 * 1000,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads LEASE_MS and THREAD_IDLE_TTL_MS', () => {
+    const config = loadWorkerConfig({ LEASE_MS: '12000', THREAD_IDLE_TTL_MS: '86400000' });
+    expect(config).toMatchObject({ leaseMs: 12_000, threadIdleTtlMs: 86_400_000 });
   });
 
   it('reads AGENT_AUTH_METHOD, blank meaning unset', () => {
@@ -99,6 +106,9 @@ describe('worker configuration', () => {
   it.each([
     [{ MAX_BATCH_MESSAGES: 'ten' }, 'MAX_BATCH_MESSAGES: must be a whole number, got "ten"'],
     [{ MAX_BATCH_MESSAGES: '0' }, 'MAX_BATCH_MESSAGES: must be between 1 and'],
+    [{ LEASE_MS: '2999' }, 'LEASE_MS: must be between 3000 and 3600000, got 2999'],
+    [{ LEASE_MS: '30s' }, 'LEASE_MS: must be a whole number, got "30s"'],
+    [{ THREAD_IDLE_TTL_MS: '1000' }, 'THREAD_IDLE_TTL_MS: must be between 60000 and'],
     [
       { MESSAGE_PROCESSING_MODE: 'batch' },
       'MESSAGE_PROCESSING_MODE: must be one of per-thread, per-lane, per-message',

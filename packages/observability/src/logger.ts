@@ -17,6 +17,14 @@ export const REDACTED_PATHS = [
   'headers["x-signature-ed25519"]',
 ];
 
+/**
+ * By default lines go to stdout asynchronously: a write no longer blocks the event loop per line, and
+ * lines logged while one write is in flight leave together. pino flushes what is buffered when the
+ * process exits (a SIGKILL loses at most the lines of the write in flight).
+ */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  return pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    destination ?? pino.destination({ dest: 1, sync: false }),
+  );
 }

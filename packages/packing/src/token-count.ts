@@ -40,7 +40,20 @@ export function countTokens(text: string): number {
 
 /** Tokens of the event's <sender_context> block: the fixed cost of the envelope, per event. */
 export function envelopeTokens(event: ArrivalEvent): number {
-  return countTokens(senderContextBlockText(event));
+  return new TokenMeter().countEnvelope(event);
+}
+
+/**
+ * Envelopes remembered by shape: the block with the timestamp's digits zeroed. The pre-tokenizer
+ * splits digit runs into pieces of at most three digits that are one token each whatever the digits,
+ * so envelopes of one shape (a sender, in a channel and thread) have one count; counting each event's
+ * envelope again was most of ingress's BPE work. Bounded: the map starts over when full.
+ */
+const envelopeMemo = new Map<string, number>();
+const ENVELOPE_MEMO_ENTRIES = 10_000;
+
+function envelopeShape(event: ArrivalEvent): string {
+  return senderContextBlockText({ ...event, timestamp: event.timestamp.replace(/[0-9]/g, '0') });
 }
 
 /**
@@ -51,7 +64,7 @@ export function envelopeTokens(event: ArrivalEvent): number {
  */
 export function eventTokens(event: ArrivalEvent): number {
   const meter = new TokenMeter();
-  let tokens = meter.count(senderContextBlockText(event)) + meter.count(event.text);
+  let tokens = meter.countEnvelope(event) + meter.count(event.text);
   for (const attachment of event.attachments) {
     tokens += attachment.kind === 'text' ? meter.count(attachment.text) : NON_TEXT_BLOCK_TOKENS;
   }
@@ -83,6 +96,17 @@ export class TokenMeter {
       return estimate(text.length, sample.tokens / sample.chars);
     }
     return estimate(text.length, this.countedTokens / this.countedChars);
+  }
+
+  /** The event's <sender_context> block, counted once per shape (see envelopeMemo). */
+  countEnvelope(event: ArrivalEvent): number {
+    const shape = envelopeShape(event);
+    const known = envelopeMemo.get(shape);
+    if (known !== undefined) return this.record(shape.length, known);
+    const tokens = this.count(senderContextBlockText(event));
+    if (envelopeMemo.size >= ENVELOPE_MEMO_ENTRIES) envelopeMemo.clear();
+    envelopeMemo.set(shape, tokens);
+    return tokens;
   }
 
   private record(chars: number, tokens: number): number {

@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { countTokens as countO200kTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { ArrivalEvent } from '../src/index.js';
-import { countTokens, envelopeTokens, eventTokens, NON_TEXT_BLOCK_TOKENS } from '../src/index.js';
+import {
+  countTokens,
+  envelopeTokens,
+  eventTokens,
+  NON_TEXT_BLOCK_TOKENS,
+  senderContextBlockText,
+} from '../src/index.js';
 import { bpePieces, MAX_PIECE_CHARS, TOKEN_COUNT_BUDGET_CHARS, TokenMeter } from '../src/token-count.js';
 import { arrivalEvent } from './arbitraries.js';
 
@@ -43,6 +49,25 @@ describe('token counting', () => {
         countTokens('check the build and run e2e') +
         countTokens('error TS2345: bad argument') +
         NON_TEXT_BLOCK_TOKENS,
+    );
+  });
+
+  it('counts every envelope as the BPE does, though it remembers counts by shape', () => {
+    const timestamp = fc
+      .date({
+        min: new Date('1970-01-01T00:00:00Z'),
+        max: new Date('9999-12-31T23:59:59Z'),
+        noInvalidDate: true,
+      })
+      .map((date) => date.toISOString());
+    fc.assert(
+      fc.property(arrivalEvent, timestamp, timestamp, (any, first, second) => {
+        for (const at of [first, second]) {
+          const stamped = { ...any, timestamp: at };
+          expect(envelopeTokens(stamped)).toBe(countTokens(senderContextBlockText(stamped)));
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -222,6 +222,20 @@ describe('redact and noAnswerFailure', () => {
       },
     ],
     [
+      'refused connection, as undici reports it',
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+      { kind: 'transient', detail: 'could not reach the platform (ECONNREFUSED)' },
+    ],
+    [
+      'unparseable URL, as undici reports it',
+      Object.assign(new TypeError('Invalid URL'), { code: 'ERR_INVALID_URL' }),
+      {
+        kind: 'failed',
+        reason: 'refused',
+        detail: 'the request URL is invalid: check the configured API base URL',
+      },
+    ],
+    [
       'anything else',
       new Error('boom'),
       { kind: 'transient', detail: 'could not reach the platform (boom)' },

@@ -11,8 +11,12 @@ export type ConnectionProfile = { kind: 'fail-fast'; timeoutMs: number } | { kin
 
 /** The one place Tributary's Redis clients are built (blocking ones are duplicated from these). */
 export function openConnection(url: string, profile: ConnectionProfile): Redis {
-  if (profile.kind === 'patient') return new Redis(url, { maxRetriesPerRequest: 3 });
+  // Commands issued in the same event-loop tick (concurrent requests, turns, sweeps) leave in one
+  // write instead of one each.
+  if (profile.kind === 'patient')
+    return new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
   return new Redis(url, {
+    enableAutoPipelining: true,
     enableOfflineQueue: false,
     commandTimeout: profile.timeoutMs,
     connectTimeout: profile.timeoutMs,
@@ -26,7 +30,8 @@ export function openConnection(url: string, profile: ConnectionProfile): Redis {
  * takes, and it is the caller's to disconnect.
  */
 export function blockingConnection(redis: Redis): Redis {
-  return redis.duplicate({ maxRetriesPerRequest: null });
+  // A blocking command holds the connection: nothing may be pipelined behind it.
+  return redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
 }
 
 /** Resolves when the connection is ready, or after `timeoutMs` whatever its state. */

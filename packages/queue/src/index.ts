@@ -45,6 +45,7 @@ export {
 export {
   type ClaimResult,
   type EnqueueResult,
+  type GateConditions,
   type NewMessage,
   type NextStep,
   type Revision,

@@ -18,8 +18,12 @@ export interface QueueConfig {
   /** Messages a thread may hold (in flight + waiting) before enqueue refuses. */
   maxBacklog: number;
   dedupTtlMs: number;
-  /** How long a quiet thread's gate state (involved, bot-turn run) is kept. */
-  gateTtlMs: number;
+  /**
+   * How long a thread's keys (state, inbox, history, session record, parent, gate state) outlive its
+   * last activity. They expire only while nothing is buffered or in flight; then a new message starts
+   * the thread afresh (a fresh agent session without history).
+   */
+  idleTtlMs: number;
   /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
   yieldAfterTurns: number;
   /** Batch records kept per thread: at most this many, none older than `historyMaxAgeMs`. */
@@ -76,7 +80,7 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   maxBatchTokens: 24_000,
   maxBacklog: 1_000,
   dedupTtlMs: 24 * 60 * 60 * 1000,
-  gateTtlMs: 30 * 24 * 60 * 60 * 1000,
+  idleTtlMs: 7 * 24 * 60 * 60 * 1000,
   yieldAfterTurns: 20,
   // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
   historyLimit: 200,
@@ -108,7 +112,7 @@ const positiveIntegers = [
   'historyLimit',
   'historyMaxAgeMs',
   'affinityWaitMs',
-  'gateTtlMs',
+  'idleTtlMs',
   'presenceTtlMs',
   'maxFailures',
   'maxDeliveries',

@@ -89,7 +89,7 @@ function ok(reply: Reply): Reply {
 }
 
 const CAPS = ['maxMessages', 'maxTokens', 'lanes'] as const;
-const RETENTION = ['historyMax', 'historyMaxAgeMs'] as const;
+const RETENTION = ['historyMax', 'historyMaxAgeMs', 'idleTtlMs'] as const;
 /** A lease holder continuing after a turn boundary: who it is and how the next batch is formed. */
 const CONTINUE = [
   'member',
@@ -118,7 +118,9 @@ export const enqueue = defineScript({
     'lane',
     'maxBacklog',
     'dedupTtlMs',
-    'gateTtlMs',
+    'idleTtlMs',
+    'requireInvolved',
+    'maxBotTurns',
     'edit',
     ...RECEIPT_BOUNDS,
   ],
@@ -138,6 +140,8 @@ export const enqueue = defineScript({
         return { status: 'duplicate' as const, streamId: reply.str(1) };
       case ScriptStatus.BacklogFull:
         return { status: 'backlogFull' as const, backlog: reply.num(1) };
+      case ScriptStatus.Gated:
+        return { status: 'gated' as const, refusal: reply.str(1) as GateCondition };
       default:
         throw reply.unexpected();
     }
@@ -181,6 +185,9 @@ export const noteRefusal = defineScript({
     ok(reply);
   },
 });
+
+/** What enqueue's gate conditions refuse with. */
+export type GateCondition = 'not-addressed' | 'bot-turn-limit';
 
 export const claim = defineScript({
   name: 'claim',

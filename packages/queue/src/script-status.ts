@@ -4,6 +4,7 @@ export enum ScriptStatus {
   Ring = 1,
   Queued = 2,
   Duplicate = 3,
+  Gated = 4,
   Claimed = 10,
   Stale = 11,
   Busy = 12,

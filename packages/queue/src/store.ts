@@ -47,7 +47,7 @@ export class Store {
     this.queue = new ThreadQueue(redis, config, this.doorbell);
     const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
-    this.sessions = new SessionRecords(redis, keysOf);
+    this.sessions = new SessionRecords(redis, keysOf, config.idleTtlMs);
     this.replies = new ReplyOutbox(redis, keysOf, config);
     this.controls = new ThreadControls(redis, this.queue);
     this.admin = new ThreadAdmin(
@@ -69,7 +69,11 @@ export class Store {
 
   /** Each thread's parent message, as the platform adapters describe it. */
   parents<Parent extends object>(): ThreadParentStore<Parent> {
-    return new ThreadParentStore<Parent>(this.redis, (thread) => this.queue.keys(thread));
+    return new ThreadParentStore<Parent>(
+      this.redis,
+      (thread) => this.queue.keys(thread),
+      this.config.idleTtlMs,
+    );
   }
 
   /** Connection problems (the client reconnects on its own); without a listener they are thrown. */

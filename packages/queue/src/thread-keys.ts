@@ -74,8 +74,10 @@ export function decodeThread(member: string): string {
 /** FNV-1a over the UTF-8 bytes: stable across processes and releases, cheap, well spread. */
 export function bucketOf(thread: string, buckets: number): number {
   let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(thread, 'utf8')) {
-    hash ^= byte;
+  const bytes = Buffer.from(thread, 'utf8');
+  // An indexed loop: a Buffer's iterator was a tenth of ingress's CPU.
+  for (let i = 0; i < bytes.length; i++) {
+    hash ^= bytes[i]!;
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash % buckets;

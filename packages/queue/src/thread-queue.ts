@@ -20,6 +20,16 @@ export interface NewMessage {
   lane?: string;
   /** An edit of message `id` that came after it was dispatched: its receipt points here too. */
   edit?: boolean;
+  /** Conditions on the thread's gate state, checked atomically with the acceptance. */
+  gate?: GateConditions;
+}
+
+/** The part of an ingress gate's verdict that depends on the thread's gate state. */
+export interface GateConditions {
+  /** Refuse unless a message of the thread was accepted before. */
+  requireInvolved: boolean;
+  /** Refuse once this many agent messages were accepted in a row. */
+  maxBotTurns?: number;
 }
 
 /** An edit or delete of an accepted message, by the platform message id it was enqueued with. */
@@ -37,7 +47,8 @@ export type RevisionResult = 'applied' | 'dispatched' | 'notFound' | 'duplicate'
 
 export type EnqueueResult =
   | { outcome: 'accepted'; streamId: string; seq: number; rang: boolean }
-  | { outcome: 'duplicate'; streamId: string };
+  | { outcome: 'duplicate'; streamId: string }
+  | { outcome: 'gated'; refusal: script.GateCondition };
 
 /** What the holder of a lease does next after a turn boundary. */
 export type NextStep =
@@ -66,6 +77,9 @@ export interface ThreadState {
   backlog: number;
 }
 
+/** Threads whose key sets are remembered before the map starts over (a bound on memory). */
+const RECENT_KEYS = 10_000;
+
 /**
  * The per-thread turn queue. Every state transition is one Lua script (see script-calls.ts); this class
  * names each script's keys and arguments, turns its decoded reply into the caller's result and rings
@@ -73,6 +87,8 @@ export interface ThreadState {
  */
 export class ThreadQueue {
   private readonly scripts: Scripts;
+  /** Key sets of recently seen threads: building one (encoding, hashing) cost a message more than its script. */
+  private readonly recentKeys = new Map<string, ThreadKeys>();
 
   constructor(
     private readonly redis: Redis,
@@ -83,7 +99,13 @@ export class ThreadQueue {
   }
 
   keys(thread: string): ThreadKeys {
-    return threadKeys(this.config.prefix, this.config.buckets, thread);
+    let keys = this.recentKeys.get(thread);
+    if (!keys) {
+      keys = threadKeys(this.config.prefix, this.config.buckets, thread);
+      if (this.recentKeys.size >= RECENT_KEYS) this.recentKeys.clear();
+      this.recentKeys.set(thread, keys);
+    }
+    return keys;
   }
 
   /** Readiness: every script is in Redis's cache (reloaded after a Redis restart). */
@@ -106,7 +128,9 @@ export class ThreadQueue {
         lane: message.lane ?? '',
         maxBacklog: c.maxBacklog,
         dedupTtlMs: c.dedupTtlMs,
-        gateTtlMs: c.gateTtlMs,
+        idleTtlMs: c.idleTtlMs,
+        requireInvolved: message.gate?.requireInvolved ? 1 : 0,
+        maxBotTurns: message.gate?.maxBotTurns ?? '',
         edit: message.edit ? 1 : 0,
         ...this.receiptBounds(),
       },
@@ -114,6 +138,8 @@ export class ThreadQueue {
     switch (reply.status) {
       case 'duplicate':
         return { outcome: 'duplicate', streamId: reply.streamId };
+      case 'gated':
+        return { outcome: 'gated', refusal: reply.refusal };
       case 'backlogFull':
         throw new BacklogFullError(thread, reply.backlog);
       case 'queued':
@@ -350,6 +376,7 @@ export class ThreadQueue {
       bucket: k.bucket,
       historyMax: c.historyLimit,
       historyMaxAgeMs: c.historyMaxAgeMs,
+      idleTtlMs: c.idleTtlMs,
     };
   }
 

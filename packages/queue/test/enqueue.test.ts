@@ -33,13 +33,39 @@ describe('enqueue', () => {
     expect(await f.redis.pttl(queue.keys('th').gate)).toBeGreaterThan(0);
   });
 
+  it('checks the gate conditions on that state in the same script, and refuses without a trace', async () => {
+    const { queue, doorbell } = await f.make();
+    const involved = { requireInvolved: true };
+    expect(await queue.enqueue('th', { id: 'a', body: 'hi', gate: involved })).toEqual({
+      outcome: 'gated',
+      refusal: 'not-addressed',
+    });
+    expect(await f.redis.exists(queue.keys('th').gate, queue.keys('th').inbox)).toBe(0);
+    expect(await doorbell.queue.getJobCounts('waiting')).toMatchObject({ waiting: 0 });
+    await queue.enqueue('th', { id: 'b', body: 'mentions us' });
+    expect((await queue.enqueue('th', { id: 'a', body: 'hi', gate: involved })).outcome).toBe('accepted');
+
+    const bots = { requireInvolved: false, maxBotTurns: 2 };
+    await queue.enqueue('th', { id: 'c', body: 'bot 1', origin: 'agent', gate: bots });
+    await queue.enqueue('th', { id: 'd', body: 'bot 2', origin: 'agent', gate: bots });
+    expect(await queue.enqueue('th', { id: 'e', body: 'bot 3', origin: 'agent', gate: bots })).toEqual({
+      outcome: 'gated',
+      refusal: 'bot-turn-limit',
+    });
+    expect((await queue.state('th')).backlog).toBe(4);
+    await queue.enqueue('th', { id: 'f', body: 'a person', gate: involved });
+    expect((await queue.enqueue('th', { id: 'e', body: 'bot 3', origin: 'agent', gate: bots })).outcome).toBe(
+      'accepted',
+    );
+  });
+
   it('absorbs a retry with the same idempotency key', async () => {
     const { queue } = await f.make();
     const first = await queue.enqueue('th', { id: 'a', body: 'one' });
     const retry = await queue.enqueue('th', { id: 'a', body: 'one' });
     const other = await queue.enqueue('th', { id: 'a2', idempotencyKey: 'slack:C1:1.000', body: 'x' });
     const otherRetry = await queue.enqueue('th', { id: 'a3', idempotencyKey: 'slack:C1:1.000', body: 'x' });
-    expect(first.outcome).toBe('accepted');
+    if (first.outcome !== 'accepted' || other.outcome !== 'accepted') throw new Error('not accepted');
     expect(retry).toEqual({ outcome: 'duplicate', streamId: first.streamId });
     expect(otherRetry).toEqual({ outcome: 'duplicate', streamId: other.streamId });
     expect((await queue.state('th')).backlog).toBe(2);

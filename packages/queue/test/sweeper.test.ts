@@ -1,6 +1,7 @@
-import { redisClockReaches } from '@tributary/testkit';
+import { redisClockReaches, waitFor } from '@tributary/testkit';
+import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Doorbell } from '../src/doorbells.js';
+import { DOORBELL_QUEUE, type Doorbell, doorbellPrefix } from '../src/doorbells.js';
 import { Sweeper } from '../src/sweeper.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
@@ -59,6 +60,30 @@ describe('sweeper', () => {
     expect((await queue.state('th')).epoch).toBe(1);
     // It did look: finding the doorbell pending, it put the thread off for another grace period.
     expect(await scheduledAt(queue, 'th')).toBeGreaterThan(scheduled);
+  });
+
+  it('re-rings a thread whose doorbell job failed before it claimed anything', async () => {
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
+    const connection = f.redis.duplicate({ maxRetriesPerRequest: null });
+    const failing = new Worker(
+      DOORBELL_QUEUE,
+      async () => {
+        throw new Error('the worker broke before its claim');
+      },
+      { connection, prefix: doorbellPrefix(queue.config.prefix) },
+    );
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await waitFor(async () => (await doorbell.queue.getJobCounts('failed')).failed === 1, {
+      what: 'the doorbell job to fail',
+    });
+    await failing.close();
+    connection.disconnect();
+    expect(await doorbell.pending(queue.keys('th').member, 1)).toBe(false);
+    await graceOver(queue, 'th');
+    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toMatchObject({
+      doorbellsRevived: 1,
+    });
+    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
   });
 
   it('revives a thread whose owner’s lease expired, keeping its batch in flight', async () => {

@@ -1,4 +1,5 @@
 import type { GateConfig } from '@tributary/config';
+import type { GateConditions } from '@tributary/queue';
 
 /** What the gate knows about one message and its thread. */
 export interface GateInput {
@@ -40,12 +41,20 @@ export function allowListVerdict(
   return { admit: true };
 }
 
+/** What the gate knows about a message before reading its thread's state. */
+export type GatePlanInput = Omit<GateInput, 'involved' | 'botTurns'> & {
+  /** The conversation is one-to-one (or pre-filtered): it counts as involved whatever the state. */
+  direct: boolean;
+};
+
 /**
- * Whether a message may become part of a prompt. Pure, so every policy combination is a table test;
- * the caller supplies the thread's state from Redis.
+ * The verdict before the thread's state is read: a refusal, or admission under conditions on that
+ * state (which the enqueue script checks as it accepts, so ingress needs one round trip).
  */
-export function decideGate(config: GateConfig, input: GateInput): GateVerdict {
-  const refuse = (reason: GateRefusal): GateVerdict => ({ admit: false, reason });
+export type GatePlan = { admit: false; reason: GateRefusal } | { admit: true; conditions?: GateConditions };
+
+export function planGate(config: GateConfig, input: GatePlanInput): GatePlan {
+  const refuse = (reason: GateRefusal): GatePlan => ({ admit: false, reason });
   if (config.allowedChannels.length > 0 && !config.allowedChannels.includes(input.channelId)) {
     return refuse('channel-not-allowed');
   }
@@ -56,20 +65,43 @@ export function decideGate(config: GateConfig, input: GateInput): GateVerdict {
     }
     if (config.allowBotMessages === 'mentions' && !input.mentionsUs) return refuse('bot-not-mentioning');
     // Two agents answering each other would loop forever; a human message resets the count.
-    if (input.botTurns >= config.maxBotTurns) return refuse('bot-turn-limit');
-    return { admit: true };
+    return { admit: true, conditions: { requireInvolved: false, maxBotTurns: config.maxBotTurns } };
   }
   if (config.allowedUsers.length > 0 && !config.allowedUsers.includes(input.senderId)) {
     return refuse('user-not-allowed');
   }
   if (input.mentionsUs) return { admit: true };
+  const involved: GatePlan = input.direct
+    ? { admit: true }
+    : { admit: true, conditions: { requireInvolved: true } };
   switch (config.allowUserMessages) {
     case 'mentions':
       return refuse('not-addressed');
     case 'involved':
-      return input.involved ? { admit: true } : refuse('not-addressed');
+      return involved;
     case 'multibot-mentions':
       // In a thread shared with other bots, a message naming someone else is not for us.
-      return input.involved && !input.mentionsOthers ? { admit: true } : refuse('not-addressed');
+      return input.mentionsOthers ? refuse('not-addressed') : involved;
   }
+}
+
+/** Whether the thread's state meets a plan's conditions; what the enqueue script checks. */
+export function meetsConditions(
+  conditions: GateConditions | undefined,
+  state: Pick<GateInput, 'involved' | 'botTurns'>,
+): GateVerdict {
+  if (conditions?.requireInvolved && !state.involved) return { admit: false, reason: 'not-addressed' };
+  if (conditions?.maxBotTurns !== undefined && state.botTurns >= conditions.maxBotTurns) {
+    return { admit: false, reason: 'bot-turn-limit' };
+  }
+  return { admit: true };
+}
+
+/**
+ * Whether a message may become part of a prompt, given its thread's state. Pure, so every policy
+ * combination is a table test.
+ */
+export function decideGate(config: GateConfig, input: GateInput): GateVerdict {
+  const plan = planGate(config, { ...input, direct: input.involved });
+  return plan.admit ? meetsConditions(plan.conditions, input) : plan;
 }

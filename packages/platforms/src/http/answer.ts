@@ -12,7 +12,8 @@ export async function readAnswer(response: Response): Promise<PlatformAnswer> {
   return { status: response.status, headers: response.headers, body: parseBody(await response.text()) };
 }
 
-function parseBody(text: string): unknown {
+/** The parsed body of an answer: JSON, else its text; undefined when empty. */
+export function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
     return JSON.parse(text);

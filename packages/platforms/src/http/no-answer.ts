@@ -10,15 +10,20 @@ export function noAnswerFailure(error: unknown, timeoutMs: number): Failure {
   }
   const cause =
     error instanceof Error ? (error.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (cause?.code === 'ERR_INVALID_URL') {
+  // fetch wraps the reason in `cause`; undici's request throws it with its `code` directly.
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (cause?.code === 'ERR_INVALID_URL' || code === 'ERR_INVALID_URL') {
     return {
       kind: 'failed',
       reason: 'refused',
       detail: 'the request URL is invalid: check the configured API base URL',
     };
   }
-  const why = [cause?.code, cause?.message, error instanceof Error ? error.message : String(error)].find(
-    (text) => typeof text === 'string' && text !== '',
-  );
+  const why = [
+    code,
+    cause?.code,
+    cause?.message,
+    error instanceof Error ? error.message : String(error),
+  ].find((text) => typeof text === 'string' && text !== '');
   return { kind: 'transient', detail: `could not reach the platform (${why})` };
 }

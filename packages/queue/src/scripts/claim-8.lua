@@ -34,6 +34,7 @@ local acked = redis.call('HGET', K.state, 'acked')
 local entries = read_batch(K.inbox, acked, batch_caps(A))
 if #entries == 0 then
   set_idle(K, thread)
+  expire_idle(K, tonumber(A.idleTtlMs))
   return { STATUS.EMPTY }
 end
 return start_batch(K, thread, A.owner, fence, lease_ms, bucket, now, entries, false, STATUS.CLAIMED)

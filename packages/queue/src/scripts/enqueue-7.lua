@@ -1,10 +1,18 @@
 -- Accepts one message into a thread's inbox; rings the thread when it was idle.
 -- The gate hash (read by ingress's gates) records, with the acceptance itself, that we are involved in
 -- the thread and how many agent messages came in a row (a user message ends the run: loop guard).
+-- The gate's conditions on that state are checked here too (`requireInvolved`: refuse unless we took
+-- part in the thread; `maxBotTurns`, when not '': refuse once that many agent messages came in a row),
+-- so ingress needs one round trip per message.
 -- Returns: {RING, stream id, seq, epoch, last owner or ''} | {QUEUED, stream id, seq}
---        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog}
+--        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
 -- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
 -- session, which the doorbell prefers (session affinity).
+local gate = redis.call('HMGET', K.gate, 'involved', 'botTurns')
+if A.requireInvolved == '1' and gate[1] ~= '1' then return { STATUS.GATED, 'not-addressed' } end
+if A.maxBotTurns ~= '' and (tonumber(gate[2]) or 0) >= tonumber(A.maxBotTurns) then
+  return { STATUS.GATED, 'bot-turn-limit' }
+end
 local seen = redis.call('GET', K.dedup)
 if seen then return { STATUS.DUPLICATE, seen } end
 local backlog = redis.call('XLEN', K.inbox)
@@ -19,7 +27,10 @@ receipt_accepted(K, A, sid, now)
 redis.call('HSET', K.gate, 'involved', '1')
 if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end
-redis.call('PEXPIRE', K.gate, A.gateTtlMs)
+redis.call('PEXPIRE', K.gate, A.idleTtlMs)
+-- A buffered message never expires: an idle thread's keys only do while it has none (lib.lua's expire_idle).
+redis.call('PERSIST', K.state)
+redis.call('PERSIST', K.inbox)
 
 local st = redis.call('HMGET', K.state, 'status', 'paused', 'acked', 'owner')
 if not st[3] then redis.call('HSET', K.state, 'acked', '0-0', 'read', '0-0') end

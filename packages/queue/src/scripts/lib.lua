@@ -7,12 +7,13 @@
 --   * arguments shared by several scripts carry the same name everywhere: `member` (the thread as it
 --     appears in keys and indexes), `thread` (its id, for records), `owner`, `fence`, `leaseMs`, the
 --     batch caps `maxMessages`, `maxTokens`, `lanes` (1: a batch ends where the sender changes),
---     `bucket`, `yieldAfterTurns`, and history retention `historyMax`, `historyMaxAgeMs`;
+--     `bucket`, `yieldAfterTurns`, history retention `historyMax`, `historyMaxAgeMs`, and `idleTtlMs`
+--     (how long a thread's keys outlive its last activity);
 --   * every batch that ends (committed, failed, dead-lettered) leaves a record in the history stream;
 --   * all time comes from Redis TIME so that every worker agrees on lease expiry.
 
 local STATUS = {
-  OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
+  OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, GATED = 4, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
   PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, NOT_FOUND = 30, DISPATCHED = 31,
   BACKLOG_FULL = -1, FENCED = -2,
 }
@@ -115,6 +116,15 @@ local function set_idle(k, thread)
   redis.call('ZREM', k.sched, thread)
 end
 
+-- An idle thread with nothing buffered or in flight: its state, inbox and history expire `idle_ms`
+-- from now unless a message comes first (enqueue persists state and inbox again). Memory stays bounded
+-- by the threads active within that time.
+local function expire_idle(k, idle_ms)
+  redis.call('PEXPIRE', k.state, idle_ms)
+  redis.call('PEXPIRE', k.inbox, idle_ms)
+  redis.call('PEXPIRE', k.history, idle_ms)
+end
+
 -- Puts the thread back in line for a new doorbell; `not_before` lets the sweeper wait for a delay.
 local function reschedule(k, thread, not_before)
   local epoch = redis.call('HINCRBY', k.state, 'epoch', 1)
@@ -144,6 +154,7 @@ local function continue_after(k, a, now)
   local entries = read_batch(k.inbox, st[2], batch_caps(a))
   if #entries == 0 then
     set_idle(k, thread)
+    expire_idle(k, tonumber(a.idleTtlMs))
     return { STATUS.IDLE }
   end
   local turns = redis.call('HINCRBY', k.state, 'turns', 1)
@@ -166,9 +177,9 @@ local function message_records(entries)
   return messages
 end
 
--- Retention of the history stream: max records, max age in ms.
+-- Retention of the history stream: max records, max age in ms, and how long it outlives activity.
 local function history_keep(a)
-  return { count = tonumber(a.historyMax), age_ms = tonumber(a.historyMaxAgeMs) }
+  return { count = tonumber(a.historyMax), age_ms = tonumber(a.historyMaxAgeMs), idle_ms = tonumber(a.idleTtlMs) }
 end
 
 -- Appends a record of the in-flight batch to the thread's history stream, then trims it by count and
@@ -186,6 +197,7 @@ local function record_batch(k, thread_id, status, now, keep, extra)
   redis.call('XADD', k.history, '*', 'record', cjson.encode(record))
   redis.call('XTRIM', k.history, 'MAXLEN', keep.count)
   redis.call('XTRIM', k.history, 'MINID', string.format('%d', math.max(0, now - keep.age_ms)))
+  redis.call('PEXPIRE', k.history, keep.idle_ms)
   return entries
 end
 

@@ -27,7 +27,8 @@ export class ControlSubscriber {
     private readonly prefix: string,
     onMessage: (message: ControlMessage) => void,
   ) {
-    this.connection = redis.duplicate();
+    // A subscriber connection: only (un)subscribe commands, never pipelined behind others.
+    this.connection = redis.duplicate({ enableAutoPipelining: false });
     this.connection.on('message', (_channel: string, raw: string) => {
       const message = parseControl(raw);
       if (message) onMessage(message);

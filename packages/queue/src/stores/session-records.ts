@@ -21,6 +21,8 @@ export class SessionRecords {
   constructor(
     private readonly redis: Redis,
     private readonly keysOf: KeysOf,
+    /** A record outlives its thread's last save by this much (the queue's `idleTtlMs`). */
+    private readonly ttlMs: number,
   ) {}
 
   async get(thread: string): Promise<SessionRecord | undefined> {
@@ -37,6 +39,11 @@ export class SessionRecords {
   }
 
   async save(thread: string, record: SessionRecord): Promise<void> {
-    await this.redis.hset(this.keysOf(thread).session, { ...record });
+    const key = this.keysOf(thread).session;
+    await this.redis
+      .multi()
+      .hset(key, { ...record })
+      .pexpire(key, this.ttlMs)
+      .exec();
   }
 }

@@ -9,7 +9,8 @@ export class ThreadParentStore<Parent extends object> {
   constructor(
     private readonly redis: Redis,
     private readonly keysOf: KeysOf,
-    private readonly ttlSeconds = 30 * 24 * 60 * 60,
+    /** The queue's `idleTtlMs`: a parent is kept as long as its thread's other keys. */
+    private readonly ttlMs: number,
   ) {}
 
   async has(thread: string): Promise<boolean> {
@@ -18,7 +19,7 @@ export class ThreadParentStore<Parent extends object> {
 
   /** `none` records that the thread has no parent (the event started it), so nobody fetches again. */
   async set(thread: string, parent: Parent | 'none'): Promise<void> {
-    await this.redis.set(this.key(thread), JSON.stringify(parent), 'EX', this.ttlSeconds, 'NX');
+    await this.redis.set(this.key(thread), JSON.stringify(parent), 'PX', this.ttlMs, 'NX');
   }
 
   async get(thread: string): Promise<Parent | undefined> {

@@ -1,0 +1,311 @@
+/**
+ * End to end (issue: broker cost): signed gateway messages into a real ingress process, two worker
+ * processes running the built-in agent, replies posted to a gateway stub in this process. Baseline
+ * in the same run: a BullMQ queue and a no-op worker at the same total concurrency, on the same Redis.
+ * Each round sends T threads x M messages (message n of every thread before message n+1 of any, so
+ * later messages arrive while earlier turns run and are batched) and waits until every message is
+ * committed. The threads are the same in every round and, by default, no more than the workers keep
+ * live sessions for (each session is an agent process of its own, docs/adr/0015): the figures are a
+ * turn's cost on a live session, not an agent's start-up, which the warm-up round pays. It reports turns/s, messages/s and CPU per turn of each process kind: ingress, workers
+ * (/proc utime+stime), agents (the workers' descendants, reaped ones included) and Redis (INFO cpu).
+ *
+ *   npm run bench:e2e [-- --threads 16 --messages 40 --rounds 3 --concurrency 4]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { signedRequestHeaders } from '@tributary/platforms';
+import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { closedLoop, median, printTable } from './load.js';
+import { descendantsCpuMs, processCpuMs } from './process-cpu.js';
+
+const { values } = parseArgs({
+  options: {
+    threads: { type: 'string', default: '16' },
+    messages: { type: 'string', default: '40' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '4' },
+  },
+});
+const threads = Number(values.threads);
+const perThread = Number(values.messages);
+const rounds = Number(values.rounds);
+const concurrency = Number(values.concurrency);
+const WORKERS = 2;
+const SECRET = 'bench-gateway-secret';
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const cli = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
+
+const server = await startRedis({ private: true });
+const redis = new Redis(server.url);
+const prefix = uniquePrefix('bench-e2e');
+
+// The gateway: every reply and reaction is answered at once.
+const replies = { posts: 0 };
+const gateway = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    replies.posts++;
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+  });
+});
+await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+const replyUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/reply`;
+
+const shared = {
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  REDIS_URL: server.url,
+  REDIS_PREFIX: prefix,
+  GATEWAY_SECRET: SECRET,
+  GATEWAY_REPLY_URL: replyUrl,
+  LOG_LEVEL: 'info',
+};
+
+interface Service {
+  child: ChildProcess;
+  dispatches: number[];
+  started: boolean;
+}
+
+function spawnService(args: string[], env: NodeJS.ProcessEnv): Service {
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+    env: { ...shared, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Messages per dispatch, from the one info line each dispatch logs.
+  const service: Service = { child, dispatches: [], started: false };
+  let pending = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    for (const line of lines) {
+      if (line.includes('"worker started"')) service.started = true;
+      if (!line.includes('"msg":"dispatch"')) continue;
+      service.dispatches.push((JSON.parse(line) as { events: number }).events);
+    }
+  });
+  return service;
+}
+
+const ingressPort = await freePort();
+const ingress = spawnService(['ingress'], {
+  PORT: String(ingressPort),
+  HOST: '127.0.0.1',
+  RATE_LIMIT_PER_MINUTE: '100000000',
+  REDIS_TIMEOUT_MS: '2500',
+  LOG_LEVEL: 'warn',
+});
+const workers = Array.from({ length: WORKERS }, () =>
+  spawnService(['worker'], {
+    METRICS_PORT: '0',
+    WORKER_CONCURRENCY: String(concurrency),
+    AGENT_MAX_SESSIONS: String(Math.max(concurrency, threads)),
+    SHUTDOWN_GRACE_MS: '0',
+  }),
+);
+const ingressUrl = `http://127.0.0.1:${ingressPort}`;
+
+async function redisCpuMs(): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+}
+
+function cpuNow() {
+  return {
+    ingress: processCpuMs(ingress.child.pid!),
+    workers: workers.reduce((sum, w) => sum + processCpuMs(w.child.pid!), 0),
+    agents: workers.reduce((sum, w) => sum + descendantsCpuMs(w.child.pid!), 0),
+  };
+}
+
+function event(round: number, thread: number, n: number): string {
+  return JSON.stringify({
+    schema: 'openab.gateway.event.v1',
+    event_id: `evt-${round}-${thread}-${n}`,
+    timestamp: new Date().toISOString(),
+    platform: 'bench',
+    event_type: 'message',
+    channel: { id: 'room', type: 'group', thread_id: `t-${thread}` },
+    sender: { id: 'ualice', name: 'alice', display_name: 'Alice', is_bot: false },
+    content: { type: 'text', text: `message ${n}: is the build green yet?` },
+    mentions: [],
+    message_id: `m-${round}-${thread}-${n}`,
+  });
+}
+
+interface Round {
+  turnsPerSecond: number;
+  messagesPerSecond: number;
+  turns: number;
+  cpuPerTurn: { ingress: number; workers: number; agents: number; redis: number };
+}
+
+async function tributaryRound(round: number): Promise<Round> {
+  const total = threads * perThread;
+  const dispatched = () => workers.reduce((sum, w) => sum + w.dispatches.length, 0);
+  const delivered = () => workers.reduce((sum, w) => sum + w.dispatches.reduce((a, b) => a + b, 0), 0);
+  const turnsBefore = dispatched();
+  const messagesBefore = delivered();
+  const cpuBefore = cpuNow();
+  const redisBefore = await redisCpuMs();
+  const started = performance.now();
+  const sent = await closedLoop(
+    ingressUrl,
+    50,
+    Number.POSITIVE_INFINITY,
+    (i) => {
+      if (i >= total) return undefined;
+      const body = event(round, i % threads, Math.floor(i / threads));
+      return {
+        path: '/webhooks/gateway',
+        headers: { 'content-type': 'application/json', ...signedRequestHeaders(SECRET, body) },
+        body,
+      };
+    },
+    true,
+  );
+  if (sent.retried > 0)
+    log(`e2e bench: round ${round}: ${sent.retried} requests answered 503 and were sent again`);
+  // Every message dispatched; the turns then finish with their commits.
+  await waitFor(() => delivered() - messagesBefore >= total || undefined, {
+    what: `${total} messages to be dispatched`,
+    timeoutMs: 600_000,
+  });
+  await waitFor(async () => (await idle()) || undefined, {
+    what: 'every thread to go idle',
+    timeoutMs: 120_000,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuNow();
+  const redisMs = (await redisCpuMs()) - redisBefore;
+  const turns = dispatched() - turnsBefore;
+  return {
+    turns,
+    turnsPerSecond: turns / seconds,
+    messagesPerSecond: total / seconds,
+    cpuPerTurn: {
+      ingress: (cpu.ingress - cpuBefore.ingress) / turns,
+      workers: (cpu.workers - cpuBefore.workers) / turns,
+      agents: (cpu.agents - cpuBefore.agents) / turns,
+      redis: redisMs / turns,
+    },
+  };
+}
+
+/** No thread running or waiting in any bucket: every turn has committed. */
+async function idle(): Promise<boolean> {
+  const indexes = await redis.keys(`${prefix}:{b*}:run`);
+  const waiting = await redis.keys(`${prefix}:{b*}:sched`);
+  for (const key of [...indexes, ...waiting]) if ((await redis.zcard(key)) > 0) return false;
+  return true;
+}
+
+async function bullmqRound(): Promise<{ jobsPerSecond: number; redisPerJob: number }> {
+  const bullPrefix = uniquePrefix('bench-bull');
+  const queue = new Queue('noop', { connection: redis, prefix: bullPrefix });
+  const total = threads * perThread;
+  const redisBefore = await redisCpuMs();
+  const started = performance.now();
+  let done = 0;
+  const connection = redis.duplicate({ maxRetriesPerRequest: null });
+  const worker = new Worker(
+    'noop',
+    async () => {
+      done++;
+    },
+    { connection, prefix: bullPrefix, concurrency: WORKERS * concurrency },
+  );
+  for (let from = 0; from < total; from += 500) {
+    await queue.addBulk(
+      Array.from({ length: Math.min(500, total - from) }, (_, i) => ({
+        name: 'job',
+        data: { n: from + i },
+        opts: { removeOnComplete: true },
+      })),
+    );
+  }
+  await waitFor(() => done >= total || undefined, { what: 'the BullMQ jobs', timeoutMs: 300_000 });
+  const seconds = (performance.now() - started) / 1000;
+  const redisMs = (await redisCpuMs()) - redisBefore;
+  await worker.close();
+  connection.disconnect();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return { jobsPerSecond: total / seconds, redisPerJob: redisMs / total };
+}
+
+const ours: Round[] = [];
+const bull: { jobsPerSecond: number; redisPerJob: number }[] = [];
+try {
+  await waitFor(async () => (await fetch(`${ingressUrl}/readyz`).catch(() => undefined))?.ok || undefined, {
+    what: 'ingress to be ready',
+    timeoutMs: 30_000,
+  });
+  await waitFor(() => workers.every((w) => w.started) || undefined, {
+    what: 'the workers',
+    timeoutMs: 30_000,
+  });
+  log('e2e bench: warming up');
+  const warm = threads;
+  await tributaryRound(0).catch((error: unknown) => {
+    throw new Error(`warm-up failed (${warm} threads): ${String(error)}`);
+  });
+  for (let r = 1; r <= rounds; r++) {
+    const round = await tributaryRound(r);
+    ours.push(round);
+    const baseline = await bullmqRound();
+    bull.push(baseline);
+    log(
+      `e2e bench: round ${r}: ${round.turnsPerSecond.toFixed(0)} turns/s, ` +
+        `${round.messagesPerSecond.toFixed(0)} msgs/s; BullMQ ${baseline.jobsPerSecond.toFixed(0)} jobs/s`,
+    );
+  }
+} finally {
+  for (const service of [ingress, ...workers]) service.child.kill('SIGKILL');
+  gateway.close();
+  redis.disconnect();
+  await server.stop();
+}
+
+const m = (pick: (r: Round) => number) => median(ours.map(pick));
+const broker = m((r) => r.cpuPerTurn.ingress + r.cpuPerTurn.workers + r.cpuPerTurn.redis);
+const bullJobs = median(bull.map((b) => b.jobsPerSecond));
+process.stdout.write(
+  `\n${threads} threads x ${perThread} messages per round, ${WORKERS} workers x ${concurrency} turns, ` +
+    `built-in agent; median of ${rounds} interleaved rounds.\n\n`,
+);
+printTable(
+  ['what', 'tributary', 'BullMQ no-op', 'ratio'],
+  [
+    [
+      'turns (jobs)/s',
+      m((r) => r.turnsPerSecond).toFixed(0),
+      bullJobs.toFixed(0),
+      (m((r) => r.turnsPerSecond) / bullJobs).toFixed(3),
+    ],
+    ['messages/s', m((r) => r.messagesPerSecond).toFixed(0), '', ''],
+    ['messages per turn', m((r) => (threads * perThread) / r.turns).toFixed(2), '1', ''],
+    ['CPU ms per turn: ingress', m((r) => r.cpuPerTurn.ingress).toFixed(2), '', ''],
+    ['CPU ms per turn: workers', m((r) => r.cpuPerTurn.workers).toFixed(2), '', ''],
+    [
+      'CPU ms per turn: Redis',
+      m((r) => r.cpuPerTurn.redis).toFixed(2),
+      median(bull.map((b) => b.redisPerJob)).toFixed(3),
+      '',
+    ],
+    ['CPU ms per turn: broker (sum)', broker.toFixed(2), '', ''],
+    [
+      'CPU ms per turn: agents',
+      m((r) => r.cpuPerTurn.agents).toFixed(2),
+      '',
+      (broker / m((r) => r.cpuPerTurn.agents)).toFixed(2),
+    ],
+  ],
+);

@@ -1,0 +1,194 @@
+/**
+ * Ingress throughput (issue: broker cost): signed gateway webhooks against a real ingress process,
+ * and against two baselines in the same run: a bare Fastify server answering the same request, and
+ * the same server plus one XADD script per request (the least a durable queue must do). Each target
+ * is its own process on one private Redis (AOF everysec); rounds are interleaved and the median round
+ * is reported, with p99 latency, server CPU per request (process.cpuUsage over IPC) and Redis CPU per
+ * request (INFO cpu). Messages go to a rotating set of threads, so a share of them ring a doorbell.
+ *
+ *   npm run bench:ingress [-- --rounds 3 --seconds 5 --connections 50 --threads 2000]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { signedRequestHeaders } from '@tributary/platforms';
+import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { closedLoop, type LoadResult, median, printTable } from './load.js';
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    threads: { type: 'string', default: '2000' },
+  },
+});
+const rounds = Number(values.rounds);
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const threads = Number(values.threads);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const GATEWAY_SECRET = 'bench-gateway-secret';
+const cli = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
+const bare = fileURLToPath(new URL('./bare-webhook-server.ts', import.meta.url));
+const probe = fileURLToPath(new URL('./intake-cpu-probe.ts', import.meta.url));
+
+function gatewayEvent(id: string, thread: string): string {
+  return JSON.stringify({
+    schema: 'openab.gateway.event.v1',
+    event_id: `evt-${id}`,
+    timestamp: new Date().toISOString(),
+    platform: 'bench',
+    event_type: 'message',
+    channel: { id: 'room', type: 'group', thread_id: thread },
+    sender: { id: 'ualice', name: 'alice', display_name: 'Alice', is_bot: false },
+    content: { type: 'text', text: 'is the build green yet? run the e2e suite when it is' },
+    mentions: [],
+    message_id: `m-${id}`,
+  });
+}
+
+interface Target {
+  name: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  child?: ChildProcess;
+  url?: string;
+}
+
+const redisServer = await startRedis({ private: true, appendfsync: 'everysec' });
+const redis = new Redis(redisServer.url);
+
+async function start(target: Target): Promise<void> {
+  const port = await freePort();
+  target.url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', probe, ...target.args], {
+    env: { PATH: process.env.PATH, ...target.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  target.child = child;
+  await waitFor(async () => (await fetch(`${target.url}/livez`).catch(() => undefined))?.ok || undefined, {
+    what: `${target.name} to listen (${stderr})`,
+    timeoutMs: 30_000,
+  });
+}
+
+async function cpuOf(child: ChildProcess): Promise<number> {
+  const reply = once(child, 'message');
+  child.send('probe');
+  const [{ cpu }] = (await reply) as [{ cpu: NodeJS.CpuUsage }];
+  return (cpu.user + cpu.system) / 1000;
+}
+
+async function redisCpuMs(): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(info.match(new RegExp(`${name}:([\\d.]+)`))![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+}
+
+interface Round extends LoadResult {
+  cpuUs: number;
+  redisUs: number;
+}
+
+let sequence = 0;
+async function round(target: Target, roundNo: number): Promise<Round> {
+  const cpuBefore = await cpuOf(target.child!);
+  const redisBefore = await redisCpuMs();
+  const result = await closedLoop(target.url!, connections, seconds, (i) => {
+    const id = `${roundNo}-${sequence++}`;
+    const body = gatewayEvent(id, `t-${roundNo}-${i % threads}`);
+    return {
+      path: '/webhooks/gateway',
+      headers: { 'content-type': 'application/json', ...signedRequestHeaders(GATEWAY_SECRET, body) },
+      body,
+    };
+  });
+  const cpuUs = ((await cpuOf(target.child!)) - cpuBefore) * 1000;
+  const redisUs = ((await redisCpuMs()) - redisBefore) * 1000;
+  return { ...result, cpuUs: cpuUs / result.requests, redisUs: redisUs / result.requests };
+}
+
+const targets: Target[] = [
+  {
+    name: 'tributary ingress',
+    args: [cli, 'ingress'],
+    env: {
+      REDIS_URL: redisServer.url,
+      REDIS_PREFIX: uniquePrefix('bench-ingress'),
+      HOST: '127.0.0.1',
+      GATEWAY_SECRET,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      MAX_THREAD_BACKLOG: '100000',
+      LOG_LEVEL: 'warn',
+    },
+  },
+  { name: 'bare fastify', args: [bare], env: {} },
+  { name: 'bare fastify + XADD script', args: [bare, '--script', '--redis', redisServer.url], env: {} },
+];
+
+const results = new Map<string, Round[]>(targets.map((t) => [t.name, []]));
+try {
+  for (const target of targets) await start(target);
+  log('ingress bench: warming up');
+  for (const target of targets) await round(target, 0);
+  for (let r = 1; r <= rounds; r++) {
+    for (const target of targets) {
+      const result = await round(target, r);
+      results.get(target.name)!.push(result);
+      log(
+        `ingress bench: round ${r} ${target.name}: ${result.perSecond.toFixed(0)} req/s, ` +
+          `p99 ${result.p99.toFixed(1)} ms, ${result.cpuUs.toFixed(0)} µs CPU, ${result.redisUs.toFixed(0)} µs Redis`,
+      );
+    }
+  }
+} finally {
+  for (const target of targets) target.child?.kill('SIGKILL');
+  redis.disconnect();
+  await redisServer.stop();
+}
+
+const summary = targets.map((t) => {
+  const runs = results.get(t.name)!;
+  return {
+    name: t.name,
+    perSecond: median(runs.map((r) => r.perSecond)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    cpuUs: median(runs.map((r) => r.cpuUs)),
+    redisUs: median(runs.map((r) => r.redisUs)),
+  };
+});
+const [tributary, bareFastify, withScript] = summary as [
+  (typeof summary)[0],
+  (typeof summary)[0],
+  (typeof summary)[0],
+];
+process.stdout.write(
+  `\nSigned gateway webhooks, ${connections} connections, ${seconds} s per round, ${rounds} interleaved rounds ` +
+    `(median), ${threads} threads per round, Redis AOF everysec.\n\n`,
+);
+printTable(
+  ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'Redis µs/req', 'req/s ratio'],
+  summary.map((s) => [
+    s.name,
+    s.perSecond.toFixed(0),
+    s.p50.toFixed(2),
+    s.p99.toFixed(2),
+    s.cpuUs.toFixed(0),
+    s.redisUs.toFixed(0),
+    (tributary.perSecond / s.perSecond).toFixed(2),
+  ]),
+);
+process.stdout.write(
+  `\ntributary / bare fastify: ${(tributary.perSecond / bareFastify.perSecond).toFixed(2)} x req/s, ` +
+    `${(tributary.cpuUs / bareFastify.cpuUs).toFixed(1)} x CPU per request; ` +
+    `tributary / bare + script: ${(tributary.perSecond / withScript.perSecond).toFixed(2)} x req/s\n`,
+);

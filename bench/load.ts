@@ -1,0 +1,80 @@
+import { Pool } from 'undici';
+
+/** Throughput and latency of one closed-loop run. */
+export interface LoadResult {
+  requests: number;
+  /** 503 answers sent again (only when the run allows it). */
+  retried: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
+/**
+ * Keeps `connections` requests in flight against `origin` for `seconds` (closed loop, kept-alive
+ * connections, no pipelining) and reports requests per second and latency percentiles. `next(i)`
+ * gives the i-th request; a non-2xx answer fails the run, so a figure never counts refusals.
+ */
+export async function closedLoop(
+  origin: string,
+  connections: number,
+  seconds: number,
+  /** The i-th request; undefined ends the run early. */
+  next: (i: number) => { path: string; headers: Record<string, string>; body: string } | undefined,
+  /** Send a request that got 503 again, as a platform would, instead of failing the run. */
+  retryUnavailable = false,
+): Promise<LoadResult> {
+  const pool = new Pool(origin, { connections, pipelining: 1 });
+  const latencies: number[] = [];
+  let issued = 0;
+  let retried = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const request = next(issued++);
+      if (request === undefined) return;
+      const { path, headers, body } = request;
+      const sent = performance.now();
+      for (;;) {
+        const answer = await pool.request({ origin, path, method: 'POST', headers, body });
+        const text = await answer.body.text();
+        if (answer.statusCode === 200) break;
+        if (answer.statusCode !== 503 || !retryUnavailable) {
+          throw new Error(`${path} answered ${answer.statusCode}: ${text}`);
+        }
+        retried++;
+      }
+      latencies.push(performance.now() - sent);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  return {
+    requests: latencies.length,
+    retried,
+    perSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** Prints rows under a header, columns padded to their widest cell. */
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
+  process.stdout.write(`${line(header)}\n${rows.map(line).join('\n')}\n`);
+}

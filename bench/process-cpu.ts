@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Clock ticks per second of /proc's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** utime, stime, cutime, cstime of a process from /proc/<pid>/stat, in ms; zeros once it is gone. */
+function statTimes(pid: number): { own: number; children: number } {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (i: number) => (Number(fields[i]) * 1000) / TICKS_PER_SECOND;
+    return { own: ms(11) + ms(12), children: ms(13) + ms(14) };
+  } catch {
+    return { own: 0, children: 0 };
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+      if (list !== '') found.push(...list.split(' ').map(Number));
+    }
+  } catch {
+    // Gone meanwhile.
+  }
+  return found;
+}
+
+/** CPU ms of a process alone. */
+export function processCpuMs(pid: number): number {
+  return statTimes(pid).own;
+}
+
+/**
+ * CPU ms of everything below a process: its live descendants, plus the children it has already
+ * reaped (their time is added to its cutime/cstime when they are waited for).
+ */
+export function descendantsCpuMs(pid: number): number {
+  let total = statTimes(pid).children;
+  const pending = childrenOf(pid);
+  while (pending.length > 0) {
+    const child = pending.pop()!;
+    total += statTimes(child).own;
+    pending.push(...childrenOf(child));
+  }
+  return total;
+}

@@ -1,0 +1,74 @@
+/**
+ * The sweeper's look at a waiting thread's doorbell (issue: broker cost), with B doorbells waiting in
+ * the queue: `BullDoorbell.pending` (the job's own hash) against BullMQ's `getJobState` (what it used,
+ * an LPOS over the wait list), interleaved on the same queue. Prints the Redis CPU and wall time per
+ * look for each backlog and their ratio.
+ *
+ *   npm run bench:sweeper [-- --looks 500]
+ */
+import { parseArgs } from 'node:util';
+import { BullDoorbell, doorbellJobId } from '@tributary/queue';
+import { startRedis, uniquePrefix } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { printTable } from './load.js';
+
+const { values } = parseArgs({ options: { looks: { type: 'string', default: '500' } } });
+const looks = Number(values.looks);
+const BACKLOGS = [1_000, 10_000, 50_000];
+
+const server = await startRedis({ private: true });
+const redis = new Redis(server.url);
+
+async function redisCpuUs(): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
+async function measure(look: (i: number) => Promise<unknown>): Promise<{ redisUs: number; wallUs: number }> {
+  const cpu = await redisCpuUs();
+  const started = performance.now();
+  for (let i = 0; i < looks; i++) await look(i);
+  return {
+    wallUs: ((performance.now() - started) * 1000) / looks,
+    redisUs: ((await redisCpuUs()) - cpu) / looks,
+  };
+}
+
+const rows: string[][] = [];
+try {
+  for (const backlog of BACKLOGS) {
+    const doorbell = new BullDoorbell(redis, uniquePrefix('bench-sweeper'));
+    for (let from = 0; from < backlog; from += 1000) {
+      await doorbell.queue.addBulk(
+        Array.from({ length: Math.min(1000, backlog - from) }, (_, i) => ({
+          name: 'ring',
+          data: { thread: `t${from + i}`, epoch: 1 },
+          opts: { jobId: doorbellJobId(`t${from + i}`, 1) },
+        })),
+      );
+    }
+    // The threads a sweep looks at have waited longest: the oldest jobs, at the far end of the list.
+    const member = (i: number) => `t${i % Math.min(backlog, 1000)}`;
+    const state = await measure((i) => doorbell.queue.getJobState(doorbellJobId(member(i), 1)));
+    const hash = await measure((i) => doorbell.pending(member(i), 1));
+    rows.push([
+      String(backlog),
+      state.redisUs.toFixed(1),
+      hash.redisUs.toFixed(1),
+      (state.redisUs / hash.redisUs).toFixed(1),
+      state.wallUs.toFixed(0),
+      hash.wallUs.toFixed(0),
+    ]);
+    await doorbell.queue.obliterate({ force: true });
+    await doorbell.close();
+  }
+} finally {
+  redis.disconnect();
+  await server.stop();
+}
+process.stdout.write(`\nOne look at a waiting doorbell, ${looks} looks per backlog.\n\n`);
+printTable(
+  ['waiting', 'getJobState Redis µs', 'pending Redis µs', 'ratio', 'getJobState wall µs', 'pending wall µs'],
+  rows,
+);
