@@ -62,6 +62,19 @@ export const resultOptions = {
   results: { type: 'string', default: DEFAULT_RESULTS_DIR },
 } as const;
 
+/**
+ * The options a run was given, as its command line: `--smoke` when set and every option of its own
+ * that was passed (`--results` is left out: it says where the file went, not what was measured).
+ */
+export function givenArgs(values: Record<string, string | boolean | undefined>): string {
+  return Object.entries(values)
+    .flatMap(([name, value]) => {
+      if (name === 'results' || value === undefined || value === false) return [];
+      return value === true ? [`--${name}`] : [`--${name} ${value}`];
+    })
+    .join(' ');
+}
+
 export async function writeBenchResult(
   dir: string,
   result: Omit<BenchResult, 'recordedAt' | 'command' | 'machine'> & { args?: string },

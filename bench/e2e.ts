@@ -9,7 +9,7 @@
  * turn's cost on a live session, not an agent's start-up, which the warm-up round pays. It reports turns/s, messages/s and CPU per turn of each process kind: ingress, workers
  * (/proc utime+stime), agents (the workers' descendants, reaped ones included) and Redis (INFO cpu).
  *
- *   npm run bench:e2e [-- --threads 16 --messages 40 --rounds 3 --concurrency 4]
+ *   npm run bench:e2e [-- --threads 16 --messages 40 --rounds 3 --concurrency 4] [-- --smoke]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -20,21 +20,24 @@ import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { closedLoop, median, printTable } from './load.js';
+import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { closedLoop } from './load.js';
 import { descendantsCpuMs, processCpuMs } from './process-cpu.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({
   options: {
-    threads: { type: 'string', default: '16' },
-    messages: { type: 'string', default: '40' },
-    rounds: { type: 'string', default: '3' },
-    concurrency: { type: 'string', default: '4' },
+    ...resultOptions,
+    threads: { type: 'string' },
+    messages: { type: 'string' },
+    rounds: { type: 'string' },
+    concurrency: { type: 'string' },
   },
 });
-const threads = Number(values.threads);
-const perThread = Number(values.messages);
-const rounds = Number(values.rounds);
-const concurrency = Number(values.concurrency);
+const threads = Number(values.threads ?? (values.smoke ? 4 : 16));
+const perThread = Number(values.messages ?? (values.smoke ? 5 : 40));
+const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
+const concurrency = Number(values.concurrency ?? (values.smoke ? 2 : 4));
 const WORKERS = 2;
 const SECRET = 'bench-gateway-secret';
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -275,37 +278,47 @@ try {
 }
 
 const m = (pick: (r: Round) => number) => median(ours.map(pick));
-const broker = m((r) => r.cpuPerTurn.ingress + r.cpuPerTurn.workers + r.cpuPerTurn.redis);
+const two = (n: number) => Math.round(n * 100) / 100;
+const three = (n: number) => Math.round(n * 1000) / 1000;
+const turnsPerSecond = m((r) => r.turnsPerSecond);
 const bullJobs = median(bull.map((b) => b.jobsPerSecond));
-process.stdout.write(
-  `\n${threads} threads x ${perThread} messages per round, ${WORKERS} workers x ${concurrency} turns, ` +
-    `built-in agent; median of ${rounds} interleaved rounds.\n\n`,
-);
-printTable(
-  ['what', 'tributary', 'BullMQ no-op', 'ratio'],
-  [
-    [
-      'turns (jobs)/s',
-      m((r) => r.turnsPerSecond).toFixed(0),
-      bullJobs.toFixed(0),
-      (m((r) => r.turnsPerSecond) / bullJobs).toFixed(3),
-    ],
-    ['messages/s', m((r) => r.messagesPerSecond).toFixed(0), '', ''],
-    ['messages per turn', m((r) => (threads * perThread) / r.turns).toFixed(2), '1', ''],
-    ['CPU ms per turn: ingress', m((r) => r.cpuPerTurn.ingress).toFixed(2), '', ''],
-    ['CPU ms per turn: workers', m((r) => r.cpuPerTurn.workers).toFixed(2), '', ''],
-    [
-      'CPU ms per turn: Redis',
-      m((r) => r.cpuPerTurn.redis).toFixed(2),
-      median(bull.map((b) => b.redisPerJob)).toFixed(3),
-      '',
-    ],
-    ['CPU ms per turn: broker (sum)', broker.toFixed(2), '', ''],
-    [
-      'CPU ms per turn: agents',
-      m((r) => r.cpuPerTurn.agents).toFixed(2),
-      '',
-      (broker / m((r) => r.cpuPerTurn.agents)).toFixed(2),
-    ],
+const cpu = {
+  ingress: m((r) => r.cpuPerTurn.ingress),
+  workers: m((r) => r.cpuPerTurn.workers),
+  redis: m((r) => r.cpuPerTurn.redis),
+  agents: m((r) => r.cpuPerTurn.agents),
+};
+const broker = cpu.ingress + cpu.workers + cpu.redis;
+// One row per figure; the BullMQ column holds the baseline where it has one, else an empty cell.
+const columns = ['measure', 'unit', 'tributary', 'BullMQ no-op (baseline)'];
+const rows: [string, string, number, number | string][] = [
+  ['turns (jobs)', 'per second', two(turnsPerSecond), two(bullJobs)],
+  ['messages', 'per second', two(m((r) => r.messagesPerSecond)), ''],
+  ['messages per turn', 'messages', two(m((r) => (threads * perThread) / r.turns)), 1],
+  ['ingress', 'CPU ms per turn', two(cpu.ingress), ''],
+  ['workers', 'CPU ms per turn', two(cpu.workers), ''],
+  ['Redis', 'CPU ms per turn', two(cpu.redis), three(median(bull.map((b) => b.redisPerJob)))],
+  ['broker (sum)', 'CPU ms per turn', two(broker), ''],
+  ['agents', 'CPU ms per turn', two(cpu.agents), ''],
+];
+process.stdout.write(`\n${formatTable(columns, rows)}\n`);
+await writeBenchResult(values.results, {
+  name: 'e2e',
+  title: 'End-to-end throughput and CPU per turn',
+  args: givenArgs(values),
+  smoke: values.smoke,
+  columns,
+  rows,
+  ratios: {
+    turns_per_second_over_bullmq_jobs: three(turnsPerSecond / bullJobs),
+    broker_cpu_over_agent_cpu: two(broker / cpu.agents),
+  },
+  charts: [
+    { title: 'Tributary end to end', x: 'measure', y: 'tributary', facet: 'unit' },
   ],
-);
+  notes: [
+    `${threads} threads × ${perThread} messages per round into a real ingress, ${WORKERS} workers × ${concurrency} concurrent turns with the built-in agent, replies posted to a gateway stub; median of ${rounds} rounds after a warm-up round, each followed by the baseline round.`,
+    'Baseline: BullMQ jobs through a no-op processor at the same total concurrency on the same Redis; it does no agent work, so the ratio is an upper bound on queueing cost, not a like-for-like race.',
+    'CPU per turn: ingress and workers from /proc utime+stime, agents are the workers’ descendants (reaped ones included), Redis from INFO cpu. broker (sum) = ingress + workers + Redis.',
+  ],
+});

@@ -6,7 +6,7 @@
  * is reported, with p99 latency, server CPU per request (process.cpuUsage over IPC) and Redis CPU per
  * request (INFO cpu). Messages go to a rotating set of threads, so a share of them ring a doorbell.
  *
- *   npm run bench:ingress [-- --rounds 3 --seconds 5 --connections 50 --threads 2000]
+ *   npm run bench:ingress [-- --rounds 3 --seconds 5 --connections 50 --threads 2000] [-- --smoke]
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,20 +15,23 @@ import { parseArgs } from 'node:util';
 import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { closedLoop, type LoadResult, median, printTable } from './load.js';
+import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { closedLoop, type LoadResult } from './load.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '3' },
-    seconds: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '50' },
-    threads: { type: 'string', default: '2000' },
+    ...resultOptions,
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+    threads: { type: 'string' },
   },
 });
-const rounds = Number(values.rounds);
-const seconds = Number(values.seconds);
-const connections = Number(values.connections);
-const threads = Number(values.threads);
+const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
+const seconds = Number(values.seconds ?? (values.smoke ? 1 : 5));
+const connections = Number(values.connections ?? (values.smoke ? 10 : 50));
+const threads = Number(values.threads ?? (values.smoke ? 100 : 2000));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const GATEWAY_SECRET = 'bench-gateway-secret';
@@ -171,24 +174,39 @@ const [tributary, bareFastify, withScript] = summary as [
   (typeof summary)[0],
   (typeof summary)[0],
 ];
-process.stdout.write(
-  `\nSigned gateway webhooks, ${connections} connections, ${seconds} s per round, ${rounds} interleaved rounds ` +
-    `(median), ${threads} threads per round, Redis AOF everysec.\n\n`,
-);
-printTable(
-  ['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'Redis µs/req', 'req/s ratio'],
-  summary.map((s) => [
-    s.name,
-    s.perSecond.toFixed(0),
-    s.p50.toFixed(2),
-    s.p99.toFixed(2),
-    s.cpuUs.toFixed(0),
-    s.redisUs.toFixed(0),
-    (tributary.perSecond / s.perSecond).toFixed(2),
-  ]),
-);
-process.stdout.write(
-  `\ntributary / bare fastify: ${(tributary.perSecond / bareFastify.perSecond).toFixed(2)} x req/s, ` +
-    `${(tributary.cpuUs / bareFastify.cpuUs).toFixed(1)} x CPU per request; ` +
-    `tributary / bare + script: ${(tributary.perSecond / withScript.perSecond).toFixed(2)} x req/s\n`,
-);
+const two = (n: number) => Math.round(n * 100) / 100;
+const columns = ['target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'CPU µs/req', 'Redis µs/req'];
+const rows = summary.map((s) => [
+  s.name,
+  Math.round(s.perSecond),
+  two(s.p50),
+  two(s.p99),
+  Math.round(s.cpuUs),
+  Math.round(s.redisUs),
+]);
+process.stdout.write(`\n${formatTable(columns, rows)}\n`);
+await writeBenchResult(values.results, {
+  name: 'ingress',
+  title: 'Ingress accept rate: signed webhooks against bare Fastify',
+  args: givenArgs(values),
+  smoke: values.smoke,
+  columns,
+  rows,
+  ratios: {
+    rps_over_bare_fastify: two(tributary.perSecond / bareFastify.perSecond),
+    rps_over_bare_xadd: two(tributary.perSecond / withScript.perSecond),
+    p99_over_bare_fastify_p99: two(tributary.p99 / bareFastify.p99),
+    cpu_per_request_over_bare_fastify: two(tributary.cpuUs / bareFastify.cpuUs),
+  },
+  charts: [
+    { title: 'Accepted per second', x: 'target', y: 'req/s' },
+    { title: 'p99 latency (ms)', x: 'target', y: 'p99 (ms)' },
+    { title: 'Server CPU per request (µs)', x: 'target', y: 'CPU µs/req' },
+  ],
+  notes: [
+    `Signed gateway webhooks, ${connections} connections in a closed loop, ${seconds} s per round, median of ${rounds} interleaved rounds after a warm-up round.`,
+    `Messages rotate over ${threads} threads per round, so some ring a doorbell and the rest join a waiting thread.`,
+    'Each target is its own process on one private Redis with AOF everysec; CPU µs/req is the server process (process.cpuUsage), Redis µs/req is INFO cpu.',
+    'bare fastify answers the same signed request without checking or storing it; + XADD script adds one Lua XADD per request, the least a durable queue does.',
+  ],
+});

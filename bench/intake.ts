@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { resultOptions, writeBenchResult } from './bench-result.js';
+import { median, percentile } from './stats.js';
 
 const { values } = parseArgs({
   options: { ...resultOptions, quick: { type: 'boolean', default: false }, 'max-size': { type: 'string' } },
@@ -299,14 +300,6 @@ function kb(chars: number): string {
   return chars >= 1_000_000 ? `${(chars / 1_000_000).toFixed(1)} MB` : `${Math.round(chars / 1000)} KB`;
 }
 
-function median(values: number[]): number {
-  return percentile(values, 50);
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
 
 function printTable(header: string[], rows: string[][]): void {
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));

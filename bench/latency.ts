@@ -10,6 +10,7 @@ import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { resultOptions, writeBenchResult } from './bench-result.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, samples: { type: 'string' } } });
 const samples = Number(values.samples ?? (values.smoke ? 50 : 1000));
@@ -23,10 +24,6 @@ function nextSignal() {
     fire = resolve;
   });
   return { fired, fire };
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 async function measure(label: string, once: (i: number) => Promise<number>): Promise<number[]> {

@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import { percentile } from './stats.js';
 
 /** Throughput and latency of one closed-loop run. */
 export interface LoadResult {
@@ -10,16 +11,6 @@ export interface LoadResult {
   p99: number;
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-export function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
 
 /**
  * Keeps `connections` requests in flight against `origin` for `seconds` (closed loop, kept-alive
@@ -62,7 +53,6 @@ export async function closedLoop(
   await Promise.all(Array.from({ length: connections }, loop));
   const elapsed = (performance.now() - started) / 1000;
   await pool.close();
-  latencies.sort((a, b) => a - b);
   return {
     requests: latencies.length,
     retried,

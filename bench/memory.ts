@@ -9,25 +9,27 @@
  *   - with a short idle TTL, how many of the threads' keys are left once it has passed.
  * Rounds are interleaved and each figure is the median round; bytes come from INFO used_memory.
  *
- *   npm run bench:memory [-- --threads 2000 --per-thread 5 --rounds 3]
+ *   npm run bench:memory [-- --threads 2000 --per-thread 5 --rounds 3] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
 import { BullDoorbell, type Doorbell, queueConfig, ThreadQueue } from '@tributary/queue';
 import { deletePrefix, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { median, printTable } from './load.js';
+import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { median } from './stats.js';
 
 const { values } = parseArgs({
   options: {
-    threads: { type: 'string', default: '2000' },
-    'per-thread': { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
+    ...resultOptions,
+    threads: { type: 'string' },
+    'per-thread': { type: 'string' },
+    rounds: { type: 'string' },
   },
 });
-const threads = Number(values.threads);
-const perThread = Number(values['per-thread']);
-const rounds = Number(values.rounds);
+const threads = Number(values.threads ?? (values.smoke ? 200 : 2000));
+const perThread = Number(values['per-thread'] ?? 5);
+const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
 const IDLE_TTL_MS = 2_000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -179,29 +181,41 @@ try {
   await server.stop();
 }
 
-const m = (pick: (r: Round) => number) => median(ours.map(pick));
-const baseFirst = median(base.map((b) => b.first));
-const baseBuffered = median(base.map((b) => b.buffered));
-process.stdout.write(
-  `\nRedis bytes (INFO used_memory), ${threads} threads x ${perThread} messages, event body ` +
-    `${m((r) => r.bodyBytes).toFixed(0)} B, median of ${rounds} interleaved rounds.\n\n`,
-);
-printTable(
-  ['per', 'tributary B', 'event alone (XADD) B', 'beyond the event B'],
-  [
-    ['first message of a thread', m((r) => r.first), baseFirst],
-    ['buffered message', m((r) => r.buffered), baseBuffered],
-  ].map(([name, ours, event]) => [
-    String(name),
-    (ours as number).toFixed(0),
-    (event as number).toFixed(0),
-    ((ours as number) - (event as number)).toFixed(0),
-  ]),
-);
-process.stdout.write(
-  `\nafter commit: ${m((r) => r.committedPerMessage).toFixed(0)} B per committed message, ` +
-    `${m((r) => r.committedPerThread).toFixed(0)} B per thread (history, state, dedup keys)\n` +
-    `waiting doorbell job: ${median(bells).toFixed(0)} B (BullMQ's; removed once taken)\n` +
-    `idle expiry (${IDLE_TTL_MS} ms): ${m((r) => r.keysBeforeIdle)} thread keys after the last commit, ` +
-    `${m((r) => r.leftAfterIdle)} left after the idle TTL\n`,
-);
+const m = (pick: (r: Round) => number) => Math.round(median(ours.map(pick)));
+const baseFirst = Math.round(median(base.map((b) => b.first)));
+const baseBuffered = Math.round(median(base.map((b) => b.buffered)));
+const first = m((r) => r.first);
+const buffered = m((r) => r.buffered);
+// Redis bytes, and the thread keys left by the idle TTL; the event alone is '' where it has no counterpart.
+const keysBefore = m((r) => r.keysBeforeIdle);
+const keysLeft = m((r) => r.leftAfterIdle);
+const columns = ['what', 'unit', 'tributary', 'event alone, XADD (baseline)'];
+const rows: [string, string, number, number | string][] = [
+  ['first message of a thread', 'bytes', first, baseFirst],
+  ['buffered message', 'bytes', buffered, baseBuffered],
+  ['per committed message', 'bytes', m((r) => r.committedPerMessage), ''],
+  ['per thread after its turns', 'bytes', m((r) => r.committedPerThread), ''],
+  ['waiting doorbell job', 'bytes', Math.round(median(bells)), ''],
+  ['right after the last commit', 'thread keys', keysBefore, ''],
+  [`${IDLE_TTL_MS} ms idle TTL later`, 'thread keys', keysLeft, ''],
+];
+process.stdout.write(`\n${formatTable(columns, rows)}\n`);
+await writeBenchResult(values.results, {
+  name: 'memory',
+  title: 'Redis memory per message and idle expiry',
+  args: givenArgs(values),
+  smoke: values.smoke,
+  columns,
+  rows,
+  ratios: {
+    first_over_event_alone: Math.round((100 * first) / baseFirst) / 100,
+    buffered_over_event_alone: Math.round((100 * buffered) / baseBuffered) / 100,
+  },
+  charts: [{ title: 'Redis memory and idle expiry', x: 'what', y: 'tributary', facet: 'unit' }],
+  notes: [
+    `Redis INFO used_memory, ${threads} threads × ${perThread} messages shaped as ingress stores them (event body ${m((r) => r.bodyBytes)} B), no worker running; median of ${rounds} interleaved rounds after a warm-up round.`,
+    'event alone: XADD of the same body to one stream per thread, the least a durable queue keeps.',
+    'after its turns: every batch claimed and committed with a short reply; what stays is history, thread state and dedup keys until the idle TTL.',
+    `idle expiry: the queue ran with a ${IDLE_TTL_MS} ms idle TTL (production: THREAD_IDLE_TTL_MS, 7 days by default); thread keys are counted right after the last commit and once the TTL has passed.`,
+  ],
+});

@@ -15,6 +15,7 @@ import { queuedArrival } from '@tributary/packing';
 import { queueDefaults, Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { resultOptions, writeBenchResult } from './bench-result.js';
+import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, kills: { type: 'string' } } });
 const kills = Number(values.kills ?? (values.smoke ? 1 : 10));
@@ -76,10 +77,6 @@ function startWorker(): Worker {
 
 async function started(worker: Worker): Promise<void> {
   await waitFor(() => worker.started, { what: `${worker.name} to start`, timeoutMs: 30_000 });
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 const takeovers: number[] = [];
