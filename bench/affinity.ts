@@ -18,7 +18,7 @@ import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
 
 const { values } = parseArgs({
   options: {
@@ -164,7 +164,7 @@ process.stdout.write(
 await writeBenchResult(values.results, {
   name: 'affinity',
   title: 'Session reuse with session affinity against without',
-  args: values.smoke ? '--smoke' : '',
+  args: givenArgs(values),
   smoke: values.smoke,
   columns: ['affinity', 'turns', 'on the live session', 'reuse ratio', 'failures', 'seconds'],
   rows: [withAffinity, baseline].map((r, i) => [

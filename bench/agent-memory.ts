@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
-import { type Cell, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });
 const sessions = Number(values.sessions ?? (values.smoke ? 2 : 8));
@@ -166,9 +166,7 @@ const perSession = (row: Cell[] | undefined) => Number(row?.[6]);
 await writeBenchResult(values.results, {
   name: 'agent-memory',
   title: 'Memory per ACP session: one process for many sessions against a process per session',
-  args: [values.smoke ? '--smoke' : '', values.sessions ? `--sessions ${values.sessions}` : '']
-    .filter(Boolean)
-    .join(' '),
+  args: givenArgs(values),
   smoke: values.smoke,
   columns: [
     'agent',

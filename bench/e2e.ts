@@ -313,9 +313,7 @@ await writeBenchResult(values.results, {
     turns_per_second_over_bullmq_jobs: three(turnsPerSecond / bullJobs),
     broker_cpu_over_agent_cpu: two(broker / cpu.agents),
   },
-  charts: [
-    { title: 'Tributary end to end', x: 'measure', y: 'tributary', facet: 'unit' },
-  ],
+  charts: [{ title: 'Tributary end to end', x: 'measure', y: 'tributary', facet: 'unit' }],
   notes: [
     `${threads} threads × ${perThread} messages per round into a real ingress, ${WORKERS} workers × ${concurrency} concurrent turns with the built-in agent, replies posted to a gateway stub; median of ${rounds} rounds after a warm-up round, each followed by the baseline round.`,
     'Baseline: BullMQ jobs through a no-op processor at the same total concurrency on the same Redis; it does no agent work, so the ratio is an upper bound on queueing cost, not a like-for-like race.',

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { type Stack, startStack } from '../test/stack/stack-fixture.js';
-import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
 import { Replay, type ReplayResult } from './economy/replay.js';
 import { strategies } from './economy/strategies.js';
 import { workloads } from './economy/workloads.js';
@@ -142,9 +142,7 @@ try {
   const path = await writeBenchResult(values.results, {
     name: 'economy',
     title: 'Conversation economy: turns, losses, waits and re-fed history per dispatch strategy',
-    args: [values.smoke ? '--smoke' : '', values.scale ? `--scale ${values.scale}` : '']
-      .filter(Boolean)
-      .join(' '),
+    args: givenArgs(values),
     smoke: values.smoke,
     columns,
     rows,

@@ -5,16 +5,16 @@
  * enqueue (into a thread already waiting for its doorbell, so the script alone) and an edit of a
  * thread's first waiting message; each line gives both medians over the round trip and their ratio.
  *
- *   npm run bench:edits [-- --rounds 300]
- *
- * Ends with one `edits: behind=<n> enqueue_us=<x> edit_us=<y> ratio=<y/x>` line per size.
+ *   npm run bench:edits [-- --rounds 300] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
 import { Store } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
+import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { median } from './stats.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '300' } } });
-const rounds = Number(values.rounds);
+const { values } = parseArgs({ options: { ...resultOptions, rounds: { type: 'string' } } });
+const rounds = Number(values.rounds ?? (values.smoke ? 20 : 300));
 // The edited entry and those behind it stay within the default editRewriteMax (100); past it an
 // edit travels as an event of its own.
 const SIZES = [0, 10, 50, 99];
@@ -28,14 +28,14 @@ const store = Store.open({
 const queue = store.queue;
 const body = (text: string) => JSON.stringify({ text });
 
-const median = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)]!;
-
 async function timed(run: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
   await run();
   return Number(process.hrtime.bigint() - start) / 1000;
 }
 
+const rows: Cell[][] = [];
+const ratios: Record<string, number> = {};
 for (const behind of SIZES) {
   const edited = `edited-${behind}`;
   const baseline = `baseline-${behind}`;
@@ -60,10 +60,25 @@ for (const behind of SIZES) {
   }
   const enqueueUs = median(enqueues);
   const editUs = median(edits);
-  process.stdout.write(
-    `edits: behind=${behind} enqueue_us=${enqueueUs.toFixed(0)} edit_us=${editUs.toFixed(0)} ratio=${(editUs / enqueueUs).toFixed(2)}\n`,
-  );
+  rows.push([behind, 'enqueue (baseline)', Math.round(enqueueUs)], [behind, 'edit', Math.round(editUs)]);
+  ratios[`edit_over_enqueue_${behind}_behind`] = Math.round((100 * editUs) / enqueueUs) / 100;
 }
 
 await store.close();
 await redis.stop();
+const columns = ['entries behind', 'operation', 'median µs'];
+process.stdout.write(`${formatTable(columns, rows)}\n`);
+await writeBenchResult(values.results, {
+  name: 'edits',
+  title: 'An edit applied in place, against an enqueue',
+  args: givenArgs(values),
+  smoke: values.smoke,
+  columns,
+  rows,
+  ratios,
+  charts: [{ title: 'Median round trip (µs)', x: 'entries behind', y: 'median µs', group: 'operation' }],
+  notes: [
+    `${rounds} alternating rounds per size on one local Redis; round trip as the caller sees it.`,
+    'entries behind: waiting messages after the edited one, which the edit rewrites (up to editRewriteMax, 100 by default).',
+  ],
+});

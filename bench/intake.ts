@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
 import { median, percentile } from './stats.js';
 
 const { values } = parseArgs({
@@ -271,18 +271,12 @@ async function run(url: string, ingress: ChildProcess): Promise<void> {
     'n',
     '× idle p99',
   ];
-  printTable(columns, rows);
+  process.stdout.write(`${formatTable(columns, rows)}\n`);
   const worst = (column: string) => Math.max(...rows.map((row) => Number(row[columns.indexOf(column)])));
   await writeBenchResult(values.results, {
     name: 'intake',
     title: 'Intake CPU and loop stall per request for hostile bodies',
-    args: [
-      values.smoke ? '--smoke' : '',
-      values.quick ? '--quick' : '',
-      values['max-size'] ? `--max-size ${values['max-size']}` : '',
-    ]
-      .filter(Boolean)
-      .join(' '),
+    args: givenArgs(values),
     smoke: values.smoke,
     columns,
     rows: rows.map((row) => row.map((cell, i) => (i >= 3 ? Number(cell) : cell))),
@@ -298,15 +292,4 @@ async function run(url: string, ingress: ChildProcess): Promise<void> {
 
 function kb(chars: number): string {
   return chars >= 1_000_000 ? `${(chars / 1_000_000).toFixed(1)} MB` : `${Math.round(chars / 1000)} KB`;
-}
-
-
-function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`;
-  process.stdout.write(
-    `${line(header)}\n|${widths.map((w, i) => (i === 0 ? `${'-'.repeat(w + 1)}-` : `${'-'.repeat(w + 1)}:`)).join('|')}|\n`,
-  );
-  for (const row of rows) process.stdout.write(`${line(row)}\n`);
 }

@@ -9,7 +9,7 @@ import { BullDoorbell, queueConfig, ThreadQueue, TurnRunner } from '@tributary/q
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, samples: { type: 'string' } } });
@@ -103,9 +103,7 @@ process.stdout.write(
 await writeBenchResult(values.results, {
   name: 'latency',
   title: 'Idle dispatch latency: enqueue to handler start on an idle thread',
-  args: [values.smoke ? '--smoke' : '', values.samples ? `--samples ${values.samples}` : '']
-    .filter(Boolean)
-    .join(' '),
+  args: givenArgs(values),
   smoke: values.smoke,
   columns: ['path', 'p50 (ms)', 'p99 (ms)'],
   rows: [

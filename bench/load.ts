@@ -11,7 +11,6 @@ export interface LoadResult {
   p99: number;
 }
 
-
 /**
  * Keeps `connections` requests in flight against `origin` for `seconds` (closed loop, kept-alive
  * connections, no pipelining) and reports requests per second and latency percentiles. `next(i)`
@@ -60,11 +59,4 @@ export async function closedLoop(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   };
-}
-
-/** Prints rows under a header, columns padded to their widest cell. */
-export function printTable(header: string[], rows: string[][]): void {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i]!)).join('  ');
-  process.stdout.write(`${line(header)}\n${rows.map(line).join('\n')}\n`);
 }

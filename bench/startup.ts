@@ -5,9 +5,9 @@
  * /readyz answers 200 (dependencies checked too), and the RSS then (ingress, worker); ms until the
  * built-in agent answers `initialize` and its RSS (a worker starts one per session).
  *
- *   npm run bench:startup [-- --rounds 5]
+ *   npm run bench:startup [-- --rounds 5] [-- --smoke]
  *
- * Prints a Markdown table with compiled/tsx ratios; docs/adr holds one run.
+ * Ratios are compiled over tsx; docs/adr/0021 holds one run.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
@@ -18,9 +18,11 @@ import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { median } from './stats.js';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
-const rounds = Number(values.rounds);
+const { values } = parseArgs({ options: { ...resultOptions, rounds: { type: 'string' } } });
+const rounds = Number(values.rounds ?? (values.smoke ? 1 : 5));
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -138,22 +140,42 @@ try {
   await rm(compiled, { recursive: true, force: true });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const print = (line: string) => process.stdout.write(`${line}\n`);
-print(`Node ${process.versions.node}, ${rounds} interleaved rounds, medians.\n`);
-print('The agent has no HTTP endpoints: its "live" and "ready" are both its `initialize` answer.\n');
-print('| process | mode | ms to live | ms to ready | RSS MB |');
-print('|---|---|---|---|---|');
-const ratio = (a: number, b: number) => `×${(a / b).toFixed(2)}`;
+const rows: Cell[][] = [];
+const ratios: Record<string, number> = {};
+const ratio = (a: number, b: number) => Math.round((100 * a) / b) / 100;
 for (const subject of Object.keys(subjects)) {
-  const tsx = samples.get(`${subject}|tsx`)!;
-  const js = samples.get(`${subject}|compiled`)!;
-  const t = { live: median(tsx.liveMs), ready: median(tsx.ms), kb: median(tsx.kb) };
-  const c = { live: median(js.liveMs), ready: median(js.ms), kb: median(js.kb) };
-  print(
-    `| ${subject} | tsx | ${Math.round(t.live)} | ${Math.round(t.ready)} | ${(t.kb / 1024).toFixed(1)} |`,
-  );
-  print(
-    `| ${subject} | compiled | ${Math.round(c.live)} (${ratio(c.live, t.live)}) | ${Math.round(c.ready)} (${ratio(c.ready, t.ready)}) | ${(c.kb / 1024).toFixed(1)} (${ratio(c.kb, t.kb)}) |`,
-  );
+  const figures = (mode: Mode) => {
+    const runs = samples.get(`${subject}|${mode}`)!;
+    return { live: median(runs.liveMs), ready: median(runs.ms), mb: median(runs.kb) / 1024 };
+  };
+  const tsx = figures('tsx');
+  const js = figures('compiled');
+  for (const [mode, f] of [
+    ['tsx', tsx],
+    ['compiled', js],
+  ] as const) {
+    rows.push([subject, mode, Math.round(f.live), Math.round(f.ready), Math.round(f.mb * 10) / 10]);
+  }
+  const key = subject.replaceAll(' ', '_');
+  ratios[`${key}_compiled_over_tsx_ready`] = ratio(js.ready, tsx.ready);
+  ratios[`${key}_compiled_over_tsx_rss`] = ratio(js.mb, tsx.mb);
 }
+const columns = ['process', 'mode', 'ms to live', 'ms to ready', 'RSS MB'];
+process.stdout.write(`${formatTable(columns, rows)}\n`);
+await writeBenchResult(values.results, {
+  name: 'startup',
+  title: 'Start-up and memory: tsx against compiled JavaScript',
+  args: givenArgs(values),
+  smoke: values.smoke,
+  columns,
+  rows,
+  ratios,
+  charts: [
+    { title: 'ms to ready', x: 'process', y: 'ms to ready', group: 'mode' },
+    { title: 'RSS MB', x: 'process', y: 'RSS MB', group: 'mode' },
+  ],
+  notes: [
+    `Node ${process.versions.node}, medians of ${rounds} interleaved rounds, the order of the modes alternating.`,
+    'live: /livez answers (code loaded and serving); ready: /readyz answers 200 (dependencies checked). The agent has no HTTP endpoints: both are its `initialize` answer.',
+  ],
+});

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
 import { queueDefaults, Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, kills: { type: 'string' } } });
@@ -129,9 +129,7 @@ process.stdout.write(
 await writeBenchResult(values.results, {
   name: 'takeover',
   title: 'Crash takeover: SIGKILL of the worker running a turn until another worker re-prompts it',
-  args: [values.smoke ? '--smoke' : '', values.kills ? `--kills ${values.kills}` : '']
-    .filter(Boolean)
-    .join(' '),
+  args: givenArgs(values),
   smoke: values.smoke,
   columns: ['measure', 'ms'],
   rows: [
