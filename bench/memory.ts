@@ -225,7 +225,6 @@ await writeBenchResult(values.results, {
   rows,
   ratios: {
     first_over_event_alone: Math.round((100 * first) / baseFirst) / 100,
-    buffered_over_event_alone: Math.round((100 * buffered) / baseBuffered) / 100,
   },
   charts: [{ title: 'Redis memory and idle expiry', x: 'what', y: 'tributary', facet: 'unit' }],
   notes: [

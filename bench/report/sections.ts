@@ -12,7 +12,7 @@ export interface Section {
 }
 
 /** The cell of `column` in the first row whose leading cells equal `keys`. */
-function cell(result: BenchResult, keys: string[], column: string): Cell | undefined {
+function cell(result: BenchResult, keys: Cell[], column: string): Cell | undefined {
   const at = result.columns.indexOf(column);
   return result.rows.find((row) => keys.every((key, i) => row[i] === key))?.[at];
 }
@@ -100,6 +100,187 @@ function takeoverReading(r: BenchResult): string {
   );
 }
 
+/** The rows of a result as objects keyed by column, for readings that look figures up by name. */
+function records(result: BenchResult): Record<string, Cell>[] {
+  return result.rows.map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]!])));
+}
+
+function ingressFigures(r: BenchResult) {
+  const target = (name: string) => ({
+    rps: cell(r, [name], 'req/s'),
+    p99: cell(r, [name], 'p99 (ms)'),
+    cpu: cell(r, [name], 'CPU µs/req'),
+  });
+  return {
+    ours: target('tributary ingress'),
+    bare: target('bare fastify'),
+    xadd: target('bare fastify + XADD script'),
+  };
+}
+
+function ingressReading(r: BenchResult): string {
+  const { ours, bare, xadd } = ingressFigures(r);
+  return (
+    `One ingress process accepted ${ours.rps} signed webhooks per second at p99 ${ours.p99} ms. ` +
+    `Bare Fastify answering the same requests without checking or storing them did ${bare.rps}/s at p99 ` +
+    `${bare.p99} ms, and with one XADD script per request ${xadd.rps}/s at p99 ${xadd.p99} ms. Tributary ` +
+    `runs at ${r.ratios.rps_over_bare_fastify}× bare Fastify's rate and ${r.ratios.rps_over_bare_xadd}× the ` +
+    `XADD floor, with ${r.ratios.p99_over_bare_fastify_p99}× its p99 and ` +
+    `${r.ratios.cpu_per_request_over_bare_fastify}× its CPU per request (${ours.cpu} µs against ${bare.cpu} µs): ` +
+    'what it adds is verifying the signature, validating and normalising the event, and storing it durably ' +
+    'before answering.'
+  );
+}
+
+function ingressHeadline(r: BenchResult): string {
+  const { ours, bare } = ingressFigures(r);
+  return (
+    `one ingress process accepts ${ours.rps} signed webhooks/s at p99 ${ours.p99} ms, ` +
+    `${r.ratios.rps_over_bare_fastify}× the rate of a bare Fastify server that stores nothing (${bare.rps}/s)`
+  );
+}
+
+function e2eFigures(r: BenchResult) {
+  const ours = (measure: string) => cell(r, [measure], 'tributary');
+  const bull = (measure: string) => cell(r, [measure], 'BullMQ no-op (baseline)');
+  return {
+    turns: ours('turns (jobs)'),
+    messages: ours('messages'),
+    perTurn: ours('messages per turn'),
+    ingress: ours('ingress'),
+    workers: ours('workers'),
+    redis: ours('Redis'),
+    broker: ours('broker (sum)'),
+    agents: ours('agents'),
+    bullJobs: bull('turns (jobs)'),
+    bullRedis: bull('Redis'),
+  };
+}
+
+function e2eReading(r: BenchResult): string {
+  const f = e2eFigures(r);
+  return (
+    `Through the whole stack (a real ingress, two workers, the built-in agent, replies posted to a gateway) ` +
+    `Tributary completed ${f.turns} turns per second carrying ${f.messages} messages per second: ` +
+    `${f.perTurn} messages per turn, because a thread's later messages wait for its running turn and go ` +
+    `in the next one together. Each turn cost ${f.broker} ms of broker CPU (ingress ${f.ingress}, workers ` +
+    `${f.workers}, Redis ${f.redis}) against ${f.agents} ms in the agent processes ` +
+    `(${r.ratios.broker_cpu_over_agent_cpu}×: the built-in agent does almost no work ` +
+    `of its own). A no-op BullMQ job on the same Redis ran at ${f.bullJobs} jobs/s with ${f.bullRedis} ms of Redis ` +
+    `CPU each; Tributary's turn rate is ${r.ratios.turns_per_second_over_bullmq_jobs}× that.`
+  );
+}
+
+function e2eHeadline(r: BenchResult): string {
+  const f = e2eFigures(r);
+  return (
+    `${f.turns} turns/s (${f.messages} messages/s, ${f.perTurn} per turn) from webhook to posted reply, ` +
+    `${f.broker} ms of broker CPU per turn`
+  );
+}
+
+const IDLE_ROW = 'idle TTL later: ';
+
+function memoryFigures(r: BenchResult) {
+  const ours = (what: string) => cell(r, [what], 'tributary');
+  const event = (what: string) => cell(r, [what], 'event alone, XADD (baseline)');
+  const left = records(r).filter((row) => String(row.what).startsWith(IDLE_ROW));
+  return {
+    first: ours('first message of a thread'),
+    firstEvent: event('first message of a thread'),
+    buffered: ours('buffered message'),
+    bufferedEvent: event('buffered message'),
+    perMessage: ours('per committed message'),
+    perThread: ours('per thread after its turns'),
+    doorbell: ours('waiting doorbell job'),
+    keys: ours('right after the last commit'),
+    left: left.map((row) => `${row.tributary} ${String(row.what).slice(IDLE_ROW.length)}`),
+    leftTotal: left.reduce((sum, row) => sum + Number(row.tributary), 0),
+  };
+}
+
+function memoryReading(r: BenchResult): string {
+  const f = memoryFigures(r);
+  return (
+    `The first message of a thread takes ${f.first} B of Redis memory, ${r.ratios.first_over_event_alone}× ` +
+    `the ${f.firstEvent} B of storing its event alone with XADD; each further message buffered behind it ` +
+    `${f.buffered} B (${f.bufferedEvent} B alone). Once its turns are ` +
+    `committed a thread keeps ${f.perThread} B, ${f.perMessage} B per message (history, state, dedup ` +
+    `keys), and a waiting doorbell job adds ${f.doorbell} B until a worker takes it. Idle expiry: of ` +
+    `${f.keys} thread keys right after the last commit, ${f.leftTotal} outlived the idle TTL ` +
+    `(${f.left.join(', ') || 'none'}), each on a window of its own.`
+  );
+}
+
+function memoryHeadline(r: BenchResult): string {
+  const f = memoryFigures(r);
+  return (
+    `${f.first} B of Redis for a thread's first message and ${f.buffered} B per further one ` +
+    `(the event alone: ${f.firstEvent} B); idle threads expire`
+  );
+}
+
+function sweeperReading(r: BenchResult): string {
+  const backlogs = [...new Set(r.rows.map((row) => row[0]))];
+  const at = (backlog: Cell | undefined, look: string) => cell(r, [backlog!, look], 'Redis µs');
+  const lines = backlogs.map(
+    (b) =>
+      `${b} waiting: ${at(b, 'getJobState (baseline)')} µs against ${at(b, 'BullDoorbell.pending')} µs ` +
+      `(${r.ratios[`getjobstate_over_pending_redis_cpu_at_${b}`]}×)`,
+  );
+  return (
+    "Redis CPU per look at a waiting thread's doorbell, BullMQ's getJobState (an LPOS over the wait list) " +
+    `against BullDoorbell.pending (the job's own hash): ${lines.join('; ')}.`
+  );
+}
+
+function sweeperHeadline(r: BenchResult): string {
+  const largest = r.rows.at(-1)?.[0];
+  return (
+    `a sweep's doorbell check costs ${r.ratios[`getjobstate_over_pending_redis_cpu_at_${largest}`]}× less ` +
+    `Redis CPU than BullMQ's getJobState with ${largest} doorbells waiting`
+  );
+}
+
+function editsReading(r: BenchResult): string {
+  const sizes = [...new Set(r.rows.map((row) => row[0]))];
+  const lines = sizes.map(
+    (n) =>
+      `${n} behind: ${cell(r, [n!, 'edit'], 'median µs')} µs against ` +
+      `${cell(r, [n!, 'enqueue (baseline)'], 'median µs')} µs (${r.ratios[`edit_over_enqueue_${n}_behind`]}×)`,
+  );
+  return (
+    "An edit rewrites the thread's waiting entries from the edited one on; its round trip against an " +
+    `enqueue in the same rounds, by the entries behind it: ${lines.join('; ')}.`
+  );
+}
+
+function editsHeadline(r: BenchResult): string {
+  const largest = r.rows.at(-1)?.[0];
+  return `an edit with ${largest} messages behind it costs ${r.ratios[`edit_over_enqueue_${largest}_behind`]}× an enqueue`;
+}
+
+function startupReading(r: BenchResult): string {
+  const subjects = [...new Set(r.rows.map((row) => row[0] as string))];
+  const lines = subjects.map((subject) => {
+    const at = (mode: string, column: string) => cell(r, [subject, mode], column);
+    const key = subject.replaceAll(' ', '_');
+    return (
+      `${subject} ready in ${at('compiled', 'ms to ready')} ms against ${at('tsx', 'ms to ready')} ms ` +
+      `(${r.ratios[`${key}_compiled_over_tsx_ready`]}×) with ${at('compiled', 'RSS MB')} MB RSS against ` +
+      `${at('tsx', 'RSS MB')} MB (${r.ratios[`${key}_compiled_over_tsx_rss`]}×)`
+    );
+  });
+  return `Compiled ahead of time, as the image runs them, against tsx: ${lines.join('; ')}.`;
+}
+
+function startupHeadline(r: BenchResult): string {
+  return (
+    `compiled JavaScript starts a worker in ${r.ratios.worker_compiled_over_tsx_ready}× the time of tsx ` +
+    `with ${r.ratios.worker_compiled_over_tsx_rss}× its memory`
+  );
+}
+
 export const sections: readonly Section[] = [
   {
     name: 'economy',
@@ -120,23 +301,29 @@ export const sections: readonly Section[] = [
   {
     name: 'ingress',
     heading: 'Ingress accept rate',
-    about: 'Webhooks accepted per second by one ingress process, against a baseline in the same run.',
-    reading: ratioReading,
-    headline: ratioHeadline,
+    about:
+      'Signed webhooks accepted per second by one ingress process, against a bare Fastify server answering ' +
+      'the same requests and the same plus one XADD per request, interleaved in the same run.',
+    reading: ingressReading,
+    headline: ingressHeadline,
   },
   {
     name: 'e2e',
     heading: 'End-to-end throughput',
-    about: 'Messages from webhook to delivered reply per second through the whole stack.',
-    reading: ratioReading,
-    headline: ratioHeadline,
+    about:
+      'Messages from signed webhook to posted reply through ingress, two workers and the built-in agent: ' +
+      'turns and messages per second and the CPU each process kind spends per turn, against no-op BullMQ jobs.',
+    reading: e2eReading,
+    headline: e2eHeadline,
   },
   {
     name: 'memory',
     heading: 'Memory per message',
-    about: 'Redis and process memory per queued message.',
-    reading: ratioReading,
-    headline: ratioHeadline,
+    about:
+      'Redis memory per message waiting and per thread once its turns are committed, against the event ' +
+      'stored alone, and what is left once idle threads expire.',
+    reading: memoryReading,
+    headline: memoryHeadline,
   },
   {
     name: 'takeover',
@@ -144,6 +331,27 @@ export const sections: readonly Section[] = [
     about: 'SIGKILL of the worker running a turn until another worker dispatches the same batch again.',
     reading: takeoverReading,
     headline: takeoverHeadline,
+  },
+  {
+    name: 'sweeper',
+    heading: "The sweeper's doorbell check",
+    about: "The sweeper's look at whether a waiting thread's doorbell is still queued, by backlog size.",
+    reading: sweeperReading,
+    headline: sweeperHeadline,
+  },
+  {
+    name: 'edits',
+    heading: 'Edits in place',
+    about: 'An edit of a waiting message, against an enqueue, by the number of messages behind it.',
+    reading: editsReading,
+    headline: editsHeadline,
+  },
+  {
+    name: 'startup',
+    heading: 'Start-up and memory: compiled against tsx',
+    about: 'Start-up to ready and resident memory of each process, compiled to JavaScript and through tsx.',
+    reading: startupReading,
+    headline: startupHeadline,
   },
 ];
 
