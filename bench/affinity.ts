@@ -18,27 +18,25 @@ import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
-import { givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { resultOptions, writeBenchResult } from './bench-result.js';
+import { rounded } from './stats.js';
 
 const { values } = parseArgs({
   options: {
     ...resultOptions,
-    workers: { type: 'string', default: '3' },
+    workers: { type: 'string' },
     threads: { type: 'string' },
     turns: { type: 'string' },
     'think-ms': { type: 'string' },
   },
 });
 // A smoke run: as many threads as one worker runs at once, two turns each, in seconds.
-const smokeOr = (value: string | undefined, full: string, smoke: string) =>
-  value ?? (values.smoke ? smoke : full);
-values.threads = smokeOr(values.threads, '200', '8');
-values.turns = smokeOr(values.turns, '15', '2');
-values['think-ms'] = smokeOr(values['think-ms'], '1000', '50');
-const workerCount = Number(values.workers);
-const threadCount = Number(values.threads);
-const turnsPerThread = Number(values.turns);
-const thinkMs = Number(values['think-ms']);
+const smokeOr = (value: string | undefined, full: number, smoke: number) =>
+  Number(value ?? (values.smoke ? smoke : full));
+const workerCount = Number(values.workers ?? 3);
+const threadCount = smokeOr(values.threads, 200, 8);
+const turnsPerThread = smokeOr(values.turns, 15, 2);
+const thinkMs = smokeOr(values['think-ms'], 1000, 50);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -161,11 +159,9 @@ const ratio = (r: RunResult) => (r.turns === 0 ? 0 : r.live / r.turns).toFixed(3
 process.stdout.write(
   `affinity: reuse_ratio=${ratio(withAffinity)} baseline_reuse_ratio=${ratio(baseline)}\n`,
 );
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'affinity',
   title: 'Session reuse with session affinity against without',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns: ['affinity', 'turns', 'on the live session', 'reuse ratio', 'failures', 'seconds'],
   rows: [withAffinity, baseline].map((r, i) => [
     i === 0 ? 'on' : 'off (baseline)',
@@ -173,7 +169,7 @@ await writeBenchResult(values.results, {
     r.live,
     Number(ratio(r)),
     r.failures,
-    Math.round(r.seconds * 10) / 10,
+    rounded(r.seconds, 1),
   ]),
   ratios: { reuse_ratio: Number(ratio(withAffinity)), baseline_reuse_ratio: Number(ratio(baseline)) },
   notes: [

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
-import { type Cell, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, resultOptions, writeBenchResult } from './bench-result.js';
+import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });
 const sessions = Number(values.sessions ?? (values.smoke ? 2 : 8));
@@ -163,11 +164,9 @@ print('| --- | --- | --- | --- | --- | --- | --- | --- |');
 for (const row of rows) print(row);
 print(`\n(sessions=${n}, node ${process.version})`);
 const perSession = (row: Cell[] | undefined) => Number(row?.[6]);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'agent-memory',
   title: 'Memory per ACP session: one process for many sessions against a process per session',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns: [
     'agent',
     'idle process PSS (MB)',
@@ -180,8 +179,7 @@ await writeBenchResult(values.results, {
   ],
   rows: results,
   ratios: {
-    builtin_over_minimal_pss_per_session:
-      Math.round((100 * perSession(results[0])) / perSession(results[1])) / 100,
+    builtin_over_minimal_pss_per_session: rounded(perSession(results[0]) / perSession(results[1])),
   },
   notes: [`${n} sessions; PSS splits pages shared between processes among them.`],
 });

@@ -62,11 +62,14 @@ export const resultOptions = {
   results: { type: 'string', default: DEFAULT_RESULTS_DIR },
 } as const;
 
+/** The parsed options of a run: `resultOptions` and the benchmark's own. */
+export type RunOptions = { results: string; smoke: boolean } & Record<string, string | boolean | undefined>;
+
 /**
  * The options a run was given, as its command line: `--smoke` when set and every option of its own
  * that was passed (`--results` is left out: it says where the file went, not what was measured).
  */
-export function givenArgs(values: Record<string, string | boolean | undefined>): string {
+function givenArgs(values: RunOptions): string {
   return Object.entries(values)
     .flatMap(([name, value]) => {
       if (name === 'results' || value === undefined || value === false) return [];
@@ -75,19 +78,21 @@ export function givenArgs(values: Record<string, string | boolean | undefined>):
     .join(' ');
 }
 
+/** Writes `<run.results>/<name>.json`, recording the run's options as its command and smoke flag. */
 export async function writeBenchResult(
-  dir: string,
-  result: Omit<BenchResult, 'recordedAt' | 'command' | 'machine'> & { args?: string },
+  run: RunOptions,
+  result: Omit<BenchResult, 'recordedAt' | 'command' | 'machine' | 'smoke'>,
 ): Promise<string> {
-  const { args, ...rest } = result;
+  const args = givenArgs(run);
   const full: BenchResult = {
-    ...rest,
+    ...result,
+    smoke: run.smoke,
     command: `npm run bench:${result.name}${args ? ` -- ${args}` : ''}`,
     recordedAt: new Date().toISOString(),
     machine: thisMachine(),
   };
-  await mkdir(dir, { recursive: true });
-  const path = join(dir, `${result.name}.json`);
+  await mkdir(run.results, { recursive: true });
+  const path = join(run.results, `${result.name}.json`);
   await writeFile(path, `${JSON.stringify(full, null, 2)}\n`);
   return path;
 }

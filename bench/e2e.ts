@@ -20,10 +20,11 @@ import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
 import { closedLoop } from './load.js';
+import { onLogLines } from './log-lines.js';
 import { descendantsCpuMs, processCpuMs } from './process-cpu.js';
-import { median } from './stats.js';
+import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -82,16 +83,10 @@ function spawnService(args: string[], env: NodeJS.ProcessEnv): Service {
   });
   // Messages per dispatch, from the one info line each dispatch logs.
   const service: Service = { child, dispatches: [], started: false };
-  let pending = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop()!;
-    for (const line of lines) {
-      if (line.includes('"worker started"')) service.started = true;
-      if (!line.includes('"msg":"dispatch"')) continue;
+  onLogLines(child.stdout!, (line) => {
+    if (line.includes('"worker started"')) service.started = true;
+    if (line.includes('"msg":"dispatch"'))
       service.dispatches.push((JSON.parse(line) as { events: number }).events);
-    }
   });
   return service;
 }
@@ -278,8 +273,6 @@ try {
 }
 
 const m = (pick: (r: Round) => number) => median(ours.map(pick));
-const two = (n: number) => Math.round(n * 100) / 100;
-const three = (n: number) => Math.round(n * 1000) / 1000;
 const turnsPerSecond = m((r) => r.turnsPerSecond);
 const bullJobs = median(bull.map((b) => b.jobsPerSecond));
 const cpu = {
@@ -292,26 +285,24 @@ const broker = cpu.ingress + cpu.workers + cpu.redis;
 // One row per figure; the BullMQ column holds the baseline where it has one, else an empty cell.
 const columns = ['measure', 'unit', 'tributary', 'BullMQ no-op (baseline)'];
 const rows: [string, string, number, number | string][] = [
-  ['turns (jobs)', 'per second', two(turnsPerSecond), two(bullJobs)],
-  ['messages', 'per second', two(m((r) => r.messagesPerSecond)), ''],
-  ['messages per turn', 'messages', two(m((r) => (threads * perThread) / r.turns)), 1],
-  ['ingress', 'CPU ms per turn', two(cpu.ingress), ''],
-  ['workers', 'CPU ms per turn', two(cpu.workers), ''],
-  ['Redis', 'CPU ms per turn', two(cpu.redis), three(median(bull.map((b) => b.redisPerJob)))],
-  ['broker (sum)', 'CPU ms per turn', two(broker), ''],
-  ['agents', 'CPU ms per turn', two(cpu.agents), ''],
+  ['turns (jobs)', 'per second', rounded(turnsPerSecond), rounded(bullJobs)],
+  ['messages', 'per second', rounded(m((r) => r.messagesPerSecond)), ''],
+  ['messages per turn', 'messages', rounded(m((r) => (threads * perThread) / r.turns)), 1],
+  ['ingress', 'CPU ms per turn', rounded(cpu.ingress), ''],
+  ['workers', 'CPU ms per turn', rounded(cpu.workers), ''],
+  ['Redis', 'CPU ms per turn', rounded(cpu.redis), rounded(median(bull.map((b) => b.redisPerJob)), 3)],
+  ['broker (sum)', 'CPU ms per turn', rounded(broker), ''],
+  ['agents', 'CPU ms per turn', rounded(cpu.agents), ''],
 ];
 process.stdout.write(`\n${formatTable(columns, rows)}\n`);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'e2e',
   title: 'End-to-end throughput and CPU per turn',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns,
   rows,
   ratios: {
-    turns_per_second_over_bullmq_jobs: three(turnsPerSecond / bullJobs),
-    broker_cpu_over_agent_cpu: two(broker / cpu.agents),
+    turns_per_second_over_bullmq_jobs: rounded(turnsPerSecond / bullJobs, 3),
+    broker_cpu_over_agent_cpu: rounded(broker / cpu.agents),
   },
   charts: [{ title: 'Tributary end to end', x: 'measure', y: 'tributary', facet: 'unit' }],
   notes: [

@@ -13,10 +13,11 @@
  */
 import { parseArgs } from 'node:util';
 import { type Stack, startStack } from '../test/stack/stack-fixture.js';
-import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
 import { Replay, type ReplayResult } from './economy/replay.js';
 import { strategies } from './economy/strategies.js';
 import { workloads } from './economy/workloads.js';
+import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, scale: { type: 'string' } } });
 const scale = Number(values.scale ?? (values.smoke ? 100 : 10));
@@ -127,7 +128,7 @@ try {
   const ratios: Record<string, number> = {};
   for (const strategy of strategies.filter((s) => s.name !== 'per-thread')) {
     const over = (pick: (f: Figures) => number) =>
-      Math.round((100 * sum(strategy.name, pick)) / sum('per-thread', pick)) / 100;
+      rounded(sum(strategy.name, pick) / sum('per-thread', pick));
     ratios[`${strategy.name}_turns_over_per_thread`] = over((f) => f.turns);
     ratios[`${strategy.name}_history_tokens_over_per_thread`] = over((f) => f.historyTokens);
   }
@@ -139,11 +140,9 @@ try {
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')}\n`,
   );
-  const path = await writeBenchResult(values.results, {
+  const path = await writeBenchResult(values, {
     name: 'economy',
     title: 'Conversation economy: turns, losses, waits and re-fed history per dispatch strategy',
-    args: givenArgs(values),
-    smoke: values.smoke,
     columns,
     rows,
     ratios,

@@ -10,8 +10,8 @@
 import { parseArgs } from 'node:util';
 import { Store } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
-import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
-import { median } from './stats.js';
+import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, rounds: { type: 'string' } } });
 const rounds = Number(values.rounds ?? (values.smoke ? 20 : 300));
@@ -61,18 +61,16 @@ for (const behind of SIZES) {
   const enqueueUs = median(enqueues);
   const editUs = median(edits);
   rows.push([behind, 'enqueue (baseline)', Math.round(enqueueUs)], [behind, 'edit', Math.round(editUs)]);
-  ratios[`edit_over_enqueue_${behind}_behind`] = Math.round((100 * editUs) / enqueueUs) / 100;
+  ratios[`edit_over_enqueue_${behind}_behind`] = rounded(editUs / enqueueUs);
 }
 
 await store.close();
 await redis.stop();
 const columns = ['entries behind', 'operation', 'median µs'];
 process.stdout.write(`${formatTable(columns, rows)}\n`);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'edits',
   title: 'An edit applied in place, against an enqueue',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns,
   rows,
   ratios,

@@ -15,9 +15,9 @@ import { parseArgs } from 'node:util';
 import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
 import { closedLoop, type LoadResult } from './load.js';
-import { median } from './stats.js';
+import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -174,29 +174,26 @@ const [tributary, bareFastify, withScript] = summary as [
   (typeof summary)[0],
   (typeof summary)[0],
 ];
-const two = (n: number) => Math.round(n * 100) / 100;
 const columns = ['target', 'req/s', 'p50 (ms)', 'p99 (ms)', 'CPU µs/req', 'Redis µs/req'];
 const rows = summary.map((s) => [
   s.name,
   Math.round(s.perSecond),
-  two(s.p50),
-  two(s.p99),
+  rounded(s.p50),
+  rounded(s.p99),
   Math.round(s.cpuUs),
   Math.round(s.redisUs),
 ]);
 process.stdout.write(`\n${formatTable(columns, rows)}\n`);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'ingress',
   title: 'Ingress accept rate: signed webhooks against bare Fastify',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns,
   rows,
   ratios: {
-    rps_over_bare_fastify: two(tributary.perSecond / bareFastify.perSecond),
-    rps_over_bare_xadd: two(tributary.perSecond / withScript.perSecond),
-    p99_over_bare_fastify_p99: two(tributary.p99 / bareFastify.p99),
-    cpu_per_request_over_bare_fastify: two(tributary.cpuUs / bareFastify.cpuUs),
+    rps_over_bare_fastify: rounded(tributary.perSecond / bareFastify.perSecond),
+    rps_over_bare_xadd: rounded(tributary.perSecond / withScript.perSecond),
+    p99_over_bare_fastify_p99: rounded(tributary.p99 / bareFastify.p99),
+    cpu_per_request_over_bare_fastify: rounded(tributary.cpuUs / bareFastify.cpuUs),
   },
   charts: [
     { title: 'Accepted per second', x: 'target', y: 'req/s' },

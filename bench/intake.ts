@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
 import { median, percentile } from './stats.js';
 
 const { values } = parseArgs({
@@ -273,11 +273,9 @@ async function run(url: string, ingress: ChildProcess): Promise<void> {
   ];
   process.stdout.write(`${formatTable(columns, rows)}\n`);
   const worst = (column: string) => Math.max(...rows.map((row) => Number(row[columns.indexOf(column)])));
-  await writeBenchResult(values.results, {
+  await writeBenchResult(values, {
     name: 'intake',
     title: 'Intake CPU and loop stall per request for hostile bodies',
-    args: givenArgs(values),
-    smoke: values.smoke,
     columns,
     rows: rows.map((row) => row.map((cell, i) => (i >= 3 ? Number(cell) : cell))),
     ratios: {

@@ -9,7 +9,7 @@ import { BullDoorbell, queueConfig, ThreadQueue, TurnRunner } from '@tributary/q
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { resultOptions, writeBenchResult } from './bench-result.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, samples: { type: 'string' } } });
@@ -100,11 +100,9 @@ process.stdout.write(
   `latency: idle_p50_ms=${fmt(percentile(ours, 50))} idle_p99_ms=${fmt(idleP99)} ` +
     `bullmq_p50_ms=${fmt(percentile(bull, 50))} bullmq_p99_ms=${fmt(bullP99)}\n`,
 );
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'latency',
   title: 'Idle dispatch latency: enqueue to handler start on an idle thread',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns: ['path', 'p50 (ms)', 'p99 (ms)'],
   rows: [
     [

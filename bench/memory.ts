@@ -16,8 +16,8 @@ import { queuedArrival } from '@tributary/packing';
 import { BullDoorbell, type Doorbell, queueConfig, ThreadQueue } from '@tributary/queue';
 import { deletePrefix, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
-import { median } from './stats.js';
+import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -216,15 +216,13 @@ const rows: [string, string, number, number | string][] = [
   ]),
 ];
 process.stdout.write(`\n${formatTable(columns, rows)}\n`);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'memory',
   title: 'Redis memory per message and idle expiry',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns,
   rows,
   ratios: {
-    first_over_event_alone: Math.round((100 * first) / baseFirst) / 100,
+    first_over_event_alone: rounded(first / baseFirst),
   },
   charts: [{ title: 'Redis memory and idle expiry', x: 'what', y: 'tributary', facet: 'unit' }],
   notes: [

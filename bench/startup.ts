@@ -18,8 +18,8 @@ import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
-import { median } from './stats.js';
+import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, rounds: { type: 'string' } } });
 const rounds = Number(values.rounds ?? (values.smoke ? 1 : 5));
@@ -142,7 +142,6 @@ try {
 
 const rows: Cell[][] = [];
 const ratios: Record<string, number> = {};
-const ratio = (a: number, b: number) => Math.round((100 * a) / b) / 100;
 for (const subject of Object.keys(subjects)) {
   const figures = (mode: Mode) => {
     const runs = samples.get(`${subject}|${mode}`)!;
@@ -154,19 +153,17 @@ for (const subject of Object.keys(subjects)) {
     ['tsx', tsx],
     ['compiled', js],
   ] as const) {
-    rows.push([subject, mode, Math.round(f.live), Math.round(f.ready), Math.round(f.mb * 10) / 10]);
+    rows.push([subject, mode, Math.round(f.live), Math.round(f.ready), rounded(f.mb, 1)]);
   }
   const key = subject.replaceAll(' ', '_');
-  ratios[`${key}_compiled_over_tsx_ready`] = ratio(js.ready, tsx.ready);
-  ratios[`${key}_compiled_over_tsx_rss`] = ratio(js.mb, tsx.mb);
+  ratios[`${key}_compiled_over_tsx_ready`] = rounded(js.ready / tsx.ready);
+  ratios[`${key}_compiled_over_tsx_rss`] = rounded(js.mb / tsx.mb);
 }
 const columns = ['process', 'mode', 'ms to live', 'ms to ready', 'RSS MB'];
 process.stdout.write(`${formatTable(columns, rows)}\n`);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'startup',
   title: 'Start-up and memory: tsx against compiled JavaScript',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns,
   rows,
   ratios,

@@ -9,3 +9,9 @@ export function percentile(values: readonly number[], p: number): number {
 export function median(values: readonly number[]): number {
   return percentile(values, 50);
 }
+
+/** `value` to `digits` decimals, as the result files record figures. */
+export function rounded(value: number, digits = 2): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}

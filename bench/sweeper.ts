@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { BullDoorbell, doorbellJobId } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { type Cell, formatTable, givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, looks: { type: 'string' } } });
 const looks = Number(values.looks ?? (values.smoke ? 50 : 500));
@@ -37,7 +38,6 @@ async function measure(look: (i: number) => Promise<unknown>): Promise<{ redisUs
 
 const rows: Cell[][] = [];
 const ratios: Record<string, number> = {};
-const one = (n: number) => Math.round(n * 10) / 10;
 try {
   for (const backlog of BACKLOGS) {
     const doorbell = new BullDoorbell(redis, uniquePrefix('bench-sweeper'));
@@ -55,10 +55,10 @@ try {
     const state = await measure((i) => doorbell.queue.getJobState(doorbellJobId(member(i), 1)));
     const hash = await measure((i) => doorbell.pending(member(i), 1));
     rows.push(
-      [backlog, 'getJobState (baseline)', one(state.redisUs), Math.round(state.wallUs)],
-      [backlog, 'BullDoorbell.pending', one(hash.redisUs), Math.round(hash.wallUs)],
+      [backlog, 'getJobState (baseline)', rounded(state.redisUs, 1), Math.round(state.wallUs)],
+      [backlog, 'BullDoorbell.pending', rounded(hash.redisUs, 1), Math.round(hash.wallUs)],
     );
-    ratios[`getjobstate_over_pending_redis_cpu_at_${backlog}`] = one(state.redisUs / hash.redisUs);
+    ratios[`getjobstate_over_pending_redis_cpu_at_${backlog}`] = rounded(state.redisUs / hash.redisUs, 1);
     await doorbell.queue.obliterate({ force: true });
     await doorbell.close();
   }
@@ -68,11 +68,9 @@ try {
 }
 const columns = ['waiting', 'look', 'Redis µs', 'wall µs'];
 process.stdout.write(`\n${formatTable(columns, rows)}\n`);
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'sweeper',
   title: "The sweeper's look at a waiting doorbell",
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns,
   rows,
   ratios,

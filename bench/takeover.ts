@@ -14,8 +14,9 @@ import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
 import { queueDefaults, Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { givenArgs, resultOptions, writeBenchResult } from './bench-result.js';
-import { percentile } from './stats.js';
+import { resultOptions, writeBenchResult } from './bench-result.js';
+import { onLogLines } from './log-lines.js';
+import { percentile, rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, kills: { type: 'string' } } });
 const kills = Number(values.kills ?? (values.smoke ? 1 : 10));
@@ -59,17 +60,11 @@ function startWorker(): Worker {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const worker: Worker = { name: `w${++spawned}`, child, started: false };
-  let pending = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    pending += chunk.toString();
-    const lines = pending.split('\n');
-    pending = lines.pop()!;
-    for (const line of lines) {
-      if (line.includes('"worker started"')) worker.started = true;
-      if (!line.includes('"msg":"dispatch"')) continue;
-      const entry = JSON.parse(line) as { thread: string; type: string };
-      dispatches.push({ worker, thread: entry.thread, type: entry.type, at: performance.now() });
-    }
+  onLogLines(child.stdout!, (line) => {
+    if (line.includes('"worker started"')) worker.started = true;
+    if (!line.includes('"msg":"dispatch"')) return;
+    const entry = JSON.parse(line) as { thread: string; type: string };
+    dispatches.push({ worker, thread: entry.thread, type: entry.type, at: performance.now() });
   });
   workers.push(worker);
   return worker;
@@ -126,11 +121,9 @@ process.stdout.write(
   `takeover: kills=${sorted.length} p50_ms=${Math.round(percentile(sorted, 50))} ` +
     `max_ms=${Math.round(sorted.at(-1)!)} lease_ms=${queueDefaults.leaseMs}\n`,
 );
-await writeBenchResult(values.results, {
+await writeBenchResult(values, {
   name: 'takeover',
   title: 'Crash takeover: SIGKILL of the worker running a turn until another worker re-prompts it',
-  args: givenArgs(values),
-  smoke: values.smoke,
   columns: ['measure', 'ms'],
   rows: [
     ['takeover p50', Math.round(percentile(sorted, 50))],
@@ -139,7 +132,7 @@ await writeBenchResult(values.results, {
   ],
   charts: [{ title: 'Takeover after SIGKILL against the lease (ms)', x: 'measure', y: 'ms' }],
   ratios: {
-    takeover_p50_over_lease: Math.round((100 * percentile(sorted, 50)) / queueDefaults.leaseMs) / 100,
+    takeover_p50_over_lease: rounded(percentile(sorted, 50) / queueDefaults.leaseMs),
   },
   notes: [
     `${sorted.length} kills; two worker processes with the built-in agent; presence TTL ${queueDefaults.presenceTtlMs} ms; without presence a takeover waits out the lease.`,
