@@ -6,13 +6,14 @@
  * `chaos: sent=<n> committed=<n> lost=0 duplicates=0 reordered=0 overlaps_committed=0`
  * and exits non-zero when any of the last four is not zero.
  *
- *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1]
+ *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1] [--cluster]
+ *
+ * `--cluster` runs it on a private 3-primary Redis Cluster, with one doorbell queue per primary.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { BullDoorbell, ThreadQueue } from '@tributary/queue';
-import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { Redis } from 'ioredis';
+import { BullDoorbell, openConnection, ThreadQueue } from '@tributary/queue';
+import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { chaosQueueConfig } from './chaos-config.js';
 import { DroppingDoorbell } from './dropping-doorbell.js';
 import { addTallies, type Tally, tallyThread } from './tally.js';
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '120' },
     rate: { type: 'string', default: '400' },
     drop: { type: 'string', default: '0.1' },
+    cluster: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -38,11 +40,12 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (min: number, max: number) => min + Math.random() * (max - min);
 
-const redisHandle: RedisHandle = await startRedis();
+const redisHandle: RedisHandle = values.cluster ? await startRedisCluster() : await startRedis();
+const doorbellQueues = values.cluster ? 3 : 1;
 const prefix = uniquePrefix('chaos');
-const redis = new Redis(redisHandle.url);
-const config = chaosQueueConfig(prefix);
-const bull = new BullDoorbell(redis, prefix);
+const redis = openConnection(redisHandle.url, { kind: 'patient' });
+const config = chaosQueueConfig(prefix, doorbellQueues);
+const bull = new BullDoorbell(redis, config);
 const doorbell = new DroppingDoorbell(bull, dropRate);
 const queue = new ThreadQueue(redis, config, doorbell);
 
@@ -51,7 +54,13 @@ const stats = { kills: 0, freezes: 0, refused: 0 };
 
 function spawnWorker(slot: number): Promise<void> {
   const child = fork(new URL('./worker.ts', import.meta.url), {
-    env: { ...process.env, REDIS_URL: redisHandle.url, CHAOS_PREFIX: prefix, CHAOS_DROP: String(dropRate) },
+    env: {
+      ...process.env,
+      REDIS_URL: redisHandle.url,
+      CHAOS_PREFIX: prefix,
+      CHAOS_DROP: String(dropRate),
+      CHAOS_DOORBELL_QUEUES: String(doorbellQueues),
+    },
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -109,7 +118,10 @@ async function settled(): Promise<boolean> {
 }
 
 await Promise.all(Array.from({ length: workerCount }, (_, slot) => spawnWorker(slot)));
-log(`chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s`);
+log(
+  `chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s` +
+    (values.cluster ? `, Redis Cluster of 3 primaries, ${doorbellQueues} doorbell queues` : ''),
+);
 const started = Date.now();
 const progress = setInterval(() => {
   const elapsed = Math.round((Date.now() - started) / 1000);

@@ -1,6 +1,6 @@
 import type { LogSink } from '@tributary/observability';
 import { DelayedError, type Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import { blockingConnection } from './connections.js';
 import { DirectDoorbells } from './direct-doorbells.js';
 import {
@@ -11,6 +11,7 @@ import {
   doorbellPrefix,
 } from './doorbells.js';
 import type { QueueConfig } from './queue-config.js';
+import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
 import { workerKeys } from './thread-keys.js';
 import type { DoorbellSource, OnBusy } from './turn-loop.js';
@@ -20,7 +21,7 @@ import { WorkerPresence } from './worker-presence.js';
 export type Serve = (thread: string, epoch: number, source: DoorbellSource, onBusy: OnBusy) => Promise<void>;
 
 export interface DoorbellIntakeOptions {
-  connection: Redis;
+  connection: RedisClient;
   config: Readonly<QueueConfig>;
   owner: string;
   concurrency: number;
@@ -37,8 +38,10 @@ export interface DoorbellIntakeOptions {
  * doorbell: what cannot run here now goes back for other workers.
  */
 export class DoorbellIntake {
-  private readonly worker: Worker<DoorbellData>;
-  private readonly workerConnection: Redis;
+  /** One BullMQ worker per doorbell queue, all drawing on the one slot gate. */
+  private readonly workers: Worker<DoorbellData>[];
+  private readonly workerConnection: RedisClient;
+  private readonly errors: RepeatedErrors;
   private readonly gate: SlotGate;
   private readonly presence: WorkerPresence;
   private readonly direct: DirectDoorbells | undefined;
@@ -47,17 +50,21 @@ export class DoorbellIntake {
 
   constructor(private readonly options: DoorbellIntakeOptions) {
     const { config, concurrency, logger } = options;
+    this.errors = new RepeatedErrors(logger, 'doorbell worker error');
     this.workerConnection = blockingConnection(options.connection);
-    this.worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(job, token), {
-      connection: this.workerConnection,
-      prefix: doorbellPrefix(config.prefix),
-      concurrency,
-      // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
-      // delivered again, which the claim script turns into a no-op or a wait for the lease.
-      maxStalledCount: Number.MAX_SAFE_INTEGER,
-      autorun: false,
+    this.workers = Array.from({ length: config.doorbellQueues }, (_, i) => {
+      const worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(job, token), {
+        connection: this.workerConnection,
+        prefix: doorbellPrefix(config.prefix, i, config.doorbellQueues),
+        concurrency,
+        // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
+        // delivered again, which the claim script turns into a no-op or a wait for the lease.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+        autorun: false,
+      });
+      worker.on('error', (error) => this.errors.report(error));
+      return worker;
     });
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'doorbell worker error'));
     const keys = workerKeys(config.prefix, options.owner);
     const presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
     this.presence = presence;
@@ -75,8 +82,8 @@ export class DoorbellIntake {
   async start(): Promise<void> {
     // Alive before the first claim, or the sweeper would take the thread straight back.
     this.presence.start();
-    void this.worker.run();
-    await this.worker.waitUntilReady();
+    for (const worker of this.workers) void worker.run();
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     this.direct?.start();
   }
 
@@ -92,7 +99,7 @@ export class DoorbellIntake {
   async stopTaking(): Promise<void> {
     await this.presence.retire();
     await this.direct?.stop();
-    this.closed = this.worker.close();
+    this.closed = Promise.all(this.workers.map((worker) => worker.close())).then(() => {});
     this.gate.wakeAll();
   }
 

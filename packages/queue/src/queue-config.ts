@@ -12,6 +12,12 @@ export interface QueueConfig {
   prefix: string;
   /** Fixed for the life of a deployment: changing it moves threads to other buckets. */
   buckets: number;
+  /**
+   * Doorbell queues, each on its own hash tag: in a Redis Cluster, one per primary spreads dispatch
+   * over all of them. Every process must agree (a ring on a queue no worker reads waits for the
+   * sweeper); every worker consumes all of them.
+   */
+  doorbellQueues: number;
   leaseMs: number;
   maxBatchMessages: number;
   maxBatchTokens: number;
@@ -57,6 +63,7 @@ const approximateTokens = (body: string) => Math.ceil(body.length / 4);
 export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   prefix: 'trib',
   buckets: 64,
+  doorbellQueues: 1,
   leaseMs: 30_000,
   maxBatchMessages: 10,
   maxBatchTokens: 24_000,
@@ -108,6 +115,15 @@ export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<Queu
   if (!Number.isInteger(config.retryDelayMs) || config.retryDelayMs < 0) {
     throw new RangeError(
       `queue option retryDelayMs must be a non-negative integer, got ${config.retryDelayMs}`,
+    );
+  }
+  if (
+    !Number.isInteger(config.doorbellQueues) ||
+    config.doorbellQueues < 1 ||
+    config.doorbellQueues > config.buckets
+  ) {
+    throw new RangeError(
+      `queue option doorbellQueues must be an integer in 1..buckets (${config.buckets}), got ${config.doorbellQueues}`,
     );
   }
   if (!Number.isInteger(config.buckets) || config.buckets < 1 || config.buckets > MAX_BUCKETS) {

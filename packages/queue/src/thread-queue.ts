@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Batch, BatchRecord, DeadLetter, Lease, Origin, Outbound, TurnReport } from './batch.js';
+import type { RedisClient } from './connections.js';
 import type { Doorbell, RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
@@ -60,7 +60,7 @@ export class ThreadQueue {
   private readonly scripts: Scripts;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly config: Readonly<QueueConfig>,
     private readonly doorbell: Doorbell,
   ) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type LogSink, silentLogger } from '@tributary/observability';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
 import { Sweeper, type SweepReport } from './sweeper.js';
@@ -12,7 +12,7 @@ export interface TurnRunnerOptions {
   queue: ThreadQueue;
   doorbell: Doorbell;
   /** Blocking connections (BullMQ's worker, direct doorbells) are duplicated from this one. */
-  connection: Redis;
+  connection: RedisClient;
   handler: TurnHandler;
   /** Turns run at once by this process (agent sessions it may drive). */
   concurrency?: number;

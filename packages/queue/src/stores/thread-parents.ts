@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connections.js';
 import type { KeysOf } from './keys-of.js';
 
 /**
@@ -7,7 +7,7 @@ import type { KeysOf } from './keys-of.js';
  */
 export class ThreadParentStore<Parent extends object> {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
     private readonly ttlSeconds = 30 * 24 * 60 * 60,
   ) {}
