@@ -5,6 +5,7 @@ import { loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import { type RunningIngress, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
+import { openConnection, type RedisClient } from '@tributary/queue';
 import {
   deletePrefix,
   type FakeApiCall,
@@ -14,7 +15,6 @@ import {
   uniquePrefix,
 } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 
 export const STACK_SECRETS = {
@@ -51,7 +51,7 @@ export interface Stack {
   ingress: RunningIngress;
   worker: RunningWorker;
   api: FakePlatformApi;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   workerMetrics: Metrics;
   post(
@@ -66,7 +66,7 @@ export interface Stack {
 
 export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
   const server = await startRedis();
-  const redis = new Redis(server.url);
+  const redis = openConnection(server.url, { kind: 'patient' });
   const prefix = uniquePrefix('stack');
   const api = await startFakePlatformApi({ gatewaySecret: STACK_SECRETS.GATEWAY_SECRET });
   const stateDir = await mkdtemp(join(tmpdir(), 'tributary-stack-agent-'));
