@@ -9,6 +9,9 @@
  *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1] [--cluster]
  *
  * `--cluster` runs it on a private 3-primary Redis Cluster, with one doorbell queue per primary.
+ * `--failover` adds a replica to each primary and SIGKILLs one primary halfway through: its replica is
+ * promoted and the run goes on. `--ack-replicas 1` makes enqueue wait for a replica (WAIT) before it
+ * acknowledges; a message refused meanwhile counts as refused, not sent.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -26,6 +29,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '400' },
     drop: { type: 'string', default: '0.1' },
     cluster: { type: 'boolean', default: false },
+    failover: { type: 'boolean', default: false },
+    'ack-replicas': { type: 'string', default: '0' },
   },
 });
 const seconds = Number(values.seconds);
@@ -40,17 +45,32 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (min: number, max: number) => min + Math.random() * (max - min);
 
-const redisHandle: RedisHandle = values.cluster ? await startRedisCluster() : await startRedis();
-const doorbellQueues = values.cluster ? 3 : 1;
+const onCluster = values.cluster || values.failover;
+const cluster = onCluster ? await startRedisCluster({ replicas: values.failover ? 1 : 0 }) : undefined;
+const redisHandle: RedisHandle = cluster ?? (await startRedis());
+const doorbellQueues = onCluster ? 3 : 1;
 const prefix = uniquePrefix('chaos');
 const redis = openConnection(redisHandle.url, { kind: 'patient' });
-const config = chaosQueueConfig(prefix, doorbellQueues);
+const config = { ...chaosQueueConfig(prefix, doorbellQueues), ackReplicas: Number(values['ack-replicas']) };
 const bull = new BullDoorbell(redis, config);
 const doorbell = new DroppingDoorbell(bull, dropRate);
 const queue = new ThreadQueue(redis, config, doorbell);
 
 const workers: (ChildProcess | undefined)[] = [];
-const stats = { kills: 0, freezes: 0, refused: 0 };
+const stats = { kills: 0, freezes: 0, refused: 0, failedOver: 0 };
+
+/** Halfway through, SIGKILLs a primary; the cluster promotes its replica and the run goes on. */
+async function failOver(): Promise<void> {
+  await sleep((seconds * 1000) / 2);
+  const [victim] = (await cluster?.primaries()) ?? [];
+  if (!victim || !producing) return;
+  log(`chaos: SIGKILL of primary :${victim.port} at t=${Math.round((Date.now() - started) / 1000)}s`);
+  await victim.kill('SIGKILL');
+  const killedAt = Date.now();
+  await cluster!.healthy(30_000);
+  stats.failedOver++;
+  log(`chaos: replica promoted; cluster healthy ${Date.now() - killedAt} ms after the kill`);
+}
 
 function spawnWorker(slot: number): Promise<void> {
   const child = fork(new URL('./worker.ts', import.meta.url), {
@@ -120,7 +140,9 @@ async function settled(): Promise<boolean> {
 await Promise.all(Array.from({ length: workerCount }, (_, slot) => spawnWorker(slot)));
 log(
   `chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s` +
-    (values.cluster ? `, Redis Cluster of 3 primaries, ${doorbellQueues} doorbell queues` : ''),
+    (onCluster ? `, Redis Cluster of 3 primaries, ${doorbellQueues} doorbell queues` : '') +
+    (values.failover ? ', a replica each, one primary killed halfway' : '') +
+    (config.ackReplicas > 0 ? `, acknowledged after WAIT ${config.ackReplicas}` : ''),
 );
 const started = Date.now();
 const progress = setInterval(() => {
@@ -131,7 +153,11 @@ const progress = setInterval(() => {
 }, 5_000);
 
 const producers = 8;
-const running = [...Array.from({ length: producers }, (_, p) => produce(p, producers)), wreak()];
+const running = [
+  ...Array.from({ length: producers }, (_, p) => produce(p, producers)),
+  wreak(),
+  ...(values.failover ? [failOver()] : []),
+];
 await sleep(seconds * 1000);
 producing = false;
 await Promise.all(running);
@@ -170,7 +196,8 @@ redis.disconnect();
 await redisHandle.stop();
 
 log(
-  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} refused=${stats.refused} dead_letters=${dead}`,
+  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} refused=${stats.refused} dead_letters=${dead}` +
+    (values.failover ? ` failovers=${stats.failedOver}` : ''),
 );
 process.stdout.write(
   `chaos: sent=${totalSent()} committed=${tally.committed} lost=${tally.lost} duplicates=${tally.duplicates} ` +

@@ -119,6 +119,11 @@ export function isRedisUnavailable(error: unknown): boolean {
       error.message,
     ) ||
     /^(MOVED|ASK) \d+ /.test(error.message) ||
-    ['MaxRetriesPerRequestError', 'ClusterAllFailedError', 'RedisTopologyError'].includes(error.name)
+    [
+      'MaxRetriesPerRequestError',
+      'ClusterAllFailedError',
+      'RedisTopologyError',
+      'ReplicationLagError',
+    ].includes(error.name)
   );
 }

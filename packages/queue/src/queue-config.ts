@@ -26,6 +26,13 @@ export interface QueueConfig {
   dedupTtlMs: number;
   /** How long a quiet thread's gate state (involved, bot-turn run) is kept. */
   gateTtlMs: number;
+  /**
+   * Replicas that must confirm an accepted message (WAIT) before enqueue returns; 0: none. With 1, a
+   * failover of the thread's primary cannot lose an acknowledged message; a confirmation slower than
+   * `ackReplicasTimeoutMs` refuses it (ingress answers 503, the platform retries, dedup absorbs it).
+   */
+  ackReplicas: number;
+  ackReplicasTimeoutMs: number;
   /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
   yieldAfterTurns: number;
   /** Batch records kept per thread: at most this many, none older than `historyMaxAgeMs`. */
@@ -71,6 +78,8 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   dedupTtlMs: 24 * 60 * 60 * 1000,
   gateTtlMs: 30 * 24 * 60 * 60 * 1000,
   yieldAfterTurns: 20,
+  ackReplicas: 0,
+  ackReplicasTimeoutMs: 100,
   // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
   historyLimit: 200,
   historyMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
@@ -93,6 +102,7 @@ const positiveIntegers = [
   'maxBacklog',
   'dedupTtlMs',
   'yieldAfterTurns',
+  'ackReplicasTimeoutMs',
   'historyLimit',
   'historyMaxAgeMs',
   'affinityWaitMs',
@@ -111,6 +121,11 @@ export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<Queu
     if (!Number.isInteger(config[name]) || config[name] <= 0) {
       throw new RangeError(`queue option ${name} must be a positive integer, got ${config[name]}`);
     }
+  }
+  if (!Number.isInteger(config.ackReplicas) || config.ackReplicas < 0) {
+    throw new RangeError(
+      `queue option ackReplicas must be a non-negative integer, got ${config.ackReplicas}`,
+    );
   }
   if (!Number.isInteger(config.retryDelayMs) || config.retryDelayMs < 0) {
     throw new RangeError(

@@ -3,6 +3,7 @@ import type { RedisClient } from './connections.js';
 import type { Doorbell, RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
+import { awaitReplicas } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
 import { bucketKeys, decodeThread, type ThreadKeys, threadKeys } from './thread-keys.js';
@@ -94,6 +95,10 @@ export class ThreadQueue {
         gateTtlMs: c.gateTtlMs,
       },
     );
+    // A duplicate too: its first delivery may have been refused for want of this confirmation.
+    if (reply.status !== 'backlogFull' && c.ackReplicas > 0) {
+      await awaitReplicas(this.redis, k.state, c.ackReplicas, c.ackReplicasTimeoutMs);
+    }
     switch (reply.status) {
       case 'duplicate':
         return { outcome: 'duplicate', streamId: reply.streamId };
