@@ -10,7 +10,7 @@
  *
  * `--cluster` runs it on a private 3-primary Redis Cluster, with one doorbell queue per primary.
  * `--failover` adds a replica to each primary and SIGKILLs one primary halfway through: its replica is
- * promoted and the run goes on. `--ack-replicas 1` makes enqueue wait for a replica (WAIT) before it
+ * promoted, the run goes on, and the killed node comes back as the new primary's replica. `--ack-replicas 1` makes enqueue wait for a replica (WAIT) before it
  * acknowledges; a message refused meanwhile counts as refused, not sent.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -67,9 +67,22 @@ async function failOver(): Promise<void> {
   log(`chaos: SIGKILL of primary :${victim.port} at t=${Math.round((Date.now() - started) / 1000)}s`);
   await victim.kill('SIGKILL');
   const killedAt = Date.now();
+  await waitFor(
+    async () => {
+      const primaries = await cluster!.primaries();
+      return primaries.length === 3 && !primaries.includes(victim);
+    },
+    { what: 'a replica promoted in place of the killed primary', timeoutMs: 30_000, intervalMs: 20 },
+  );
+  const promotedAfter = Date.now() - killedAt;
+  // Back, it rejoins as a replica of the promoted node, so WAIT can be met on that shard again.
+  await victim.launch();
   await cluster!.healthy(30_000);
   stats.failedOver++;
-  log(`chaos: replica promoted; cluster healthy ${Date.now() - killedAt} ms after the kill`);
+  log(
+    `chaos: replica promoted ${promotedAfter} ms after the kill; killed node back as its replica, ` +
+      `in sync ${Date.now() - killedAt} ms after the kill`,
+  );
 }
 
 function spawnWorker(slot: number): Promise<void> {
@@ -89,22 +102,41 @@ function spawnWorker(slot: number): Promise<void> {
 }
 
 const threads = Array.from({ length: threadCount }, (_, i) => `chaos:${i % 7}:thread:${i}`);
-// Acceptance order is the seq enqueue returns, not the order replies resolve in (ringing takes longer).
-const sent = new Map<string, { id: string; seq: number }[]>(threads.map((t) => [t, []]));
+// Acceptance order is the stream id enqueue returns, not the order replies resolve in (ringing takes
+// longer); a refused message retried as a duplicate has the stream id of the delivery that stored it.
+const sent = new Map<string, { id: string; at: [number, number] }[]>(threads.map((t) => [t, []]));
 let producing = true;
+
+const streamPosition = (id: string): [number, number] => {
+  const [ms, n] = id.split('-');
+  return [Number(ms), Number(n)];
+};
+const byStreamPosition = (a: { at: [number, number] }, b: { at: [number, number] }) =>
+  a.at[0] - b.at[0] || a.at[1] - b.at[1];
+
+/**
+ * Sends one message as a platform would: a refusal (no acknowledgement) is retried with the same id
+ * until it is acknowledged, as new or as a duplicate of a delivery that was stored but not confirmed.
+ */
+async function send(thread: string, id: string): Promise<void> {
+  for (;;) {
+    try {
+      const result = await queue.enqueue(thread, { id, body: JSON.stringify({ thread, id }) });
+      sent.get(thread)!.push({ id, at: streamPosition(result.streamId) });
+      return;
+    } catch {
+      stats.refused++;
+      await sleep(50);
+    }
+  }
+}
 
 async function produce(producer: number, producers: number): Promise<void> {
   let n = 0;
   while (producing) {
     const thread = threads[Math.floor(Math.random() * threads.length)]!;
-    const id = `p${producer}-${n++}`;
     // A message counts as sent only once enqueue acknowledged it, as ingress would answer 2xx.
-    await queue.enqueue(thread, { id, body: JSON.stringify({ thread, id }) }).then(
-      (result) => {
-        if (result.outcome === 'accepted') sent.get(thread)!.push({ id, seq: result.seq });
-      },
-      () => stats.refused++,
-    );
+    await send(thread, `p${producer}-${n++}`);
     await sleep((-Math.log(1 - Math.random()) * (1000 * producers)) / rate);
   }
 }
@@ -173,7 +205,7 @@ let tally: Tally = { committed: 0, lost: 0, duplicates: 0, reordered: 0, overlap
 let dead = 0;
 for (const thread of threads) {
   const history = (await queue.history(thread, Number.MAX_SAFE_INTEGER)).reverse();
-  const accepted = sent.get(thread)!.sort((a, b) => a.seq - b.seq);
+  const accepted = sent.get(thread)!.sort(byStreamPosition);
   tally = addTallies(
     tally,
     tallyThread(

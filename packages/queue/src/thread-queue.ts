@@ -95,16 +95,15 @@ export class ThreadQueue {
         gateTtlMs: c.gateTtlMs,
       },
     );
-    // A duplicate too: its first delivery may have been refused for want of this confirmation.
-    if (reply.status !== 'backlogFull' && c.ackReplicas > 0) {
-      await awaitReplicas(this.redis, k.state, c.ackReplicas, c.ackReplicasTimeoutMs);
-    }
     switch (reply.status) {
       case 'duplicate':
+        // Confirmed too: its first delivery may have been refused for want of this confirmation.
+        await this.replicated(k);
         return { outcome: 'duplicate', streamId: reply.streamId };
       case 'backlogFull':
         throw new BacklogFullError(thread, reply.backlog);
       case 'queued':
+        await this.replicated(k);
         return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
     // The message is durable already; a doorbell lost here is re-rung by the sweeper.
@@ -116,7 +115,15 @@ export class ThreadQueue {
       () => true,
       () => false,
     );
+    // Rung first: a refused acknowledgement (the platform retries) must not leave the thread waiting.
+    await this.replicated(k);
     return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };
+  }
+
+  /** With `ackReplicas`, waits until that many replicas hold the thread's writes (or throws). */
+  private async replicated(k: ThreadKeys): Promise<void> {
+    const { ackReplicas, ackReplicasTimeoutMs } = this.config;
+    if (ackReplicas > 0) await awaitReplicas(this.redis, k.state, ackReplicas, ackReplicasTimeoutMs);
   }
 
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {

@@ -34,7 +34,7 @@ export interface RedisClusterHandle extends RedisHandle {
   readonly nodes: readonly ClusterNode[];
   /** The nodes that are primaries now, as the cluster itself reports it. */
   primaries(): Promise<ClusterNode[]>;
-  /** Resolves once every running node reports `cluster_state:ok`. */
+  /** Resolves once every running node reports `cluster_state:ok` and every replica is in sync. */
   healthy(timeoutMs?: number): Promise<void>;
 }
 
@@ -91,10 +91,17 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
       async () => {
         for (const node of nodes.filter((n) => n.running)) {
           if (!/^cluster_state:ok/m.test(await ask(node, 'CLUSTER', 'INFO'))) return false;
+          // A replica still in its first sync would make WAIT time out.
+          const replication = await ask(node, 'INFO', 'replication');
+          if (/^role:slave/m.test(replication) && !/^master_link_status:up/m.test(replication)) return false;
         }
         return true;
       },
-      { what: 'every running cluster node to report cluster_state:ok', timeoutMs, intervalMs: 50 },
+      {
+        what: 'every running cluster node to report cluster_state:ok, every replica in sync',
+        timeoutMs,
+        intervalMs: 50,
+      },
     );
   };
   await healthy();
