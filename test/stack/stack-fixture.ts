@@ -10,6 +10,7 @@ import {
   deletePrefix,
   type FakeApiCall,
   type FakePlatformApi,
+  type RedisHandle,
   startFakePlatformApi,
   startRedis,
   uniquePrefix,
@@ -64,8 +65,9 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
-  const server = await startRedis();
+/** `given`: a server or cluster the caller started and stops; by default the stack starts its own. */
+export async function startStack(env: Record<string, string> = {}, given?: RedisHandle): Promise<Stack> {
+  const server = given ?? (await startRedis());
   const redis = openConnection(server.url, { kind: 'patient' });
   const prefix = uniquePrefix('stack');
   const api = await startFakePlatformApi({ gatewaySecret: STACK_SECRETS.GATEWAY_SECRET });
@@ -130,7 +132,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       await api.close();
       await deletePrefix(redis, prefix);
       redis.disconnect();
-      await server.stop();
+      if (!given) await server.stop();
       await rm(stateDir, { recursive: true, force: true });
     },
   };
