@@ -49,7 +49,22 @@ describe('DoorbellCanary', () => {
     free = false;
     expect(canary.consuming()).toBe(true); // busy workers take no jobs by design
     free = true;
-    canary.taken();
+    canary.taken(0);
+    expect(canary.consuming()).toBe(true);
+    await doorbell.close();
+  });
+
+  it('reports a worker whose consumer of one doorbell queue took nothing as not consuming', async () => {
+    const doorbell = new BullDoorbell(redis, queueConfig({ prefix, doorbellQueues: 3 }));
+    const canary = new DoorbellCanary(doorbell, 'w3', () => true, pino({ level: 'silent' }), {
+      periodMs: 60_000,
+      windowMs: 50,
+    });
+    await waitFor(() => !canary.consuming(), { what: 'the window to pass' });
+    canary.taken(0);
+    canary.taken(2);
+    expect(canary.consuming()).toBe(false);
+    canary.taken(1);
     expect(canary.consuming()).toBe(true);
     await doorbell.close();
   });

@@ -1,7 +1,6 @@
 import type { LogSink } from '@tributary/observability';
 import { DelayedError, type Job, Worker } from 'bullmq';
-import type { RedisClient } from './connections.js';
-import { blockingConnection } from './connections.js';
+import { blockingConnection, type RedisClient } from './connections.js';
 import { DirectDoorbells } from './direct-doorbells.js';
 import {
   CANARY_JOB,
@@ -27,8 +26,8 @@ export interface DoorbellIntakeOptions {
   concurrency: number;
   serve: Serve;
   logger: LogSink;
-  /** This worker's BullMQ worker took a doorbell job (proof it still consumes). */
-  doorbellTaken?(): void;
+  /** This worker's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
+  doorbellTaken?(queue: number): void;
 }
 
 /**
@@ -53,7 +52,7 @@ export class DoorbellIntake {
     this.errors = new RepeatedErrors(logger, 'doorbell worker error');
     this.workerConnection = blockingConnection(options.connection);
     this.workers = Array.from({ length: config.doorbellQueues }, (_, i) => {
-      const worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(job, token), {
+      const worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(i, job, token), {
         connection: this.workerConnection,
         prefix: doorbellPrefix(config.prefix, i, config.doorbellQueues),
         concurrency,
@@ -110,8 +109,8 @@ export class DoorbellIntake {
     this.workerConnection.disconnect();
   }
 
-  private async fromQueue(job: Job<DoorbellData>, token?: string): Promise<void> {
-    this.options.doorbellTaken?.();
+  private async fromQueue(queue: number, job: Job<DoorbellData>, token?: string): Promise<void> {
+    this.options.doorbellTaken?.(queue);
     if (job.name === CANARY_JOB) return;
     if (!this.gate.tryAcquire()) return this.handBack(job, token);
     const { thread, epoch, fallback } = job.data;

@@ -41,7 +41,7 @@ export const CANARY_JOB = 'canary';
  * slot ranges, which is where a Cluster built with evenly split slots puts its i-th primary: with one
  * queue per primary, dispatch is spread over all of them. One queue keeps the tag `{dq}`.
  */
-export function doorbellPrefix(prefix: string, index = 0, count = 1): string {
+export function doorbellPrefix(prefix: string, index: number, count: number): string {
   if (count === 1) return `${prefix}:{dq}`;
   const low = Math.floor((index * CLUSTER_SLOTS) / count);
   const high = Math.floor(((index + 1) * CLUSTER_SLOTS) / count);

@@ -26,8 +26,8 @@ export interface TurnRunnerOptions {
 
 export interface RunnerEvents extends TurnEvents {
   revived?(report: SweepReport): void;
-  /** This runner's BullMQ worker took a doorbell job (proof it still consumes). */
-  doorbellTaken?(): void;
+  /** This runner's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
+  doorbellTaken?(queue: number): void;
 }
 
 /**
@@ -60,7 +60,7 @@ export class TurnRunner {
       concurrency: options.concurrency ?? 1,
       serve: (thread, epoch, source, onBusy) => this.loop.serve(thread, epoch, source, onBusy),
       logger,
-      doorbellTaken: () => events?.doorbellTaken?.(),
+      doorbellTaken: (queue) => events?.doorbellTaken?.(queue),
     });
     if (options.sweep !== false) {
       this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, logger, events?.revived);
