@@ -9,9 +9,11 @@ beforeAll(async () => {
   stack = await startStack({}, cluster);
 }, 60_000);
 afterAll(async () => {
+  // A stopped primary would keep the worker's shutdown waiting for Redis.
+  await cluster?.restart();
   await stack?.close();
   await cluster?.stop();
-});
+}, 60_000);
 
 const status = async (url: string) => (await fetch(url)).status;
 const replies = (chatId: number) =>
@@ -62,5 +64,6 @@ describe('the stack on a 3-primary Redis Cluster', () => {
     const answer = await postTelegramMessage(stack, 7200, 300, '@tributary_bot back');
     expect(answer).toMatchObject({ status: 200, body: { outcome: 'accepted' } });
     await waitFor(() => replies(7200).length > 0, { what: 'a reply after recovery', timeoutMs: 30_000 });
-  });
+    // Failure detection, recovery and an agent turn, on a machine that may be busy.
+  }, 120_000);
 });
