@@ -61,9 +61,16 @@ describe('the stack on a 3-primary Redis Cluster', () => {
       timeoutMs: 20_000,
       intervalMs: 100,
     });
-    const answer = await postTelegramMessage(stack, 7200, 300, '@tributary_bot back');
-    expect(answer).toMatchObject({ status: 200, body: { outcome: 'accepted' } });
-    await waitFor(() => replies(7200).length > 0, { what: 'a reply after recovery', timeoutMs: 30_000 });
+    // Threads on every doorbell queue, the one on the restarted primary included.
+    const chats = Array.from({ length: 9 }, (_, i) => 7200 + i);
+    for (const [i, chat] of chats.entries()) {
+      const answer = await postTelegramMessage(stack, chat, 300 + i, '@tributary_bot back');
+      expect(answer).toMatchObject({ status: 200, body: { outcome: 'accepted' } });
+    }
+    await waitFor(() => chats.every((chat) => replies(chat).length > 0), {
+      what: 'a reply in every chat after recovery',
+      timeoutMs: 60_000,
+    });
     // Failure detection, recovery and an agent turn, on a machine that may be busy.
   }, 120_000);
 });

@@ -39,7 +39,8 @@ export interface DoorbellIntakeOptions {
 export class DoorbellIntake {
   /** One BullMQ worker per doorbell queue, all drawing on the one slot gate. */
   private readonly workers: Worker<DoorbellData>[];
-  private readonly workerConnection: RedisClient;
+  /** Each BullMQ worker's own connection: one that a failover broke must not stall the others. */
+  private readonly workerConnections: RedisClient[] = [];
   private readonly errors: RepeatedErrors;
   private readonly gate: SlotGate;
   private readonly presence: WorkerPresence;
@@ -50,10 +51,9 @@ export class DoorbellIntake {
   constructor(private readonly options: DoorbellIntakeOptions) {
     const { config, concurrency, logger } = options;
     this.errors = new RepeatedErrors(logger, 'doorbell worker error');
-    this.workerConnection = blockingConnection(options.connection);
     this.workers = Array.from({ length: config.doorbellQueues }, (_, i) => {
       const worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(i, job, token), {
-        connection: this.workerConnection,
+        connection: this.connectionFor(),
         prefix: doorbellPrefix(config.prefix, i, config.doorbellQueues),
         concurrency,
         // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
@@ -106,7 +106,13 @@ export class DoorbellIntake {
   async drained(): Promise<void> {
     await Promise.all([this.closed, Promise.all(this.directTurns)]);
     await this.presence.stop();
-    this.workerConnection.disconnect();
+    for (const connection of this.workerConnections) connection.disconnect();
+  }
+
+  private connectionFor(): RedisClient {
+    const connection = blockingConnection(this.options.connection);
+    this.workerConnections.push(connection);
+    return connection;
   }
 
   private async fromQueue(queue: number, job: Job<DoorbellData>, token?: string): Promise<void> {
