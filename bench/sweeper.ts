@@ -7,7 +7,7 @@
  *   npm run bench:sweeper [-- --looks 500]
  */
 import { parseArgs } from 'node:util';
-import { BullDoorbell, doorbellJobId } from '@tributary/queue';
+import { BullDoorbell, doorbellJobId, queueDefaults } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { printTable } from './load.js';
@@ -38,9 +38,13 @@ async function measure(look: (i: number) => Promise<unknown>): Promise<{ redisUs
 const rows: string[][] = [];
 try {
   for (const backlog of BACKLOGS) {
-    const doorbell = new BullDoorbell(redis, uniquePrefix('bench-sweeper'));
+    const doorbell = new BullDoorbell(redis, {
+      prefix: uniquePrefix('bench-sweeper'),
+      buckets: queueDefaults.buckets,
+      doorbellQueues: 1,
+    });
     for (let from = 0; from < backlog; from += 1000) {
-      await doorbell.queue.addBulk(
+      await doorbell.queues[0]!.addBulk(
         Array.from({ length: Math.min(1000, backlog - from) }, (_, i) => ({
           name: 'ring',
           data: { thread: `t${from + i}`, epoch: 1 },
@@ -50,7 +54,7 @@ try {
     }
     // The threads a sweep looks at have waited longest: the oldest jobs, at the far end of the list.
     const member = (i: number) => `t${i % Math.min(backlog, 1000)}`;
-    const state = await measure((i) => doorbell.queue.getJobState(doorbellJobId(member(i), 1)));
+    const state = await measure((i) => doorbell.queues[0]!.getJobState(doorbellJobId(member(i), 1)));
     const hash = await measure((i) => doorbell.pending(member(i), 1));
     rows.push([
       String(backlog),
@@ -60,7 +64,7 @@ try {
       state.wallUs.toFixed(0),
       hash.wallUs.toFixed(0),
     ]);
-    await doorbell.queue.obliterate({ force: true });
+    await doorbell.queues[0]!.obliterate({ force: true });
     await doorbell.close();
   }
 } finally {
