@@ -41,7 +41,7 @@ const redis = new Redis(server.url);
 
 async function tributary(): Promise<number[]> {
   const config = queueConfig({ prefix: uniquePrefix('bench') });
-  const doorbell = new BullDoorbell(redis, config.prefix);
+  const doorbell = new BullDoorbell(redis, config);
   const queue = new ThreadQueue(redis, config, doorbell);
   let pending = nextSignal();
   const runner = new TurnRunner({

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
-import { BullDoorbell, type Doorbell, queueConfig, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, type Doorbell, queueConfig, queueDefaults, ThreadQueue } from '@tributary/queue';
 import { deletePrefix, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
@@ -165,7 +165,7 @@ async function baseline(): Promise<{ first: number; buffered: number }> {
 
 async function doorbellJob(): Promise<number> {
   const prefix = uniquePrefix('mem-bell');
-  const doorbell = new BullDoorbell(redis, prefix);
+  const doorbell = new BullDoorbell(redis, { prefix, buckets: queueDefaults.buckets, doorbellQueues: 1 });
   await doorbell.ring('warm', 'warm', 1);
   const start = await usedMemory();
   await inParallel(threads, (t) => doorbell.ring(`t-${t}`, `t-${t}`, 1));

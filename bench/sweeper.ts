@@ -7,7 +7,7 @@
  *   npm run bench:sweeper [-- --looks 500] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
-import { BullDoorbell, doorbellJobId } from '@tributary/queue';
+import { BullDoorbell, doorbellJobId, queueDefaults } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
@@ -40,9 +40,13 @@ const rows: Cell[][] = [];
 const ratios: Record<string, number> = {};
 try {
   for (const backlog of BACKLOGS) {
-    const doorbell = new BullDoorbell(redis, uniquePrefix('bench-sweeper'));
+    const doorbell = new BullDoorbell(redis, {
+      prefix: uniquePrefix('bench-sweeper'),
+      buckets: queueDefaults.buckets,
+      doorbellQueues: 1,
+    });
     for (let from = 0; from < backlog; from += 1000) {
-      await doorbell.queue.addBulk(
+      await doorbell.queues[0]!.addBulk(
         Array.from({ length: Math.min(1000, backlog - from) }, (_, i) => ({
           name: 'ring',
           data: { thread: `t${from + i}`, epoch: 1 },
@@ -52,14 +56,14 @@ try {
     }
     // The threads a sweep looks at have waited longest: the oldest jobs, at the far end of the list.
     const member = (i: number) => `t${i % Math.min(backlog, 1000)}`;
-    const state = await measure((i) => doorbell.queue.getJobState(doorbellJobId(member(i), 1)));
+    const state = await measure((i) => doorbell.queues[0]!.getJobState(doorbellJobId(member(i), 1)));
     const hash = await measure((i) => doorbell.pending(member(i), 1));
     rows.push(
       [backlog, 'getJobState (baseline)', rounded(state.redisUs, 1), Math.round(state.wallUs)],
       [backlog, 'BullDoorbell.pending', rounded(hash.redisUs, 1), Math.round(hash.wallUs)],
     );
     ratios[`getjobstate_over_pending_redis_cpu_at_${backlog}`] = rounded(state.redisUs / hash.redisUs, 1);
-    await doorbell.queue.obliterate({ force: true });
+    await doorbell.queues[0]!.obliterate({ force: true });
     await doorbell.close();
   }
 } finally {

@@ -54,7 +54,8 @@ describe('tributary worker (real process)', () => {
     });
     try {
       await waitFor(() => output.includes('worker started'), { what: 'worker start', timeoutMs: 20_000 });
-      const queue = new ThreadQueue(redis, queueConfig({ prefix }), new BullDoorbell(redis, prefix));
+      const config = queueConfig({ prefix });
+      const queue = new ThreadQueue(redis, config, new BullDoorbell(redis, config));
       await queue.enqueue(
         'gateway:telegram:C1:T1',
         queuedArrival({

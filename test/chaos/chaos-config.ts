@@ -1,10 +1,14 @@
 import { type QueueConfig, queueConfig } from '@tributary/queue';
 
-/** Short leases and a fast sweeper so that kills and freezes turn into takeovers within the run. */
-export function chaosQueueConfig(prefix: string): Readonly<QueueConfig> {
+/**
+ * Short leases and a fast sweeper so that kills and freezes turn into takeovers within the run. On a
+ * Cluster, one doorbell queue per primary.
+ */
+export function chaosQueueConfig(prefix: string, doorbellQueues = 1): Readonly<QueueConfig> {
   return queueConfig({
     prefix,
     buckets: 16,
+    doorbellQueues,
     leaseMs: 1_500,
     sweepIntervalMs: 250,
     lostDoorbellAfterMs: 1_000,

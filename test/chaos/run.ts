@@ -6,13 +6,17 @@
  * `chaos: sent=<n> committed=<n> lost=0 duplicates=0 reordered=0 overlaps_committed=0`
  * and exits non-zero when any of the last four is not zero.
  *
- *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1]
+ *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1] [--cluster]
+ *
+ * `--cluster` runs it on a private 3-primary Redis Cluster, with one doorbell queue per primary.
+ * `--failover` adds a replica to each primary and SIGKILLs one primary halfway through: its replica is
+ * promoted, the run goes on, and the killed node comes back as the new primary's replica. `--ack-replicas 1` makes enqueue wait for a replica (WAIT) before it
+ * acknowledges; a message refused meanwhile counts as refused, not sent.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { BullDoorbell, ThreadQueue } from '@tributary/queue';
-import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { Redis } from 'ioredis';
+import { BullDoorbell, openConnection, ThreadQueue } from '@tributary/queue';
+import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { chaosQueueConfig } from './chaos-config.js';
 import { DroppingDoorbell } from './dropping-doorbell.js';
 import { addTallies, type Tally, tallyThread } from './tally.js';
@@ -24,6 +28,9 @@ const { values } = parseArgs({
     threads: { type: 'string', default: '120' },
     rate: { type: 'string', default: '400' },
     drop: { type: 'string', default: '0.1' },
+    cluster: { type: 'boolean', default: false },
+    failover: { type: 'boolean', default: false },
+    'ack-replicas': { type: 'string', default: '0' },
   },
 });
 const seconds = Number(values.seconds);
@@ -38,20 +45,55 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (min: number, max: number) => min + Math.random() * (max - min);
 
-const redisHandle: RedisHandle = await startRedis();
+const onCluster = values.cluster || values.failover;
+const cluster = onCluster ? await startRedisCluster({ replicas: values.failover ? 1 : 0 }) : undefined;
+const redisHandle: RedisHandle = cluster ?? (await startRedis());
+const doorbellQueues = onCluster ? 3 : 1;
 const prefix = uniquePrefix('chaos');
-const redis = new Redis(redisHandle.url);
-const config = chaosQueueConfig(prefix);
-const bull = new BullDoorbell(redis, prefix);
+const redis = openConnection(redisHandle.url, { kind: 'patient' });
+const config = { ...chaosQueueConfig(prefix, doorbellQueues), ackReplicas: Number(values['ack-replicas']) };
+const bull = new BullDoorbell(redis, config);
 const doorbell = new DroppingDoorbell(bull, dropRate);
 const queue = new ThreadQueue(redis, config, doorbell);
 
 const workers: (ChildProcess | undefined)[] = [];
-const stats = { kills: 0, freezes: 0, refused: 0 };
+const stats = { kills: 0, freezes: 0, refused: 0, failedOver: 0 };
+
+/** Halfway through, SIGKILLs a primary; the cluster promotes its replica and the run goes on. */
+async function failOver(): Promise<void> {
+  await sleep((seconds * 1000) / 2);
+  const [victim] = (await cluster?.primaries()) ?? [];
+  if (!victim || !producing) return;
+  log(`chaos: SIGKILL of primary :${victim.port} at t=${Math.round((Date.now() - started) / 1000)}s`);
+  await victim.kill('SIGKILL');
+  const killedAt = Date.now();
+  await waitFor(
+    async () => {
+      const primaries = await cluster!.primaries();
+      return primaries.length === 3 && !primaries.includes(victim);
+    },
+    { what: 'a replica promoted in place of the killed primary', timeoutMs: 30_000, intervalMs: 20 },
+  );
+  const promotedAfter = Date.now() - killedAt;
+  // Back, it rejoins as a replica of the promoted node, so WAIT can be met on that shard again.
+  await victim.launch();
+  await cluster!.healthy(30_000);
+  stats.failedOver++;
+  log(
+    `chaos: replica promoted ${promotedAfter} ms after the kill; killed node back as its replica, ` +
+      `in sync ${Date.now() - killedAt} ms after the kill`,
+  );
+}
 
 function spawnWorker(slot: number): Promise<void> {
   const child = fork(new URL('./worker.ts', import.meta.url), {
-    env: { ...process.env, REDIS_URL: redisHandle.url, CHAOS_PREFIX: prefix, CHAOS_DROP: String(dropRate) },
+    env: {
+      ...process.env,
+      REDIS_URL: redisHandle.url,
+      CHAOS_PREFIX: prefix,
+      CHAOS_DROP: String(dropRate),
+      CHAOS_DOORBELL_QUEUES: String(doorbellQueues),
+    },
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -60,22 +102,42 @@ function spawnWorker(slot: number): Promise<void> {
 }
 
 const threads = Array.from({ length: threadCount }, (_, i) => `chaos:${i % 7}:thread:${i}`);
-// Acceptance order is the seq enqueue returns, not the order replies resolve in (ringing takes longer).
-const sent = new Map<string, { id: string; seq: number }[]>(threads.map((t) => [t, []]));
+// Acceptance order is the stream id enqueue returns, not the order replies resolve in (ringing takes
+// longer); a refused message retried as a duplicate has the stream id of the delivery that stored it.
+const sent = new Map<string, { id: string; at: [number, number] }[]>(threads.map((t) => [t, []]));
 let producing = true;
+
+const streamPosition = (id: string): [number, number] => {
+  const [ms, n] = id.split('-');
+  return [Number(ms), Number(n)];
+};
+const byStreamPosition = (a: { at: [number, number] }, b: { at: [number, number] }) =>
+  a.at[0] - b.at[0] || a.at[1] - b.at[1];
+
+/**
+ * Sends one message as a platform would: a refusal (no acknowledgement) is retried with the same id
+ * until it is acknowledged, as new or as a duplicate of a delivery that was stored but not confirmed.
+ */
+async function send(thread: string, id: string): Promise<void> {
+  for (;;) {
+    try {
+      const result = await queue.enqueue(thread, { id, body: JSON.stringify({ thread, id }) });
+      if (result.outcome === 'gated') throw new Error('an ungated enqueue was gated');
+      sent.get(thread)!.push({ id, at: streamPosition(result.streamId) });
+      return;
+    } catch {
+      stats.refused++;
+      await sleep(50);
+    }
+  }
+}
 
 async function produce(producer: number, producers: number): Promise<void> {
   let n = 0;
   while (producing) {
     const thread = threads[Math.floor(Math.random() * threads.length)]!;
-    const id = `p${producer}-${n++}`;
     // A message counts as sent only once enqueue acknowledged it, as ingress would answer 2xx.
-    await queue.enqueue(thread, { id, body: JSON.stringify({ thread, id }) }).then(
-      (result) => {
-        if (result.outcome === 'accepted') sent.get(thread)!.push({ id, seq: result.seq });
-      },
-      () => stats.refused++,
-    );
+    await send(thread, `p${producer}-${n++}`);
     await sleep((-Math.log(1 - Math.random()) * (1000 * producers)) / rate);
   }
 }
@@ -109,7 +171,12 @@ async function settled(): Promise<boolean> {
 }
 
 await Promise.all(Array.from({ length: workerCount }, (_, slot) => spawnWorker(slot)));
-log(`chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s`);
+log(
+  `chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s` +
+    (onCluster ? `, Redis Cluster of 3 primaries, ${doorbellQueues} doorbell queues` : '') +
+    (values.failover ? ', a replica each, one primary killed halfway' : '') +
+    (config.ackReplicas > 0 ? `, acknowledged after WAIT ${config.ackReplicas}` : ''),
+);
 const started = Date.now();
 const progress = setInterval(() => {
   const elapsed = Math.round((Date.now() - started) / 1000);
@@ -119,7 +186,11 @@ const progress = setInterval(() => {
 }, 5_000);
 
 const producers = 8;
-const running = [...Array.from({ length: producers }, (_, p) => produce(p, producers)), wreak()];
+const running = [
+  ...Array.from({ length: producers }, (_, p) => produce(p, producers)),
+  wreak(),
+  ...(values.failover ? [failOver()] : []),
+];
 await sleep(seconds * 1000);
 producing = false;
 await Promise.all(running);
@@ -135,7 +206,7 @@ let tally: Tally = { committed: 0, lost: 0, duplicates: 0, reordered: 0, overlap
 let dead = 0;
 for (const thread of threads) {
   const history = (await queue.history(thread, Number.MAX_SAFE_INTEGER)).reverse();
-  const accepted = sent.get(thread)!.sort((a, b) => a.seq - b.seq);
+  const accepted = sent.get(thread)!.sort(byStreamPosition);
   tally = addTallies(
     tally,
     tallyThread(
@@ -158,7 +229,8 @@ redis.disconnect();
 await redisHandle.stop();
 
 log(
-  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} refused=${stats.refused} dead_letters=${dead}`,
+  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} refused=${stats.refused} dead_letters=${dead}` +
+    (values.failover ? ` failovers=${stats.failedOver}` : ''),
 );
 process.stdout.write(
   `chaos: sent=${totalSent()} committed=${tally.committed} lost=${tally.lost} duplicates=${tally.duplicates} ` +

@@ -2,14 +2,13 @@
  * One chaos worker process: a TurnRunner whose turns take a random while. It is killed, frozen and
  * restarted by the chaos orchestrator; SIGTERM closes it gracefully.
  */
-import { BullDoorbell, ThreadQueue, TurnRunner } from '@tributary/queue';
-import { Redis } from 'ioredis';
+import { BullDoorbell, openConnection, ThreadQueue, TurnRunner } from '@tributary/queue';
 import { chaosQueueConfig } from './chaos-config.js';
 import { DroppingDoorbell } from './dropping-doorbell.js';
 
-const redis = new Redis(process.env.REDIS_URL!);
-const config = chaosQueueConfig(process.env.CHAOS_PREFIX!);
-const bull = new BullDoorbell(redis, config.prefix);
+const redis = openConnection(process.env.REDIS_URL!, { kind: 'patient' });
+const config = chaosQueueConfig(process.env.CHAOS_PREFIX!, Number(process.env.CHAOS_DOORBELL_QUEUES ?? '1'));
+const bull = new BullDoorbell(redis, config);
 const doorbell = new DroppingDoorbell(bull, Number(process.env.CHAOS_DROP ?? '0'));
 const queue = new ThreadQueue(redis, config, doorbell);
 

@@ -10,16 +10,17 @@ import {
 } from '@tributary/ingress';
 import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
+import { openConnection, type RedisClient } from '@tributary/queue';
 import {
   deletePrefix,
   type FakeApiCall,
   type FakePlatformApi,
+  type RedisHandle,
   startFakePlatformApi,
   startRedis,
   uniquePrefix,
 } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
 
 export const STACK_SECRETS = {
@@ -56,7 +57,7 @@ export interface Stack {
   ingress: RunningIngress;
   worker: RunningWorker;
   api: FakePlatformApi;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   workerMetrics: Metrics;
   post(
@@ -69,10 +70,10 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** `env` adds to or overrides the stack's variables; '' unsets one. */
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
-  const server = await startRedis();
-  const redis = new Redis(server.url);
+/** `given`: a server or cluster the caller started and stops; by default the stack starts its own. */
+export async function startStack(env: Record<string, string> = {}, given?: RedisHandle): Promise<Stack> {
+  const server = given ?? (await startRedis());
+  const redis = openConnection(server.url, { kind: 'patient' });
   const prefix = uniquePrefix('stack');
   const api = await startFakePlatformApi({ gatewaySecret: STACK_SECRETS.GATEWAY_SECRET });
   const stateDir = await mkdtemp(join(tmpdir(), 'tributary-stack-agent-'));
@@ -143,7 +144,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       await api.close();
       await deletePrefix(redis, prefix);
       redis.disconnect();
-      await server.stop();
+      if (!given) await server.stop();
       await rm(stateDir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { isRedisCluster } from '@tributary/config';
 import { hasRedisServer, redisAnswers, startRedis } from '@tributary/testkit';
 
 export interface DevRedis {
@@ -10,9 +11,11 @@ export interface DevRedis {
 
 /**
  * REDIS_URL (default the local Redis) when it answers; otherwise a private redis-server with AOF under
- * the project's `.tributary/redis`, so queued messages survive a restart of the dev stack.
+ * the project's `.tributary/redis`, so queued messages survive a restart of the dev stack. A Redis
+ * Cluster is always taken as given: the stack's readiness reports it if it is not healthy.
  */
 export async function devRedis(url: string, dataDir: string): Promise<DevRedis> {
+  if (isRedisCluster(url)) return { url, started: false, stop: async () => {} };
   if (await redisAnswers(url)) return { url, started: false, stop: async () => {} };
   if (!hasRedisServer()) {
     throw new Error(

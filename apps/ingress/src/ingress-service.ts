@@ -76,6 +76,8 @@ export async function startIngress(
       // With affinity, enqueue rings the worker that holds the thread's live session first (ADR 0007).
       ...sharedQueueOptions(config),
       maxBacklog: config.maxThreadBacklog,
+      ackReplicas: config.ackReplicas,
+      ackReplicasTimeoutMs: config.ackReplicasTimeoutMs,
     },
   });
   const { outage, stop: stopWatching } = watchOutages(

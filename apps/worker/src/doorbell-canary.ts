@@ -12,12 +12,14 @@ export const DEFAULT_CANARY_TIMING: CanaryTiming = { periodMs: 10_000, windowMs:
 
 /**
  * Proves the worker still consumes doorbells: BullMQ workers have been seen to stop taking jobs
- * silently after a Redis reconnect. Every worker adds a canary job each period; Redis serves blocked
- * consumers in turn, so a healthy worker with a free slot takes a job (canary or doorbell) well within
- * the window. One that does not is reported not ready, and the orchestrator restarts it.
+ * silently after a Redis reconnect. Every worker adds a canary job to every doorbell queue each period;
+ * Redis serves blocked consumers in turn, so a healthy worker with a free slot takes a job (canary or
+ * doorbell) from each queue well within the window. One whose consumer of any queue does not is
+ * reported not ready, and the orchestrator restarts it.
  */
 export class DoorbellCanary {
-  private lastTaken = performance.now();
+  /** When each doorbell queue's consumer last took a job. */
+  private readonly lastTaken: number[];
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -26,7 +28,9 @@ export class DoorbellCanary {
     private readonly hasFreeSlot: () => boolean,
     private readonly logger: Logger,
     private readonly timing: CanaryTiming = DEFAULT_CANARY_TIMING,
-  ) {}
+  ) {
+    this.lastTaken = doorbell.queues.map(() => performance.now());
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -37,14 +41,16 @@ export class DoorbellCanary {
     this.timer.unref();
   }
 
-  /** A job (canary or doorbell) reached this worker. */
-  taken(): void {
-    this.lastTaken = performance.now();
+  /** A job (canary or doorbell) of doorbell queue `queue` reached this worker. */
+  taken(queue: number): void {
+    this.lastTaken[queue] = performance.now();
   }
 
-  /** A busy worker takes no jobs by design; only an idle one that took none is stuck. */
+  /** A busy worker takes no jobs by design; only an idle one that took none from some queue is stuck. */
   consuming(): boolean {
-    return !this.hasFreeSlot() || performance.now() - this.lastTaken < this.timing.windowMs;
+    if (!this.hasFreeSlot()) return true;
+    const now = performance.now();
+    return this.lastTaken.every((at) => now - at < this.timing.windowMs);
   }
 
   stop(): void {

@@ -150,7 +150,7 @@ export async function startWorker(
         metrics.sweeperRevivalsTotal.inc({ reason: 'doorbell' }, doorbellsRevived);
         metrics.sweeperRevivalsTotal.inc({ reason: 'owner_gone' }, takenOver);
       },
-      doorbellTaken: () => canary?.taken(),
+      doorbellTaken: (queue) => canary?.taken(queue),
     },
     handler: createTurnHandler({
       pool,

@@ -1,4 +1,4 @@
-import { BullDoorbell } from '@tributary/queue';
+import { BullDoorbell, queueConfig } from '@tributary/queue';
 import { deletePrefix, type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -21,14 +21,15 @@ afterAll(async () => {
 
 describe('DoorbellCanary', () => {
   it('adds canary jobs to the shared doorbell queue every period', async () => {
-    const doorbell = new BullDoorbell(redis, prefix);
+    const doorbell = new BullDoorbell(redis, queueConfig({ prefix }));
     const canary = new DoorbellCanary(doorbell, 'w1', () => true, pino({ level: 'silent' }), {
       periodMs: 20,
       windowMs: 10_000,
     });
     canary.start();
     await waitFor(
-      async () => (await doorbell.queue.getJobs(['waiting'])).filter((j) => j.name === 'canary').length >= 2,
+      async () =>
+        (await doorbell.queues[0]!.getJobs(['waiting'])).filter((j) => j.name === 'canary').length >= 2,
       {
         what: 'two canary jobs',
       },
@@ -38,7 +39,7 @@ describe('DoorbellCanary', () => {
   });
 
   it('reports an idle worker that took no job within the window as not consuming', async () => {
-    const doorbell = new BullDoorbell(redis, prefix);
+    const doorbell = new BullDoorbell(redis, queueConfig({ prefix }));
     let free = true;
     const canary = new DoorbellCanary(doorbell, 'w2', () => free, pino({ level: 'silent' }), {
       periodMs: 60_000,
@@ -48,7 +49,22 @@ describe('DoorbellCanary', () => {
     free = false;
     expect(canary.consuming()).toBe(true); // busy workers take no jobs by design
     free = true;
-    canary.taken();
+    canary.taken(0);
+    expect(canary.consuming()).toBe(true);
+    await doorbell.close();
+  });
+
+  it('reports a worker whose consumer of one doorbell queue took nothing as not consuming', async () => {
+    const doorbell = new BullDoorbell(redis, queueConfig({ prefix, doorbellQueues: 3 }));
+    const canary = new DoorbellCanary(doorbell, 'w3', () => true, pino({ level: 'silent' }), {
+      periodMs: 60_000,
+      windowMs: 50,
+    });
+    await waitFor(() => !canary.consuming(), { what: 'the window to pass' });
+    canary.taken(0);
+    canary.taken(2);
+    expect(canary.consuming()).toBe(false);
+    canary.taken(1);
     expect(canary.consuming()).toBe(true);
     await doorbell.close();
   });

@@ -21,5 +21,10 @@ export {
   type SlackConfig,
   type TelegramConfig,
 } from './platform-config.js';
-export { DEFAULT_REDIS_URL, type ServiceSettings, sharedQueueOptions } from './service-settings.js';
+export {
+  DEFAULT_REDIS_URL,
+  isRedisCluster,
+  type ServiceSettings,
+  sharedQueueOptions,
+} from './service-settings.js';
 export { variablesRead } from './variables-read.js';

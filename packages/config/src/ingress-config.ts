@@ -41,6 +41,13 @@ export interface IngressConfig extends ServiceSettings {
   trustProxy: TrustProxy;
   /** Messages a thread may hold (in flight plus waiting) before new ones are refused with 429. */
   maxThreadBacklog: number;
+  /**
+   * Replicas that must confirm a message (WAIT) before it is acknowledged; 0: none (a failover may
+   * lose the last acknowledged writes, see docs/adr/0024-redis-cluster.md). Slower than
+   * `ackReplicasTimeoutMs`: 503, the platform retries.
+   */
+  ackReplicas: number;
+  ackReplicasTimeoutMs: number;
   gates: GateConfig;
   adminToken: string | undefined;
   /** Bearer token `/metrics` requires; open when undefined. */
@@ -109,6 +116,14 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
     trustProxy: readTrustProxy(env),
     maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', queueDefaults.maxBacklog),
+    ackReplicas: readInteger(env, 'REDIS_ACK_REPLICAS', queueDefaults.ackReplicas, 0, 5),
+    ackReplicasTimeoutMs: readInteger(
+      env,
+      'REDIS_ACK_TIMEOUT_MS',
+      queueDefaults.ackReplicasTimeoutMs,
+      1,
+      2_500,
+    ),
     gates: Object.freeze({
       allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),
       trustedBotIds: readList(env, 'TRUSTED_BOT_IDS'),

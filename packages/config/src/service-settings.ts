@@ -1,4 +1,6 @@
+import { redisAddress } from '@tributary/queue/address';
 import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
+import { ConfigError } from './config-error.js';
 import {
   type Env,
   type LogLevel,
@@ -22,7 +24,10 @@ export const ALL_INTERFACES = '0.0.0.0';
  * their own doorbells), or messages are queued where no worker looks.
  */
 export interface ServiceSettings {
+  /** One Redis (`redis://`) or a Redis Cluster's seed nodes (`redis-cluster://host:port,host:port`). */
   redisUrl: string;
+  /** Doorbell queues (DOORBELL_QUEUES): one per Cluster primary spreads dispatch over all of them. */
+  doorbellQueues: number;
   /** Namespace of every Redis key. */
   redisPrefix: string;
   sessionAffinity: boolean;
@@ -38,8 +43,17 @@ export interface ServiceSettings {
 export function readServiceSettings(env: Env): ServiceSettings {
   const affinityWait = readOptional(env, 'SESSION_AFFINITY_WAIT_MS');
   const affinity = readChoice(env, 'SESSION_AFFINITY', ['on', 'off'], queueDefaults.affinity ? 'on' : 'off');
+  const redisUrl = readRedisUrl(env);
   return {
-    redisUrl: readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? DEFAULT_REDIS_URL,
+    redisUrl,
+    // A Cluster has at least three primaries; a single Redis gains nothing from more than one queue.
+    doorbellQueues: readInteger(
+      env,
+      'DOORBELL_QUEUES',
+      redisAddress(redisUrl).kind === 'cluster' ? 3 : queueDefaults.doorbellQueues,
+      1,
+      queueDefaults.buckets,
+    ),
     redisPrefix: readString(env, 'REDIS_PREFIX', queueDefaults.prefix),
     sessionAffinity: affinity === 'on',
     sessionAffinityWaitMs:
@@ -51,10 +65,29 @@ export function readServiceSettings(env: Env): ServiceSettings {
   };
 }
 
+/** Whether a (valid) REDIS_URL names a Redis Cluster rather than one server. */
+export function isRedisCluster(url: string): boolean {
+  return redisAddress(url).kind === 'cluster';
+}
+
+/** REDIS_URL: one Redis (`redis:`, `rediss:`) or a Cluster's seeds (`redis-cluster:`, `rediss-cluster:`). */
+function readRedisUrl(env: Env): string {
+  const raw = readOptional(env, 'REDIS_URL');
+  let cluster = false;
+  try {
+    cluster = raw !== undefined && redisAddress(raw).kind === 'cluster';
+  } catch (error) {
+    throw new ConfigError('REDIS_URL', (error as Error).message);
+  }
+  if (cluster) return raw!;
+  return readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? DEFAULT_REDIS_URL;
+}
+
 /** The queue options ingress and workers must agree on, from the settings they share. */
 export function sharedQueueOptions(settings: ServiceSettings): Partial<QueueConfig> {
   return {
     prefix: settings.redisPrefix,
+    doorbellQueues: settings.doorbellQueues,
     affinity: settings.sessionAffinity,
     idleTtlMs: settings.threadIdleTtlMs,
     ...(settings.sessionAffinityWaitMs === undefined

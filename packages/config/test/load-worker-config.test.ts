@@ -29,6 +29,13 @@ describe('worker configuration', () => {
     expect(config).toMatchObject({ leaseMs: 12_000, threadIdleTtlMs: 86_400_000 });
   });
 
+  it('takes a Redis Cluster by its seed nodes, with one doorbell queue per primary of the smallest Cluster', () => {
+    const url = 'redis-cluster://10.0.0.1:7000,10.0.0.2:7000';
+    expect(loadWorkerConfig({ REDIS_URL: url })).toMatchObject({ redisUrl: url, doorbellQueues: 3 });
+    expect(loadWorkerConfig({ REDIS_URL: url, DOORBELL_QUEUES: '6' }).doorbellQueues).toBe(6);
+    expect(loadWorkerConfig({}).doorbellQueues).toBe(1);
+  });
+
   it('reads AGENT_AUTH_METHOD, blank meaning unset', () => {
     expect(loadWorkerConfig({}).agentAuthMethod).toBeUndefined();
     expect(loadWorkerConfig({ AGENT_AUTH_METHOD: ' ' }).agentAuthMethod).toBeUndefined();
@@ -114,6 +121,14 @@ describe('worker configuration', () => {
       'MESSAGE_PROCESSING_MODE: must be one of per-thread, per-lane, per-message',
     ],
     [{ REDIS_URL: 'http://x' }, 'REDIS_URL: must use redis: or rediss:'],
+    [
+      { REDIS_URL: 'redis-cluster://10.0.0.1' },
+      "REDIS_URL: Redis Cluster seed node must be host:port, got '10.0.0.1'",
+    ],
+    [
+      { REDIS_URL: 'redis-cluster://10.0.0.1:7000', DOORBELL_QUEUES: '0' },
+      'DOORBELL_QUEUES: must be between 1',
+    ],
     [{ GATEWAY_REPLY_URL: 'not a url' }, 'GATEWAY_REPLY_URL: must be an absolute URL'],
     [{ AGENT_COMMAND: '"unterminated' }, 'AGENT_COMMAND: unterminated " quote'],
     [{ STALL_SOFT_MS: '5000', STALL_HARD_MS: '5000' }, 'STALL_HARD_MS: must be greater than STALL_SOFT_MS'],

@@ -1,4 +1,8 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { type RedisAddress, redisAddress } from './redis-address.js';
+
+/** A client of a single Redis or of a Redis Cluster: the same commands, routed by slot in a Cluster. */
+export type RedisClient = Redis | Cluster;
 
 /**
  * How a process talks to Redis. `fail-fast` (ingress): with no offline queue a command sent while
@@ -9,19 +13,60 @@ import { Redis } from 'ioredis';
  */
 export type ConnectionProfile = { kind: 'fail-fast'; timeoutMs: number } | { kind: 'patient' };
 
-/** The one place Tributary's Redis clients are built (blocking ones are duplicated from these). */
-export function openConnection(url: string, profile: ConnectionProfile): Redis {
+// A failover takes the cluster's node timeout plus an election; the patient profile waits it out.
+const PATIENT_CLUSTER_RETRY_MS = 300;
+
+/**
+ * The one place Tributary's Redis clients are built (blocking ones are duplicated from these). `url` is
+ * a `redis://` URL or a Cluster's seed nodes as `redis-cluster://host:port,host:port` (see
+ * redis-address.ts); in a Cluster every script and every BullMQ queue keeps to one hash tag.
+ */
+export function openConnection(url: string, profile: ConnectionProfile): RedisClient {
+  const address = redisAddress(url);
+  if (address.kind === 'cluster') return openCluster(address, profile);
   // Commands issued in the same event-loop tick (concurrent requests, turns, sweeps) leave in one
   // write instead of one each.
   if (profile.kind === 'patient')
     return new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
-  return new Redis(url, {
-    enableAutoPipelining: true,
+  return new Redis(url, { ...failFastOptions(profile.timeoutMs), enableAutoPipelining: true });
+}
+
+function failFastOptions(timeoutMs: number) {
+  return {
     enableOfflineQueue: false,
-    commandTimeout: profile.timeoutMs,
-    connectTimeout: profile.timeoutMs,
+    commandTimeout: timeoutMs,
+    connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
-    retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 1_000),
+  };
+}
+
+function openCluster(
+  address: Extract<RedisAddress, { kind: 'cluster' }>,
+  profile: ConnectionProfile,
+): Cluster {
+  const credentials = { username: address.username, password: address.password, tls: address.tls };
+  const clusterRetryStrategy = (attempt: number) => Math.min(attempt * 100, 1_000);
+  if (profile.kind === 'patient') {
+    return new Cluster(address.nodes, {
+      clusterRetryStrategy,
+      retryDelayOnFailover: PATIENT_CLUSTER_RETRY_MS,
+      retryDelayOnClusterDown: PATIENT_CLUSTER_RETRY_MS,
+      redisOptions: { ...credentials, maxRetriesPerRequest: 3 },
+    });
+  }
+  const {
+    enableOfflineQueue,
+    retryStrategy: _nodeRetry,
+    ...nodeOptions
+  } = failFastOptions(profile.timeoutMs);
+  return new Cluster(address.nodes, {
+    enableOfflineQueue,
+    clusterRetryStrategy,
+    // A redirection (MOVED/ASK) is followed at once; a slot with no primary fails the call (503).
+    retryDelayOnClusterDown: 0,
+    retryDelayOnTryAgain: 0,
+    redisOptions: { ...credentials, ...nodeOptions },
   });
 }
 
@@ -29,13 +74,31 @@ export function openConnection(url: string, profile: ConnectionProfile): Redis {
  * A connection for blocking commands (BullMQ's worker, BLPOP): it must wait for Redis however long it
  * takes, and it is the caller's to disconnect.
  */
-export function blockingConnection(redis: Redis): Redis {
+export function blockingConnection(redis: RedisClient): RedisClient {
   // A blocking command holds the connection: nothing may be pipelined behind it.
+  if (redis instanceof Cluster) {
+    return redis.duplicate([], {
+      enableAutoPipelining: false,
+      redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null },
+    });
+  }
   return redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
 }
 
+/**
+ * The servers that hold data: each primary of a Cluster, or the one Redis. Per-server commands
+ * (SCRIPT, INFO, CONFIG) go to each of them; data commands go through the client, which routes them.
+ * A Cluster client learns its primaries on connecting: a first command waits for that (patient) or
+ * fails (fail-fast).
+ */
+export async function dataNodes(redis: RedisClient): Promise<Redis[]> {
+  if (!(redis instanceof Cluster)) return [redis];
+  if (redis.status !== 'ready') await redis.ping();
+  return redis.nodes('master');
+}
+
 /** Resolves when the connection is ready, or after `timeoutMs` whatever its state. */
-export function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
+export function whenReady(redis: RedisClient, timeoutMs: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(done, timeoutMs);
@@ -48,12 +111,24 @@ export function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
   });
 }
 
-/** Errors that mean "Redis is not answering", as opposed to a bug or a refusal. */
+/**
+ * Errors that mean "Redis is not answering", as opposed to a bug or a refusal. In a Cluster that
+ * includes a slot with no reachable primary (CLUSTERDOWN, a failover in progress, TRYAGAIN) and a
+ * client that has not (re)learnt the slot map yet, and a single-node client answered MOVED (it was
+ * pointed at one node of a Cluster: readiness says so).
+ */
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
-    /Stream isn't writeable|Command timed out|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue/i.test(
+    /Stream isn't writeable|Command timed out|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Too many Cluster redirections/i.test(
       error.message,
-    ) || error.name === 'MaxRetriesPerRequestError'
+    ) ||
+    /^(MOVED|ASK) \d+ /.test(error.message) ||
+    [
+      'MaxRetriesPerRequestError',
+      'ClusterAllFailedError',
+      'RedisTopologyError',
+      'ReplicationLagError',
+    ].includes(error.name)
   );
 }

@@ -1,6 +1,7 @@
 import { type LogSink, silentLogger } from '@tributary/observability';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import type { DirectDoorbell } from './doorbells.js';
+import { RepeatedErrors } from './repeated-errors.js';
 import type { SlotGate } from './slot-gate.js';
 
 const POP_TIMEOUT_SECONDS = 1;
@@ -13,16 +14,19 @@ const RETRY_AFTER_ERROR_MS = 1_000;
 export class DirectDoorbells {
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
+  private readonly errors: RepeatedErrors;
 
   /** `connection` is used for blocking pops only and is disconnected by `stop`. */
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisClient,
     private readonly list: string,
     private readonly gate: SlotGate,
     /** Called with a slot acquired; the callee releases it. */
     private readonly onDoorbell: (doorbell: DirectDoorbell) => void,
-    private readonly logger: LogSink = silentLogger,
-  ) {}
+    logger: LogSink = silentLogger,
+  ) {
+    this.errors = new RepeatedErrors(logger, 'direct doorbells unreachable; retrying');
+  }
 
   start(): void {
     this.loop = this.run();
@@ -44,10 +48,11 @@ export class DirectDoorbells {
         popped = await this.connection.blpop(this.list, POP_TIMEOUT_SECONDS);
       } catch (error) {
         if (this.stopped) return;
-        this.logger.warn({ err: error }, 'direct doorbells unreachable; retrying');
+        this.errors.report(error);
         await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_ERROR_MS));
         continue;
       }
+      this.errors.cleared();
       if (!popped || this.stopped || !this.gate.tryAcquire()) continue;
       this.onDoorbell(JSON.parse(popped[1]) as DirectDoorbell);
     }

@@ -1,7 +1,6 @@
 import type { LogSink } from '@tributary/observability';
-import { DelayedError, type Job, Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
-import { blockingConnection } from './connections.js';
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { blockingConnection, type RedisClient } from './connections.js';
 import { DirectDoorbells } from './direct-doorbells.js';
 import {
   CANARY_JOB,
@@ -11,23 +10,28 @@ import {
   doorbellPrefix,
 } from './doorbells.js';
 import type { QueueConfig } from './queue-config.js';
+import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
 import { workerKeys } from './thread-keys.js';
 import type { DoorbellSource, OnBusy } from './turn-loop.js';
 import { WorkerPresence } from './worker-presence.js';
 
+// How often the consumers are checked, and how long one may take nothing while jobs wait.
+const STALL_CHECK_MS = 5_000;
+const STALLED_AFTER_MS = 10_000;
+
 /** Starts serving a thread from a doorbell; resolves when the worker no longer holds it. */
 export type Serve = (thread: string, epoch: number, source: DoorbellSource, onBusy: OnBusy) => Promise<void>;
 
 export interface DoorbellIntakeOptions {
-  connection: Redis;
+  connection: RedisClient;
   config: Readonly<QueueConfig>;
   owner: string;
   concurrency: number;
   serve: Serve;
   logger: LogSink;
-  /** This worker's BullMQ worker took a doorbell job (proof it still consumes). */
-  doorbellTaken?(): void;
+  /** This worker's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
+  doorbellTaken?(queue: number): void;
 }
 
 /**
@@ -37,8 +41,15 @@ export interface DoorbellIntakeOptions {
  * doorbell: what cannot run here now goes back for other workers.
  */
 export class DoorbellIntake {
-  private readonly worker: Worker<DoorbellData>;
-  private readonly workerConnection: Redis;
+  /** One BullMQ worker per doorbell queue, all drawing on the one slot gate; replaced when stalled. */
+  private readonly workers: Worker<DoorbellData>[];
+  /** Each BullMQ worker's own connection: one that a failover broke must not stall the others. */
+  private readonly workerConnections = new Map<Worker<DoorbellData>, RedisClient>();
+  /** Per doorbell queue: when its worker last took a job, and a handle to count its waiting jobs. */
+  private readonly lastTaken: number[];
+  private readonly counters: Queue<DoorbellData>[];
+  private watchdog: NodeJS.Timeout | undefined;
+  private readonly errors: RepeatedErrors;
   private readonly gate: SlotGate;
   private readonly presence: WorkerPresence;
   private readonly direct: DirectDoorbells | undefined;
@@ -47,17 +58,17 @@ export class DoorbellIntake {
 
   constructor(private readonly options: DoorbellIntakeOptions) {
     const { config, concurrency, logger } = options;
-    this.workerConnection = blockingConnection(options.connection);
-    this.worker = new Worker<DoorbellData>(DOORBELL_QUEUE, (job, token) => this.fromQueue(job, token), {
-      connection: this.workerConnection,
-      prefix: doorbellPrefix(config.prefix),
-      concurrency,
-      // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
-      // delivered again, which the claim script turns into a no-op or a wait for the lease.
-      maxStalledCount: Number.MAX_SAFE_INTEGER,
-      autorun: false,
-    });
-    this.worker.on('error', (error) => logger.warn({ err: error }, 'doorbell worker error'));
+    this.errors = new RepeatedErrors(logger, 'doorbell worker error');
+    const queues = Array.from({ length: config.doorbellQueues }, (_, i) => i);
+    this.workers = queues.map((i) => this.newWorker(i));
+    this.lastTaken = queues.map(() => performance.now());
+    this.counters = queues.map(
+      (i) =>
+        new Queue<DoorbellData>(DOORBELL_QUEUE, {
+          connection: options.connection,
+          prefix: doorbellPrefix(config.prefix, i, config.doorbellQueues),
+        }),
+    );
     const keys = workerKeys(config.prefix, options.owner);
     const presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
     this.presence = presence;
@@ -75,9 +86,11 @@ export class DoorbellIntake {
   async start(): Promise<void> {
     // Alive before the first claim, or the sweeper would take the thread straight back.
     this.presence.start();
-    void this.worker.run();
-    await this.worker.waitUntilReady();
+    for (const worker of this.workers) void worker.run();
+    await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     this.direct?.start();
+    this.watchdog = setInterval(() => void this.replaceStalled(), STALL_CHECK_MS);
+    this.watchdog.unref();
   }
 
   /** Whether a doorbell could start a turn here now. */
@@ -90,9 +103,10 @@ export class DoorbellIntake {
    * drained, so the sweeper leaves the threads of its finishing turns alone.
    */
   async stopTaking(): Promise<void> {
+    clearInterval(this.watchdog);
     await this.presence.retire();
     await this.direct?.stop();
-    this.closed = this.worker.close();
+    this.closed = Promise.all(this.workers.map((worker) => worker.close())).then(() => {});
     this.gate.wakeAll();
   }
 
@@ -100,11 +114,60 @@ export class DoorbellIntake {
   async drained(): Promise<void> {
     await Promise.all([this.closed, Promise.all(this.directTurns)]);
     await this.presence.stop();
-    this.workerConnection.disconnect();
+    await Promise.all(this.counters.map((counter) => counter.close()));
+    for (const connection of this.workerConnections.values()) connection.disconnect();
   }
 
-  private async fromQueue(job: Job<DoorbellData>, token?: string): Promise<void> {
-    this.options.doorbellTaken?.();
+  private newWorker(queue: number): Worker<DoorbellData> {
+    const { config, concurrency } = this.options;
+    const connection = blockingConnection(this.options.connection);
+    const worker = new Worker<DoorbellData>(
+      DOORBELL_QUEUE,
+      (job, token) => this.fromQueue(queue, job, token),
+      {
+        connection,
+        prefix: doorbellPrefix(config.prefix, queue, config.doorbellQueues),
+        concurrency,
+        // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
+        // delivered again, which the claim script turns into a no-op or a wait for the lease.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+        autorun: false,
+      },
+    );
+    worker.on('error', (error) => this.errors.report(error));
+    this.workerConnections.set(worker, connection);
+    return worker;
+  }
+
+  /**
+   * A BullMQ worker that leaves jobs waiting while this worker has a free slot has stopped consuming
+   * (seen after the primary holding its queue restarted): it is replaced by a new one on a new
+   * connection, so the threads of that queue do not wait for the process to be restarted.
+   */
+  private async replaceStalled(): Promise<void> {
+    if (!this.gate.hasFree) return;
+    const now = performance.now();
+    for (const [queue, worker] of this.workers.entries()) {
+      if (now - this.lastTaken[queue]! < STALLED_AFTER_MS) continue;
+      const waiting = await this.counters[queue]!.getWaitingCount().catch(() => 0);
+      if (waiting === 0 || !this.gate.hasFree || this.workers[queue] !== worker) continue;
+      this.options.logger.warn({ queue, waiting }, 'doorbell queue consumer stalled; replacing it');
+      const replacement = this.newWorker(queue);
+      this.workers[queue] = replacement;
+      this.lastTaken[queue] = performance.now();
+      void replacement.run();
+      const connection = this.workerConnections.get(worker);
+      this.workerConnections.delete(worker);
+      void worker
+        .close(true)
+        .catch(() => {})
+        .finally(() => connection?.disconnect());
+    }
+  }
+
+  private async fromQueue(queue: number, job: Job<DoorbellData>, token?: string): Promise<void> {
+    this.lastTaken[queue] = performance.now();
+    this.options.doorbellTaken?.(queue);
     if (job.name === CANARY_JOB) return;
     if (!this.gate.tryAcquire()) return this.handBack(job, token);
     const { thread, epoch, fallback } = job.data;

@@ -1,8 +1,10 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { CLUSTER_SLOTS, clusterSlot } from './cluster-slot.js';
+import type { RedisClient } from './connections.js';
+import type { QueueConfig } from './queue-config.js';
 import { affinityPush } from './script-calls.js';
 import { Scripts } from './scripts.js';
-import { workerKeys } from './thread-keys.js';
+import { bucketOf, decodeThread, workerKeys } from './thread-keys.js';
 
 /** What a doorbell job carries: which thread to claim, under which epoch. */
 export interface DoorbellData {
@@ -30,12 +32,29 @@ export interface Doorbell {
 
 export const DOORBELL_QUEUE = 'doorbell';
 
-/** The name of canary jobs on the doorbell queue. */
+/** The name of canary jobs on the doorbell queues. */
 export const CANARY_JOB = 'canary';
 
-/** BullMQ keys of the doorbell queue share one hash tag, so it lives on one Cluster slot. */
-export function doorbellPrefix(prefix: string): string {
-  return `${prefix}:{dq}`;
+/**
+ * The BullMQ prefix of doorbell queue `index` of `count`. Each queue's keys share one hash tag, so it
+ * lives on one Cluster slot; the tags are chosen so queue i's slot falls in the i-th of `count` equal
+ * slot ranges, which is where a Cluster built with evenly split slots puts its i-th primary: with one
+ * queue per primary, dispatch is spread over all of them. One queue keeps the tag `{dq}`.
+ */
+export function doorbellPrefix(prefix: string, index: number, count: number): string {
+  if (count === 1) return `${prefix}:{dq}`;
+  const low = Math.floor((index * CLUSTER_SLOTS) / count);
+  const high = Math.floor(((index + 1) * CLUSTER_SLOTS) / count);
+  for (let attempt = 0; ; attempt++) {
+    const tag = attempt === 0 ? `dq${index}` : `dq${index}.${attempt}`;
+    const slot = clusterSlot(`{${tag}}`);
+    if (slot >= low && slot < high) return `${prefix}:{${tag}}`;
+  }
+}
+
+/** Which doorbell queue rings the threads of a bucket. */
+export function doorbellQueueOf(bucket: number, count: number): number {
+  return bucket % count;
 }
 
 /** Job ids embed the epoch, which only grows, so an id is never reused and a duplicate add is a no-op. */
@@ -53,16 +72,33 @@ export interface DirectDoorbell {
 // a worker that died disappears on its own.
 const DIRECT_LIST_TTL_MS = 60_000;
 
+export type DoorbellLayout = Pick<QueueConfig, 'prefix' | 'buckets' | 'doorbellQueues'>;
+
 export class BullDoorbell implements Doorbell {
-  readonly queue: Queue<DoorbellData>;
+  /** Queue i rings the threads of the buckets b with b mod count = i; every worker consumes all. */
+  readonly queues: readonly Queue<DoorbellData>[];
   private readonly scripts: Scripts;
 
   constructor(
-    connection: Redis,
-    private readonly prefix: string,
+    connection: RedisClient,
+    private readonly layout: DoorbellLayout,
   ) {
-    this.queue = new Queue<DoorbellData>(DOORBELL_QUEUE, { connection, prefix: doorbellPrefix(prefix) });
+    const { prefix, doorbellQueues } = layout;
+    this.queues = Array.from(
+      { length: doorbellQueues },
+      (_, i) =>
+        new Queue<DoorbellData>(DOORBELL_QUEUE, {
+          connection,
+          prefix: doorbellPrefix(prefix, i, doorbellQueues),
+        }),
+    );
     this.scripts = new Scripts(connection, [affinityPush]);
+  }
+
+  /** The queue that rings `thread`. */
+  queueOf(thread: string): Queue<DoorbellData> {
+    const { buckets, doorbellQueues } = this.layout;
+    return this.queues[doorbellQueueOf(bucketOf(thread, buckets), doorbellQueues)]!;
   }
 
   /**
@@ -77,27 +113,27 @@ export class BullDoorbell implements Doorbell {
       removeOnComplete: true,
       removeOnFail: { count: 1_000 },
     };
+    const queue = this.queueOf(thread);
     if (!('prefer' in options)) {
-      await this.queue.add('ring', { thread, epoch }, { ...job, delay: options.delayMs ?? 0 });
+      await queue.add('ring', { thread, epoch }, { ...job, delay: options.delayMs ?? 0 });
       return;
     }
     const { owner, waitMs } = options.prefer;
-    const shared = await this.queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: waitMs });
+    const shared = await queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: waitMs });
     if (await this.handOver(owner, { thread, epoch }).catch(() => false)) return;
     // Not delayed (any more) means it already runs or ran: nothing to promote.
     await shared.promote().catch(() => {});
   }
 
   /**
-   * A job that rings no thread: consuming one proves the BullMQ worker that took it still consumes
-   * (see the worker's readiness canary). Idle workers are served in turn, so each one gets some.
+   * A job that rings no thread, on every doorbell queue: consuming one proves the BullMQ worker that
+   * took it still consumes (see the worker's readiness canary). Idle workers are served in turn, so
+   * each one gets some.
    */
   async addCanary(owner: string): Promise<void> {
-    await this.queue.add(
-      CANARY_JOB,
-      { thread: '', epoch: 0 },
-      { removeOnComplete: true, removeOnFail: true, jobId: `canary-${owner}-${Date.now()}` },
-    );
+    const jobId = `canary-${owner}-${Date.now()}`;
+    const options = { removeOnComplete: true, removeOnFail: true, jobId };
+    await Promise.all(this.queues.map((queue) => queue.add(CANARY_JOB, { thread: '', epoch: 0 }, options)));
   }
 
   /**
@@ -106,21 +142,35 @@ export class BullDoorbell implements Doorbell {
    * A completed doorbell is removed and a failed one is finished; in every other state it will run.
    */
   async pending(member: string, epoch: number): Promise<boolean> {
-    const job = await this.queue.getJob(doorbellJobId(member, epoch));
+    const job = await this.queueOf(decodeThread(member)).getJob(doorbellJobId(member, epoch));
     return job !== undefined && !job.finishedOn;
   }
 
   async withdraw(member: string, epoch: number): Promise<void> {
     // A job already taken by another worker is locked and stays; it then finds the thread running.
-    await this.queue.remove(doorbellJobId(member, epoch)).catch(() => 0);
+    await this.queueOf(decodeThread(member))
+      .remove(doorbellJobId(member, epoch))
+      .catch(() => 0);
   }
 
-  close(): Promise<void> {
-    return this.queue.close();
+  /** Doorbell jobs by state, summed over the queues. */
+  async jobCounts(): Promise<Record<string, number>> {
+    const counts = await Promise.all(
+      this.queues.map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')),
+    );
+    const total: Record<string, number> = {};
+    for (const count of counts) {
+      for (const [state, n] of Object.entries(count)) total[state] = (total[state] ?? 0) + n;
+    }
+    return total;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.queues.map((queue) => queue.close()));
   }
 
   private async handOver(owner: string, doorbell: DirectDoorbell): Promise<boolean> {
-    const keys = workerKeys(this.prefix, owner);
+    const keys = workerKeys(this.layout.prefix, owner);
     return this.scripts.run(affinityPush, keys, {
       doorbell: JSON.stringify(doorbell),
       ttlMs: DIRECT_LIST_TTL_MS,

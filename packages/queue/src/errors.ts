@@ -38,3 +38,14 @@ export class UnsafeRedisError extends QueueError {
     super('UNSAFE_REDIS', message);
   }
 }
+
+/**
+ * Redis answers but cannot serve every key: a Cluster with slots that have no reachable primary, or a
+ * single-node address pointing at one node of a Cluster. Callers treat it as Redis being unavailable
+ * (readiness fails, ingress answers 503); the message says which it is.
+ */
+export class RedisTopologyError extends QueueError {
+  constructor(message: string) {
+    super('REDIS_TOPOLOGY', message);
+  }
+}

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import type { BullDoorbell } from './doorbells.js';
 import type { QueueConfig } from './queue-config.js';
 import { bucketKeys, decodeThread, threadKeys } from './thread-keys.js';
@@ -16,40 +16,30 @@ export interface FleetStats {
 }
 
 /**
- * Reads the per-bucket indexes in one pipeline (alongside BullMQ's job counts), then the inbox lengths
- * of the threads they name in a second: two round trips in sequence, bounded by the number of active
- * threads, never a keyspace scan.
+ * Reads the per-bucket indexes (alongside BullMQ's job counts), then the inbox lengths of the threads
+ * they name: two rounds in sequence, bounded by the number of active threads, never a keyspace scan.
+ * Each round is sent as one batch of independent commands, not a pipeline, because in a Cluster the
+ * buckets live on different primaries.
  */
 export async function readFleetStats(
-  redis: Redis,
+  redis: RedisClient,
   { prefix, buckets }: Readonly<QueueConfig>,
   doorbell: BullDoorbell,
 ): Promise<FleetStats> {
-  const indexes = redis.pipeline();
-  for (let bucket = 0; bucket < buckets; bucket++) {
-    const keys = bucketKeys(prefix, bucket);
-    indexes.zrange(keys.sched, 0, -1).zrange(keys.run, 0, -1);
-  }
-  const [replies, jobs] = await Promise.all([
-    indexes.exec().then((r) => r ?? []),
-    doorbell.queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'),
+  const indexes = Array.from({ length: buckets }, (_, bucket) => bucketKeys(prefix, bucket));
+  const [sched, run, jobs] = await Promise.all([
+    Promise.all(indexes.map((keys) => redis.zrange(keys.sched, 0, -1))),
+    Promise.all(indexes.map((keys) => redis.zrange(keys.run, 0, -1))),
+    doorbell.jobCounts(),
   ]);
-  let runnable = 0;
-  let running = 0;
-  const active = new Set<string>();
-  replies.forEach(([error, members], i) => {
-    if (error) throw error;
-    const list = members as string[];
-    if (i % 2 === 0) runnable += list.length;
-    else running += list.length;
-    for (const member of list) active.add(member);
-  });
-  const lengths = redis.pipeline();
-  for (const member of active) lengths.xlen(threadKeys(prefix, buckets, decodeThread(member)).inbox);
-  let backlog = 0;
-  for (const [error, length] of (await lengths.exec()) ?? []) {
-    if (error) throw error;
-    backlog += length as number;
-  }
-  return { runnable, running, backlog, jobs };
+  const active = new Set([...sched.flat(), ...run.flat()]);
+  const lengths = await Promise.all(
+    [...active].map((member) => redis.xlen(threadKeys(prefix, buckets, decodeThread(member)).inbox)),
+  );
+  return {
+    runnable: sched.flat().length,
+    running: run.flat().length,
+    backlog: lengths.reduce((sum, length) => sum + length, 0),
+    jobs,
+  };
 }

@@ -11,7 +11,12 @@ export type {
   StoredMessage,
   TurnReport,
 } from './batch.js';
-export { type ConnectionProfile, isRedisUnavailable } from './connections.js';
+export {
+  type ConnectionProfile,
+  isRedisUnavailable,
+  openConnection,
+  type RedisClient,
+} from './connections.js';
 export {
   BullDoorbell,
   type Doorbell,

@@ -12,6 +12,12 @@ export interface QueueConfig {
   prefix: string;
   /** Fixed for the life of a deployment: changing it moves threads to other buckets. */
   buckets: number;
+  /**
+   * Doorbell queues, each on its own hash tag: in a Redis Cluster, one per primary spreads dispatch
+   * over all of them. Every process must agree (a ring on a queue no worker reads waits for the
+   * sweeper); every worker consumes all of them.
+   */
+  doorbellQueues: number;
   leaseMs: number;
   maxBatchMessages: number;
   maxBatchTokens: number;
@@ -24,6 +30,13 @@ export interface QueueConfig {
    * the thread afresh (a fresh agent session without history).
    */
   idleTtlMs: number;
+  /**
+   * Replicas that must confirm an accepted message (WAIT) before enqueue returns; 0: none. With 1, a
+   * failover of the thread's primary cannot lose an acknowledged message; a confirmation slower than
+   * `ackReplicasTimeoutMs` refuses it (ingress answers 503, the platform retries, dedup absorbs it).
+   */
+  ackReplicas: number;
+  ackReplicasTimeoutMs: number;
   /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
   yieldAfterTurns: number;
   /** Batch records kept per thread: at most this many, none older than `historyMaxAgeMs`. */
@@ -75,6 +88,7 @@ const approximateTokens = (body: string) => Math.ceil(body.length / 4);
 export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   prefix: 'trib',
   buckets: 64,
+  doorbellQueues: 1,
   leaseMs: 30_000,
   maxBatchMessages: 10,
   maxBatchTokens: 24_000,
@@ -82,6 +96,8 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   dedupTtlMs: 24 * 60 * 60 * 1000,
   idleTtlMs: 7 * 24 * 60 * 60 * 1000,
   yieldAfterTurns: 20,
+  ackReplicas: 0,
+  ackReplicasTimeoutMs: 100,
   // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
   historyLimit: 200,
   historyMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
@@ -109,6 +125,7 @@ const positiveIntegers = [
   'maxBacklog',
   'dedupTtlMs',
   'yieldAfterTurns',
+  'ackReplicasTimeoutMs',
   'historyLimit',
   'historyMaxAgeMs',
   'affinityWaitMs',
@@ -132,9 +149,23 @@ export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<Queu
       throw new RangeError(`queue option ${name} must be a positive integer, got ${config[name]}`);
     }
   }
+  if (!Number.isInteger(config.ackReplicas) || config.ackReplicas < 0) {
+    throw new RangeError(
+      `queue option ackReplicas must be a non-negative integer, got ${config.ackReplicas}`,
+    );
+  }
   if (!Number.isInteger(config.retryDelayMs) || config.retryDelayMs < 0) {
     throw new RangeError(
       `queue option retryDelayMs must be a non-negative integer, got ${config.retryDelayMs}`,
+    );
+  }
+  if (
+    !Number.isInteger(config.doorbellQueues) ||
+    config.doorbellQueues < 1 ||
+    config.doorbellQueues > config.buckets
+  ) {
+    throw new RangeError(
+      `queue option doorbellQueues must be an integer in 1..buckets (${config.buckets}), got ${config.doorbellQueues}`,
     );
   }
   if (!Number.isInteger(config.buckets) || config.buckets < 1 || config.buckets > MAX_BUCKETS) {

@@ -1,5 +1,6 @@
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { Redis } from 'ioredis';
+import { dataNodes, type RedisClient } from './connections.js';
 import { UnsafeRedisError } from './errors.js';
 
 export interface RedisSafetyReport {
@@ -13,19 +14,16 @@ export interface RedisSafetyReport {
  * Read from INFO, which managed Redis services allow when CONFIG is disabled.
  */
 export async function checkRedisSafety(
-  redis: Redis,
+  redis: RedisClient,
   mode: 'refuse' | 'warn',
   logger: LogSink = silentLogger,
 ): Promise<RedisSafetyReport> {
-  const info = parseInfo(`${await redis.info('memory')}\n${await redis.info('persistence')}`);
-  const report: RedisSafetyReport = {
-    maxmemoryPolicy: info.get('maxmemory_policy') ?? 'unknown',
-    aofEnabled: info.get('aof_enabled') === '1',
-    appendfsync: await redis
-      .config('GET', 'appendfsync')
-      .then((pair) => (Array.isArray(pair) && typeof pair[1] === 'string' ? pair[1] : null))
-      .catch(() => null),
-  };
+  // Every primary of a Cluster holds acknowledged messages: the least safe one is the report.
+  const reports = await Promise.all((await dataNodes(redis)).map(readSafety));
+  const report =
+    reports.find((r) => r.maxmemoryPolicy !== 'noeviction') ??
+    reports.find((r) => !r.aofEnabled) ??
+    reports[0]!;
   if (report.maxmemoryPolicy !== 'noeviction') {
     const message =
       `Redis maxmemory-policy is '${report.maxmemoryPolicy}': under memory pressure it may evict queued ` +
@@ -37,6 +35,18 @@ export async function checkRedisSafety(
     logger.warn({ ...report }, 'Redis AOF is off: a Redis crash loses acknowledged messages (see docs/adr)');
   }
   return report;
+}
+
+async function readSafety(node: Redis): Promise<RedisSafetyReport> {
+  const info = parseInfo(`${await node.info('memory')}\n${await node.info('persistence')}`);
+  return {
+    maxmemoryPolicy: info.get('maxmemory_policy') ?? 'unknown',
+    aofEnabled: info.get('aof_enabled') === '1',
+    appendfsync: await node
+      .config('GET', 'appendfsync')
+      .then((pair) => (Array.isArray(pair) && typeof pair[1] === 'string' ? pair[1] : null))
+      .catch(() => null),
+  };
 }
 
 function parseInfo(text: string): Map<string, string> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import { dataNodes, type RedisClient } from './connections.js';
 import { QueueError } from './errors.js';
 import { ScriptStatus } from './script-status.js';
 
@@ -88,7 +88,7 @@ export class Scripts {
   private readonly sources = new Map<string, string>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     calls: readonly AnyCall[],
   ) {
     for (const call of calls) {
@@ -98,14 +98,21 @@ export class Scripts {
     }
   }
 
-  /** Loads the scripts Redis lacks (a restarted Redis has none) and returns how many it loaded. */
+  /**
+   * Loads the scripts Redis lacks (a restarted Redis, a promoted replica has none) into every server
+   * that holds data, and returns how many it loaded.
+   */
   async ensureLoaded(): Promise<number> {
     const list = [...this.sources.values()];
     const shas = list.map((lua) => createHash('sha1').update(lua).digest('hex'));
-    const present = (await this.redis.script('EXISTS', ...shas)) as number[];
-    const missing = list.filter((_, i) => present[i] !== 1);
-    for (const lua of missing) await this.redis.script('LOAD', lua);
-    return missing.length;
+    let loaded = 0;
+    for (const node of await dataNodes(this.redis)) {
+      const present = (await node.script('EXISTS', ...shas)) as number[];
+      const missing = list.filter((_, i) => present[i] !== 1);
+      for (const lua of missing) await node.script('LOAD', lua);
+      loaded += missing.length;
+    }
+    return loaded;
   }
 
   /** Runs `call` with its keys and arguments taken by name (extra fields are ignored). */

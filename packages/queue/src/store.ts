@@ -1,5 +1,6 @@
 import type { LogSink } from '@tributary/observability';
-import type { Redis } from 'ioredis';
+import { checkTopology } from './cluster-health.js';
+import type { RedisClient } from './connections.js';
 import { type ConnectionProfile, openConnection, whenReady } from './connections.js';
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
@@ -40,10 +41,10 @@ export class Store {
   readonly admin: ThreadAdmin;
 
   private constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     config: Readonly<QueueConfig>,
   ) {
-    this.doorbell = new BullDoorbell(redis, config.prefix);
+    this.doorbell = new BullDoorbell(redis, config);
     this.queue = new ThreadQueue(redis, config, this.doorbell);
     const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
@@ -91,8 +92,12 @@ export class Store {
     return whenReady(this.redis, timeoutMs);
   }
 
-  /** Readiness: Redis answers and holds every script (reloaded after a Redis restart). */
+  /**
+   * Readiness: Redis answers, can serve every key (a Cluster has a primary for every slot) and holds
+   * every script (reloaded after a Redis restart or a failover).
+   */
   async ready(): Promise<void> {
+    await checkTopology(this.redis);
     await this.queue.ensureScripts();
   }
 

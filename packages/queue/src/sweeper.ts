@@ -1,6 +1,7 @@
 import { type LogSink, silentLogger } from '@tributary/observability';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import type { Doorbell } from './doorbells.js';
+import { RepeatedErrors } from './repeated-errors.js';
 import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
 import type { ThreadQueue } from './thread-queue.js';
 
@@ -21,26 +22,30 @@ const SWEEP_BATCH = 200;
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly errors: RepeatedErrors;
 
   constructor(
     private readonly queue: ThreadQueue,
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly doorbell: Doorbell,
     private readonly owner: string,
     private readonly logger: LogSink = silentLogger,
     private readonly onRevived?: (report: SweepReport) => void,
-  ) {}
+  ) {
+    this.errors = new RepeatedErrors(logger, 'sweep failed; retrying next interval');
+  }
 
   start(): void {
     const tick = () => {
       this.running = this.sweepOnce()
         .then((report) => {
+          this.errors.cleared();
           if (report.leasesRevived + report.doorbellsRevived + report.takenOver > 0) {
             this.logger.info({ ...report }, 'sweeper revived threads');
             this.onRevived?.(report);
           }
         })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'sweep failed; retrying next interval'))
+        .catch((error: unknown) => this.errors.report(error))
         .finally(() => {
           if (this.timer) this.timer = setTimeout(tick, this.queue.config.sweepIntervalMs);
         });

@@ -1,8 +1,9 @@
-import type { Redis } from 'ioredis';
 import type { Batch, BatchRecord, DeadLetter, Lease, Origin, Outbound, TurnReport } from './batch.js';
+import type { RedisClient } from './connections.js';
 import type { Doorbell, RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
+import { awaitReplicas } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
 import { bucketKeys, decodeThread, type ThreadKeys, threadKeys } from './thread-keys.js';
@@ -91,7 +92,7 @@ export class ThreadQueue {
   private readonly recentKeys = new Map<string, ThreadKeys>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     readonly config: Readonly<QueueConfig>,
     private readonly doorbell: Doorbell,
   ) {
@@ -137,12 +138,15 @@ export class ThreadQueue {
     );
     switch (reply.status) {
       case 'duplicate':
+        // Confirmed too: its first delivery may have been refused for want of this confirmation.
+        await this.replicated(k);
         return { outcome: 'duplicate', streamId: reply.streamId };
       case 'gated':
         return { outcome: 'gated', refusal: reply.refusal };
       case 'backlogFull':
         throw new BacklogFullError(thread, reply.backlog);
       case 'queued':
+        await this.replicated(k);
         return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
     // The message is durable already; a doorbell lost here is re-rung by the sweeper.
@@ -154,6 +158,8 @@ export class ThreadQueue {
       () => true,
       () => false,
     );
+    // Rung first: a refused acknowledgement (the platform retries) must not leave the thread waiting.
+    await this.replicated(k);
     return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };
   }
 
@@ -185,6 +191,12 @@ export class ThreadQueue {
       reason,
       ...this.receiptBounds(),
     });
+  }
+
+  /** With `ackReplicas`, waits until that many replicas hold the thread's writes (or throws). */
+  private async replicated(k: ThreadKeys): Promise<void> {
+    const { ackReplicas, ackReplicasTimeoutMs } = this.config;
+    if (ackReplicas > 0) await awaitReplicas(this.redis, k.state, ackReplicas, ackReplicasTimeoutMs);
   }
 
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {

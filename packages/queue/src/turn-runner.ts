@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type LogSink, silentLogger } from '@tributary/observability';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
 import { Sweeper, type SweepReport } from './sweeper.js';
@@ -12,7 +12,7 @@ export interface TurnRunnerOptions {
   queue: ThreadQueue;
   doorbell: Doorbell;
   /** Blocking connections (BullMQ's worker, direct doorbells) are duplicated from this one. */
-  connection: Redis;
+  connection: RedisClient;
   handler: TurnHandler;
   /** Turns run at once by this process (agent sessions it may drive). */
   concurrency?: number;
@@ -26,8 +26,8 @@ export interface TurnRunnerOptions {
 
 export interface RunnerEvents extends TurnEvents {
   revived?(report: SweepReport): void;
-  /** This runner's BullMQ worker took a doorbell job (proof it still consumes). */
-  doorbellTaken?(): void;
+  /** This runner's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
+  doorbellTaken?(queue: number): void;
 }
 
 /**
@@ -60,7 +60,7 @@ export class TurnRunner {
       concurrency: options.concurrency ?? 1,
       serve: (thread, epoch, source, onBusy) => this.loop.serve(thread, epoch, source, onBusy),
       logger,
-      doorbellTaken: () => events?.doorbellTaken?.(),
+      doorbellTaken: (queue) => events?.doorbellTaken?.(queue),
     });
     if (options.sweep !== false) {
       this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, logger, events?.revived);

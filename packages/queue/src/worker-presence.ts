@@ -1,5 +1,5 @@
 import { type LogSink, silentLogger } from '@tributary/observability';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connections.js';
 import type { WorkerKeys } from './thread-keys.js';
 
 /**
@@ -17,7 +17,7 @@ export class WorkerPresence {
   private writes: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly ttlMs: number,
     private readonly logger: LogSink = silentLogger,

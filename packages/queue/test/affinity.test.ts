@@ -39,7 +39,7 @@ describe('ringing with session affinity', () => {
     const { epoch } = await queue.state('th');
 
     expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
-    const job = await doorbell.queue.getJob(doorbellJobId(queue.keys('th').member, epoch));
+    const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
     expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
     expect(await job?.getState()).toBe('delayed');
   });
@@ -56,7 +56,7 @@ describe('ringing with session affinity', () => {
     const { epoch } = await queue.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
-    const job = await doorbell.queue.getJob(doorbellJobId(queue.keys('th').member, epoch));
+    const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
     expect(job?.data).toMatchObject({ thread: 'th', epoch });
     expect(await job?.getState()).toBe('waiting');
   });
@@ -97,7 +97,9 @@ describe('turn runners with session affinity', () => {
     // With a 60 s fallback wait, a turn that did not go to its preferred worker would not finish here.
     expect(new Set(owners.slice(1))).toEqual(new Set([owners[0]]));
     // Served directly: the shared fallback doorbells were withdrawn, not left to fire later.
-    await waitFor(async () => (await doorbell.queue.getDelayedCount()) === 0, { what: 'no fallback left' });
+    await waitFor(async () => (await doorbell.queueOf('th').getDelayedCount()) === 0, {
+      what: 'no fallback left',
+    });
   });
 
   it('falls back to the shared queue when the preferred worker never takes its doorbell', async () => {
@@ -145,9 +147,12 @@ describe('turn runners with session affinity', () => {
     const job = doorbellJobId(queue.keys('other').member, (await queue.state('other')).epoch);
     await waitFor(() => takenByA > takenBefore, { what: 'runner A taking the shared doorbell' });
     // Taken with no free slot, it must go back to the queue rather than wait in A for the slot.
-    await waitFor(async () => ['delayed', 'waiting'].includes(await doorbell.queue.getJobState(job)), {
-      what: 'runner A handing the doorbell back',
-    });
+    await waitFor(
+      async () => ['delayed', 'waiting'].includes(await doorbell.queueOf('other').getJobState(job)),
+      {
+        what: 'runner A handing the doorbell back',
+      },
+    );
     expect((await queue.state('other')).status).toBe('scheduled');
 
     const b = await runner(made, handler, 1);

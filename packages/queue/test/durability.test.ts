@@ -13,7 +13,7 @@ describe('durability across a Redis crash', () => {
     // Connection errors while the server is down are expected; commands wait for the reconnect.
     redis.on('error', () => {});
     const config = queueConfig({ prefix: 'dur', buckets: 2, maxBatchMessages: 500 });
-    const doorbell = new BullDoorbell(redis, config.prefix);
+    const doorbell = new BullDoorbell(redis, config);
     const queue = new ThreadQueue(redis, config, doorbell);
     try {
       const acknowledged: string[] = [];

@@ -16,7 +16,7 @@ describe('enqueue', () => {
     const second = await queue.enqueue('th', { id: 'b', body: 'two' });
     expect(first).toMatchObject({ outcome: 'accepted', seq: 1, rang: true });
     expect(second).toMatchObject({ outcome: 'accepted', seq: 2, rang: false });
-    expect(await doorbell.queue.getJobCounts('waiting')).toMatchObject({ waiting: 1 });
+    expect(await doorbell.queueOf('th').getJobCounts('waiting')).toMatchObject({ waiting: 1 });
     expect(await queue.state('th')).toMatchObject({ status: 'scheduled', epoch: 1, backlog: 2 });
   });
 
@@ -41,7 +41,7 @@ describe('enqueue', () => {
       refusal: 'not-addressed',
     });
     expect(await f.redis.exists(queue.keys('th').gate, queue.keys('th').inbox)).toBe(0);
-    expect(await doorbell.queue.getJobCounts('waiting')).toMatchObject({ waiting: 0 });
+    expect(await doorbell.queueOf('th').getJobCounts('waiting')).toMatchObject({ waiting: 0 });
     await queue.enqueue('th', { id: 'b', body: 'mentions us' });
     expect((await queue.enqueue('th', { id: 'a', body: 'hi', gate: involved })).outcome).toBe('accepted');
 

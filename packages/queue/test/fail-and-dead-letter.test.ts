@@ -16,7 +16,7 @@ describe('failed turns and dead letters', () => {
     if (first.kind !== 'batch') throw new Error('no batch');
     expect(await queue.fail(first.batch.lease, 'agent said no')).toEqual({ kind: 'retry', delayMs: 60_000 });
     const epoch = (await queue.state('th')).epoch;
-    const job = await doorbell.queue.getJob(`t-th-${epoch}`);
+    const job = await doorbell.queueOf('th').getJob(`t-th-${epoch}`);
     expect(await job?.getState()).toBe('delayed');
 
     const second = await claimNow(queue, 'th');

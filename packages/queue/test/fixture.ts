@@ -5,8 +5,8 @@ import {
   startRedis,
   uniquePrefix,
 } from '@tributary/testkit';
-import { Redis } from 'ioredis';
 import type { Lease, TurnReport } from '../src/batch.js';
+import { openConnection, type RedisClient } from '../src/connections.js';
 import { BullDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
 import { ThreadQueue } from '../src/thread-queue.js';
@@ -14,7 +14,7 @@ import { ThreadQueue } from '../src/thread-queue.js';
 /** One Redis per suite; every test gets its own key prefix, queue and doorbell. */
 export interface QueueFixture {
   redisHandle: RedisHandle;
-  redis: Redis;
+  redis: RedisClient;
   make(overrides?: Partial<QueueConfig>): Promise<{ queue: ThreadQueue; doorbell: BullDoorbell }>;
   /**
    * Waits until `lease` has run out on Redis's clock, as for an owner that crashed or froze: the
@@ -26,14 +26,14 @@ export interface QueueFixture {
 
 export async function queueFixture(options: { private?: boolean } = {}): Promise<QueueFixture> {
   const redisHandle = await startRedis(options);
-  const redis = new Redis(redisHandle.url);
+  const redis = openConnection(redisHandle.url, { kind: 'patient' });
   const made: { prefix: string; doorbell: BullDoorbell }[] = [];
   return {
     redisHandle,
     redis,
     async make(overrides = {}) {
       const config = queueConfig({ prefix: uniquePrefix('q'), buckets: 4, ...overrides });
-      const doorbell = new BullDoorbell(redis, config.prefix);
+      const doorbell = new BullDoorbell(redis, config);
       made.push({ prefix: config.prefix, doorbell });
       return { queue: new ThreadQueue(redis, config, doorbell), doorbell };
     },

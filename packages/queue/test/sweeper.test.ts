@@ -1,7 +1,8 @@
 import { redisClockReaches, waitFor } from '@tributary/testkit';
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOORBELL_QUEUE, type Doorbell, doorbellPrefix } from '../src/doorbells.js';
+import { blockingConnection } from '../src/connections.js';
+import type { Doorbell } from '../src/doorbells.js';
 import { Sweeper } from '../src/sweeper.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
@@ -40,7 +41,7 @@ describe('sweeper', () => {
 
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 });
     await graceOver(queue, 'th');
-    await f.redis.del(...Array.from({ length: 4 }, (_, b) => `${queue.config.prefix}:{b${b}}:sweeper`));
+    await releaseSweepLocks(queue.config.prefix);
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1, takenOver: 0 });
     const state = await queue.state('th');
     expect(state).toMatchObject({ status: 'scheduled', epoch: 2 });
@@ -64,16 +65,17 @@ describe('sweeper', () => {
 
   it('re-rings a thread whose doorbell job failed before it claimed anything', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
-    const connection = f.redis.duplicate({ maxRetriesPerRequest: null });
+    const connection = blockingConnection(f.redis);
+    const target = doorbell.queueOf('th');
     const failing = new Worker(
-      DOORBELL_QUEUE,
+      target.name,
       async () => {
         throw new Error('the worker broke before its claim');
       },
-      { connection, prefix: doorbellPrefix(queue.config.prefix) },
+      { connection, prefix: target.opts.prefix },
     );
     await queue.enqueue('th', { id: 'a', body: 'x' });
-    await waitFor(async () => (await doorbell.queue.getJobCounts('failed')).failed === 1, {
+    await waitFor(async () => (await target.getJobCounts('failed')).failed === 1, {
       what: 'the doorbell job to fail',
     });
     await failing.close();
@@ -145,7 +147,12 @@ describe('sweeper', () => {
     expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(0);
     expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'alive' });
     await f.redis.del(presence);
-    await f.redis.del(...Array.from({ length: 4 }, (_, b) => `${queue.config.prefix}:{b${b}}:sweeper`));
+    await releaseSweepLocks(queue.config.prefix);
     expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(1);
   });
 });
+
+/** Each bucket's sweep lock on its own: in a Cluster the buckets live on different slots. */
+async function releaseSweepLocks(prefix: string): Promise<void> {
+  await Promise.all(Array.from({ length: 4 }, (_, b) => f.redis.del(`${prefix}:{b${b}}:sweeper`)));
+}

@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { type WaitOptions, waitFor } from './wait-for.js';
 
 /** Redis's clock in milliseconds, the clock leases, TTLs, grace periods and stream ids are measured on. */
-export async function redisTime(redis: Redis): Promise<number> {
+export async function redisTime(redis: Redis | Cluster): Promise<number> {
   const [seconds, micros] = await redis.time();
   return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
 }
@@ -13,7 +13,7 @@ export async function redisTime(redis: Redis): Promise<number> {
  * the code under test reads, instead of a sleep guessed to be long enough.
  */
 export async function redisClockReaches(
-  redis: Redis,
+  redis: Redis | Cluster,
   atMs: number,
   options: WaitOptions = {},
 ): Promise<void> {

@@ -1,16 +1,16 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
+import { startRedisCluster } from './redis-cluster.js';
 import type { RedisHandle } from './redis-handle.js';
-import { waitFor } from './wait-for.js';
+import { type Appendfsync, redisProcess } from './redis-process.js';
 
 export interface StartRedisOptions {
   /** Always start a private server, even when REDIS_URL is set (needed to kill or restart it). */
   private?: boolean;
-  appendfsync?: 'always' | 'everysec' | 'no';
+  appendfsync?: Appendfsync;
   /** Keep the AOF in this folder and leave it there on stop (the dev runner's data survives restarts). */
   dataDir?: string;
   /**
@@ -24,11 +24,16 @@ export interface StartRedisOptions {
 
 /**
  * REDIS_URL when set; otherwise a private redis-server with AOF in a temp folder; otherwise a
- * Testcontainers Redis when a Docker engine answers.
+ * Testcontainers Redis when a Docker engine answers. With TRIBUTARY_TEST_REDIS=cluster, a suite that
+ * does not need to control one server (not `private`) gets a private 3-primary Redis Cluster instead,
+ * so the same suites run against a Cluster.
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
   const env = options.env ?? process.env;
   if (!options.private && env.REDIS_URL) return externalRedis(env.REDIS_URL);
+  if (env.TRIBUTARY_TEST_REDIS === 'cluster' && !options.private) {
+    return startRedisCluster({ appendfsync: options.appendfsync ?? 'everysec' });
+  }
   if (hasBinary('redis-server')) return startPrivateRedis(options);
   const { startContainerRedis } = await import('./redis-container.js');
   return startContainerRedis();
@@ -57,77 +62,23 @@ async function startPrivateRedis({
   dataDir,
   ownProcessGroup = false,
 }: StartRedisOptions): Promise<RedisHandle> {
-  const port = await freePort();
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
   await mkdir(dir, { recursive: true });
-  const url = `redis://127.0.0.1:${port}`;
-  let child: ChildProcess | undefined;
-
-  const launch = async () => {
-    const args = [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      appendfsync,
-      '--maxmemory-policy',
-      'noeviction',
-      '--daemonize',
-      'no',
-      '--protected-mode',
-      'yes',
-    ];
-    const started = spawn('redis-server', args, { stdio: 'ignore', detached: ownProcessGroup });
-    child = started;
-    started.once('exit', () => {
-      if (child === started) child = undefined;
-    });
-    await waitFor(() => redisAnswers(url), { what: `redis-server on port ${port}`, timeoutMs: 10_000 });
-  };
-
-  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
-    const running = child;
-    if (!running) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill(signal);
-    await exited;
-  };
-
-  await launch();
+  const server = redisProcess(await freePort(), dir, appendfsync, [], ownProcessGroup);
+  await server.launch();
   return {
-    url,
+    url: server.url,
     owned: true,
-    kill,
-    restart: launch,
+    kill: (signal) => server.kill(signal),
+    restart: () => server.launch(),
     wipe: async () => {
-      await kill();
+      await server.kill();
       await rm(dir, { recursive: true, force: true });
       await mkdir(dir);
     },
     stop: async () => {
-      await kill('SIGTERM');
+      await server.kill('SIGTERM');
       if (!dataDir) await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Whether a Redis answers PING at `url` (one attempt, no retries). */
-export async function redisAnswers(url: string): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { blockingConnection, type RedisClient } from '../connections.js';
 
 /** Signals to whichever worker runs a thread's turn right now. */
 export interface ControlMessage {
@@ -14,21 +14,25 @@ function channelName(prefix: string): string {
  * Publishes a control message. Delivery is best effort (Redis pub/sub): a cancel that reaches no
  * worker cancels nothing, which is the right answer when no turn is running.
  */
-export async function publishControl(redis: Redis, prefix: string, message: ControlMessage): Promise<number> {
+export async function publishControl(
+  redis: RedisClient,
+  prefix: string,
+  message: ControlMessage,
+): Promise<number> {
   return redis.publish(channelName(prefix), JSON.stringify(message));
 }
 
 /** Listens for control messages on a connection of its own (a subscribed connection can do nothing else). */
 export class ControlSubscriber {
-  private readonly connection: Redis;
+  private readonly connection: RedisClient;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     onMessage: (message: ControlMessage) => void,
   ) {
-    // A subscriber connection: only (un)subscribe commands, never pipelined behind others.
-    this.connection = redis.duplicate({ enableAutoPipelining: false });
+    // A subscriber connection holds its connection like a blocking one: nothing pipelined behind it.
+    this.connection = blockingConnection(redis);
     this.connection.on('message', (_channel: string, raw: string) => {
       const message = parseControl(raw);
       if (message) onMessage(message);

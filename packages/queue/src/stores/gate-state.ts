@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connections.js';
 import type { KeysOf } from './keys-of.js';
 
 export interface ThreadGateState {
@@ -14,7 +14,7 @@ export interface ThreadGateState {
  */
 export class GateState {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
   ) {}
 

@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { BatchRecord, BatchStatus } from '../batch.js';
+import type { RedisClient } from '../connections.js';
 import type { ThreadQueue } from '../thread-queue.js';
 import type { KeysOf } from './keys-of.js';
 
@@ -49,7 +49,7 @@ interface StoredReceipt {
  */
 export class MessageReceipts {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
     private readonly queue: ThreadQueue,
   ) {}
@@ -84,7 +84,7 @@ class EntryPlaces {
   private history?: Promise<BatchRecord[]>;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
     private readonly queue: ThreadQueue,
     private readonly thread: string,

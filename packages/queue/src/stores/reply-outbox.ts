@@ -1,8 +1,8 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connections.js';
 import type { QueueConfig } from '../queue-config.js';
 import * as script from '../script-calls.js';
 import { Scripts } from '../scripts.js';
-import { bucketKeys, decodeThread } from '../thread-keys.js';
+import { type BucketKeys, bucketKeys, decodeThread } from '../thread-keys.js';
 import type { KeysOf } from './keys-of.js';
 
 /** A reply or notice committed with its batch and waiting in the thread's outbox. */
@@ -38,34 +38,20 @@ export class ReplyOutbox {
   private readonly scripts: Scripts;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
     private readonly config: Pick<QueueConfig, 'prefix' | 'buckets'>,
   ) {
     this.scripts = new Scripts(redis, script.OUTBOX_SCRIPTS);
   }
 
-  /** Threads with a reply due now, across all buckets (one pipelined round trip). */
+  /** Threads with a reply due now, across all buckets (one batch of reads, each bucket's own). */
   async dueThreads(limitPerBucket = 20): Promise<string[]> {
     const [seconds, micros] = await this.redis.time();
     const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    const pipeline = this.redis.pipeline();
-    for (let bucket = 0; bucket < this.config.buckets; bucket++) {
-      pipeline.zrangebyscore(
-        bucketKeys(this.config.prefix, bucket).replydue,
-        '-inf',
-        now,
-        'LIMIT',
-        0,
-        limitPerBucket,
-      );
-    }
-    const threads: string[] = [];
-    for (const [error, members] of (await pipeline.exec()) ?? []) {
-      if (error) throw error;
-      threads.push(...(members as string[]).map(decodeThread));
-    }
-    return threads;
+    return this.acrossBuckets((keys) =>
+      this.redis.zrangebyscore(keys.replydue, '-inf', now, 'LIMIT', 0, limitPerBucket),
+    );
   }
 
   /** Locks the thread's outbox for `owner` for `lockMs` (or extends the lock) and returns its head. */
@@ -110,17 +96,17 @@ export class ReplyOutbox {
   }
 
   /** Threads with dead replies, across all buckets. */
-  async threadsWithDeadReplies(): Promise<string[]> {
-    const pipeline = this.redis.pipeline();
-    for (let bucket = 0; bucket < this.config.buckets; bucket++) {
-      pipeline.zrange(bucketKeys(this.config.prefix, bucket).deadreplyindex, 0, -1);
-    }
-    const threads: string[] = [];
-    for (const [error, members] of (await pipeline.exec()) ?? []) {
-      if (error) throw error;
-      threads.push(...(members as string[]).map(decodeThread));
-    }
-    return threads;
+  threadsWithDeadReplies(): Promise<string[]> {
+    return this.acrossBuckets((keys) => this.redis.zrange(keys.deadreplyindex, 0, -1));
+  }
+
+  /** Not a pipeline: in a Cluster the buckets live on different primaries. */
+  private async acrossBuckets(read: (keys: BucketKeys) => Promise<string[]>): Promise<string[]> {
+    const { prefix, buckets } = this.config;
+    const members = await Promise.all(
+      Array.from({ length: buckets }, (_, bucket) => read(bucketKeys(prefix, bucket))),
+    );
+    return members.flat().map(decodeThread);
   }
 
   /** Part number → platform message id, of the parts of reply `id` posted so far. */

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connections.js';
 import type { KeysOf } from './keys-of.js';
 
 /** A thread's agent session as last persisted by a worker (session continuity, docs/adr/0007). */
@@ -19,7 +19,7 @@ export interface SessionRecord {
 /** One hash per thread; no other code knows its fields. */
 export class SessionRecords {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
     /** A record outlives its thread's last save by this much (the queue's `idleTtlMs`). */
     private readonly ttlMs: number,

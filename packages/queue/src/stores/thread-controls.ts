@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connections.js';
 import type { ThreadQueue } from '../thread-queue.js';
 import { ControlSubscriber, publishControl } from './control-channel.js';
 
@@ -14,7 +14,7 @@ export interface ControlSubscription {
  */
 export class ThreadControls {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly queue: ThreadQueue,
   ) {}
 

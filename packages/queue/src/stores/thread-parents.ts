@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../connections.js';
 import type { KeysOf } from './keys-of.js';
 
 /**
@@ -7,7 +7,7 @@ import type { KeysOf } from './keys-of.js';
  */
 export class ThreadParentStore<Parent extends object> {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
     /** The queue's `idleTtlMs`: a parent is kept as long as its thread's other keys. */
     private readonly ttlMs: number,

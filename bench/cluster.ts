@@ -1,0 +1,136 @@
+/**
+ * End-to-end throughput on one Redis vs a 3-primary Redis Cluster: producers enqueue to many threads,
+ * turn runners (no agent: an empty turn) claim, commit and drain, until every message is committed.
+ * Rounds alternate between the two set-ups in one run; each prints messages/s and Redis commands per
+ * message (every server's INFO commandstats, BullMQ's polling included), and the ratios at the end.
+ *
+ *   npm run bench:cluster [-- --messages 4000 --threads 200 --rounds 3 --runners 3]
+ */
+import { parseArgs } from 'node:util';
+import { BullDoorbell, openConnection, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
+import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
+import { Redis } from 'ioredis';
+import { median } from './stats.js';
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '4000' },
+    threads: { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '3' },
+    runners: { type: 'string', default: '3' },
+  },
+});
+const messages = Number(values.messages);
+const threadCount = Number(values.threads);
+const rounds = Number(values.rounds);
+const runnerCount = Number(values.runners);
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Setup {
+  label: string;
+  handle: RedisHandle;
+  /** Every server that serves commands, for INFO commandstats. */
+  servers: string[];
+  doorbellQueues: number;
+}
+
+/** Commands served so far, summed over every server. */
+async function commandsServed(servers: string[]): Promise<number> {
+  let total = 0;
+  for (const url of servers) {
+    const client = new Redis(url);
+    const stats = await client.info('commandstats');
+    client.disconnect();
+    for (const match of stats.matchAll(/calls=(\d+)/g)) total += Number(match[1]);
+  }
+  return total;
+}
+
+async function round(setup: Setup): Promise<{ perSecond: number; commandsPerMessage: number }> {
+  const redis = openConnection(setup.handle.url, { kind: 'patient' });
+  const config = queueConfig({
+    prefix: uniquePrefix('bench'),
+    doorbellQueues: setup.doorbellQueues,
+    affinity: false,
+  });
+  const doorbell = new BullDoorbell(redis, config);
+  const queue = new ThreadQueue(redis, config, doorbell);
+  let committed = 0;
+  const runners = Array.from(
+    { length: runnerCount },
+    () =>
+      new TurnRunner({
+        queue,
+        doorbell,
+        connection: redis,
+        concurrency: 8,
+        sweep: false,
+        handler: async (batch) => {
+          committed += batch.messages.length;
+          return { reply: 'ok', stopReason: 'end_turn' };
+        },
+      }),
+  );
+  for (const runner of runners) await runner.start();
+  await queue.ensureScripts();
+  const before = await commandsServed(setup.servers);
+  const started = performance.now();
+  const producers = 16;
+  await Promise.all(
+    Array.from({ length: producers }, async (_, p) => {
+      for (let i = p; i < messages; i += producers) {
+        await queue.enqueue(`bench:${i % threadCount}`, { id: `m${i}`, body: 'ping' });
+      }
+    }),
+  );
+  await waitFor(() => committed >= messages, {
+    what: 'every message committed',
+    timeoutMs: 300_000,
+    intervalMs: 5,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const commands = (await commandsServed(setup.servers)) - before;
+  for (const runner of runners) await runner.close();
+  await doorbell.close();
+  redis.disconnect();
+  return { perSecond: messages / seconds, commandsPerMessage: commands / messages };
+}
+
+const single = await startRedis({ private: true });
+const cluster = await startRedisCluster();
+const setups: Setup[] = [
+  { label: 'one node', handle: single, servers: [single.url], doorbellQueues: 1 },
+  {
+    label: '3-primary cluster',
+    handle: cluster,
+    servers: cluster.nodes.map((n) => n.url),
+    doorbellQueues: 3,
+  },
+];
+const results = new Map<string, { perSecond: number[]; commandsPerMessage: number[] }>(
+  setups.map((s) => [s.label, { perSecond: [], commandsPerMessage: [] }]),
+);
+for (let r = 0; r < rounds; r++) {
+  for (const setup of r % 2 === 0 ? setups : [...setups].reverse()) {
+    const result = await round(setup);
+    const into = results.get(setup.label)!;
+    into.perSecond.push(result.perSecond);
+    into.commandsPerMessage.push(result.commandsPerMessage);
+    log(
+      `cluster-bench: round ${r + 1} ${setup.label}: ${result.perSecond.toFixed(0)} msg/s, ` +
+        `${result.commandsPerMessage.toFixed(1)} commands/msg`,
+    );
+  }
+}
+await single.stop();
+await cluster.stop();
+
+const one = results.get('one node')!;
+const many = results.get('3-primary cluster')!;
+process.stdout.write(
+  `cluster-bench: ${messages} messages over ${threadCount} threads, ${runnerCount} runners, median of ${rounds}: ` +
+    `one_node_msg_s=${median(one.perSecond).toFixed(0)} cluster_msg_s=${median(many.perSecond).toFixed(0)} ` +
+    `ratio=${(median(many.perSecond) / median(one.perSecond)).toFixed(2)} ` +
+    `one_node_cmds_per_msg=${median(one.commandsPerMessage).toFixed(1)} ` +
+    `cluster_cmds_per_msg=${median(many.commandsPerMessage).toFixed(1)}\n`,
+);
