@@ -108,7 +108,7 @@ async function tributary(): Promise<Round> {
   const afterCommit = await usedMemory();
   const pattern = `${config.prefix}:{b*}:t:*`;
   const keys = await scanKeys(pattern);
-  // Keys on the idle TTL go; dedup keys keep their own longer window and undelivered replies none.
+  // Keys on the idle TTL go; those with a longer window of their own (dedup keys, receipts) stay.
   const ttls = await Promise.all(keys.map((key) => redis.pttl(key)));
   const staying = ttls.filter((ttl) => ttl < 0 || ttl > IDLE_TTL_MS).length;
   await waitFor(async () => (await scanKeys(pattern)).length <= staying || undefined, {

@@ -54,7 +54,8 @@ export function chartSpec(result: BenchResult, hint: ChartHint): TopLevelSpec {
       title: null,
     },
     columns: 3,
-    resolve: { scale: { y: 'independent' } },
+    // Each facet shows only its own bars: a table may hold different measures per facet (e2e, memory).
+    resolve: { scale: { x: 'independent', y: 'independent' } },
     spec: { width: 220, height: 140, ...bars },
   } as TopLevelSpec;
 }

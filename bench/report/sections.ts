@@ -165,8 +165,7 @@ function e2eReading(r: BenchResult): string {
     `${f.perTurn} messages per turn, because a thread's later messages wait for its running turn and go ` +
     `in the next one together. Each turn cost ${f.broker} ms of broker CPU (ingress ${f.ingress}, workers ` +
     `${f.workers}, Redis ${f.redis}) against ${f.agents} ms in the agent processes ` +
-    `(${r.ratios.broker_cpu_over_agent_cpu}×: the built-in agent does almost no work ` +
-    `of its own). A no-op BullMQ job on the same Redis ran at ${f.bullJobs} jobs/s with ${f.bullRedis} ms of Redis ` +
+    `(${r.ratios.broker_cpu_over_agent_cpu}×). A no-op BullMQ job on the same Redis ran at ${f.bullJobs} jobs/s with ${f.bullRedis} ms of Redis ` +
     `CPU each; Tributary's turn rate is ${r.ratios.turns_per_second_over_bullmq_jobs}× that.`
   );
 }
@@ -199,12 +198,19 @@ function memoryFigures(r: BenchResult) {
   };
 }
 
+/** A stream grows by whole listpack allocations, so a few appended entries can measure 0 B or less. */
+function bufferedAlone(bytes: Cell | undefined): string {
+  return typeof bytes === 'number' && bytes > 0
+    ? `${bytes} B alone`
+    : `the event alone measured ${bytes} B, below what INFO used_memory resolves`;
+}
+
 function memoryReading(r: BenchResult): string {
   const f = memoryFigures(r);
   return (
     `The first message of a thread takes ${f.first} B of Redis memory, ${r.ratios.first_over_event_alone}× ` +
     `the ${f.firstEvent} B of storing its event alone with XADD; each further message buffered behind it ` +
-    `${f.buffered} B (${f.bufferedEvent} B alone). Once its turns are ` +
+    `${f.buffered} B (${bufferedAlone(f.bufferedEvent)}). Once its turns are ` +
     `committed a thread keeps ${f.perThread} B, ${f.perMessage} B per message (history, state, dedup ` +
     `keys), and a waiting doorbell job adds ${f.doorbell} B until a worker takes it. Idle expiry: of ` +
     `${f.keys} thread keys right after the last commit, ${f.leftTotal} outlived the idle TTL ` +
@@ -216,7 +222,8 @@ function memoryHeadline(r: BenchResult): string {
   const f = memoryFigures(r);
   return (
     `${f.first} B of Redis for a thread's first message and ${f.buffered} B per further one ` +
-    `(the event alone: ${f.firstEvent} B); idle threads expire`
+    `(the event alone: ${f.firstEvent} B); once idle, ${f.leftTotal} of ${f.keys} thread keys stay, ` +
+    `each on a window of its own (${f.left.join(', ')})`
   );
 }
 
@@ -237,8 +244,8 @@ function sweeperReading(r: BenchResult): string {
 function sweeperHeadline(r: BenchResult): string {
   const largest = r.rows.at(-1)?.[0];
   return (
-    `a sweep's doorbell check costs ${r.ratios[`getjobstate_over_pending_redis_cpu_at_${largest}`]}× less ` +
-    `Redis CPU than BullMQ's getJobState with ${largest} doorbells waiting`
+    `with ${largest} doorbells waiting, BullMQ's getJobState costs ` +
+    `${r.ratios[`getjobstate_over_pending_redis_cpu_at_${largest}`]}× the Redis CPU of a sweep's doorbell check`
   );
 }
 
