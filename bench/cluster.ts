@@ -4,26 +4,28 @@
  * Rounds alternate between the two set-ups in one run; each prints messages/s and Redis commands per
  * message (every server's INFO commandstats, BullMQ's polling included), and the ratios at the end.
  *
- *   npm run bench:cluster [-- --messages 4000 --threads 200 --rounds 3 --runners 3]
+ *   npm run bench:cluster [-- --messages 4000 --threads 200 --rounds 3 --runners 3] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
 import { BullDoorbell, openConnection, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { median } from './stats.js';
+import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
   options: {
-    messages: { type: 'string', default: '4000' },
-    threads: { type: 'string', default: '200' },
-    rounds: { type: 'string', default: '3' },
-    runners: { type: 'string', default: '3' },
+    ...resultOptions,
+    messages: { type: 'string' },
+    threads: { type: 'string' },
+    rounds: { type: 'string' },
+    runners: { type: 'string' },
   },
 });
-const messages = Number(values.messages);
-const threadCount = Number(values.threads);
-const rounds = Number(values.rounds);
-const runnerCount = Number(values.runners);
+const messages = Number(values.messages ?? (values.smoke ? 300 : 4000));
+const threadCount = Number(values.threads ?? (values.smoke ? 30 : 200));
+const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
+const runnerCount = Number(values.runners ?? 3);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Setup {
@@ -125,12 +127,33 @@ for (let r = 0; r < rounds; r++) {
 await single.stop();
 await cluster.stop();
 
-const one = results.get('one node')!;
-const many = results.get('3-primary cluster')!;
-process.stdout.write(
-  `cluster-bench: ${messages} messages over ${threadCount} threads, ${runnerCount} runners, median of ${rounds}: ` +
-    `one_node_msg_s=${median(one.perSecond).toFixed(0)} cluster_msg_s=${median(many.perSecond).toFixed(0)} ` +
-    `ratio=${(median(many.perSecond) / median(one.perSecond)).toFixed(2)} ` +
-    `one_node_cmds_per_msg=${median(one.commandsPerMessage).toFixed(1)} ` +
-    `cluster_cmds_per_msg=${median(many.commandsPerMessage).toFixed(1)}\n`,
-);
+const figures = (label: string) => {
+  const runs = results.get(label)!;
+  return { perSecond: median(runs.perSecond), commands: median(runs.commandsPerMessage) };
+};
+const one = figures('one node');
+const many = figures('3-primary cluster');
+const columns = ['Redis', 'messages/s', 'commands per message'];
+const rows = [
+  ['one node (baseline)', Math.round(one.perSecond), rounded(one.commands, 1)],
+  ['3-primary cluster', Math.round(many.perSecond), rounded(many.commands, 1)],
+];
+process.stdout.write(`\n${formatTable(columns, rows)}\n`);
+await writeBenchResult(values, {
+  name: 'cluster',
+  title: 'Throughput on one Redis against a 3-primary Redis Cluster',
+  columns,
+  rows,
+  ratios: {
+    cluster_over_one_node_messages_per_second: rounded(many.perSecond / one.perSecond),
+    cluster_over_one_node_commands_per_message: rounded(many.commands / one.commands),
+  },
+  charts: [
+    { title: 'Messages per second', x: 'Redis', y: 'messages/s' },
+    { title: 'Redis commands per message', x: 'Redis', y: 'commands per message' },
+  ],
+  notes: [
+    `${messages} messages over ${threadCount} threads from 16 producers, ${runnerCount} in-process turn runners with an empty turn, until every message is committed; median of ${rounds} rounds, the order of the set-ups alternating.`,
+    "Commands: every server's INFO commandstats, BullMQ's polling included; the cluster runs one doorbell queue per primary.",
+  ],
+});

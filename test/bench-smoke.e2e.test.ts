@@ -159,6 +159,12 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.worker_compiled_over_tsx_ready).toBeGreaterThan(0);
   });
 
+  it('cluster runs on one node and on a 3-primary Cluster', { timeout: 120_000 }, async () => {
+    const result = await smoke('cluster');
+    expect(result.rows.map((row) => row[0])).toEqual(['one node (baseline)', '3-primary cluster']);
+    expect(result.ratios.cluster_over_one_node_messages_per_second).toBeGreaterThan(0);
+  });
+
   it('the report renders what ran and names what did not', { timeout: 60_000 }, async () => {
     // Every result but latency's, so the page must say that one was not run.
     const partial = join(results, 'without-latency');

@@ -267,6 +267,24 @@ function editsHeadline(r: BenchResult): string {
   return `an edit with ${largest} messages behind it costs ${r.ratios[`edit_over_enqueue_${largest}_behind`]}× an enqueue`;
 }
 
+function clusterReading(r: BenchResult): string {
+  const at = (redis: string, column: string) => cell(r, [redis], column);
+  return (
+    `Turns committed on a 3-primary Redis Cluster ran at ${at('3-primary cluster', 'messages/s')} messages/s ` +
+    `against ${at('one node (baseline)', 'messages/s')} on one node ` +
+    `(${r.ratios.cluster_over_one_node_messages_per_second}×), with ` +
+    `${at('3-primary cluster', 'commands per message')} Redis commands per message against ` +
+    `${at('one node (baseline)', 'commands per message')} (${r.ratios.cluster_over_one_node_commands_per_message}×).`
+  );
+}
+
+function clusterHeadline(r: BenchResult): string {
+  return (
+    `a 3-primary Redis Cluster carries ${r.ratios.cluster_over_one_node_messages_per_second}× the messages/s of ` +
+    `one node with ${r.ratios.cluster_over_one_node_commands_per_message}× the commands per message`
+  );
+}
+
 function startupReading(r: BenchResult): string {
   const subjects = [...new Set(r.rows.map((row) => row[0] as string))];
   const lines = subjects.map((subject) => {
@@ -359,6 +377,14 @@ export const sections: readonly Section[] = [
     about: 'Start-up to ready and resident memory of each process, compiled to JavaScript and through tsx.',
     reading: startupReading,
     headline: startupHeadline,
+  },
+  {
+    name: 'cluster',
+    heading: 'Redis Cluster',
+    about:
+      'Enqueue to committed turn on one Redis node and on a 3-primary Redis Cluster, alternating rounds.',
+    reading: clusterReading,
+    headline: clusterHeadline,
   },
 ];
 
