@@ -18,7 +18,7 @@ import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -31,12 +31,10 @@ const { values } = parseArgs({
   },
 });
 // A smoke run: as many threads as one worker runs at once, two turns each, in seconds.
-const smokeOr = (value: string | undefined, full: number, smoke: number) =>
-  Number(value ?? (values.smoke ? smoke : full));
-const workerCount = Number(values.workers ?? 3);
-const threadCount = smokeOr(values.threads, 200, 8);
-const turnsPerThread = smokeOr(values.turns, 15, 2);
-const thinkMs = smokeOr(values['think-ms'], 1000, 50);
+const workerCount = sizeOption(values, 'workers', 3);
+const threadCount = sizeOption(values, 'threads', 200, 8);
+const turnsPerThread = sizeOption(values, 'turns', 15, 2);
+const thinkMs = sizeOption(values, 'think-ms', 1000, 50);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

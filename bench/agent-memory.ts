@@ -15,11 +15,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
-import { type Cell, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });
-const sessions = Number(values.sessions ?? (values.smoke ? 2 : 8));
+const sessions = sizeOption(values, 'sessions', 8, 2);
 const scratch = await mkdtemp(join(tmpdir(), 'tributary-agent-memory-'));
 
 // The smallest agent the SDK allows: one chunk and end_turn per prompt, sessions in a Set.

@@ -66,6 +66,17 @@ export const resultOptions = {
 export type RunOptions = { results: string; smoke: boolean } & Record<string, string | boolean | undefined>;
 
 /**
+ * A numeric option of a run: as given, else its `--smoke` size in a smoke run and its full size
+ * otherwise. Anything but a positive number is refused before the benchmark starts anything.
+ */
+export function sizeOption(run: RunOptions, name: string, full: number, smoke = full): number {
+  const given = run[name];
+  const value = typeof given === 'string' ? Number(given) : run.smoke ? smoke : full;
+  if (!(value > 0)) throw new RangeError(`--${name} must be a positive number, got ${given}`);
+  return value;
+}
+
+/**
  * The options a run was given, as its command line: `--smoke` when set and every option of its own
  * that was passed (`--results` is left out: it says where the file went, not what was measured).
  */

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { BullDoorbell, openConnection, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -22,10 +22,10 @@ const { values } = parseArgs({
     runners: { type: 'string' },
   },
 });
-const messages = Number(values.messages ?? (values.smoke ? 300 : 4000));
-const threadCount = Number(values.threads ?? (values.smoke ? 30 : 200));
-const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
-const runnerCount = Number(values.runners ?? 3);
+const messages = sizeOption(values, 'messages', 4000, 300);
+const threadCount = sizeOption(values, 'threads', 200, 30);
+const rounds = sizeOption(values, 'rounds', 3, 1);
+const runnerCount = sizeOption(values, 'runners', 3);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Setup {

@@ -20,7 +20,7 @@ import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { closedLoop } from './load.js';
 import { onLogLines } from './log-lines.js';
 import { descendantsCpuMs, processCpuMs } from './process-cpu.js';
@@ -35,10 +35,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
   },
 });
-const threads = Number(values.threads ?? (values.smoke ? 4 : 16));
-const perThread = Number(values.messages ?? (values.smoke ? 5 : 40));
-const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
-const concurrency = Number(values.concurrency ?? (values.smoke ? 2 : 4));
+const threads = sizeOption(values, 'threads', 16, 4);
+const perThread = sizeOption(values, 'messages', 40, 5);
+const rounds = sizeOption(values, 'rounds', 3, 1);
+const concurrency = sizeOption(values, 'concurrency', 4, 2);
 const WORKERS = 2;
 const SECRET = 'bench-gateway-secret';
 const log = (line: string) => process.stderr.write(`${line}\n`);

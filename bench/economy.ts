@@ -13,15 +13,14 @@
  */
 import { parseArgs } from 'node:util';
 import { type Stack, startStack } from '../test/stack/stack-fixture.js';
-import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { Replay, type ReplayResult } from './economy/replay.js';
 import { strategies } from './economy/strategies.js';
 import { workloads } from './economy/workloads.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, scale: { type: 'string' } } });
-const scale = Number(values.scale ?? (values.smoke ? 100 : 10));
-if (!(scale > 0)) throw new RangeError(`--scale must be a positive number, got ${values.scale}`);
+const scale = sizeOption(values, 'scale', 10, 100);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 function percentile(sorted: number[], p: number): number {

@@ -10,11 +10,11 @@
 import { parseArgs } from 'node:util';
 import { Store } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
-import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, rounds: { type: 'string' } } });
-const rounds = Number(values.rounds ?? (values.smoke ? 20 : 300));
+const rounds = sizeOption(values, 'rounds', 300, 20);
 // The edited entry and those behind it stay within the default editRewriteMax (100); past it an
 // edit travels as an event of its own.
 const SIZES = [0, 10, 50, 99];

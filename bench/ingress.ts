@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { closedLoop, type LoadResult } from './load.js';
 import { median, rounded } from './stats.js';
 
@@ -28,10 +28,10 @@ const { values } = parseArgs({
     threads: { type: 'string' },
   },
 });
-const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
-const seconds = Number(values.seconds ?? (values.smoke ? 1 : 5));
-const connections = Number(values.connections ?? (values.smoke ? 10 : 50));
-const threads = Number(values.threads ?? (values.smoke ? 100 : 2000));
+const rounds = sizeOption(values, 'rounds', 3, 1);
+const seconds = sizeOption(values, 'seconds', 5, 1);
+const connections = sizeOption(values, 'connections', 50, 10);
+const threads = sizeOption(values, 'threads', 2000, 100);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const GATEWAY_SECRET = 'bench-gateway-secret';

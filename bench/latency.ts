@@ -9,11 +9,11 @@ import { BullDoorbell, queueConfig, ThreadQueue, TurnRunner } from '@tributary/q
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { percentile } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, samples: { type: 'string' } } });
-const samples = Number(values.samples ?? (values.smoke ? 50 : 1000));
+const samples = sizeOption(values, 'samples', 1000, 50);
 const warmup = Math.ceil(samples / 10);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -16,7 +16,7 @@ import { queuedArrival } from '@tributary/packing';
 import { BullDoorbell, type Doorbell, queueConfig, queueDefaults, ThreadQueue } from '@tributary/queue';
 import { deletePrefix, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -27,9 +27,9 @@ const { values } = parseArgs({
     rounds: { type: 'string' },
   },
 });
-const threads = Number(values.threads ?? (values.smoke ? 200 : 2000));
-const perThread = Number(values['per-thread'] ?? 5);
-const rounds = Number(values.rounds ?? (values.smoke ? 1 : 3));
+const threads = sizeOption(values, 'threads', 2000, 200);
+const perThread = sizeOption(values, 'per-thread', 5);
+const rounds = sizeOption(values, 'rounds', 3, 1);
 const IDLE_TTL_MS = 2_000;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -18,11 +18,11 @@ import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, rounds: { type: 'string' } } });
-const rounds = Number(values.rounds ?? (values.smoke ? 1 : 5));
+const rounds = sizeOption(values, 'rounds', 5, 1);
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

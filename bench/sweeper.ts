@@ -10,11 +10,11 @@ import { parseArgs } from 'node:util';
 import { BullDoorbell, doorbellJobId, queueDefaults } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { type Cell, formatTable, resultOptions, writeBenchResult } from './bench-result.js';
+import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, looks: { type: 'string' } } });
-const looks = Number(values.looks ?? (values.smoke ? 50 : 500));
+const looks = sizeOption(values, 'looks', 500, 50);
 const BACKLOGS = values.smoke ? [100, 1_000] : [1_000, 10_000, 50_000];
 
 const server = await startRedis({ private: true });

@@ -14,12 +14,12 @@ import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
 import { queueDefaults, Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { resultOptions, writeBenchResult } from './bench-result.js';
+import { resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { onLogLines } from './log-lines.js';
 import { percentile, rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, kills: { type: 'string' } } });
-const kills = Number(values.kills ?? (values.smoke ? 1 : 10));
+const kills = sizeOption(values, 'kills', 10, 1);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const bin = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
 
