@@ -360,7 +360,7 @@ function okOrFenced(reply: Reply): 'ok' | 'fenced' {
 
 export const replyDone = defineScript({
   name: 'replyDone',
-  keys: [...REPLY_LOCKED],
+  keys: [...REPLY_LOCKED, 'postedParts'],
   args: [...REPLY_HOLDER, 'id'],
   decode: okOrFenced,
 });
