@@ -10,6 +10,8 @@
  * (/proc utime+stime), agents (the workers' descendants, reaped ones included) and Redis (INFO cpu).
  *
  *   npm run bench:e2e [-- --threads 16 --messages 40 --rounds 3 --concurrency 4] [-- --smoke]
+ *
+ * With PROFILE_DIR set, each worker writes a V8 CPU profile there when it stops (`--cpu-prof`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -77,7 +79,11 @@ interface Service {
 }
 
 function spawnService(args: string[], env: NodeJS.ProcessEnv): Service {
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], {
+  const profile =
+    args[0] === 'worker' && process.env.PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`]
+      : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', cli, ...args], {
     env: { ...shared, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -266,6 +272,14 @@ try {
     );
   }
 } finally {
+  // A profiled worker writes its profile when it exits, so it is stopped, not killed.
+  if (process.env.PROFILE_DIR) {
+    for (const { child } of workers) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }
   for (const service of [ingress, ...workers]) service.child.kill('SIGKILL');
   gateway.close();
   redis.disconnect();

@@ -116,8 +116,12 @@ describe('reply delivery from the outbox', () => {
       expect(first.kind).toBe('reply');
       expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'busy' });
       if (first.kind !== 'reply') throw new Error('no reply');
+      await store.replies.recordPart('th', first.reply.id, 0, 'platform-1');
       expect(await store.replies.done('th', 'b', first.reply.id)).toBe(false);
+      expect(await store.replies.postedParts('th', first.reply.id)).toEqual(new Map([[0, 'platform-1']]));
       expect(await store.replies.done('th', 'a', first.reply.id)).toBe(true);
+      // Delivered: its parts record goes with it, so nothing of it outlives the thread's idle time.
+      expect(await store.replies.postedParts('th', first.reply.id)).toEqual(new Map());
       expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'empty' });
     } finally {
       await store.close();

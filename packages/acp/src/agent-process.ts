@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import {
   type ClientConnection,
   type ClientContext,
@@ -23,6 +23,7 @@ import {
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { type AgentEnvOptions, buildAgentEnv } from './agent-env.js';
 import { type AgentInfo, toAgentInfo } from './agent-info.js';
+import { batchedWriter } from './batched-writer.js';
 import {
   AcpError,
   AgentAuthError,
@@ -162,7 +163,7 @@ export class AgentProcess {
           : { outcome: { outcome: 'cancelled' as const } },
       );
     this.#connection = app.connect(
-      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
+      ndJsonStream(batchedWriter(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
     );
 
     this.exited = new Promise((resolve) => {

@@ -58,8 +58,9 @@ export function readServiceSettings(env: Env): ServiceSettings {
     sessionAffinity: affinity === 'on',
     sessionAffinityWaitMs:
       affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
-    // At least a minute: below that a conversation's pause would lose its session and history.
-    threadIdleTtlMs: readInteger(env, 'THREAD_IDLE_TTL_MS', queueDefaults.idleTtlMs, 60_000),
+    // At least ten minutes: dedup keys live no longer than this, and must still absorb a signed
+    // webhook's replay within its 300 s window and a platform's retries.
+    threadIdleTtlMs: readInteger(env, 'THREAD_IDLE_TTL_MS', queueDefaults.idleTtlMs, 600_000),
     platforms: loadPlatformConfig(env),
     logLevel: readLogLevel(env),
   };

@@ -115,7 +115,7 @@ describe('worker configuration', () => {
     [{ MAX_BATCH_MESSAGES: '0' }, 'MAX_BATCH_MESSAGES: must be between 1 and'],
     [{ LEASE_MS: '2999' }, 'LEASE_MS: must be between 3000 and 3600000, got 2999'],
     [{ LEASE_MS: '30s' }, 'LEASE_MS: must be a whole number, got "30s"'],
-    [{ THREAD_IDLE_TTL_MS: '1000' }, 'THREAD_IDLE_TTL_MS: must be between 60000 and'],
+    [{ THREAD_IDLE_TTL_MS: '60000' }, 'THREAD_IDLE_TTL_MS: must be between 600000 and'],
     [
       { MESSAGE_PROCESSING_MODE: 'batch' },
       'MESSAGE_PROCESSING_MODE: must be one of per-thread, per-lane, per-message',

@@ -23,9 +23,13 @@ export interface QueueConfig {
   maxBatchTokens: number;
   /** Messages a thread may hold (in flight + waiting) before enqueue refuses. */
   maxBacklog: number;
+  /**
+   * How long a message's (or an edit's) idempotency key absorbs a retry; never longer than `idleTtlMs`,
+   * past which an idle thread starts afresh anyway and must leave no key behind.
+   */
   dedupTtlMs: number;
   /**
-   * How long a thread's keys (state, inbox, history, session record, parent, gate state) outlive its
+   * How long a thread's keys (state, inbox, history, receipts, session record, parent, gate state) outlive its
    * last activity. They expire only while nothing is buffered or in flight; then a new message starts
    * the thread afresh (a fresh agent session without history).
    */
@@ -70,7 +74,10 @@ export interface QueueConfig {
    * well above `maxBacklog`.
    */
   receiptsMax: number;
-  /** A thread's receipts expire this long after the last one was written. */
+  /**
+   * A quiet thread's receipts expire this long after the last one was written (at most `idleTtlMs`);
+   * while the thread holds a message they are kept.
+   */
   receiptTtlMs: number;
   /**
    * An edit of a waiting message rewrites the entries from it on (Redis is held meanwhile): at most this

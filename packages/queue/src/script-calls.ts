@@ -105,10 +105,12 @@ const CONTINUE = [
 /** The bounds of a thread's receipts, which enqueue, revise and noteRefusal all write. */
 const RECEIPT_KEYS = ['receipts', 'receiptOrder'] as const;
 const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
+/** Keys enqueue writes that claim, commit and fail set to expire when the thread goes idle. */
+const IDLE_EXPIRING = ['gate', ...RECEIPT_KEYS] as const;
 
 export const enqueue = defineScript({
   name: 'enqueue',
-  keys: ['state', 'inbox', 'sched', 'dedup', 'gate', ...RECEIPT_KEYS],
+  keys: ['state', 'inbox', 'sched', 'dedup', 'gate', 'history', ...RECEIPT_KEYS],
   args: [
     'member',
     'messageId',
@@ -118,7 +120,6 @@ export const enqueue = defineScript({
     'lane',
     'maxBacklog',
     'dedupTtlMs',
-    'idleTtlMs',
     'requireInvolved',
     'maxBotTurns',
     'edit',
@@ -179,7 +180,7 @@ export const revise = defineScript({
 
 export const noteRefusal = defineScript({
   name: 'noteRefusal',
-  keys: [...RECEIPT_KEYS],
+  keys: [...RECEIPT_KEYS, 'state'],
   args: ['messageId', 'reason', ...RECEIPT_BOUNDS],
   decode(reply) {
     ok(reply);
@@ -191,7 +192,7 @@ export type GateCondition = 'not-addressed' | 'bot-turn-limit';
 
 export const claim = defineScript({
   name: 'claim',
-  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history'],
+  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history', ...IDLE_EXPIRING],
   args: ['member', 'thread', 'owner', 'epoch', 'leaseMs', ...CAPS, 'bucket', 'maxDeliveries', ...RETENTION],
   decode(reply) {
     switch (reply.status) {
@@ -223,14 +224,26 @@ export const renew = defineScript({
 
 export const commit = defineScript({
   name: 'commit',
-  keys: ['state', 'inbox', 'run', 'sched', 'history', 'batchseq', 'replies', 'replydue'],
+  keys: ['state', 'inbox', 'run', 'sched', 'history', 'batchseq', 'replies', 'replydue', ...IDLE_EXPIRING],
   args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound'],
   decode: continuation,
 });
 
 export const fail = defineScript({
   name: 'fail',
-  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history', 'replies', 'replydue'],
+  keys: [
+    'state',
+    'inbox',
+    'run',
+    'sched',
+    'batchseq',
+    'dead',
+    'deadindex',
+    'history',
+    'replies',
+    'replydue',
+    ...IDLE_EXPIRING,
+  ],
   args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs', 'outboundIfDead'],
   decode(reply): Continuation | { status: 'retry'; epoch: number; delayMs: number } {
     if (reply.status === ScriptStatus.Retry) {
@@ -347,7 +360,7 @@ function okOrFenced(reply: Reply): 'ok' | 'fenced' {
 
 export const replyDone = defineScript({
   name: 'replyDone',
-  keys: [...REPLY_LOCKED],
+  keys: [...REPLY_LOCKED, 'postedParts'],
   args: [...REPLY_HOLDER, 'id'],
   decode: okOrFenced,
 });

@@ -128,8 +128,7 @@ export class ThreadQueue {
         body: message.body,
         lane: message.lane ?? '',
         maxBacklog: c.maxBacklog,
-        dedupTtlMs: c.dedupTtlMs,
-        idleTtlMs: c.idleTtlMs,
+        dedupTtlMs: this.dedupWindowMs(),
         requireInvolved: message.gate?.requireInvolved ? 1 : 0,
         maxBotTurns: message.gate?.maxBotTurns ?? '',
         edit: message.edit ? 1 : 0,
@@ -175,7 +174,7 @@ export class ThreadQueue {
         action: revision.action,
         body,
         tokens: revision.action === 'edit' ? (revision.tokens ?? this.config.countTokens(body)) : 0,
-        dedupTtlMs: this.config.dedupTtlMs,
+        dedupTtlMs: this.dedupWindowMs(),
         rewriteMax: this.config.editRewriteMax,
         rewriteMaxBytes: this.config.editRewriteMaxBytes,
         ...this.receiptBounds(),
@@ -366,8 +365,17 @@ export class ThreadQueue {
     };
   }
 
+  /**
+   * Dedup keys and receipts never outlive the thread's idle time: past it the thread starts afresh
+   * anyway, and a key left behind would keep an expired thread's memory for its own longer window.
+   */
+  private dedupWindowMs(): number {
+    return Math.min(this.config.dedupTtlMs, this.config.idleTtlMs);
+  }
+
   private receiptBounds() {
-    return { receiptsMax: this.config.receiptsMax, receiptTtlMs: this.config.receiptTtlMs };
+    const { receiptsMax, receiptTtlMs, idleTtlMs } = this.config;
+    return { receiptsMax, receiptTtlMs: Math.min(receiptTtlMs, idleTtlMs) };
   }
 
   private async ring(k: ThreadKeys, epoch: number, options: RingOptions = {}): Promise<void> {

@@ -1,6 +1,7 @@
-import { redisClockReaches, redisTime, waitFor } from '@tributary/testkit';
+import { redisClockReaches, redisTime } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionRecords } from '../src/stores/session-records.js';
+import { ThreadParentStore } from '../src/stores/thread-parents.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -12,23 +13,28 @@ afterAll(() => f.close());
 
 const IDLE_TTL_MS = 400;
 
-/** The thread's own keys that an idle thread must not keep forever. */
-function threadKeysOf(queue: ThreadQueue, thread: string): string[] {
-  const k = queue.keys(thread);
-  return [k.state, k.inbox, k.history, k.gate, k.session];
-}
-
-async function existing(keys: string[]): Promise<string[]> {
+/** Every key of the thread that exists now (all of a thread's keys share its `:t:<member>:` stem). */
+async function keysOfThread(queue: ThreadQueue, thread: string): Promise<string[]> {
+  const stem = queue.keys(thread).state.replace(/state$/, '');
   const found: string[] = [];
-  for (const key of keys) if ((await f.redis.exists(key)) === 1) found.push(key);
-  return found;
+  // EXISTS expires a key whose time has come; KEYS alone may still list it.
+  for (const key of await f.redis.keys(`${stem}*`)) {
+    if ((await f.redis.exists(key)) === 1) found.push(key);
+  }
+  return found.sort();
 }
 
 describe('idle threads', () => {
   it('lose every key of theirs the configured time after their last turn', async () => {
     const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS });
     const sessions = new SessionRecords(f.redis, (thread) => queue.keys(thread), IDLE_TTL_MS);
+    const parents = new ThreadParentStore(f.redis, (thread) => queue.keys(thread), IDLE_TTL_MS);
+    await parents.set('th', 'none');
     await queue.enqueue('th', { id: 'a', body: 'hello' });
+    expect(
+      await queue.revise('th', { action: 'edit', messageId: 'a', body: 'hello!', idempotencyKey: 'e1' }),
+    ).toBe('applied');
+    await queue.noteRefusal('th', 'x', 'not-addressed');
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await sessions.save('th', {
@@ -41,18 +47,33 @@ describe('idle threads', () => {
     });
     expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'idle' });
 
-    const keys = threadKeysOf(queue, 'th');
-    expect(await existing(keys)).toEqual(keys);
-    for (const key of keys) {
+    const k = queue.keys('th');
+    const kept = await keysOfThread(queue, 'th');
+    // Dedup keys (the message's and the edit's), receipts, gate: not only the state and the streams.
+    expect(kept).toEqual(
+      [
+        k.state,
+        k.inbox,
+        k.history,
+        k.gate,
+        k.session,
+        k.parent,
+        k.receipts,
+        k.receiptOrder,
+        k.dedup('a'),
+        k.dedup('e1'),
+      ].sort(),
+    );
+    for (const key of kept) {
       const ttl = await f.redis.pttl(key);
       expect(ttl, key).toBeGreaterThan(0);
       expect(ttl, key).toBeLessThanOrEqual(IDLE_TTL_MS);
     }
-    await waitFor(async () => (await existing(keys)).length === 0, {
-      what: 'the idle thread’s keys to expire',
+    await redisClockReaches(f.redis, (await redisTime(f.redis)) + IDLE_TTL_MS + 1, {
+      what: 'the idle time',
     });
+    expect(await keysOfThread(queue, 'th')).toEqual([]);
     // Nothing left in the bucket indexes either.
-    const k = queue.keys('th');
     expect(await f.redis.zscore(k.sched, k.member)).toBeNull();
     expect(await f.redis.zscore(k.run, k.member)).toBeNull();
   });
@@ -73,16 +94,27 @@ describe('idle threads', () => {
     const second = await claimNow(queue, 'th');
     if (second.kind !== 'batch') throw new Error('no batch');
     await queue.enqueue('th', { id: 'c', body: 'buffered behind it' });
-    // Wait well past the idle time on Redis's clock: nothing of the thread may go.
+    // Wait well past the idle time on Redis's clock: nothing of the thread may go but its dedup
+    // windows, which are at most the idle time long.
     await redisClockReaches(f.redis, (await redisTime(f.redis)) + 3 * IDLE_TTL_MS, {
       what: 'three idle periods',
     });
     expect(await queue.state('th')).toMatchObject({ status: 'running', backlog: 2 });
+    for (const key of [k.state, k.inbox, k.history, k.gate, k.receipts, k.receiptOrder]) {
+      expect(await f.redis.pttl(key), key).toBe(-1);
+    }
+    expect(await keysOfThread(queue, 'th')).not.toContain(k.dedup('c'));
+    // Its receipt still finds the buffered message.
+    expect(
+      await queue.revise('th', { action: 'edit', messageId: 'c', body: 'edited', idempotencyKey: 'e' }),
+    ).toBe('applied');
 
     const next = await queue.commit(second.batch.lease, done);
     if (next.kind !== 'batch') throw new Error('the buffered message was not handed over');
-    expect(next.batch.messages.map((m) => m.body)).toEqual(['buffered behind it']);
+    expect(next.batch.messages.map((m) => m.body)).toEqual(['edited']);
     expect(await queue.commit(next.batch.lease, done)).toEqual({ kind: 'idle' });
-    expect(await f.redis.pttl(k.state)).toBeGreaterThan(0);
+    for (const key of await keysOfThread(queue, 'th')) {
+      expect(await f.redis.pttl(key), key).toBeGreaterThan(0);
+    }
   });
 });

@@ -218,10 +218,15 @@ describe('receipts', () => {
     const k = queue.keys('th');
     expect((await f.redis.hkeys(k.receipts)).sort()).toEqual(['m3', 'm4', 'm5']);
     expect(await f.redis.zcard(k.receiptOrder)).toBe(3);
-    for (const key of [k.receipts, k.receiptOrder]) {
+    // Kept while the thread holds a message: an edit must still find it.
+    for (const key of [k.receipts, k.receiptOrder]) expect(await f.redis.pttl(key), key).toBe(-1);
+    // A thread that holds none (here: never started) keeps a receipt for receiptTtlMs at most.
+    await queue.noteRefusal('quiet', 'm1', 'not-addressed');
+    const quiet = queue.keys('quiet');
+    for (const key of [quiet.receipts, quiet.receiptOrder]) {
       const ttl = await f.redis.pttl(key);
-      expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(60_000);
+      expect(ttl, key).toBeGreaterThan(0);
+      expect(ttl, key).toBeLessThanOrEqual(60_000);
     }
   });
 });

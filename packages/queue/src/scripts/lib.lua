@@ -116,13 +116,16 @@ local function set_idle(k, thread)
   redis.call('ZREM', k.sched, thread)
 end
 
--- An idle thread with nothing buffered or in flight: its state, inbox and history expire `idle_ms`
--- from now unless a message comes first (enqueue persists state and inbox again). Memory stays bounded
--- by the threads active within that time.
+-- An idle thread with nothing buffered or in flight: its state, inbox, history, gate and receipts expire
+-- `idle_ms` from now unless a message comes first (enqueue persists them again; its dedup keys never
+-- outlive `idle_ms` either). Memory stays bounded by the threads active within that time.
 local function expire_idle(k, idle_ms)
   redis.call('PEXPIRE', k.state, idle_ms)
   redis.call('PEXPIRE', k.inbox, idle_ms)
   redis.call('PEXPIRE', k.history, idle_ms)
+  redis.call('PEXPIRE', k.gate, idle_ms)
+  redis.call('PEXPIRE', k.receipts, idle_ms)
+  redis.call('PEXPIRE', k.receiptOrder, idle_ms)
 end
 
 -- Puts the thread back in line for a new doorbell; `not_before` lets the sweeper wait for a delay.
@@ -177,9 +180,9 @@ local function message_records(entries)
   return messages
 end
 
--- Retention of the history stream: max records, max age in ms, and how long it outlives activity.
+-- Retention of the history stream: max records, max age in ms (it expires with the thread: expire_idle).
 local function history_keep(a)
-  return { count = tonumber(a.historyMax), age_ms = tonumber(a.historyMaxAgeMs), idle_ms = tonumber(a.idleTtlMs) }
+  return { count = tonumber(a.historyMax), age_ms = tonumber(a.historyMaxAgeMs) }
 end
 
 -- Appends a record of the in-flight batch to the thread's history stream, then trims it by count and
@@ -197,7 +200,6 @@ local function record_batch(k, thread_id, status, now, keep, extra)
   redis.call('XADD', k.history, '*', 'record', cjson.encode(record))
   redis.call('XTRIM', k.history, 'MAXLEN', keep.count)
   redis.call('XTRIM', k.history, 'MINID', string.format('%d', math.max(0, now - keep.age_ms)))
-  redis.call('PEXPIRE', k.history, keep.idle_ms)
   return entries
 end
 
@@ -287,8 +289,9 @@ local function read_receipt(k, message_id)
   return nil
 end
 
--- At most `receiptsMax` receipts per thread, the oldest dropped first, all expiring `receiptTtlMs`
--- after the latest write: a quiet thread's receipts go with its history.
+-- At most `receiptsMax` receipts per thread, the oldest dropped first. While the thread holds a message
+-- (its state has no TTL) they are kept, so an edit still finds a buffered message however long it
+-- waits; otherwise they expire `receiptTtlMs` (at most the idle time) after the latest write.
 local function write_receipt(k, a, message_id, receipt, now)
   redis.call('HSET', k.receipts, message_id, cjson.encode(receipt))
   redis.call('ZADD', k.receiptOrder, 'NX', now, message_id)
@@ -297,8 +300,10 @@ local function write_receipt(k, a, message_id, receipt, now)
     local dropped = redis.call('ZPOPMIN', k.receiptOrder, over)
     for i = 1, #dropped, 2 do redis.call('HDEL', k.receipts, dropped[i]) end
   end
-  redis.call('PEXPIRE', k.receipts, a.receiptTtlMs)
-  redis.call('PEXPIRE', k.receiptOrder, a.receiptTtlMs)
+  if redis.call('PTTL', k.state) ~= -1 then
+    redis.call('PEXPIRE', k.receipts, a.receiptTtlMs)
+    redis.call('PEXPIRE', k.receiptOrder, a.receiptTtlMs)
+  end
 end
 
 -- Records an accepted message at `sid`: a new one, or (`edit`) an edit that came after dispatch.

@@ -62,10 +62,14 @@ export class ReplyOutbox {
     return { kind: 'reply', reply: JSON.parse(reply.json) as PendingReply };
   }
 
-  /** The reply reached the platform; the lock is released. False when it was lost meanwhile. */
+  /**
+   * The reply reached the platform; the lock is released and the record of its posted parts goes
+   * (nothing will post it again). False when it was lost meanwhile.
+   */
   async done(thread: string, owner: string, id: string): Promise<boolean> {
     const k = this.keysOf(thread);
-    return (await this.scripts.run(script.replyDone, k, { member: k.member, owner, id })) === 'ok';
+    const keys = { ...k, postedParts: k.postedParts(id) };
+    return (await this.scripts.run(script.replyDone, keys, { member: k.member, owner, id })) === 'ok';
   }
 
   /** Try again after `delayMs`; the lock is released. */

@@ -27,10 +27,14 @@ receipt_accepted(K, A, sid, now)
 redis.call('HSET', K.gate, 'involved', '1')
 if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end
-redis.call('PEXPIRE', K.gate, A.idleTtlMs)
--- A buffered message never expires: an idle thread's keys only do while it has none (lib.lua's expire_idle).
+-- A buffered message never expires, nor anything of its thread: an idle thread's keys only do while it
+-- has none (lib.lua's expire_idle); the dedup key's window is at most the idle time.
+redis.call('PERSIST', K.gate)
 redis.call('PERSIST', K.state)
 redis.call('PERSIST', K.inbox)
+redis.call('PERSIST', K.history)
+redis.call('PERSIST', K.receipts)
+redis.call('PERSIST', K.receiptOrder)
 
 local st = redis.call('HMGET', K.state, 'status', 'paused', 'acked', 'owner')
 if not st[3] then redis.call('HSET', K.state, 'acked', '0-0', 'read', '0-0') end
