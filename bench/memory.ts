@@ -108,7 +108,7 @@ async function tributary(): Promise<Round> {
   const afterCommit = await usedMemory();
   const pattern = `${config.prefix}:{b*}:t:*`;
   const keys = await scanKeys(pattern);
-  // Keys on the idle TTL go; those with a longer window of their own (dedup keys, receipts) stay.
+  // Keys on the idle TTL go; any with a longer window of its own would stay (none should).
   const ttls = await Promise.all(keys.map((key) => redis.pttl(key)));
   const staying = ttls.filter((ttl) => ttl < 0 || ttl > IDLE_TTL_MS).length;
   await waitFor(async () => (await scanKeys(pattern)).length <= staying || undefined, {
@@ -228,7 +228,7 @@ await writeBenchResult(values, {
   notes: [
     `Redis INFO used_memory, ${threads} threads × ${perThread} messages shaped as ingress stores them (event body ${m((r) => r.bodyBytes)} B), no worker running; median of ${rounds} interleaved rounds after a warm-up round.`,
     'event alone: XADD of the same body to one stream per thread, the least a durable queue keeps.',
-    'after its turns: every batch claimed and committed with a short reply; what stays is history, thread state and dedup keys until the idle TTL.',
-    `idle expiry: the queue ran with a ${IDLE_TTL_MS} ms idle TTL (production: THREAD_IDLE_TTL_MS, 7 days by default); thread keys are counted right after the last commit and once every key on that TTL has gone; what is left keeps a window of its own (dedup keys 24 h, receipts 7 days).`,
+    'after its turns: every batch claimed and committed with a short reply; what stays is history, thread state, gate, receipts and dedup keys until the idle TTL.',
+    `idle expiry: the queue ran with a ${IDLE_TTL_MS} ms idle TTL (production: THREAD_IDLE_TTL_MS, 7 days by default); thread keys are counted right after the last commit and once every key on that TTL has gone (dedup keys and receipts never outlive it); a row per kind lists any key left.`,
   ],
 });

@@ -213,8 +213,7 @@ function memoryReading(r: BenchResult): string {
     `${f.buffered} B (${bufferedAlone(f.bufferedEvent)}). Once its turns are ` +
     `committed a thread keeps ${f.perThread} B, ${f.perMessage} B per message (history, state, dedup ` +
     `keys), and a waiting doorbell job adds ${f.doorbell} B until a worker takes it. Idle expiry: of ` +
-    `${f.keys} thread keys right after the last commit, ${f.leftTotal} outlived the idle TTL ` +
-    `(${f.left.join(', ') || 'none'}), each on a window of its own.`
+    `${f.keys} thread keys right after the last commit, ${outlived(f)}.`
   );
 }
 
@@ -222,9 +221,14 @@ function memoryHeadline(r: BenchResult): string {
   const f = memoryFigures(r);
   return (
     `${f.first} B of Redis for a thread's first message and ${f.buffered} B per further one ` +
-    `(the event alone: ${f.firstEvent} B); once idle, ${f.leftTotal} of ${f.keys} thread keys stay, ` +
-    `each on a window of its own (${f.left.join(', ')})`
+    `(the event alone: ${f.firstEvent} B); once idle, of ${f.keys} thread keys ${outlived(f)}`
   );
+}
+
+function outlived(f: ReturnType<typeof memoryFigures>): string {
+  return f.leftTotal === 0
+    ? 'none outlived the idle TTL'
+    : `${f.leftTotal} outlived the idle TTL, each on a window of its own (${f.left.join(', ')})`;
 }
 
 function sweeperReading(r: BenchResult): string {
