@@ -40,6 +40,8 @@ export type IntakeOutcome =
 interface Screened {
   outcome: 'admitted';
   text: string;
+  /** The control command the text is, if it is one. */
+  command: ControlCommand | undefined;
   mentionsUs: boolean;
   conditions?: GateConditions;
 }
@@ -71,7 +73,7 @@ export class Intake {
     const screened = await this.screen(adapter, self, message);
     if (screened.outcome !== 'admitted') return screened;
     const { event, thread } = message;
-    const command = parseControlText(screened.text, self?.id);
+    const { command } = screened;
     // A command acts instead of the enqueue and a parent is fetched ahead of it: both only for a message
     // the gate admits, so these read the gate state first. Every other message has its conditions
     // checked by the enqueue script itself, in the same round trip.
@@ -86,7 +88,8 @@ export class Intake {
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
     await this.deps.parents.record(message);
-    return this.enqueue(message, { ...event, text: screened.text }, screened);
+    const sender = await this.deps.names.resolve(thread, event.sender);
+    return this.enqueue(message, { ...event, sender, text: screened.text }, screened);
   }
 
   /**
@@ -101,11 +104,11 @@ export class Intake {
   ): Promise<IntakeOutcome> {
     const screened = await this.screen(adapter, self, message);
     if (screened.outcome !== 'admitted') return screened;
+    if (screened.command) return { outcome: 'ignored', reason: 'edited-into-a-command' };
     const { event, thread } = message;
-    if (parseControlText(screened.text, self?.id))
-      return { outcome: 'ignored', reason: 'edited-into-a-command' };
     const sender = await this.deps.names.resolve(thread, event.sender);
-    const { editedAt: _mark, ...unmarked } = { ...event, sender, text: screened.text };
+    const edited = { ...event, sender, text: screened.text };
+    const { editedAt: _mark, ...unmarked } = edited;
     const waiting = queuedArrival(unmarked);
     const revised = await this.deps.queue.revise(thread, {
       action: 'edit',
@@ -116,7 +119,7 @@ export class Intake {
     });
     if (revised === 'duplicate') return { outcome: 'duplicate', thread };
     if (revised === 'applied') return { outcome: 'edited', thread };
-    return this.enqueue(message, { ...event, text: screened.text }, screened, true);
+    return this.enqueue(message, edited, screened, true);
   }
 
   /** A platform's delete: removes the message while it waits; after dispatch it is only recorded. */
@@ -162,6 +165,7 @@ export class Intake {
     return {
       outcome: 'admitted',
       text,
+      command: parseControlText(text, selfId),
       mentionsUs,
       ...(plan.conditions ? { conditions: plan.conditions } : {}),
     };
@@ -180,7 +184,10 @@ export class Intake {
     return { outcome: 'ignored', reason };
   }
 
-  /** One enqueue of the event as the agent will see it; `edit`: an edit of a dispatched message. */
+  /**
+   * One enqueue of the event as the agent will see it (sender name resolved); `edit`: an edit of a
+   * dispatched message.
+   */
   private async enqueue(
     message: InboundMessage,
     event: ArrivalEvent,
@@ -189,11 +196,10 @@ export class Intake {
   ): Promise<IntakeOutcome> {
     const { queue } = this.deps;
     const { thread } = message;
-    const sender = await this.deps.names.resolve(thread, event.sender);
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
-        ...queuedArrival({ ...event, sender }),
+        ...queuedArrival(event),
         idempotencyKey: message.dedupKey,
         edit,
         ...(screened.conditions ? { gate: screened.conditions } : {}),
