@@ -1,4 +1,5 @@
 import type { GateConfig } from '@tributary/config';
+import type { RefusalReason } from '@tributary/observability';
 import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import {
   type ControlCommand,
@@ -33,7 +34,8 @@ export type IntakeOutcome =
   | { outcome: 'edited'; thread: string }
   /** `dispatched`: the agent already had the message; the delete is recorded and starts no turn. */
   | { outcome: 'deleted'; thread: string; dispatched: boolean }
-  | { outcome: 'ignored'; reason: string }
+  /** `refusal`: the rule that refused a message (counted); none for a delete of nothing we hold. */
+  | { outcome: 'ignored'; reason: string; refusal?: RefusalReason }
   | { outcome: 'control'; command: string; confirmation: string };
 
 /** A message the gate's stateless part admits, with what the thread's gate state must still meet. */
@@ -42,7 +44,6 @@ interface Screened {
   text: string;
   /** The control command the text is, if it is one. */
   command: ControlCommand | undefined;
-  mentionsUs: boolean;
   conditions?: GateConditions;
 }
 
@@ -79,7 +80,8 @@ export class Intake {
     // checked by the enqueue script itself, in the same round trip.
     if (screened.conditions && (command || this.deps.parents.pending(message))) {
       const verdict = meetsConditions(screened.conditions, await this.deps.gateState.read(thread));
-      if (!verdict.admit) return this.refused(message, verdict.reason, screened.mentionsUs);
+      // As the enqueue script does: only the loop guard refuses in a conversation that is ours.
+      if (!verdict.admit) return this.refused(message, verdict.reason, verdict.reason === 'bot-turn-limit');
     }
     if (command) {
       const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
@@ -104,7 +106,7 @@ export class Intake {
   ): Promise<IntakeOutcome> {
     const screened = await this.screen(adapter, self, message);
     if (screened.outcome !== 'admitted') return screened;
-    if (screened.command) return { outcome: 'ignored', reason: 'edited-into-a-command' };
+    if (screened.command) return { outcome: 'ignored', reason: 'edited-into-a-command', refusal: 'edit' };
     const { event, thread } = message;
     const sender = await this.deps.names.resolve(thread, event.sender);
     const edited = { ...event, sender, text: screened.text };
@@ -166,7 +168,6 @@ export class Intake {
       outcome: 'admitted',
       text,
       command: parseControlText(text, selfId),
-      mentionsUs,
       ...(plan.conditions ? { conditions: plan.conditions } : {}),
     };
   }
@@ -181,7 +182,7 @@ export class Intake {
     meantForUs: boolean,
   ): Promise<Extract<IntakeOutcome, { outcome: 'ignored' }>> {
     if (meantForUs) await this.deps.queue.noteRefusal(message.thread, message.event.eventId, reason);
-    return { outcome: 'ignored', reason };
+    return { outcome: 'ignored', reason, refusal: 'gate' };
   }
 
   /**
@@ -205,19 +206,14 @@ export class Intake {
         ...(screened.conditions ? { gate: screened.conditions } : {}),
       });
     } catch (error) {
+      // The script kept the refusal as the message's receipt.
       if (error instanceof BacklogFullError) {
-        await queue.noteRefusal(thread, event.eventId, 'backlog-full');
         throw new IngressError('backlog_full', `thread is over its backlog cap (${error.message})`, 30);
       }
       throw error;
     }
-    // Refused by the thread's state: the loop guard refuses in a conversation that is ours.
-    if (result.outcome === 'gated')
-      return this.refused(
-        message,
-        result.refusal,
-        screened.mentionsUs || result.refusal === 'bot-turn-limit',
-      );
+    // Refused by the thread's state; a refusal in a conversation that is ours is already its receipt.
+    if (result.outcome === 'gated') return { outcome: 'ignored', reason: result.refusal, refusal: 'gate' };
     if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
     this.deps.reactions.add(thread, message.ref);
     return { outcome: 'accepted', thread, seq: result.seq };

@@ -126,7 +126,7 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
             ? await intake.edit(adapter, options.self, inbound.message)
             : await intake.message(adapter, options.self, inbound.message);
         observer.outcome(platform, result.outcome);
-        if (result.outcome === 'ignored') observer.refusal(platform, 'gate');
+        if (result.outcome === 'ignored' && result.refusal) observer.refusal(platform, result.refusal);
         return answer(reply, result);
       }
       case 'delete': {

@@ -32,8 +32,11 @@ export const INGRESS_OUTCOMES = [
 ] as const;
 export type IngressOutcome = (typeof INGRESS_OUTCOMES)[number];
 
-/** Why ingress refused a message before acknowledging it (the platform retries it). */
-export const REFUSAL_REASONS = ['backlog_full', 'rate_limited', 'gate'] as const;
+/**
+ * Why ingress refused a message: `backlog_full` and `rate_limited` before acknowledging it (the platform
+ * retries it); `gate`, and `edit` (an edit that made a message a command), for good.
+ */
+export const REFUSAL_REASONS = ['backlog_full', 'rate_limited', 'gate', 'edit'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** What made the sweeper hand a thread back to the doorbell queue. */

@@ -99,7 +99,7 @@ describe('the required metrics', () => {
       'unavailable',
       'error',
     ]);
-    expect(REFUSAL_REASONS).toEqual(['backlog_full', 'rate_limited', 'gate']);
+    expect(REFUSAL_REASONS).toEqual(['backlog_full', 'rate_limited', 'gate', 'edit']);
     expect(REVIVAL_REASONS).toEqual(['lease', 'doorbell', 'owner_gone']);
     expect(TURN_OUTCOMES).toEqual(['committed', 'failed', 'dead_lettered', 'abandoned']);
     expect(BULLMQ_JOB_STATES).toEqual(['waiting', 'active', 'delayed', 'completed', 'failed']);

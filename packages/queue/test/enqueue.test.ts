@@ -48,10 +48,16 @@ describe('enqueue', () => {
 
     const bots = { requireInvolved: false, maxBotTurns: 2 };
     await queue.enqueue('th', { id: 'c', body: 'bot 1', origin: 'agent', gate: bots });
-    await queue.enqueue('th', { id: 'd', body: 'bot 2', origin: 'agent', gate: bots });
+    const last = await queue.enqueue('th', { id: 'd', body: 'bot 2', origin: 'agent', gate: bots });
     expect(await queue.enqueue('th', { id: 'e', body: 'bot 3', origin: 'agent', gate: bots })).toEqual({
       outcome: 'gated',
       refusal: 'bot-turn-limit',
+    });
+    // A platform's retry of the last message the limit allowed is that message, not one over the limit.
+    if (last.outcome !== 'accepted') throw new Error('the last allowed agent message was not accepted');
+    expect(await queue.enqueue('th', { id: 'd', body: 'bot 2', origin: 'agent', gate: bots })).toEqual({
+      outcome: 'duplicate',
+      streamId: last.streamId,
     });
     expect((await queue.state('th')).backlog).toBe(4);
     await queue.enqueue('th', { id: 'f', body: 'a person', gate: involved });

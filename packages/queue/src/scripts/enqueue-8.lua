@@ -3,23 +3,29 @@
 -- the thread and how many agent messages came in a row (a user message ends the run: loop guard).
 -- The gate's conditions on that state are checked here too (`requireInvolved`: refuse unless we took
 -- part in the thread; `maxBotTurns`, when not '': refuse once that many agent messages came in a row),
--- so ingress needs one round trip per message.
+-- so ingress needs one round trip per message. A retry of an accepted message is a duplicate first,
+-- whatever the gate now says; a refusal in a conversation that is ours (the loop guard, the backlog cap)
+-- is kept as the message's receipt.
 -- Returns: {RING, stream id, seq, epoch, last owner or ''} | {QUEUED, stream id, seq}
 --        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
 -- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
 -- session, which the doorbell prefers (session affinity).
-local gate = redis.call('HMGET', K.gate, 'involved', 'botTurns')
-if A.requireInvolved == '1' and gate[1] ~= '1' then return { STATUS.GATED, 'not-addressed' } end
-if A.maxBotTurns ~= '' and (tonumber(gate[2]) or 0) >= tonumber(A.maxBotTurns) then
-  return { STATUS.GATED, 'bot-turn-limit' }
-end
 local seen = redis.call('GET', K.dedup)
 if seen then return { STATUS.DUPLICATE, seen } end
+local gate = redis.call('HMGET', K.gate, 'involved', 'botTurns')
+if A.requireInvolved == '1' and gate[1] ~= '1' then return { STATUS.GATED, 'not-addressed' } end
+local now = now_ms()
+if A.maxBotTurns ~= '' and (tonumber(gate[2]) or 0) >= tonumber(A.maxBotTurns) then
+  receipt_refused(K, A, 'bot-turn-limit', now)
+  return { STATUS.GATED, 'bot-turn-limit' }
+end
 local backlog = redis.call('XLEN', K.inbox)
-if backlog >= tonumber(A.maxBacklog) then return { STATUS.BACKLOG_FULL, backlog } end
+if backlog >= tonumber(A.maxBacklog) then
+  receipt_refused(K, A, 'backlog-full', now)
+  return { STATUS.BACKLOG_FULL, backlog }
+end
 
 local seq = redis.call('HINCRBY', K.state, 'seq', 1)
-local now = now_ms()
 local sid = redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', A.messageId, 'tok', A.tokens, 'org', A.origin,
   'at', now, 'body', A.body, 'lane', A.lane)
 redis.call('SET', K.dedup, sid, 'PX', A.dedupTtlMs)

@@ -306,6 +306,14 @@ local function write_receipt(k, a, message_id, receipt, now)
   end
 end
 
+-- Records that a message addressed to us was refused (a gate, the backlog cap), unless it was accepted
+-- meanwhile (a platform retry that got in), whose receipt says so.
+local function receipt_refused(k, a, reason, now)
+  local receipt = read_receipt(k, a.messageId)
+  if receipt and receipt.sid then return end
+  write_receipt(k, a, a.messageId, { refused = reason }, now)
+end
+
 -- Records an accepted message at `sid`: a new one, or (`edit`) an edit that came after dispatch.
 local function receipt_accepted(k, a, sid, now)
   local receipt = { sid = sid }
