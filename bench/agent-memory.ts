@@ -102,7 +102,7 @@ async function start(config: AgentCommandConfig): Promise<{ agent: AgentProcess;
 
 async function openWithTurn(agent: AgentProcess, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const sessionId = await agent.newSession(scratch);
+    const { sessionId } = await agent.openNewSession(scratch);
     await agent.prompt(sessionId, [{ type: 'text', text: `hello from session ${i}` }]);
   }
 }

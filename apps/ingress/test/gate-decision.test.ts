@@ -1,6 +1,15 @@
 import type { GateConfig } from '@tributary/config';
 import { describe, expect, it } from 'vitest';
-import { decideGate, type GateInput } from '../src/gates/gate-decision.js';
+import { type GateInput, type GateVerdict, meetsConditions, planGate } from '../src/gates/gate-decision.js';
+
+/**
+ * Ingress's two halves composed, as a message meets them: the stateless plan, then the conditions on
+ * the thread's gate state (which the enqueue script checks). A direct conversation is one we are in.
+ */
+function decideGate(config: GateConfig, input: GateInput): GateVerdict {
+  const plan = planGate(config, { ...input, direct: input.involved });
+  return plan.admit ? meetsConditions(plan.conditions, input) : plan;
+}
 
 const open: GateConfig = {
   allowBotMessages: 'off',

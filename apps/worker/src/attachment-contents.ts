@@ -3,7 +3,7 @@ import type { ArrivalEvent, Attachment, LinkAttachment } from '@tributary/packin
 import {
   FileFetchError,
   type FileFetchFailure,
-  formatBytes,
+  fileTooLarge,
   PlatformApiError,
   type PlatformClient,
 } from '@tributary/platforms';
@@ -82,7 +82,7 @@ export class AttachmentContents {
     };
     // A file declared too large is refused before it takes one of the turn's downloads.
     if (size !== undefined && size > maxBytes) {
-      return refuse('too_large', `the file is larger than the ${formatBytes(maxBytes)} limit`);
+      return refuse('too_large', fileTooLarge(maxBytes).message);
     }
     if (!take()) return refuse('too_many', `the turn already carries ${maxCount} downloaded files`);
     const client = this.deps.clients.get(platform);

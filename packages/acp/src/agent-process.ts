@@ -193,10 +193,6 @@ export class AgentProcess {
     return this.#exit === undefined;
   }
 
-  async newSession(cwd: string): Promise<string> {
-    return (await this.openNewSession(cwd)).sessionId;
-  }
-
   /** session/new, with the agent's whole answer (its modes, for one). */
   openNewSession(cwd: string): Promise<NewSessionResponse> {
     return this.#call(methods.agent.session.new, (agent) =>

@@ -27,12 +27,12 @@ describe('authentication', () => {
   it('signs in with the configured method after initialize, so sessions open', async () => {
     const agent = await start({ requireAuth: true }, 'tributary-test-login');
     expect(agent.info.authMethods).toEqual([TEST_LOGIN]);
-    await expect(agent.newSession(tmpdir())).resolves.toEqual(expect.any(String));
+    await expect(agent.openNewSession(tmpdir())).resolves.toMatchObject({ sessionId: expect.any(String) });
   });
 
   it('without a configured method: session/new fails with AgentAuthError naming the offered methods', async () => {
     const agent = await start({ requireAuth: true });
-    const error = await agent.newSession(tmpdir()).catch((e: unknown) => e);
+    const error = await agent.openNewSession(tmpdir()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentAuthError);
     expect(error).toMatchObject({
       method: 'session/new',
@@ -59,6 +59,6 @@ describe('authentication', () => {
   it('an agent that offers no method needs none: a configured method is not sent', async () => {
     const agent = await start({}, 'tributary-test-login');
     expect(agent.info.authMethods).toEqual([]);
-    await expect(agent.newSession(tmpdir())).resolves.toEqual(expect.any(String));
+    await expect(agent.openNewSession(tmpdir())).resolves.toMatchObject({ sessionId: expect.any(String) });
   });
 });

@@ -50,7 +50,7 @@ export function readServiceSettings(env: Env): ServiceSettings {
     doorbellQueues: readInteger(
       env,
       'DOORBELL_QUEUES',
-      redisAddress(redisUrl).kind === 'cluster' ? 3 : queueDefaults.doorbellQueues,
+      isRedisCluster(redisUrl) ? 3 : queueDefaults.doorbellQueues,
       1,
       queueDefaults.buckets,
     ),
@@ -76,7 +76,7 @@ function readRedisUrl(env: Env): string {
   const raw = readOptional(env, 'REDIS_URL');
   let cluster = false;
   try {
-    cluster = raw !== undefined && redisAddress(raw).kind === 'cluster';
+    cluster = raw !== undefined && isRedisCluster(raw);
   } catch (error) {
     throw new ConfigError('REDIS_URL', (error as Error).message);
   }

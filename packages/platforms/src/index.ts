@@ -1,5 +1,10 @@
 export { FileFetchError, type FileFetchFailure } from './files/file-fetch-error.js';
-export { type DownloadLimits, type FetchedFile, formatBytes } from './files/guarded-download.js';
+export {
+  type DownloadLimits,
+  type FetchedFile,
+  fileTooLarge,
+  formatBytes,
+} from './files/guarded-download.js';
 export * from './hmac-signature.js';
 export * from './inbound.js';
 export * from './inbound-adapters.js';

@@ -149,7 +149,10 @@ export class DoorbellIntake {
     const now = performance.now();
     for (const [queue, worker] of this.workers.entries()) {
       if (now - this.lastTaken[queue]! < STALLED_AFTER_MS) continue;
-      const waiting = await this.counters[queue]!.getWaitingCount().catch(() => 0);
+      const waiting = await this.counters[queue]!.getWaitingCount().catch((error: unknown) => {
+        this.errors.report(error);
+        return 0;
+      });
       if (waiting === 0 || !this.gate.hasFree || this.workers[queue] !== worker) continue;
       this.options.logger.warn({ queue, waiting }, 'doorbell queue consumer stalled; replacing it');
       const replacement = this.newWorker(queue);
@@ -160,7 +163,7 @@ export class DoorbellIntake {
       this.workerConnections.delete(worker);
       void worker
         .close(true)
-        .catch(() => {})
+        .catch((error: unknown) => this.errors.report(error))
         .finally(() => connection?.disconnect());
     }
   }

@@ -18,12 +18,16 @@ export async function checkRedisSafety(
   mode: 'refuse' | 'warn',
   logger: LogSink = silentLogger,
 ): Promise<RedisSafetyReport> {
-  // Every primary of a Cluster holds acknowledged messages: the least safe one is the report.
+  // Every primary of a Cluster holds acknowledged messages: each weakness of any of them is reported.
   const reports = await Promise.all((await dataNodes(redis)).map(readSafety));
-  const report =
-    reports.find((r) => r.maxmemoryPolicy !== 'noeviction') ??
-    reports.find((r) => !r.aofEnabled) ??
-    reports[0]!;
+  const first = reports[0]!;
+  const evicting = reports.find((r) => r.maxmemoryPolicy !== 'noeviction');
+  const withoutAof = reports.find((r) => !r.aofEnabled);
+  const report: RedisSafetyReport = {
+    maxmemoryPolicy: evicting?.maxmemoryPolicy ?? first.maxmemoryPolicy,
+    aofEnabled: withoutAof === undefined,
+    appendfsync: (withoutAof ?? first).appendfsync,
+  };
   if (report.maxmemoryPolicy !== 'noeviction') {
     const message =
       `Redis maxmemory-policy is '${report.maxmemoryPolicy}': under memory pressure it may evict queued ` +

@@ -96,12 +96,3 @@ export function meetsConditions(
   }
   return { admit: true };
 }
-
-/**
- * Whether a message may become part of a prompt, given its thread's state. Pure, so every policy
- * combination is a table test.
- */
-export function decideGate(config: GateConfig, input: GateInput): GateVerdict {
-  const plan = planGate(config, { ...input, direct: input.involved });
-  return plan.admit ? meetsConditions(plan.conditions, input) : plan;
-}

@@ -93,7 +93,7 @@ class EntryPlaces {
   async of(sid: string): Promise<EntryPlace> {
     const k = this.keysOf(this.thread);
     this.state ??= this.redis.hmget(k.state, 'read', 'acked', 'batch', 'status');
-    const [read = '0-0', acked = '0-0', batch, status] = await this.state;
+    const [read, acked, batch, status] = await this.state;
     if (laterId(sid, read ?? '0-0')) {
       const entry = await this.redis.xrange(k.inbox, sid, sid);
       return entry.length > 0 ? { status: 'queued' } : { status: 'dropped' };
