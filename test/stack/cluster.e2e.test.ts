@@ -1,4 +1,5 @@
 import { type RedisClusterHandle, startRedisCluster, waitFor } from '@tributary/testkit';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postTelegramMessage, type Stack, startStack } from './stack-fixture.js';
 
@@ -30,6 +31,12 @@ describe('the stack on a 3-primary Redis Cluster', () => {
       what: 'a reply in every chat',
       timeoutMs: 30_000,
     });
+    // The premise: those threads' keys sit on every primary, not on one.
+    if (!(stack.redis instanceof Cluster)) throw new Error('the stack is not on the cluster');
+    const primaries = stack.redis.nodes('master');
+    expect(primaries).toHaveLength(3);
+    const threadKeys = await Promise.all(primaries.map((node) => node.keys(`${stack.prefix}:{b*}:t:*`)));
+    expect(threadKeys.map((keys) => keys.length > 0)).toEqual([true, true, true]);
   });
 
   it('while a primary is down: not ready, webhooks get 503 (never 500), nothing acknowledged; then recovers', async () => {
