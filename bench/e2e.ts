@@ -316,7 +316,8 @@ await writeBenchResult(values, {
   rows,
   ratios: {
     turns_per_second_over_bullmq_jobs: rounded(turnsPerSecond / bullJobs, 3),
-    broker_cpu_over_agent_cpu: rounded(broker / cpu.agents),
+    // A smoke run's few turns can leave the agents below one clock tick of CPU: no ratio then.
+    ...(cpu.agents > 0 ? { broker_cpu_over_agent_cpu: rounded(broker / cpu.agents) } : {}),
   },
   charts: [{ title: 'Tributary end to end', x: 'measure', y: 'tributary', facet: 'unit' }],
   notes: [

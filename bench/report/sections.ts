@@ -164,8 +164,8 @@ function e2eReading(r: BenchResult): string {
     `Tributary completed ${f.turns} turns per second carrying ${f.messages} messages per second: ` +
     `${f.perTurn} messages per turn, because a thread's later messages wait for its running turn and go ` +
     `in the next one together. Each turn cost ${f.broker} ms of broker CPU (ingress ${f.ingress}, workers ` +
-    `${f.workers}, Redis ${f.redis}) against ${f.agents} ms in the agent processes ` +
-    `(${r.ratios.broker_cpu_over_agent_cpu}×). A no-op BullMQ job on the same Redis ran at ${f.bullJobs} jobs/s with ${f.bullRedis} ms of Redis ` +
+    `${f.workers}, Redis ${f.redis}) against ${f.agents} ms in the agent processes` +
+    `${r.ratios.broker_cpu_over_agent_cpu === undefined ? '' : ` (${r.ratios.broker_cpu_over_agent_cpu}×)`}. A no-op BullMQ job on the same Redis ran at ${f.bullJobs} jobs/s with ${f.bullRedis} ms of Redis ` +
     `CPU each; Tributary's turn rate is ${r.ratios.turns_per_second_over_bullmq_jobs}× that.`
   );
 }
