@@ -114,7 +114,10 @@ describe('benchmark smoke runs', () => {
       result.rows.find((row) => row[0] === measure)?.[result.columns.indexOf('tributary')];
     expect(ours('turns (jobs)')).toBeGreaterThan(0);
     expect(ours('messages per turn')).toBeGreaterThanOrEqual(1);
-    expect(ours('agents')).toBeGreaterThan(0);
+    // Redis's CPU is read to the microsecond, so the broker's share is never 0; the agents' comes from
+    // /proc in clock ticks, which a smoke run's few turns on live sessions may not reach.
+    expect(ours('broker (sum)')).toBeGreaterThan(0);
+    expect(ours('agents')).toBeGreaterThanOrEqual(0);
     expect(result.ratios.turns_per_second_over_bullmq_jobs).toBeGreaterThan(0);
   });
 
