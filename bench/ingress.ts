@@ -7,6 +7,8 @@
  * request (INFO cpu). Messages go to a rotating set of threads, so a share of them ring a doorbell.
  *
  *   npm run bench:ingress [-- --rounds 3 --seconds 5 --connections 50 --threads 2000] [-- --smoke]
+ *
+ * With PROFILE_DIR set, the ingress process writes a V8 CPU profile there when it stops (`--cpu-prof`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -68,7 +70,11 @@ const redis = new Redis(redisServer.url);
 async function start(target: Target): Promise<void> {
   const port = await freePort();
   target.url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', probe, ...target.args], {
+  const profile =
+    target.args[1] === 'ingress' && process.env.PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`]
+      : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', '--import', probe, ...target.args], {
     env: { PATH: process.env.PATH, ...target.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
@@ -153,6 +159,13 @@ try {
     }
   }
 } finally {
+  // A profiled ingress writes its profile when it exits, so it is stopped, not killed.
+  if (process.env.PROFILE_DIR) {
+    const ingress = targets[0]!.child!;
+    const exited = once(ingress, 'exit');
+    ingress.kill('SIGTERM');
+    await exited;
+  }
   for (const target of targets) target.child?.kill('SIGKILL');
   redis.disconnect();
   await redisServer.stop();

@@ -7,6 +7,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
  */
 const stalls = monitorEventLoopDelay({ resolution: 1 });
 stalls.enable();
+// The channel must not keep a process alive that its own shutdown would end.
+process.channel?.unref();
 process.on('message', (message) => {
   if (message !== 'probe') return;
   process.send?.({ cpu: process.cpuUsage(), stallMs: stalls.max / 1e6 });
