@@ -8,8 +8,9 @@ const POP_TIMEOUT_SECONDS = 1;
 const RETRY_AFTER_ERROR_MS = 1_000;
 
 /**
- * Pops the doorbells handed to this worker directly (session affinity) while it has a free slot. A
- * doorbell it cannot run right away is dropped: its shared fallback rings after the affinity wait.
+ * Pops the doorbells handed to this worker directly (session affinity) while it has a free slot, one
+ * at a time; each runs in the next free slot. Whatever waits too long (or is left when the worker
+ * stops) is run elsewhere by its shared fallback, which rings after the affinity wait.
  */
 export class DirectDoorbells {
   private stopped = false;
@@ -53,7 +54,13 @@ export class DirectDoorbells {
         continue;
       }
       this.errors.cleared();
-      if (!popped || this.stopped || !this.gate.tryAcquire()) continue;
+      if (!popped) continue;
+      // A shared doorbell may have taken the slot meanwhile: this one waits for the next, as if it
+      // had stayed in the list (its shared fallback covers a long wait; stopping drops it to that).
+      while (!this.gate.tryAcquire()) {
+        await this.gate.whenFree();
+        if (this.stopped) return;
+      }
       this.onDoorbell(JSON.parse(popped[1]) as DirectDoorbell);
     }
   }

@@ -103,8 +103,8 @@ export class BullDoorbell implements Doorbell {
 
   /**
    * Rings the shared queue. With `prefer`, the shared doorbell is added first, delayed by the affinity
-   * wait, then handed to that worker directly; when the hand-over does not happen (worker gone, busy, or
-   * Redis failing) the shared doorbell is promoted at once. Adding it first means whoever claims through
+   * wait, then handed to that worker directly; when the hand-over does not happen (worker gone, shutting
+   * down, or Redis failing) the shared doorbell is promoted at once. Adding it first means whoever claims through
    * the direct doorbell always finds the shared one to withdraw.
    */
   async ring(thread: string, member: string, epoch: number, options: RingOptions = {}): Promise<void> {

@@ -7,6 +7,7 @@ import { workerKeys } from '../src/thread-keys.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
 import { type RunnerEvents, TurnRunner } from '../src/turn-runner.js';
+import { PRESENCE } from '../src/worker-presence.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -23,7 +24,9 @@ async function turnAs(queue: ThreadQueue, thread: string, owner: string) {
   await queue.commit(claim.batch.lease, done);
 }
 
-async function announce(queue: ThreadQueue, owner: string, value: '0' | '1') {
+type Presence = (typeof PRESENCE)[keyof typeof PRESENCE];
+
+async function announce(queue: ThreadQueue, owner: string, value: Presence) {
   await f.redis.set(workerKeys(queue.config.prefix, owner).presence, value, 'PX', 60_000);
 }
 
@@ -31,23 +34,29 @@ const directList = (queue: ThreadQueue, owner: string) =>
   f.redis.lrange(workerKeys(queue.config.prefix, owner).doorbells, 0, -1);
 
 describe('ringing with session affinity', () => {
-  it('hands the doorbell to the last owner while it has a free slot; the shared one waits as fallback', async () => {
-    const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
-    await turnAs(queue, 'th', 'w1');
-    await announce(queue, 'w1', '1');
-    await queue.enqueue('th', { id: 'm2', body: 'x' });
-    const { epoch } = await queue.state('th');
+  it.each([
+    ['a free slot', PRESENCE.free],
+    ['every slot busy (it pops the doorbell when one frees)', PRESENCE.busy],
+  ])(
+    'hands the doorbell to the last owner while it has %s; the shared one waits as fallback',
+    async (_, presence) => {
+      const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
+      await turnAs(queue, 'th', 'w1');
+      await announce(queue, 'w1', presence);
+      await queue.enqueue('th', { id: 'm2', body: 'x' });
+      const { epoch } = await queue.state('th');
 
-    expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
-    const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
-    expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
-    expect(await job?.getState()).toBe('delayed');
-  });
+      expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
+      const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
+      expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
+      expect(await job?.getState()).toBe('delayed');
+    },
+  );
 
-  it.each<[string, Partial<QueueConfig>, '0' | '1' | undefined]>([
+  it.each<[string, Partial<QueueConfig>, Presence | undefined]>([
     ['is gone', {}, undefined],
-    ['has every slot busy', {}, '0'],
-    ['is free but affinity is off', { affinity: false }, '1'],
+    ['is shutting down', {}, PRESENCE.retiring],
+    ['is free but affinity is off', { affinity: false }, PRESENCE.free],
   ])('rings the shared queue at once when the last owner %s', async (_, config, presence) => {
     const { queue, doorbell } = await f.make(config);
     await turnAs(queue, 'th', 'w1');
@@ -102,6 +111,34 @@ describe('turn runners with session affinity', () => {
     });
   });
 
+  it('keeps a thread for its busy last owner, which runs it when a slot frees, while another worker idles', async () => {
+    const made = await f.make({ affinityWaitMs: 60_000 });
+    const { queue } = made;
+    const letGo: (() => void)[] = [];
+    const ran: { thread: string; owner: string }[] = [];
+    const handler: TurnHandler = async (batch) => {
+      ran.push({ thread: batch.lease.thread, owner: batch.lease.owner });
+      if (batch.lease.thread === 'long') await new Promise<void>((resolve) => letGo.push(resolve));
+      return done;
+    };
+    const a = await runner(made, handler, 1);
+    await queue.enqueue('kept', { id: 'k1', body: 'x' });
+    await waitFor(async () => (await queue.state('kept')).status === 'idle', { what: 'the first turn on A' });
+    await queue.enqueue('long', { id: 'l1', body: 'x' });
+    await waitFor(() => letGo.length === 1, { what: 'A busy with a long turn' });
+    const b = await runner(made, handler, 1);
+    await queue.enqueue('kept', { id: 'k2', body: 'x' });
+    // B is free, but the thread's session lives in A: A was handed the doorbell, and the shared one
+    // only waits as its fallback (a minute here), so B cannot take the thread.
+    const fallback = doorbellJobId(queue.keys('kept').member, (await queue.state('kept')).epoch);
+    expect(await made.doorbell.queueOf('kept').getJobState(fallback)).toBe('delayed');
+    letGo.shift()!();
+    await waitFor(() => ran.filter((r) => r.thread === 'kept').length === 2, {
+      what: 'the kept thread again',
+    });
+    expect(ran.filter((r) => r.thread === 'kept').map((r) => r.owner)).toEqual([a.owner, a.owner]);
+  });
+
   it('falls back to the shared queue when the preferred worker never takes its doorbell', async () => {
     const made = await f.make({ affinityWaitMs: 100 });
     const { queue } = made;
@@ -136,7 +173,9 @@ describe('turn runners with session affinity', () => {
     await queue.enqueue('busy', { id: 'm1', body: 'x' });
     await waitFor(async () => (await queue.state('busy')).status === 'idle', { what: 'first turn' });
     const presence = workerKeys(queue.config.prefix, a.owner).presence;
-    await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'A announcing a free slot' });
+    await waitFor(async () => (await f.redis.get(presence)) === PRESENCE.free, {
+      what: 'A announcing a free slot',
+    });
     await queue.enqueue('busy', { id: 'm2', body: 'x' });
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
     expect(ran[1]!.owner).toBe(a.owner);
@@ -161,30 +200,36 @@ describe('turn runners with session affinity', () => {
     release();
   });
 
-  it('announces free slots, busy slots, and withdraws the announcement on close', async () => {
+  it('announces free slots, busy slots, shutting down, and withdraws the announcement once drained', async () => {
     const { queue, doorbell } = await f.make();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    // Each turn waits until the test lets it end.
+    const turnsLetGo: (() => void)[] = [];
     const r = new TurnRunner({
       queue,
       doorbell,
       connection: f.redis,
       concurrency: 1,
       handler: async () => {
-        await held;
+        await new Promise<void>((resolve) => turnsLetGo.push(resolve));
         return done;
       },
     });
     const presence = workerKeys(queue.config.prefix, r.owner).presence;
+    const announced = async (value: Presence) => (await f.redis.get(presence)) === value;
     await r.start();
-    await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'free' });
+    await waitFor(() => announced(PRESENCE.free), { what: 'free' });
     await queue.enqueue('th', { id: 'm1', body: 'x' });
-    await waitFor(async () => (await f.redis.get(presence)) === '0', { what: 'busy' });
-    release();
-    await waitFor(async () => (await f.redis.get(presence)) === '1', { what: 'free again' });
-    await r.close();
+    await waitFor(() => announced(PRESENCE.busy), { what: 'busy' });
+    turnsLetGo.shift()!();
+    await waitFor(() => announced(PRESENCE.free), { what: 'free again' });
+    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    await waitFor(() => turnsLetGo.length === 1, { what: 'the second turn' });
+    // Closing with a turn running: still present (its thread stays its own), taking no doorbells.
+    const closing = r.close(60_000);
+    await waitFor(() => announced(PRESENCE.retiring), { what: 'shutting down' });
+    turnsLetGo.shift()!();
+    await closing;
     expect(await f.redis.exists(presence)).toBe(0);
+    expect((await queue.history('th')).length).toBe(2);
   });
 });
