@@ -137,6 +137,7 @@ describe('turn runners with session affinity', () => {
       what: 'the kept thread again',
     });
     expect(ran.filter((r) => r.thread === 'kept').map((r) => r.owner)).toEqual([a.owner, a.owner]);
+    expect(ran.some((r) => r.owner === b.owner)).toBe(false);
   });
 
   it('falls back to the shared queue when the preferred worker never takes its doorbell', async () => {
