@@ -11,7 +11,7 @@
  *
  *   npm run bench:e2e [-- --threads 16 --messages 40 --rounds 3 --concurrency 4] [-- --smoke]
  *
- * With PROFILE_DIR set, each worker writes a V8 CPU profile there when it stops (`--cpu-prof`).
+ * With PROFILE_DIR set, ingress and each worker write a V8 CPU profile there when they stop (`--cpu-prof`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -79,10 +79,7 @@ interface Service {
 }
 
 function spawnService(args: string[], env: NodeJS.ProcessEnv): Service {
-  const profile =
-    args[0] === 'worker' && process.env.PROFILE_DIR
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`]
-      : [];
+  const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', cli, ...args], {
     env: { ...shared, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -272,9 +269,9 @@ try {
     );
   }
 } finally {
-  // A profiled worker writes its profile when it exits, so it is stopped, not killed.
+  // A profiled process writes its profile when it exits, so it is stopped, not killed.
   if (process.env.PROFILE_DIR) {
-    for (const { child } of workers) {
+    for (const { child } of [ingress, ...workers]) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
