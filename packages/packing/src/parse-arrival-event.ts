@@ -13,8 +13,6 @@ type JsonObject = Record<string, unknown>;
 
 const UTC_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?Z$/;
 const MIME_TYPE = /^[^\s/;]+\/[^\s/;]+(?:\s*;.*)?$/;
-// A lone surrogate cannot be encoded as UTF-8, so it would not reach the agent as received.
-const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
  * Checks untrusted JSON (a webhook body turned into an event, or a payload read back from Redis) and
@@ -131,7 +129,8 @@ function boolean(value: unknown, field: string): boolean {
 
 function string(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new InvalidArrivalEventError(field, 'must be a string');
-  if (LONE_SURROGATE.test(value)) {
+  // A lone surrogate cannot be encoded as UTF-8, so it would not reach the agent as received.
+  if (!value.isWellFormed()) {
     throw new InvalidArrivalEventError(field, 'must be well-formed Unicode (it has a lone surrogate)');
   }
   return value;

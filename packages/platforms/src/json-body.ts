@@ -2,8 +2,6 @@ import { InvalidWebhookError } from './inbound.js';
 
 type JsonObject = Record<string, unknown>;
 
-// A lone surrogate cannot be encoded as UTF-8: it would corrupt keys and events downstream.
-const LONE_SURROGATE = /\p{Cs}/u;
 // Malformed UTF-8 is refused rather than replaced, so no byte the platform sent is silently altered.
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -141,7 +139,8 @@ export class JsonFields {
 
 function checkedString(value: unknown, field: string): string {
   if (typeof value !== 'string') throw new InvalidWebhookError(`${field} must be a string`);
-  if (LONE_SURROGATE.test(value)) {
+  // A lone surrogate cannot be encoded as UTF-8: it would corrupt keys and events downstream.
+  if (!value.isWellFormed()) {
     throw new InvalidWebhookError(`${field} must be well-formed Unicode (it has a lone surrogate)`);
   }
   return value;
@@ -149,5 +148,7 @@ function checkedString(value: unknown, field: string): string {
 
 /** Drops keys whose value is undefined, so optional fields are absent rather than present-but-undefined. */
 export function compact<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== undefined)) as T;
+  const kept: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) if (item !== undefined) kept[key] = item;
+  return kept as T;
 }
