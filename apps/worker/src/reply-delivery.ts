@@ -6,8 +6,6 @@ import { type ReplyRetryPolicy, replyStep } from './reply-retry-policy.js';
 /** How the deliverer runs; the retry policy is the user-facing part. */
 export interface DeliveryOptions {
   retry: ReplyRetryPolicy;
-  /** How often the outboxes are searched for replies due again (after a retry delay, or another worker). */
-  pollMs: number;
   /** Threads delivered at once by this worker. */
   concurrency: number;
   /** A deliverer that dies holds a thread's outbox this long at most. */
@@ -15,7 +13,6 @@ export interface DeliveryOptions {
 }
 
 export const DEFAULT_DELIVERY: Omit<DeliveryOptions, 'retry'> = {
-  pollMs: 500,
   concurrency: 4,
   lockMs: 120_000,
 };
@@ -27,13 +24,14 @@ export type DeliveryOutcome = 'delivered' | 'retried' | 'dead';
  * thread in commit order, one deliverer at a time. A failed attempt stays at the head of its thread's
  * outbox and is retried with backoff (or as the platform advised) until the retry horizon, then it
  * becomes a dead reply an operator can re-drive. The worker that committed a reply delivers it at once
- * (`kick`); every worker polls for the ones due again.
+ * (`kick`) and retries it when its delay is over; every worker's sweeper `offer`s the threads whose
+ * reply is due (a retry of a worker that is gone, a re-driven reply), so none waits on one worker.
  */
 export class ReplyDelivery {
   private readonly active = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
-  private timer: NodeJS.Timeout | undefined;
-  private polling: Promise<void> = Promise.resolve();
+  /** Retries this worker scheduled: thread → timer. */
+  private readonly retries = new Map<string, NodeJS.Timeout>();
   private stopped = false;
 
   constructor(
@@ -45,23 +43,20 @@ export class ReplyDelivery {
     private readonly onOutcome: (outcome: DeliveryOutcome) => void = () => {},
   ) {}
 
-  start(): void {
-    const tick = () => {
-      this.polling = this.poll()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'reply outbox poll failed; retrying'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.options.pollMs);
-        });
-    };
-    this.timer = setTimeout(tick, 0);
-  }
-
-  /** Stops polling and waits for deliveries in flight; what is left waits in Redis for other workers. */
+  /** Stops taking threads and waits for deliveries in flight; what is left waits in Redis for other workers. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.polling;
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
     await Promise.all(this.inFlight);
+  }
+
+  /** Threads with a reply due: delivered while this worker has room, the rest left to the next offer. */
+  offer(threads: readonly string[]): void {
+    for (const thread of threads) {
+      if (this.active.size >= this.options.concurrency) return;
+      this.kick(thread);
+    }
   }
 
   /** Delivers the thread's outbox now (its turn just committed a reply). */
@@ -77,14 +72,6 @@ export class ReplyDelivery {
         this.inFlight.delete(delivery);
       });
     this.inFlight.add(delivery);
-  }
-
-  private async poll(): Promise<void> {
-    if (this.active.size >= this.options.concurrency) return;
-    for (const thread of await this.outbox.dueThreads()) {
-      if (this.active.size >= this.options.concurrency) return;
-      this.kick(thread);
-    }
   }
 
   /** Delivers the thread's replies in order until its outbox is empty, taken elsewhere, or failing. */
@@ -121,6 +108,7 @@ export class ReplyDelivery {
     const context = { thread, replyId: reply.id, attempts, err: reason };
     if (step.kind === 'retry') {
       await this.outbox.retry(thread, this.owner, reply.id, step.delayMs, reason);
+      this.retryLater(thread, step.delayMs);
       this.onOutcome('retried');
       this.logger.warn(
         { ...context, retryInMs: step.delayMs },
@@ -134,5 +122,16 @@ export class ReplyDelivery {
       context,
       `reply given up after the retry horizon (${step.why}); re-drive it from the admin API once the platform is reachable`,
     );
+  }
+
+  /** The thread's outbox is due again in `delayMs`; if this worker is busy or gone then, a sweep offers it. */
+  private retryLater(thread: string, delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.retries.get(thread));
+    const timer = setTimeout(() => {
+      this.retries.delete(thread);
+      this.offer([thread]);
+    }, delayMs);
+    this.retries.set(thread, timer);
   }
 }

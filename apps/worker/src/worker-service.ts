@@ -150,6 +150,7 @@ export async function startWorker(
         metrics.sweeperRevivalsTotal.inc({ reason: 'doorbell' }, doorbellsRevived);
         metrics.sweeperRevivalsTotal.inc({ reason: 'owner_gone' }, takenOver);
       },
+      repliesDue: (threads) => delivery?.offer(threads),
       doorbellTaken: (queue) => canary?.taken(queue),
     },
     handler: createTurnHandler({
@@ -213,7 +214,6 @@ export async function startWorker(
     logger.child({ component: 'outbox' }),
     (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
   );
-  delivery.start();
   await runner.start();
   canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
   canary.start();

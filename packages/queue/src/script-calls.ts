@@ -329,6 +329,38 @@ export const redrive = defineScript({
   },
 });
 
+/** What one worker's pass over a bucket found (sweep-scan-4.lua); the members as they appear in keys. */
+export interface BucketScan {
+  /** Redis's clock when the bucket was read. */
+  now: number;
+  /** Leases expired (the sweep lists are empty unless this pass holds the bucket's lock). */
+  expired: string[];
+  /** Leases running, whose owners may be gone. */
+  leased: string[];
+  /** Threads scheduled longer than the lost-doorbell grace period ago. */
+  waiting: string[];
+  /** Threads with a reply due now. */
+  repliesDue: string[];
+}
+
+export const sweepScan = defineScript({
+  name: 'sweepScan',
+  keys: ['sweepLock', 'run', 'sched', 'replydue'],
+  args: ['owner', 'lockMs', 'lostDoorbellAfterMs', 'sweepBatch', 'dueBatch'],
+  decode(reply): BucketScan | undefined {
+    if (reply.status === ScriptStatus.Empty) return undefined;
+    let at = 2;
+    const list = () => {
+      const count = reply.num(at);
+      const members = Array.from({ length: count }, (_, i) => reply.str(at + 1 + i));
+      at += count + 1;
+      return members;
+    };
+    const now = ok(reply).num(1);
+    return { now, expired: list(), leased: list(), waiting: list(), repliesDue: list() };
+  },
+});
+
 /** The reply deliverer's holder arguments: the thread, and who holds its outbox lock. */
 const REPLY_HOLDER = ['member', 'owner'] as const;
 const REPLY_LOCKED = ['replies', 'replyLock', 'replydue'] as const;
@@ -416,6 +448,7 @@ export const QUEUE_SCRIPTS = [
   abandon,
   revive,
   takeover,
+  sweepScan,
   pause,
   resume,
   dropBuffered,

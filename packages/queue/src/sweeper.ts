@@ -12,12 +12,22 @@ export interface SweepReport {
   takenOver: number;
 }
 
+/** What a pass reports beyond its log line. */
+export interface SweeperEvents {
+  revived?(report: SweepReport): void;
+  /** Threads with a reply due for delivery (a retry's time came, or their deliverer is gone). */
+  repliesDue?(threads: string[]): void;
+}
+
+/** Of each sweep candidate list, per bucket and pass. */
 const SWEEP_BATCH = 200;
+/** Of the threads with a reply due, per bucket and pass (a worker delivers a few threads at once). */
+const DUE_BATCH = 20;
 
 /**
  * Revives threads whose owner is gone (its presence expired) or whose owner's lease expired, and
- * threads whose doorbell was lost. Every worker runs one; a short per-bucket lock keeps it to one
- * sweeper per bucket at a time.
+ * threads whose doorbell was lost; reports the threads whose reply is due. Every worker runs one; a
+ * short per-bucket lock keeps the revivals to one sweeper per bucket at a time.
  */
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
@@ -30,7 +40,7 @@ export class Sweeper {
     private readonly doorbell: Doorbell,
     private readonly owner: string,
     private readonly logger: LogSink = silentLogger,
-    private readonly onRevived?: (report: SweepReport) => void,
+    private readonly events: SweeperEvents = {},
   ) {
     this.errors = new RepeatedErrors(logger, 'sweep failed; retrying next interval');
   }
@@ -42,7 +52,7 @@ export class Sweeper {
           this.errors.cleared();
           if (report.leasesRevived + report.doorbellsRevived + report.takenOver > 0) {
             this.logger.info({ ...report }, 'sweeper revived threads');
-            this.onRevived?.(report);
+            this.events.revived?.(report);
           }
         })
         .catch((error: unknown) => this.errors.report(error))
@@ -63,8 +73,8 @@ export class Sweeper {
     const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 };
     // Whether each owner seen in this sweep is present; asked once per owner, not once per thread.
     const present = new Map<string, Promise<boolean>>();
-    // Buckets are swept concurrently, so their commands leave together (auto-pipelining): one after
-    // another, a sweep made five round trips per bucket, a worker's largest source of Redis calls.
+    // Buckets are swept concurrently, so their scans leave together (auto-pipelining). A bucket's keys
+    // share a hash tag, so its scan is one script even in a Cluster; the buckets' scans are not.
     await Promise.all(
       Array.from({ length: this.queue.config.buckets }, (_, bucket) =>
         this.sweepBucket(bucket, report, present),
@@ -78,34 +88,22 @@ export class Sweeper {
     report: SweepReport,
     present: Map<string, Promise<boolean>>,
   ): Promise<void> {
-    const { redis } = this;
-    const { config } = this.queue;
-    const keys = bucketKeys(config.prefix, bucket);
-    const locked = await redis.set(keys.sweepLock, this.owner, 'PX', config.sweepIntervalMs, 'NX');
-    if (locked !== 'OK') return;
-    const [seconds, micros] = await redis.time();
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+    const scan = await this.queue.scanBucket(bucket, this.owner, {
+      sweepBatch: SWEEP_BATCH,
+      dueBatch: DUE_BATCH,
+    });
+    if (!scan) return;
+    if (scan.repliesDue.length > 0) this.events.repliesDue?.(scan.repliesDue.map(decodeThread));
 
-    const expired = await redis.zrangebyscore(keys.run, '-inf', now, 'LIMIT', 0, SWEEP_BATCH);
-    for (const member of expired) {
+    for (const member of scan.expired) {
       if (await this.queue.revive(member, 'lease')) report.leasesRevived++;
     }
-
-    const leased = await redis.zrangebyscore(keys.run, `(${now}`, '+inf', 'LIMIT', 0, SWEEP_BATCH);
     // Awaited first: `+= await` would add to the count read before other buckets added theirs.
-    const takenOver = await this.takeOverFromGone(leased, present);
+    const takenOver = await this.takeOverFromGone(scan.leased, present);
     report.takenOver += takenOver;
-
-    const waiting = await redis.zrangebyscore(
-      keys.sched,
-      '-inf',
-      now - config.lostDoorbellAfterMs,
-      'LIMIT',
-      0,
-      SWEEP_BATCH,
-    );
-    for (const member of waiting) {
-      if (await this.reviveDoorbell(member, keys.sched, now)) report.doorbellsRevived++;
+    const { sched } = bucketKeys(this.queue.config.prefix, bucket);
+    for (const member of scan.waiting) {
+      if (await this.reviveDoorbell(member, sched, scan.now)) report.doorbellsRevived++;
     }
   }
 

@@ -278,6 +278,24 @@ export class ThreadQueue {
     return true;
   }
 
+  /**
+   * A sweeper's pass over `bucket` for `owner`: the threads with a reply due and, when `owner` took the
+   * bucket's lock for this interval, the sweep's candidates. Undefined when there is nothing at all.
+   */
+  scanBucket(
+    bucket: number,
+    owner: string,
+    limits: { sweepBatch: number; dueBatch: number },
+  ): Promise<script.BucketScan | undefined> {
+    const c = this.config;
+    return this.scripts.run(script.sweepScan, bucketKeys(c.prefix, bucket), {
+      ...limits,
+      owner,
+      lockMs: c.sweepIntervalMs,
+      lostDoorbellAfterMs: c.lostDoorbellAfterMs,
+    });
+  }
+
   /** Sweeper step for one thread; returns true when it was rung again. */
   async revive(member: string, mode: 'lease' | 'doorbell', expectedEpoch = 0): Promise<boolean> {
     const k = this.keys(decodeThread(member));

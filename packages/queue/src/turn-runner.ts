@@ -4,7 +4,7 @@ import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
-import { Sweeper, type SweepReport } from './sweeper.js';
+import { Sweeper, type SweeperEvents } from './sweeper.js';
 import type { ThreadQueue } from './thread-queue.js';
 import { type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
 
@@ -24,8 +24,7 @@ export interface TurnRunnerOptions {
   events?: RunnerEvents;
 }
 
-export interface RunnerEvents extends TurnEvents {
-  revived?(report: SweepReport): void;
+export interface RunnerEvents extends TurnEvents, SweeperEvents {
   /** This runner's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
   doorbellTaken?(queue: number): void;
 }
@@ -63,7 +62,7 @@ export class TurnRunner {
       doorbellTaken: (queue) => events?.doorbellTaken?.(queue),
     });
     if (options.sweep !== false) {
-      this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, logger, events?.revived);
+      this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, logger, events);
     }
   }
 

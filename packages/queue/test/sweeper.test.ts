@@ -150,6 +150,31 @@ describe('sweeper', () => {
     await releaseSweepLocks(queue.config.prefix);
     expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(1);
   });
+
+  it('reports the threads with a reply due on every pass, lock or not, and locks no idle bucket', async () => {
+    const { queue, doorbell } = await f.make({ sweepIntervalMs: 60_000, buckets: 1 });
+    const reported: string[][] = [];
+    const sweeper = (owner: string) =>
+      new Sweeper(queue, f.redis, doorbell, owner, undefined, { repliesDue: (t) => reported.push(t) });
+    const lock = queue.keys('th').sweepLock;
+
+    await sweeper('s1').sweepOnce();
+    expect(reported).toEqual([]);
+    // Nothing to sweep: an idle pass leaves no lock behind (and so writes nothing).
+    expect(await f.redis.exists(lock)).toBe(0);
+
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    const claim = await claimNow(queue, 'th');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    const outbound = [{ id: 'r1', payload: '{}' }];
+    await queue.commit(claim.batch.lease, { reply: 'done', stopReason: 'end_turn', outbound });
+    await queue.enqueue('th', { id: 'b', body: 'y' });
+    await sweeper('s1').sweepOnce();
+    // The scheduled thread made s1 lock the bucket; s2 still hears of the reply.
+    expect(await f.redis.get(lock)).toBe('s1');
+    await sweeper('s2').sweepOnce();
+    expect(reported).toEqual([['th'], ['th']]);
+  });
 });
 
 /** Each bucket's sweep lock on its own: in a Cluster the buckets live on different slots. */

@@ -45,15 +45,6 @@ export class ReplyOutbox {
     this.scripts = new Scripts(redis, script.OUTBOX_SCRIPTS);
   }
 
-  /** Threads with a reply due now, across all buckets (one batch of reads, each bucket's own). */
-  async dueThreads(limitPerBucket = 20): Promise<string[]> {
-    const [seconds, micros] = await this.redis.time();
-    const now = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-    return this.acrossBuckets((keys) =>
-      this.redis.zrangebyscore(keys.replydue, '-inf', now, 'LIMIT', 0, limitPerBucket),
-    );
-  }
-
   /** Locks the thread's outbox for `owner` for `lockMs` (or extends the lock) and returns its head. */
   async take(thread: string, owner: string, lockMs: number): Promise<Take> {
     const k = this.keysOf(thread);
