@@ -289,8 +289,8 @@ local function dedup_seen(k, key, now)
   return false
 end
 
--- At most this many expired keys leave per write: more than one, so expired keys never pile up behind
--- new ones, and few, so a write after a long quiet spell stays short.
+-- At most this many expired keys leave per write: more than the one a write adds, so expired keys are
+-- cleared faster than they can pile up, and few, so one write never does a long cleanup.
 local DEDUP_TRIM = 32
 
 -- Remembers `key` as accepted at `sid` for `window_ms`, trims expired keys, and lets the whole index
