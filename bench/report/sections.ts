@@ -198,11 +198,14 @@ function memoryFigures(r: BenchResult) {
   };
 }
 
-/** A stream grows by whole listpack allocations, so a few appended entries can measure 0 B or less. */
+/**
+ * Redis preallocates a stream node's 4 KiB with its first entry, so the few entries appended after it
+ * measure about 0 B (INFO used_memory moves by a few bytes either way).
+ */
 function bufferedAlone(bytes: Cell | undefined): string {
   return typeof bytes === 'number' && bytes > 0
     ? `${bytes} B alone`
-    : `the event alone measured ${bytes} B, below what INFO used_memory resolves`;
+    : `the event alone measured ${bytes} B: it fills the stream node the first message allocated`;
 }
 
 function memoryReading(r: BenchResult): string {
@@ -211,8 +214,8 @@ function memoryReading(r: BenchResult): string {
     `The first message of a thread takes ${f.first} B of Redis memory, ${r.ratios.first_over_event_alone}× ` +
     `the ${f.firstEvent} B of storing its event alone with XADD; each further message buffered behind it ` +
     `${f.buffered} B (${bufferedAlone(f.bufferedEvent)}). Once its turns are ` +
-    `committed a thread keeps ${f.perThread} B, ${f.perMessage} B per message (history, state, dedup ` +
-    `keys), and a waiting doorbell job adds ${f.doorbell} B until a worker takes it. Idle expiry: of ` +
+    `committed a thread keeps ${f.perThread} B, ${f.perMessage} B per message (history, state, receipts, ` +
+    `dedup index), and a waiting doorbell job adds ${f.doorbell} B until a worker takes it. Idle expiry: of ` +
     `${f.keys} thread keys right after the last commit, ${outlived(f)}.`
   );
 }

@@ -102,6 +102,8 @@ const CONTINUE = [
   'yieldAfterTurns',
 ] as const;
 
+/** A thread's dedup window (lib.lua's dedup_seen and dedup_remember), which enqueue and revise share. */
+const DEDUP_KEYS = ['dedup', 'dedupUntil'] as const;
 /** The bounds of a thread's receipts, which enqueue, revise and noteRefusal all write. */
 const RECEIPT_KEYS = ['receipts', 'receiptOrder'] as const;
 const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
@@ -110,9 +112,10 @@ const IDLE_EXPIRING = ['gate', ...RECEIPT_KEYS] as const;
 
 export const enqueue = defineScript({
   name: 'enqueue',
-  keys: ['state', 'inbox', 'sched', 'dedup', 'gate', 'history', ...RECEIPT_KEYS],
+  keys: ['state', 'inbox', 'sched', ...DEDUP_KEYS, 'gate', 'history', ...RECEIPT_KEYS],
   args: [
     'member',
+    'dedupMember',
     'messageId',
     'tokens',
     'origin',
@@ -151,8 +154,9 @@ export const enqueue = defineScript({
 
 export const revise = defineScript({
   name: 'revise',
-  keys: ['state', 'inbox', 'dedup', ...RECEIPT_KEYS],
+  keys: ['state', 'inbox', ...DEDUP_KEYS, ...RECEIPT_KEYS],
   args: [
+    'dedupMember',
     'messageId',
     'action',
     'body',

@@ -22,7 +22,12 @@ export interface ThreadKeys extends BucketKeys {
   readonly gate: string;
   /** The message the thread started from, for a fresh session's first prompt. */
   readonly parent: string;
-  dedup(idempotencyKey: string): string;
+  /**
+   * The thread's dedup window: a hash from each idempotency key seen (as `dedupMember` writes it) to the
+   * stream id it was accepted at, and the same keys scored by when they expire.
+   */
+  readonly dedup: string;
+  readonly dedupUntil: string;
   /** The thread's reply outbox: committed replies and notices waiting for delivery, in commit order. */
   readonly replies: string;
   /** Held by the worker delivering the thread's replies, so they go out in order and once. */
@@ -114,8 +119,9 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     session: `${base}:session`,
     gate: `${base}:gate`,
     parent: `${base}:parent`,
-    // Encoded like the thread id, so a caller's key cannot reach outside its thread's namespace.
-    dedup: (idempotencyKey) => `${base}:dedup:${encodeURIComponent(idempotencyKey)}`,
+    // Not `dedup`: keys under `dedup:` were one string per idempotency key.
+    dedup: `${base}:seen`,
+    dedupUntil: `${base}:seen:until`,
     replies: `${base}:replies`,
     replyLock: `${base}:replies:lock`,
     deadReplies: `${base}:deadreplies`,
@@ -123,6 +129,26 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     receipts: `${base}:receipts`,
     receiptOrder: `${base}:receipts:order`,
   };
+}
+
+/**
+ * An idempotency key as the thread's dedup index holds it. Most platforms' keys start with the thread
+ * id; the part the key shares with it is replaced by that part's length, which the thread determines,
+ * so within one thread the result is still injective. A prefix never ends inside a surrogate pair, so
+ * the rest stays well-formed and its UTF-8 injective too.
+ */
+export function dedupMember(thread: string, idempotencyKey: string): string {
+  if (!idempotencyKey.isWellFormed())
+    throw new TypeError('idempotency key must be a well-formed UTF-16 string');
+  const most = Math.min(thread.length, idempotencyKey.length);
+  let shared = 0;
+  while (shared < most && thread.charCodeAt(shared) === idempotencyKey.charCodeAt(shared)) shared++;
+  if (shared > 0 && isHighSurrogate(idempotencyKey.charCodeAt(shared - 1))) shared--;
+  return `${shared}:${idempotencyKey.slice(shared)}`;
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** Keys of one worker for session affinity; they share the worker's own hash tag. */

@@ -6,7 +6,7 @@ import type { QueueConfig } from './queue-config.js';
 import { awaitReplicas } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
-import { bucketKeys, decodeThread, type ThreadKeys, threadKeys } from './thread-keys.js';
+import { bucketKeys, decodeThread, dedupMember, type ThreadKeys, threadKeys } from './thread-keys.js';
 
 export interface NewMessage {
   /** The caller's id for the message (kept in batch records). */
@@ -117,24 +117,21 @@ export class ThreadQueue {
   async enqueue(thread: string, message: NewMessage): Promise<EnqueueResult> {
     const k = this.keys(thread);
     const c = this.config;
-    const reply = await this.scripts.run(
-      script.enqueue,
-      { ...k, dedup: k.dedup(message.idempotencyKey ?? message.id) },
-      {
-        member: k.member,
-        messageId: message.id,
-        tokens: message.tokens ?? c.countTokens(message.body),
-        origin: message.origin ?? 'user',
-        body: message.body,
-        lane: message.lane ?? '',
-        maxBacklog: c.maxBacklog,
-        dedupTtlMs: this.dedupWindowMs(),
-        requireInvolved: message.gate?.requireInvolved ? 1 : 0,
-        maxBotTurns: message.gate?.maxBotTurns ?? '',
-        edit: message.edit ? 1 : 0,
-        ...this.receiptBounds(),
-      },
-    );
+    const reply = await this.scripts.run(script.enqueue, k, {
+      member: k.member,
+      dedupMember: dedupMember(thread, message.idempotencyKey ?? message.id),
+      messageId: message.id,
+      tokens: message.tokens ?? c.countTokens(message.body),
+      origin: message.origin ?? 'user',
+      body: message.body,
+      lane: message.lane ?? '',
+      maxBacklog: c.maxBacklog,
+      dedupTtlMs: this.dedupWindowMs(),
+      requireInvolved: message.gate?.requireInvolved ? 1 : 0,
+      maxBotTurns: message.gate?.maxBotTurns ?? '',
+      edit: message.edit ? 1 : 0,
+      ...this.receiptBounds(),
+    });
     switch (reply.status) {
       case 'duplicate':
         // Confirmed too: its first delivery may have been refused for want of this confirmation.
@@ -166,20 +163,17 @@ export class ThreadQueue {
   async revise(thread: string, revision: Revision): Promise<RevisionResult> {
     const k = this.keys(thread);
     const body = revision.action === 'edit' ? revision.body : '';
-    const reply = await this.scripts.run(
-      script.revise,
-      { ...k, dedup: k.dedup(revision.idempotencyKey) },
-      {
-        messageId: revision.messageId,
-        action: revision.action,
-        body,
-        tokens: revision.action === 'edit' ? (revision.tokens ?? this.config.countTokens(body)) : 0,
-        dedupTtlMs: this.dedupWindowMs(),
-        rewriteMax: this.config.editRewriteMax,
-        rewriteMaxBytes: this.config.editRewriteMaxBytes,
-        ...this.receiptBounds(),
-      },
-    );
+    const reply = await this.scripts.run(script.revise, k, {
+      dedupMember: dedupMember(thread, revision.idempotencyKey),
+      messageId: revision.messageId,
+      action: revision.action,
+      body,
+      tokens: revision.action === 'edit' ? (revision.tokens ?? this.config.countTokens(body)) : 0,
+      dedupTtlMs: this.dedupWindowMs(),
+      rewriteMax: this.config.editRewriteMax,
+      rewriteMaxBytes: this.config.editRewriteMaxBytes,
+      ...this.receiptBounds(),
+    });
     return reply.status;
   }
 
@@ -384,7 +378,7 @@ export class ThreadQueue {
   }
 
   /**
-   * Dedup keys and receipts never outlive the thread's idle time: past it the thread starts afresh
+   * The dedup window and receipts never outlive the thread's idle time: past it the thread starts afresh
    * anyway, and a key left behind would keep an expired thread's memory for its own longer window.
    */
   private dedupWindowMs(): number {

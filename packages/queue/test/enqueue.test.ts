@@ -1,6 +1,7 @@
-import { waitFor } from '@tributary/testkit';
+import { redisClockReaches, redisTime, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BacklogFullError } from '../src/errors.js';
+import { dedupMember } from '../src/thread-keys.js';
 import { type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -81,10 +82,61 @@ describe('enqueue', () => {
   it('forgets an idempotency key after its TTL', async () => {
     const { queue } = await f.make({ dedupTtlMs: 50 });
     await queue.enqueue('th', { id: 'a', body: 'one' });
-    const dedup = queue.keys('th').dedup('a');
-    expect(await f.redis.exists(dedup)).toBe(1);
-    await waitFor(async () => (await f.redis.exists(dedup)) === 0, { what: 'the idempotency key to expire' });
+    const k = queue.keys('th');
+    expect(await f.redis.hkeys(k.dedup)).toEqual([dedupMember('th', 'a')]);
+    await waitFor(async () => (await f.redis.exists(k.dedup, k.dedupUntil)) === 0, {
+      what: 'the dedup index to expire',
+    });
     expect((await queue.enqueue('th', { id: 'a', body: 'one' })).outcome).toBe('accepted');
+  });
+
+  it('forgets each idempotency key on its own while the thread keeps one index of them', async () => {
+    const WINDOW_MS = 1_000;
+    const { queue } = await f.make({ dedupTtlMs: WINDOW_MS });
+    const k = queue.keys('th');
+    const first = await queue.enqueue('th', { id: 'a', body: 'one' });
+    const acceptedAt = await redisTime(f.redis);
+    await redisClockReaches(f.redis, acceptedAt + WINDOW_MS / 2, { what: 'half the window' });
+    const second = await queue.enqueue('th', { id: 'b', body: 'two' });
+    // Past a's window and within b's: b's write kept the index alive, a is expired but still in it.
+    await redisClockReaches(f.redis, acceptedAt + WINDOW_MS + 1, { what: "a's window" });
+    expect(await f.redis.hlen(k.dedup)).toBe(2);
+    const again = await queue.enqueue('th', { id: 'a', body: 'one' });
+    expect(again).toMatchObject({ outcome: 'accepted' });
+    if (first.outcome !== 'accepted' || second.outcome !== 'accepted' || again.outcome !== 'accepted') {
+      throw new Error('not accepted');
+    }
+    expect(again.streamId).not.toBe(first.streamId);
+    expect(await queue.enqueue('th', { id: 'b', body: 'two' })).toEqual({
+      outcome: 'duplicate',
+      streamId: second.streamId,
+    });
+    expect(await queue.enqueue('th', { id: 'a', body: 'one' })).toEqual({
+      outcome: 'duplicate',
+      streamId: again.streamId,
+    });
+    expect((await f.redis.hgetall(k.dedup))[dedupMember('th', 'a')]).toBe(again.streamId);
+    expect(await f.redis.zcard(k.dedupUntil)).toBe(2);
+    // The index lives as long as its latest key: no longer than the window.
+    expect(await f.redis.pttl(k.dedup)).toBeLessThanOrEqual(WINDOW_MS);
+    expect(await f.redis.pttl(k.dedupUntil)).toBeLessThanOrEqual(WINDOW_MS);
+  });
+
+  it('trims expired idempotency keys from the index as it writes', async () => {
+    const WINDOW_MS = 600;
+    const { queue } = await f.make({ dedupTtlMs: WINDOW_MS });
+    const k = queue.keys('th');
+    for (const id of ['a', 'b', 'c']) await queue.enqueue('th', { id, body: id });
+    const writtenAt = await redisTime(f.redis);
+    await redisClockReaches(f.redis, writtenAt + WINDOW_MS / 2, { what: 'half the window' });
+    await queue.enqueue('th', { id: 'd', body: 'd' });
+    await redisClockReaches(f.redis, writtenAt + WINDOW_MS + 1, { what: "the first keys' window" });
+    await queue.enqueue('th', { id: 'e', body: 'e' });
+    expect((await f.redis.hkeys(k.dedup)).sort()).toEqual([dedupMember('th', 'd'), dedupMember('th', 'e')]);
+    expect((await f.redis.zrange(k.dedupUntil, 0, -1)).sort()).toEqual([
+      dedupMember('th', 'd'),
+      dedupMember('th', 'e'),
+    ]);
   });
 
   it('refuses past the backlog cap with a typed error and leaves no trace', async () => {

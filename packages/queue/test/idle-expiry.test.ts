@@ -49,7 +49,7 @@ describe('idle threads', () => {
 
     const k = queue.keys('th');
     const kept = await keysOfThread(queue, 'th');
-    // Dedup keys (the message's and the edit's), receipts, gate: not only the state and the streams.
+    // The dedup index (the message's key and the edit's), receipts, gate: not only the state and streams.
     expect(kept).toEqual(
       [
         k.state,
@@ -60,8 +60,8 @@ describe('idle threads', () => {
         k.parent,
         k.receipts,
         k.receiptOrder,
-        k.dedup('a'),
-        k.dedup('e1'),
+        k.dedup,
+        k.dedupUntil,
       ].sort(),
     );
     for (const key of kept) {
@@ -103,7 +103,9 @@ describe('idle threads', () => {
     for (const key of [k.state, k.inbox, k.history, k.gate, k.receipts, k.receiptOrder]) {
       expect(await f.redis.pttl(key), key).toBe(-1);
     }
-    expect(await keysOfThread(queue, 'th')).not.toContain(k.dedup('c'));
+    const left = await keysOfThread(queue, 'th');
+    expect(left).not.toContain(k.dedup);
+    expect(left).not.toContain(k.dedupUntil);
     // Its receipt still finds the buffered message.
     expect(
       await queue.revise('th', { action: 'edit', messageId: 'c', body: 'edited', idempotencyKey: 'e' }),

@@ -117,8 +117,8 @@ local function set_idle(k, thread)
 end
 
 -- An idle thread with nothing buffered or in flight: its state, inbox, history, gate and receipts expire
--- `idle_ms` from now unless a message comes first (enqueue persists them again; its dedup keys never
--- outlive `idle_ms` either). Memory stays bounded by the threads active within that time.
+-- `idle_ms` from now unless a message comes first (enqueue persists them again; its dedup index never
+-- outlives `idle_ms` either). Memory stays bounded by the threads active within that time.
 local function expire_idle(k, idle_ms)
   redis.call('PEXPIRE', k.state, idle_ms)
   redis.call('PEXPIRE', k.inbox, idle_ms)
@@ -276,6 +276,35 @@ local function take_record(list, index, member, field, value)
     end
   end
   return nil
+end
+
+-- The dedup window of a thread (docs/adr/0023-broker-cost.md) ----------------------------------------
+
+-- One index per thread instead of a key per message: `dedup` maps an idempotency key (as thread-keys.ts's
+-- dedupMember shortens it) to the stream id it was accepted at, `dedupUntil` scores it by expiry. A key
+-- past its expiry counts as unseen whether or not it has been trimmed yet.
+local function dedup_seen(k, key, now)
+  local expiry = redis.call('ZSCORE', k.dedupUntil, key)
+  if expiry and tonumber(expiry) > now then return redis.call('HGET', k.dedup, key) end
+  return false
+end
+
+-- At most this many expired keys leave per write: more than the one a write adds, so expired keys are
+-- cleared faster than they can pile up, and few, so one write never does a long cleanup.
+local DEDUP_TRIM = 32
+
+-- Remembers `key` as accepted at `sid` for `window_ms`, trims expired keys, and lets the whole index
+-- expire with its latest key: the window is the same for every key, so that is `window_ms` from now.
+local function dedup_remember(k, key, sid, now, window_ms)
+  local expired = redis.call('ZRANGEBYSCORE', k.dedupUntil, '-inf', now, 'LIMIT', 0, DEDUP_TRIM)
+  if #expired > 0 then
+    redis.call('ZREM', k.dedupUntil, unpack(expired))
+    redis.call('HDEL', k.dedup, unpack(expired))
+  end
+  redis.call('HSET', k.dedup, key, sid)
+  redis.call('ZADD', k.dedupUntil, now + tonumber(window_ms), key)
+  redis.call('PEXPIRE', k.dedup, window_ms)
+  redis.call('PEXPIRE', k.dedupUntil, window_ms)
 end
 
 -- Receipts and edits of buffered messages (docs/adr/0019-edits-deletes-and-receipts.md) ---------------

@@ -10,11 +10,11 @@
 --        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
 -- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
 -- session, which the doorbell prefers (session affinity).
-local seen = redis.call('GET', K.dedup)
+local now = now_ms()
+local seen = dedup_seen(K, A.dedupMember, now)
 if seen then return { STATUS.DUPLICATE, seen } end
 local gate = redis.call('HMGET', K.gate, 'involved', 'botTurns')
 if A.requireInvolved == '1' and gate[1] ~= '1' then return { STATUS.GATED, 'not-addressed' } end
-local now = now_ms()
 if A.maxBotTurns ~= '' and (tonumber(gate[2]) or 0) >= tonumber(A.maxBotTurns) then
   receipt_refused(K, A, 'bot-turn-limit', now)
   return { STATUS.GATED, 'bot-turn-limit' }
@@ -28,13 +28,13 @@ end
 local seq = redis.call('HINCRBY', K.state, 'seq', 1)
 local sid = redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', A.messageId, 'tok', A.tokens, 'org', A.origin,
   'at', now, 'body', A.body, 'lane', A.lane)
-redis.call('SET', K.dedup, sid, 'PX', A.dedupTtlMs)
+dedup_remember(K, A.dedupMember, sid, now, A.dedupTtlMs)
 receipt_accepted(K, A, sid, now)
 redis.call('HSET', K.gate, 'involved', '1')
 if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end
 -- A buffered message never expires, nor anything of its thread: an idle thread's keys only do while it
--- has none (lib.lua's expire_idle); the dedup key's window is at most the idle time.
+-- has none (lib.lua's expire_idle); the dedup window is at most the idle time.
 redis.call('PERSIST', K.gate)
 redis.call('PERSIST', K.state)
 redis.call('PERSIST', K.inbox)

@@ -4,22 +4,22 @@
 -- in place (same id, same place in line) and a delete removes it. Once dispatched, nothing in the inbox
 -- changes: the caller enqueues an edit as an event of its own, and a delete is only recorded. An edit
 -- that would rewrite more than `rewriteMax` entries (itself and those behind it) or `rewriteMaxBytes` is
--- answered as dispatched too (the rewrite would hold Redis too long). `dedup` (the edit's or delete's
--- own identity) absorbs a redelivery.
+-- answered as dispatched too (the rewrite would hold Redis too long). `dedupMember` (the edit's or
+-- delete's own identity) absorbs a redelivery.
 -- Returns: {OK, stream id} | {DISPATCHED} | {NOT_FOUND} | {DUPLICATE, stream id}
-local seen = redis.call('GET', K.dedup)
+local now = now_ms()
+local seen = dedup_seen(K, A.dedupMember, now)
 if seen then return { STATUS.DUPLICATE, seen } end
 local receipt = read_receipt(K, A.messageId)
 local target = receipt and not receipt.deleted and (receipt.editSid or receipt.sid)
 if not target then return { STATUS.NOT_FOUND } end
 
-local now = now_ms()
 local read = redis.call('HGET', K.state, 'read') or '0-0'
 if not id_later(target, read) then
   if A.action == 'delete' then
     receipt.deleted = 'dispatched'
     write_receipt(K, A, A.messageId, receipt, now)
-    redis.call('SET', K.dedup, target, 'PX', A.dedupTtlMs)
+    dedup_remember(K, A.dedupMember, target, now, A.dedupTtlMs)
   end
   return { STATUS.DISPATCHED }
 end
@@ -38,5 +38,5 @@ else
   receipt.edits = (receipt.edits or 0) + 1
 end
 write_receipt(K, A, A.messageId, receipt, now)
-redis.call('SET', K.dedup, target, 'PX', A.dedupTtlMs)
+dedup_remember(K, A.dedupMember, target, now, A.dedupTtlMs)
 return { STATUS.OK, target }
