@@ -69,7 +69,10 @@ describe('benchmark smoke runs', () => {
 
   it('latency compares idle dispatch with plain BullMQ', { timeout: 60_000 }, async () => {
     const result = await smoke('latency');
-    expect(result.rows).toHaveLength(2);
+    // Both paths, then the four steps of Tributary's.
+    expect(result.rows).toHaveLength(6);
+    expect(result.rows.slice(2).every((row) => Number(row[1]) >= 0)).toBe(true);
+    expect(result.ratios.idle_p50_over_bullmq_p50).toBeGreaterThan(0);
     expect(result.ratios.idle_p99_over_bullmq_p99).toBeGreaterThan(0);
   });
 

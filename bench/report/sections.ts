@@ -66,11 +66,16 @@ function economyHeadline(r: BenchResult): string {
 }
 
 function latencyReading(r: BenchResult): string {
-  const [ours, bull] = r.rows;
+  const [ours, bull, ...steps] = r.rows;
+  const split =
+    steps.length === 0
+      ? ''
+      : ` Its steps at p50: ${steps.map((step) => `${String(step[0]).replace(/^\s*step: /, '')} ${step[1]} ms`).join('; ')}.`;
   return (
     `An idle thread's first message reaches the turn handler in p50 ${ours?.[1]} ms / p99 ${ours?.[2]} ms; ` +
     `a bare BullMQ job on the same Redis reaches its processor in ${bull?.[1]} / ${bull?.[2]} ms ` +
-    `(p99 ratio ${r.ratios.idle_p99_over_bullmq_p99}). No debounce, no polling interval: invariant I1.`
+    `(p50 ratio ${r.ratios.idle_p50_over_bullmq_p50 ?? 'not measured'}, p99 ratio ${r.ratios.idle_p99_over_bullmq_p99}). ` +
+    `No debounce, no polling interval: invariant I1.${split}`
   );
 }
 

@@ -16,11 +16,14 @@ const THREAD = 'gateway:C1:T1';
 const lastDispatcher = (f: Fleet): FleetWorker => f.dispatches(THREAD).at(-1)!.worker;
 
 /**
- * Tests that kill "between turns" wait for the commit: a reply can be seen while the commit of the
- * next batch (drained at the turn boundary) is still under way.
+ * Tests that kill "between turns" wait for the commit and the reply's delivery: a reply can be seen
+ * while the commit of the next batch (drained at the turn boundary) is still under way, and before its
+ * deliverer recorded it as delivered (killed then, it would hold the thread's outbox for its lock time).
  */
 const committed = (f: Fleet) =>
-  waitFor(async () => (await f.queue.state(THREAD)).status === 'idle', { what: 'the turn to be committed' });
+  waitFor(async () => (await f.queue.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)), {
+    what: 'the turn to be committed and its reply delivered',
+  });
 
 /** The prompt the built-in agent received, as it reported it (TRIBUTARY_AGENT_DEFAULTS reportPrompt). */
 const reportedPrompt = (text: string) => JSON.parse(text) as ContentBlock[];

@@ -32,6 +32,8 @@ export interface Fleet {
   send(thread: string, event: ArrivalEvent): Promise<void>;
   /** Replies posted for the thread, in the order the test read them, with who posted them. */
   replies(thread: string): { worker: FleetWorker; message: OutboundMessage }[];
+  /** Whether the thread's reply outbox is empty: every reply delivered and its delivery recorded. */
+  outboxEmpty(thread: string): Promise<boolean>;
   /** The `dispatch` log lines of the thread's turns, with who dispatched them. */
   dispatches(thread: string): { worker: FleetWorker; log: LogLine }[];
   waitForReplies(thread: string, count: number): Promise<void>;
@@ -128,6 +130,9 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
         .filter(({ log }) => log.msg === 'sent')
         .map(({ worker, log }) => ({ worker, message: log.message as OutboundMessage }))
         .filter(({ message }) => message.thread === thread && message.kind === 'reply');
+    },
+    async outboxEmpty(thread) {
+      return (await redis.llen(threadQueue.keys(thread).replies)) === 0;
     },
     dispatches(thread) {
       return lines.filter(({ log }) => log.msg === 'dispatch' && log.thread === thread);
