@@ -14,10 +14,9 @@ export const PRESENCE = {
 
 /**
  * Announces that a worker is alive and whether it takes direct doorbells (session affinity; see
- * PRESENCE for the values). The key expires
- * unless refreshed, so within `ttlMs` of a worker's death (or freeze) ringers stop preferring it and the
- * sweeper hands its threads to others without waiting for their leases. Writes are chained, so the
- * final delete comes last.
+ * PRESENCE for the values). The key expires unless refreshed, so within `ttlMs` of a worker's death
+ * (or freeze) ringers stop preferring it and the sweeper hands its threads to others without waiting
+ * for their leases. Writes are chained, so the final delete comes last.
  */
 export class WorkerPresence {
   private free = true;
