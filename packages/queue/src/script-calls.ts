@@ -401,6 +401,15 @@ export const replyDone = defineScript({
   decode: okOrFenced,
 });
 
+export const replyPart = defineScript({
+  name: 'replyPart',
+  keys: ['postedParts'],
+  args: ['part', 'messageId', 'retentionMs'],
+  decode(reply) {
+    ok(reply);
+  },
+});
+
 export const replyRetry = defineScript({
   name: 'replyRetry',
   keys: [...REPLY_LOCKED],
@@ -427,7 +436,7 @@ export const replyRedrive = defineScript({
 });
 
 /** The scripts of the reply outbox (its store loads them). */
-export const OUTBOX_SCRIPTS = [replyTake, replyDone, replyRetry, replyBury, replyRedrive];
+export const OUTBOX_SCRIPTS = [replyTake, replyDone, replyPart, replyRetry, replyBury, replyRedrive];
 
 export const affinityPush = defineScript({
   name: 'affinityPush',

@@ -111,8 +111,12 @@ export class ReplyOutbox {
   }
 
   async recordPart(thread: string, id: string, part: number, messageId: string): Promise<void> {
-    const key = this.keysOf(thread).postedParts(id);
-    await this.redis.multi().hset(key, String(part), messageId).pexpire(key, PARTS_RETENTION_MS).exec();
+    const postedParts = this.keysOf(thread).postedParts(id);
+    await this.scripts.run(
+      script.replyPart,
+      { postedParts },
+      { part, messageId, retentionMs: PARTS_RETENTION_MS },
+    );
   }
 
   private async list<T>(key: string): Promise<T[]> {
