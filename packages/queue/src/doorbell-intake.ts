@@ -36,9 +36,10 @@ export interface DoorbellIntakeOptions {
 
 /**
  * Where a worker's turns come from: the shared BullMQ doorbell queue and, with session affinity, the
- * worker's own list of direct doorbells, both drawing on one set of turn slots; while it has a free
- * slot the worker announces itself to ringers (presence). Nothing waits for a slot while holding a
- * doorbell: what cannot run here now goes back for other workers.
+ * worker's own list of direct doorbells, both drawing on one set of turn slots; while it takes
+ * doorbells the worker announces itself to ringers (presence). A shared doorbell that finds every slot
+ * busy goes back for other workers; a direct one waits here for the next free slot (its shared
+ * fallback rings elsewhere after the affinity wait).
  */
 export class DoorbellIntake {
   /** One BullMQ worker per doorbell queue, all drawing on the one slot gate; replaced when stalled. */
@@ -70,9 +71,8 @@ export class DoorbellIntake {
         }),
     );
     const keys = workerKeys(config.prefix, options.owner);
-    const presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
-    this.presence = presence;
-    this.gate = new SlotGate(concurrency, (hasFree) => presence.set(hasFree));
+    this.presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
+    this.gate = new SlotGate(concurrency);
     if (!config.affinity) return;
     this.direct = new DirectDoorbells(
       blockingConnection(options.connection),

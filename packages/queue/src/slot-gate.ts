@@ -1,17 +1,13 @@
 /**
  * The turn slots of one worker, shared by its two doorbell sources: the shared BullMQ queue and the
- * worker's own list of direct (affinity) doorbells. Nothing waits for a slot while holding a doorbell:
- * a source checks for a free slot first and hands back what it cannot run.
+ * worker's own list of direct (affinity) doorbells. The shared source checks for a free slot first and
+ * hands back what it cannot run; the direct one waits for a slot (DirectDoorbells).
  */
 export class SlotGate {
   #free: number;
   #waiters: (() => void)[] = [];
 
-  /** `onChange` hears every change between "some slot free" and "all busy" (the worker's presence). */
-  constructor(
-    size: number,
-    private readonly onChange: (hasFree: boolean) => void = () => {},
-  ) {
+  constructor(size: number) {
     this.#free = size;
   }
 
@@ -22,13 +18,11 @@ export class SlotGate {
   tryAcquire(): boolean {
     if (this.#free === 0) return false;
     this.#free--;
-    if (this.#free === 0) this.onChange(false);
     return true;
   }
 
   release(): void {
     this.#free++;
-    if (this.#free === 1) this.onChange(true);
     this.wakeAll();
   }
 

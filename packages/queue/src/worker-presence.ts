@@ -4,10 +4,12 @@ import type { WorkerKeys } from './thread-keys.js';
 
 /** What a worker's presence key holds; anything else (or no key) means gone. */
 export const PRESENCE = {
-  /** A turn slot is free: a direct doorbell runs at once. */
-  free: '1',
-  /** Every slot is busy: a direct doorbell waits in its list for the next free slot. */
-  busy: 'busy',
+  /**
+   * Alive and taking doorbells: a direct doorbell runs in its next free slot, at once when one is
+   * free. Whether one is free is not announced: a handed-over doorbell waits either way, and a value
+   * that changed with every turn's start and end cost two writes a turn under load.
+   */
+  taking: '1',
   /** Shutting down: alive (its running turns keep their threads), but taking no doorbells. */
   retiring: '0',
 } as const;
@@ -19,7 +21,6 @@ export const PRESENCE = {
  * for their leases. Writes are chained, so the final delete comes last.
  */
 export class WorkerPresence {
-  private free = true;
   private retired = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
@@ -35,13 +36,6 @@ export class WorkerPresence {
   start(): void {
     this.write();
     this.timer = setInterval(() => this.write(), Math.max(10, Math.floor(this.ttlMs / 3)));
-  }
-
-  /** Whether a turn slot is free. */
-  set(free: boolean): void {
-    if (this.retired || free === this.free) return;
-    this.free = free;
-    this.write();
   }
 
   /** Shutting down: still alive (its running turns keep their threads) but taking no doorbells. */
@@ -63,7 +57,7 @@ export class WorkerPresence {
 
   private write(): void {
     if (this.stopped) return;
-    const value = this.retired ? PRESENCE.retiring : this.free ? PRESENCE.free : PRESENCE.busy;
+    const value = this.retired ? PRESENCE.retiring : PRESENCE.taking;
     this.writes = this.writes
       .then(() => this.redis.set(this.keys.presence, value, 'PX', this.ttlMs))
       .catch((error: unknown) => this.logger.warn({ err: error }, 'presence not refreshed'));

@@ -34,29 +34,23 @@ const directList = (queue: ThreadQueue, owner: string) =>
   f.redis.lrange(workerKeys(queue.config.prefix, owner).doorbells, 0, -1);
 
 describe('ringing with session affinity', () => {
-  it.each([
-    ['a free slot', PRESENCE.free],
-    ['every slot busy (it pops the doorbell when one frees)', PRESENCE.busy],
-  ])(
-    'hands the doorbell to the last owner while it has %s; the shared one waits as fallback',
-    async (_, presence) => {
-      const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
-      await turnAs(queue, 'th', 'w1');
-      await announce(queue, 'w1', presence);
-      await queue.enqueue('th', { id: 'm2', body: 'x' });
-      const { epoch } = await queue.state('th');
+  it('hands the doorbell to the last owner while it takes doorbells; the shared one waits as fallback', async () => {
+    const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
+    await turnAs(queue, 'th', 'w1');
+    await announce(queue, 'w1', PRESENCE.taking);
+    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.state('th');
 
-      expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
-      const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
-      expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
-      expect(await job?.getState()).toBe('delayed');
-    },
-  );
+    expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
+    const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
+    expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
+    expect(await job?.getState()).toBe('delayed');
+  });
 
   it.each<[string, Partial<QueueConfig>, Presence | undefined]>([
     ['is gone', {}, undefined],
     ['is shutting down', {}, PRESENCE.retiring],
-    ['is free but affinity is off', { affinity: false }, PRESENCE.free],
+    ['takes doorbells but affinity is off', { affinity: false }, PRESENCE.taking],
   ])('rings the shared queue at once when the last owner %s', async (_, config, presence) => {
     const { queue, doorbell } = await f.make(config);
     await turnAs(queue, 'th', 'w1');
@@ -144,7 +138,7 @@ describe('turn runners with session affinity', () => {
     const made = await f.make({ affinityWaitMs: 100 });
     const { queue } = made;
     await turnAs(queue, 'th', 'frozen-worker');
-    await announce(queue, 'frozen-worker', '1');
+    await announce(queue, 'frozen-worker', PRESENCE.taking);
     const served: Batch[] = [];
     await runner(made, async (batch) => {
       served.push(batch);
@@ -174,8 +168,8 @@ describe('turn runners with session affinity', () => {
     await queue.enqueue('busy', { id: 'm1', body: 'x' });
     await waitFor(async () => (await queue.state('busy')).status === 'idle', { what: 'first turn' });
     const presence = workerKeys(queue.config.prefix, a.owner).presence;
-    await waitFor(async () => (await f.redis.get(presence)) === PRESENCE.free, {
-      what: 'A announcing a free slot',
+    await waitFor(async () => (await f.redis.get(presence)) === PRESENCE.taking, {
+      what: 'A announcing itself',
     });
     await queue.enqueue('busy', { id: 'm2', body: 'x' });
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
@@ -201,7 +195,7 @@ describe('turn runners with session affinity', () => {
     release();
   });
 
-  it('announces free slots, busy slots, shutting down, and withdraws the announcement once drained', async () => {
+  it('announces itself while taking doorbells, busy or not, then shutting down; withdraws once drained', async () => {
     const { queue, doorbell } = await f.make();
     // Each turn waits until the test lets it end.
     const turnsLetGo: (() => void)[] = [];
@@ -218,11 +212,13 @@ describe('turn runners with session affinity', () => {
     const presence = workerKeys(queue.config.prefix, r.owner).presence;
     const announced = async (value: Presence) => (await f.redis.get(presence)) === value;
     await r.start();
-    await waitFor(() => announced(PRESENCE.free), { what: 'free' });
+    await waitFor(() => announced(PRESENCE.taking), { what: 'taking doorbells' });
     await queue.enqueue('th', { id: 'm1', body: 'x' });
-    await waitFor(() => announced(PRESENCE.busy), { what: 'busy' });
+    await waitFor(() => turnsLetGo.length === 1, { what: 'the first turn' });
+    // Its only slot is busy: ringers still hand it the thread's doorbells.
+    expect(await announced(PRESENCE.taking)).toBe(true);
     turnsLetGo.shift()!();
-    await waitFor(() => announced(PRESENCE.free), { what: 'free again' });
+    await waitFor(async () => (await queue.state('th')).status === 'idle', { what: 'the first commit' });
     await queue.enqueue('th', { id: 'm2', body: 'x' });
     await waitFor(() => turnsLetGo.length === 1, { what: 'the second turn' });
     // Closing with a turn running: still present (its thread stays its own), taking no doorbells.
