@@ -19,7 +19,13 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 function classify(error: unknown): IngressError {
   if (error instanceof IngressError) return error;
   if (isRedisUnavailable(error)) {
-    return new IngressError('redis_unavailable', 'Redis is unavailable; nothing was queued, retry', 1);
+    // The write is on the primary but not yet on the replicas asked for: said as it is, not "nothing was
+    // queued"; the retry is recognised as the same message (dedup) and acknowledged once replicated.
+    const message =
+      (error as Error).name === 'ReplicationLagError'
+        ? `${(error as Error).message} (a retry of this delivery is recognised as the same message)`
+        : 'Redis is unavailable; nothing was queued, retry';
+    return new IngressError('redis_unavailable', message, 1);
   }
   const fastifyError = error as Partial<FastifyError>;
   const code = fastifyError.code && FASTIFY_CODES[fastifyError.code];
