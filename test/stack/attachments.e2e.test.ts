@@ -1,9 +1,15 @@
 import { arrivalFromBody } from '@tributary/packing';
-import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
+import { signedRequestHeaders } from '@tributary/platforms';
 import type { FakeFile } from '@tributary/testkit';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import {
+  postDiscordForwarded,
+  postSlackEvent,
+  STACK_SECRETS,
+  type Stack,
+  startStack,
+} from './stack-fixture.js';
 
 /** A real 1×1 PNG. */
 const PNG = Buffer.from(
@@ -96,11 +102,7 @@ describe('attachments reach the agent as content, through each platform', () => 
       ],
     };
     const body = JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: 'EvFILES', event });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const answer = await stack.post('/webhooks/slack', body, {
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-    });
+    const answer = await postSlackEvent(stack, body);
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
 
     const reply = await replyWhere('slack', 'chat.postMessage', (b) => {
@@ -215,11 +217,7 @@ describe('attachments reach the agent as content, through each platform', () => 
       },
       channel: { id: thread, parent_id: '600001', type: 11 },
     });
-    const answer = await stack.post(
-      '/webhooks/discord/forwarded',
-      body,
-      signedRequestHeaders(STACK_SECRETS.DISCORD_FORWARDER_SECRET, body),
-    );
+    const answer = await postDiscordForwarded(stack, body);
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
     const reply = await replyWhere('discord', 'createMessage', (b) => (b as { content: string }).content);
     expectReport(reply, { image: 'chart.png' });
@@ -296,11 +294,7 @@ describe('attachments reach the agent as content, through each platform', () => 
       ],
     };
     const body = JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: 'EvRETRY', event });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const answer = await stack.post('/webhooks/slack', body, {
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-    });
+    const answer = await postSlackEvent(stack, body);
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
     // Every delivery ends in the agent's error; the last one sets the batch aside with a notice.
     await waitFor(

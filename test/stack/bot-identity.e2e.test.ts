@@ -1,7 +1,6 @@
-import { slackSignature } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postSlackEvent, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -50,11 +49,7 @@ describe('bot identity discovered at start-up', () => {
       event_id: 'EvIDENT',
       event_time: 1735724000,
     });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const answer = await stack.post('/webhooks/slack', body, {
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-    });
+    const answer = await postSlackEvent(stack, body);
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
     const reply = await replyText('slack', 'chat.postMessage', (b) => {
       const post = b as { channel: string; text: string };

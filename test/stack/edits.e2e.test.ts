@@ -1,7 +1,6 @@
-import { slackSignature } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postSlackEvent, type Stack, startStack } from './stack-fixture.js';
 
 const ADMIN_TOKEN = 'stack-admin-token-0123456789abcdef';
 let stack: Stack;
@@ -17,11 +16,7 @@ let eventIds = 0;
 
 async function deliver(event: Record<string, unknown>) {
   const body = JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: `EvE${++eventIds}`, event });
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const answer = await stack.post('/webhooks/slack', body, {
-    'x-slack-request-timestamp': timestamp,
-    'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-  });
+  const answer = await postSlackEvent(stack, body);
   expect(answer.status).toBe(200);
   return answer.body;
 }

@@ -1,8 +1,15 @@
-import { signedRequestHeaders, slackSignature } from '@tributary/platforms';
+import { signedRequestHeaders } from '@tributary/platforms';
 import type { FakeApiCall } from '@tributary/testkit';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postTelegramMessage, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import {
+  postDiscordForwarded,
+  postSlackEvent,
+  postTelegramMessage,
+  STACK_SECRETS,
+  type Stack,
+  startStack,
+} from './stack-fixture.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -40,11 +47,7 @@ function slackDriver(): PlatformDriver {
       const event = { type: 'message', channel, user: 'U1', text, ts, ...(first ? {} : { thread_ts: root }) };
       first = false;
       const body = JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: `Ev${next()}`, event });
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const answer = await stack.post('/webhooks/slack', body, {
-        'x-slack-request-timestamp': timestamp,
-        'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-      });
+      const answer = await postSlackEvent(stack, body);
       expect(answer.body).toMatchObject({ outcome: 'accepted' });
       return ts;
     },
@@ -114,11 +117,7 @@ function discordDriver(): PlatformDriver {
         },
         channel: { id: thread, parent_id: '600001', type: 11 },
       });
-      const answer = await stack.post(
-        '/webhooks/discord/forwarded',
-        body,
-        signedRequestHeaders(STACK_SECRETS.DISCORD_FORWARDER_SECRET, body),
-      );
+      const answer = await postDiscordForwarded(stack, body);
       expect(answer.body).toMatchObject({ outcome: 'accepted' });
       return id;
     },

@@ -1,7 +1,6 @@
-import { slackSignature } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postSlackEvent, type Stack, startStack } from './stack-fixture.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -26,11 +25,7 @@ describe('an agent running tools', () => {
         text: `<@UBOT> go\n@agent ${JSON.stringify(script)}`,
       },
     });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    await stack.post('/webhooks/slack', body, {
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-    });
+    await postSlackEvent(stack, body);
     const inChannel = (method: string) =>
       stack.calls('slack', method).filter((c) => (c.body as { channel: string }).channel === channel);
     const texts = () =>

@@ -1,7 +1,6 @@
-import { slackSignature } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postSlackEvent, type Stack, startStack } from './stack-fixture.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -25,11 +24,7 @@ describe('a streamed reply', () => {
         text: `<@UBOT> count\n@agent {"reply": "${reply}", "chunks": 6, "chunkDelayMs": 300}`,
       },
     });
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    await stack.post('/webhooks/slack', body, {
-      'x-slack-request-timestamp': timestamp,
-      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-    });
+    await postSlackEvent(stack, body);
     const inChannel = (method: string) =>
       stack.calls('slack', method).filter((c) => (c.body as { channel: string }).channel === channel);
     await waitFor(() => inChannel('chat.update').some((c) => (c.body as { text: string }).text === reply), {

@@ -9,7 +9,7 @@ import {
   webhookDefinitions,
 } from '@tributary/ingress';
 import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
-import { createPlatformClients } from '@tributary/platforms';
+import { createPlatformClients, signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { openConnection, type RedisClient } from '@tributary/queue';
 import {
   deletePrefix,
@@ -50,6 +50,24 @@ export async function postTelegramMessage(stack: Stack, chatId: number, id: numb
   return stack.post('/webhooks/telegram', body, {
     'x-telegram-bot-api-secret-token': STACK_SECRETS.TELEGRAM_SECRET_TOKEN,
   });
+}
+
+/** Posts a Slack Events API body, signed as Slack signs it, now. */
+export function postSlackEvent(stack: Stack, body: string) {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return stack.post('/webhooks/slack', body, {
+    'x-slack-request-timestamp': timestamp,
+    'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
+  });
+}
+
+/** Posts what `tributary discord-forwarder` posts for a gateway message, signed with its secret. */
+export function postDiscordForwarded(stack: Stack, body: string) {
+  return stack.post(
+    '/webhooks/discord/forwarded',
+    body,
+    signedRequestHeaders(STACK_SECRETS.DISCORD_FORWARDER_SECRET, body),
+  );
 }
 
 /** Ingress and a worker, in this process, on a real Redis, replying to a fake platform API over HTTP. */

@@ -1,7 +1,6 @@
-import { slackSignature } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postSlackEvent, type Stack, startStack } from './stack-fixture.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -34,11 +33,7 @@ function slackThread(seedRoot: boolean) {
         event_id: `EvP${n}`,
         event: { type: 'message', channel, user: 'U1', text, ts, thread_ts: root },
       });
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const answer = await stack.post('/webhooks/slack', body, {
-        'x-slack-request-timestamp': timestamp,
-        'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
-      });
+      const answer = await postSlackEvent(stack, body);
       expect(answer.body).toMatchObject({ outcome: 'accepted' });
     },
     answers: () =>
