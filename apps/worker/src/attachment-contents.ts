@@ -40,11 +40,16 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export class AttachmentContents {
   constructor(private readonly deps: AttachmentContentsDeps) {}
 
-  async resolve(events: readonly ArrivalEvent[], caps: PromptCapabilities): Promise<ArrivalEvent[]> {
+  /** `signal`: the turn's; once it aborts, the files not yet downloaded stay links (the turn is ending). */
+  async resolve(
+    events: readonly ArrivalEvent[],
+    caps: PromptCapabilities,
+    signal?: AbortSignal,
+  ): Promise<ArrivalEvent[]> {
     let budget = this.deps.limits.maxCount;
     const take = () => budget-- > 0;
     const resolved: ArrivalEvent[] = [];
-    // One event after another: the count cap goes to the earliest files, and memory stays bounded.
+    // One file after another: the count cap goes to the earliest files.
     for (const event of events) {
       if (!event.attachments.some(hasSource)) {
         resolved.push(event);
@@ -53,8 +58,8 @@ export class AttachmentContents {
       const attachments: Attachment[] = [];
       for (const attachment of event.attachments) {
         attachments.push(
-          hasSource(attachment) && worthFetching(attachment, caps)
-            ? await this.content(event, attachment, caps, take)
+          hasSource(attachment) && worthFetching(attachment, caps) && !signal?.aborted
+            ? await this.content(event, attachment, caps, take, signal)
             : attachment,
         );
       }
@@ -68,6 +73,7 @@ export class AttachmentContents {
     link: LinkWithSource,
     caps: PromptCapabilities,
     take: () => boolean,
+    signal: AbortSignal | undefined,
   ): Promise<Attachment> {
     const { platform, ref, size } = link.source;
     const { maxBytes, maxCount } = this.deps.limits;
@@ -91,8 +97,11 @@ export class AttachmentContents {
     }
     let bytes: Buffer;
     try {
-      ({ bytes } = await client.fetchFile(ref, { maxBytes, timeoutMs: this.deps.limits.timeoutMs }));
+      const { timeoutMs } = this.deps.limits;
+      ({ bytes } = await client.fetchFile(ref, { maxBytes, timeoutMs, ...(signal ? { signal } : {}) }));
     } catch (error) {
+      // Stopped by the turn's end, not refused by the platform: nothing to tell the agent.
+      if (signal?.aborted) return plain;
       if (error instanceof FileFetchError) return refuse(error.failure, error.message);
       if (error instanceof PlatformApiError) return refuse('failed', error.message);
       throw error;

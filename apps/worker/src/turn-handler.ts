@@ -98,7 +98,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       const caps = (await pool.agentInfo()).promptCapabilities;
       const context =
         session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
-      const contents = (await deps.attachments?.resolve(events, caps)) ?? events;
+      const contents = (await deps.attachments?.resolve(events, caps, turn.signal)) ?? events;
       const blocks = [...(context?.blocks ?? []), ...packBatch(contents, caps)];
       const now = Date.now();
       const tokensPerEvent = events.map(envelopeTokens);

@@ -15,6 +15,8 @@ export interface DownloadLimits {
   /** Larger files are refused, before or while downloading. */
   maxBytes: number;
   timeoutMs: number;
+  /** The caller giving up (the turn was cancelled or lost its lease) ends the download too. */
+  signal?: AbortSignal;
 }
 
 export interface DownloadRequest extends DownloadLimits {
@@ -35,7 +37,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * is checked where the connection is made, so a DNS answer cannot change between check and use.
  */
 export async function guardedDownload(request: DownloadRequest): Promise<FetchedFile> {
-  const signal = AbortSignal.timeout(request.timeoutMs);
+  const timeout = AbortSignal.timeout(request.timeoutMs);
+  const signal = request.signal ? AbortSignal.any([timeout, request.signal]) : timeout;
   let url = request.url;
   for (let hop = 0; ; hop++) {
     const origin = allowedOrigin(url, request.allowedOrigins);
