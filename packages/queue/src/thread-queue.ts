@@ -174,6 +174,9 @@ export class ThreadQueue {
       rewriteMaxBytes: this.config.editRewriteMaxBytes,
       ...this.receiptBounds(),
     });
+    // An edit or delete that changed (or recorded) something is acknowledged as a message is: once
+    // replicated, so a failover cannot bring the old text back to the agent.
+    if (reply.status !== 'notFound') await this.replicated(k);
     return reply.status;
   }
 

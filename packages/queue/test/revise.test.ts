@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReplicationLagError } from '../src/replication.js';
 import { MessageReceipts } from '../src/stores/message-receipts.js';
-import type { ThreadQueue } from '../src/thread-queue.js';
+import { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -228,5 +229,23 @@ describe('receipts', () => {
       expect(ttl, key).toBeGreaterThan(0);
       expect(ttl, key).toBeLessThanOrEqual(60_000);
     }
+  });
+});
+
+describe('revisions under REDIS_ACK_REPLICAS', () => {
+  it('are acknowledged only once replicated, as messages are: with no replica, an applied edit throws', async () => {
+    const { queue, doorbell } = await f.make();
+    await queue.enqueue('th', { id: 'a', body: 'typo' });
+    // The same thread, seen through a queue that asks one replica to confirm; this Redis has none.
+    const confirming = new ThreadQueue(
+      f.redis,
+      { ...queue.config, ackReplicas: 1, ackReplicasTimeoutMs: 20 },
+      doorbell,
+    );
+    await expect(confirming.revise('th', edit('a', 'fixed'))).rejects.toBeInstanceOf(ReplicationLagError);
+    // Not found: nothing was written, so nothing waits for a replica.
+    expect(await confirming.revise('th', edit('zz', 'x'))).toBe('notFound');
+    // The edit is on the primary (only its acknowledgement was refused): its retry is the duplicate.
+    expect(await queue.revise('th', edit('a', 'fixed'))).toBe('duplicate');
   });
 });
