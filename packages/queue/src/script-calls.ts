@@ -317,7 +317,7 @@ export const reset = defineScript({
 
 export const redrive = defineScript({
   name: 'redrive',
-  keys: ['state', 'inbox', 'run', 'sched', 'dead', 'deadindex'],
+  keys: ['state', 'inbox', 'run', 'sched', 'dead', 'deadindex', 'history', ...IDLE_EXPIRING],
   args: ['member', 'batchId'],
   decode(reply) {
     switch (reply.status) {

@@ -78,6 +78,31 @@ describe('idle threads', () => {
     expect(await f.redis.zscore(k.run, k.member)).toBeNull();
   });
 
+  it('live again when a dead letter is re-driven after they expired, and keep it until it runs', async () => {
+    const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS, maxFailures: 1 });
+    await queue.enqueue('th', { id: 'a', body: 'poison' });
+    const claim = await claimNow(queue, 'th');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    expect((await queue.fail(claim.batch.lease, 'boom')).kind).toBe('idle');
+    const [dead] = await queue.deadLetters('th');
+    const k = queue.keys('th');
+    const goneAt = (await redisTime(f.redis)) + IDLE_TTL_MS + 50;
+    await redisClockReaches(f.redis, goneAt, { what: "the idle thread's keys to expire" });
+    expect(await f.redis.exists(k.state, k.inbox)).toBe(0);
+
+    expect(await queue.redrive('th', dead!.batchId)).toBe(1);
+    // Waiting past the idle time again: a re-driven message, like any buffered one, does not expire.
+    await redisClockReaches(f.redis, (await redisTime(f.redis)) + IDLE_TTL_MS + 50, {
+      what: 'the idle time',
+    });
+    expect(await f.redis.pttl(k.state)).toBe(-1);
+    expect(await f.redis.pttl(k.inbox)).toBe(-1);
+    const again = await claimNow(queue, 'th');
+    if (again.kind !== 'batch') throw new Error(`no batch: ${again.kind}`);
+    expect(again.batch.messages.map((m) => [m.id, m.body])).toEqual([['a', 'poison']]);
+    expect(await queue.commit(again.batch.lease, done)).toEqual({ kind: 'idle' });
+  });
+
   it('never expire a buffered or in-flight message, however long it waits', async () => {
     const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS });
     const k = queue.keys('th');

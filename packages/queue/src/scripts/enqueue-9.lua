@@ -33,21 +33,14 @@ receipt_accepted(K, A, sid, now)
 redis.call('HSET', K.gate, 'involved', '1')
 if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end
--- A buffered message never expires, nor anything of its thread: an idle thread's keys only do while it
--- has none (lib.lua's expire_idle); the dedup window is at most the idle time.
-redis.call('PERSIST', K.gate)
-redis.call('PERSIST', K.state)
-redis.call('PERSIST', K.inbox)
-redis.call('PERSIST', K.history)
-redis.call('PERSIST', K.receipts)
-redis.call('PERSIST', K.receiptOrder)
+-- The dedup window is at most the idle time (its own keys expire with it).
+keep_alive(K)
 
-local st = redis.call('HMGET', K.state, 'status', 'paused', 'acked', 'owner')
-if not st[3] then redis.call('HSET', K.state, 'acked', '0-0', 'read', '0-0') end
+local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner')
 if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   local epoch = redis.call('HINCRBY', K.state, 'epoch', 1)
   redis.call('HSET', K.state, 'status', 'scheduled', 'turns', 0)
   redis.call('ZADD', K.sched, now, A.member)
-  return { STATUS.RING, sid, seq, epoch, st[4] or '' }
+  return { STATUS.RING, sid, seq, epoch, st[3] or '' }
 end
 return { STATUS.QUEUED, sid, seq }

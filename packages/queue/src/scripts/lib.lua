@@ -128,6 +128,21 @@ local function expire_idle(k, idle_ms)
   redis.call('PEXPIRE', k.receiptOrder, idle_ms)
 end
 
+-- A thread that holds a message again: nothing of it expires while the message waits or runs (only an
+-- idle thread's keys do, expire_idle), and a state written afresh (its keys had expired) starts with
+-- nothing read or acknowledged, as the claim expects.
+local function keep_alive(k)
+  redis.call('PERSIST', k.gate)
+  redis.call('PERSIST', k.state)
+  redis.call('PERSIST', k.inbox)
+  redis.call('PERSIST', k.history)
+  redis.call('PERSIST', k.receipts)
+  redis.call('PERSIST', k.receiptOrder)
+  if redis.call('HEXISTS', k.state, 'acked') == 0 then
+    redis.call('HSET', k.state, 'acked', '0-0', 'read', '0-0')
+  end
+end
+
 -- Puts the thread back in line for a new doorbell; `not_before` lets the sweeper wait for a delay.
 local function reschedule(k, thread, not_before)
   local epoch = redis.call('HINCRBY', k.state, 'epoch', 1)

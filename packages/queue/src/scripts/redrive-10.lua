@@ -1,9 +1,11 @@
 -- Re-drives one dead-lettered batch: its messages are appended to the inbox again (in their original
--- order, behind whatever is already waiting) and the thread is rung when idle.
+-- order, behind whatever is already waiting) and the thread is rung when idle. Its keys may have
+-- expired while it was idle (dead letters do not): they live again as for a new message.
 -- Returns: {RING, epoch, count} | {QUEUED, count} | {NOT_FOUND}
 local record = take_record(K.dead, K.deadindex, A.member, 'batchId', A.batchId)
 if not record then return { STATUS.NOT_FOUND } end
 local now = now_ms()
+keep_alive(K)
 for _, m in ipairs(record.messages) do
   local seq = redis.call('HINCRBY', K.state, 'seq', 1)
   redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', m.id, 'tok', m.tok, 'org', m.origin, 'at', now,
