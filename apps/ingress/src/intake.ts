@@ -89,8 +89,11 @@ export class Intake {
     }
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
-    await this.deps.parents.record(message);
-    const sender = await this.deps.names.resolve(thread, event.sender);
+    // Both fail open within their own time limit; side by side, they cost one wait, not two.
+    const [, sender] = await Promise.all([
+      this.deps.parents.record(message),
+      this.deps.names.resolve(thread, event.sender),
+    ]);
     return this.enqueue(message, { ...event, sender, text: screened.text }, screened);
   }
 
