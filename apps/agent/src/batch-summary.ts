@@ -88,9 +88,9 @@ function echo(blocks: readonly ContentBlock[], scripting: boolean): string {
 
 /**
  * The default reply: makes batching visible (how many messages, from whom, with which attachments, each
- * described on a line of its own) and
- * says when the broker restored the conversation into a fresh session (`restored` history blocks).
- * With `scripting`, the echo leaves out the `@agent` lines that scripted the turn.
+ * described on a line of its own) and says when the broker restored the conversation into a fresh
+ * session (`restored` history blocks). With `scripting`, the echo leaves out the `@agent` lines that
+ * scripted the turn.
  */
 export function summarizeBatch(
   messages: readonly PromptMessage[],

@@ -1,7 +1,6 @@
 export {
   type BotIdentities,
   type BotSelf,
-  configuredIdentities,
   discoverBotIdentities,
 } from './bot-identities.js';
 export { type IngressOptions, type RunningIngress, startIngress } from './ingress-service.js';

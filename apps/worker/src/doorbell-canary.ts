@@ -2,7 +2,7 @@ import type { BullDoorbell } from '@tributary/queue';
 import type { Logger } from 'pino';
 
 export interface CanaryTiming {
-  /** How often this worker adds a canary job to the shared doorbell queue. */
+  /** How often this worker adds a canary job to each doorbell queue. */
   periodMs: number;
   /** A worker with a free slot that took no job for this long is not consuming. */
   windowMs: number;

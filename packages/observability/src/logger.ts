@@ -20,7 +20,7 @@ export const REDACTED_PATHS = [
 /**
  * By default lines go to stdout asynchronously: a write no longer blocks the event loop per line, and
  * lines logged while one write is in flight leave together. pino flushes what is buffered when the
- * process exits (a SIGKILL loses at most the lines of the write in flight).
+ * process exits; a SIGKILL or an out-of-memory kill loses the lines still buffered in memory.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(

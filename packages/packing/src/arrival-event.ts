@@ -24,9 +24,10 @@ export interface ArrivalEvent {
    */
   replyRef?: string;
   /**
-   * Set when the event is an edit of a message the agent was already given: when it was edited
-   * (ISO-8601 UTC). `eventId` and `timestamp` stay those of the original message. An edit of a message
-   * still waiting in the queue replaces it instead and carries no mark.
+   * Set when the event is an edit that travels as an event of its own (its original was dispatched,
+   * waits too deep in the queue to rewrite, or is unknown): when it was edited (ISO-8601 UTC).
+   * `eventId` and `timestamp` stay those of the original message. An edit of a message still waiting
+   * in the queue replaces it instead and carries no mark.
    */
   editedAt?: string;
 }

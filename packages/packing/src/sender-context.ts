@@ -21,7 +21,7 @@ export interface SenderContext {
   /** ISO-8601 UTC creation time on the platform. */
   timestamp: string;
   /**
-   * Only on an edit of a message the agent was already given: when it was edited. The sender and
+   * Only on an edit that travels as an event of its own (see ArrivalEvent.editedAt): when it was edited. The sender and
    * `timestamp` are the original's, which is how the agent tells which earlier message it replaces.
    */
   edited_at?: string;

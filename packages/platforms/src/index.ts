@@ -3,7 +3,6 @@ export {
   type DownloadLimits,
   type FetchedFile,
   fileTooLarge,
-  formatBytes,
 } from './files/guarded-download.js';
 export * from './hmac-signature.js';
 export * from './inbound.js';

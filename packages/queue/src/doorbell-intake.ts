@@ -170,6 +170,8 @@ export class DoorbellIntake {
 
   private async fromQueue(queue: number, job: Job<DoorbellData>, token?: string): Promise<void> {
     this.lastTaken[queue] = performance.now();
+    // A job taken proves the consumers work again: a failure reported before is logged as cleared.
+    this.errors.cleared();
     this.options.doorbellTaken?.(queue);
     if (job.name === CANARY_JOB) return;
     if (!this.gate.tryAcquire()) return this.handBack(job, token);

@@ -153,7 +153,7 @@ function isHighSurrogate(code: number): boolean {
 
 /** Keys of one worker for session affinity; they share the worker's own hash tag. */
 export interface WorkerKeys {
-  /** '1' while the worker is alive with a free turn slot, '0' while every slot is busy; expires. */
+  /** The worker's announcement to ringers (PRESENCE in worker-presence.ts); expires unless refreshed. */
   readonly presence: string;
   /** Doorbells handed to this worker directly (a list it pops). */
   readonly doorbells: string;
