@@ -30,8 +30,10 @@ export interface QueueConfig {
   dedupTtlMs: number;
   /**
    * How long a thread's keys (state, inbox, history, receipts, session record, parent, gate state) outlive its
-   * last activity. They expire only while nothing is buffered or in flight; then a new message starts
-   * the thread afresh (a fresh agent session without history).
+   * last activity. State, inbox, history, receipts and gate state expire only while nothing is buffered
+   * or in flight; the session record and the parent count from their own write (a thread busy for
+   * longer than this without a new session loses them: the next session starts with the history
+   * block). After that a new message starts the thread afresh.
    */
   idleTtlMs: number;
   /**
