@@ -33,7 +33,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /**
  * GET one file from a platform's own file host. A URL, or a redirect, to any other origin is refused
  * (no request is made), and so is a host that resolves to a private or loopback address unless the
- * allowed origin itself names such an address (a test's fake API, an in-cluster gateway). The address
+ * allowed origin itself is written as such an address (an IP literal or `localhost`, as a test's fake
+ * API is; a host name that resolves inwards is refused, see docs/adr/0020). The address
  * is checked where the connection is made, so a DNS answer cannot change between check and use.
  */
 export async function guardedDownload(request: DownloadRequest): Promise<FetchedFile> {
