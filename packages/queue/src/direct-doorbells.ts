@@ -1,29 +1,38 @@
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
-import type { DirectDoorbell } from './doorbells.js';
+import { DIRECT_LIST_TTL_MS, type DirectDoorbell, parseDirectDoorbell } from './doorbells.js';
 import { RepeatedErrors } from './repeated-errors.js';
 import type { SlotGate } from './slot-gate.js';
 
 const POP_TIMEOUT_SECONDS = 1;
 const RETRY_AFTER_ERROR_MS = 1_000;
 
+/** The lists a worker pops: its own (session affinity) and the buckets' ready lists, each optional. */
+export interface DoorbellLists {
+  own?: string;
+  ready: readonly string[];
+}
+
 /**
- * Pops the doorbells handed to this worker directly (session affinity) while it has a free slot, one
- * at a time; each runs in the next free slot. Whatever waits too long (or is left when the worker
- * stops) is run elsewhere by its shared fallback, which rings after the affinity wait.
+ * Pops doorbells from lists while the worker has a free slot, one at a time: first those handed to
+ * this worker (session affinity), then any bucket's ready list (rings nobody prefers, pushed by the
+ * enqueue script). Each runs in the next free slot. Whatever waits too long (or is left when the
+ * worker stops) is run elsewhere by its shared fallback, which rings after the affinity wait.
  */
 export class DirectDoorbells {
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
   private readonly errors: RepeatedErrors;
+  /** Where the next pop starts among the ready lists: BLPOP takes the first non-empty key it is given. */
+  private nextReady = 0;
 
   /** `connection` is used for blocking pops only and is disconnected by `stop`. */
   constructor(
     private readonly connection: RedisClient,
-    private readonly list: string,
+    private readonly lists: DoorbellLists,
     private readonly gate: SlotGate,
     /** Called with a slot acquired; the callee releases it. */
-    private readonly onDoorbell: (doorbell: DirectDoorbell) => void,
+    private readonly onDoorbell: (doorbell: DirectDoorbell, source: 'direct' | 'ready') => void,
     logger: LogSink = silentLogger,
   ) {
     this.errors = new RepeatedErrors(logger, 'direct doorbells unreachable; retrying');
@@ -46,7 +55,7 @@ export class DirectDoorbells {
       if (this.stopped) return;
       let popped: [string, string] | null;
       try {
-        popped = await this.connection.blpop(this.list, POP_TIMEOUT_SECONDS);
+        popped = await this.connection.blpop(...this.popOrder(), POP_TIMEOUT_SECONDS);
       } catch (error) {
         if (this.stopped) return;
         this.errors.report(error);
@@ -55,13 +64,38 @@ export class DirectDoorbells {
       }
       this.errors.cleared();
       if (!popped) continue;
-      // A shared doorbell may have taken the slot meanwhile: this one waits for the next, as if it
-      // had stayed in the list (its shared fallback covers a long wait; stopping drops it to that).
-      while (!this.gate.tryAcquire()) {
+      const [list, item] = popped;
+      const source = list === this.lists.own ? 'direct' : 'ready';
+      // A shared doorbell may have taken the slot meanwhile. A ready one goes back to the head of its
+      // list for any worker; a direct one waits for this worker's next slot, as if it had stayed in
+      // its list (its shared fallback covers a long wait; stopping drops it to that).
+      if (source === 'ready' && !this.gate.tryAcquire()) {
+        await this.putBack(list, item);
+        continue;
+      }
+      while (source === 'direct' && !this.gate.tryAcquire()) {
         await this.gate.whenFree();
         if (this.stopped) return;
       }
-      this.onDoorbell(JSON.parse(popped[1]) as DirectDoorbell);
+      this.onDoorbell(parseDirectDoorbell(item), source);
     }
+  }
+
+  /** Best effort: a ready doorbell lost here is the sweeper's, like any lost doorbell. */
+  private async putBack(list: string, item: string): Promise<void> {
+    try {
+      await this.connection.multi().lpush(list, item).pexpire(list, DIRECT_LIST_TTL_MS).exec();
+    } catch (error) {
+      this.errors.report(error);
+    }
+  }
+
+  /** The worker's own list first; the ready lists in turn, so no bucket is served last every time. */
+  private popOrder(): string[] {
+    const { own, ready } = this.lists;
+    const start = this.nextReady;
+    this.nextReady = (start + 1) % Math.max(ready.length, 1);
+    const order = [...ready.slice(start), ...ready.slice(0, start)];
+    return own === undefined ? order : [own, ...order];
   }
 }

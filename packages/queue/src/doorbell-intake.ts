@@ -1,6 +1,6 @@
 import type { LogSink } from '@tributary/observability';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
-import { blockingConnection, type RedisClient } from './connections.js';
+import { blockingConnection, popsAcrossSlots, type RedisClient } from './connections.js';
 import { DirectDoorbells } from './direct-doorbells.js';
 import {
   CANARY_JOB,
@@ -12,7 +12,7 @@ import {
 import type { QueueConfig } from './queue-config.js';
 import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
-import { workerKeys } from './thread-keys.js';
+import { bucketKeys, workerKeys } from './thread-keys.js';
 import type { DoorbellSource, OnBusy } from './turn-loop.js';
 import { WorkerPresence } from './worker-presence.js';
 
@@ -35,11 +35,12 @@ export interface DoorbellIntakeOptions {
 }
 
 /**
- * Where a worker's turns come from: the shared BullMQ doorbell queue and, with session affinity, the
- * worker's own list of direct doorbells, both drawing on one set of turn slots; while it takes
- * doorbells the worker announces itself to ringers (presence). A shared doorbell that finds every slot
- * busy goes back for other workers; a direct one waits here for the next free slot (its shared
- * fallback rings elsewhere after the affinity wait).
+ * Where a worker's turns come from: the shared BullMQ doorbell queue, with session affinity the
+ * worker's own list of direct doorbells, and on a single Redis the buckets' ready lists, all drawing
+ * on one set of turn slots; while it takes doorbells the worker announces itself to ringers
+ * (presence). A shared or ready doorbell that finds every slot busy goes back for other workers; a
+ * direct one waits here for the next free slot (its shared fallback rings elsewhere after the
+ * affinity wait).
  */
 export class DoorbellIntake {
   /** One BullMQ worker per doorbell queue, all drawing on the one slot gate; replaced when stalled. */
@@ -73,12 +74,15 @@ export class DoorbellIntake {
     const keys = workerKeys(config.prefix, options.owner);
     this.presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
     this.gate = new SlotGate(concurrency);
-    if (!config.affinity) return;
+    const ready = popsAcrossSlots(options.connection)
+      ? Array.from({ length: config.buckets }, (_, bucket) => bucketKeys(config.prefix, bucket).ready)
+      : [];
+    if (!config.affinity && ready.length === 0) return;
     this.direct = new DirectDoorbells(
       blockingConnection(options.connection),
-      keys.doorbells,
+      { own: config.affinity ? keys.doorbells : undefined, ready },
       this.gate,
-      (doorbell) => this.fromOwnList(doorbell),
+      (doorbell, source) => this.fromList(doorbell, source),
       logger,
     );
   }
@@ -197,11 +201,11 @@ export class DoorbellIntake {
     throw new DelayedError();
   }
 
-  /** A direct doorbell, with its slot already acquired. */
-  private fromOwnList({ thread, epoch }: DirectDoorbell): void {
+  /** A doorbell popped from a list, with its slot already acquired. */
+  private fromList({ thread, epoch }: DirectDoorbell, source: 'direct' | 'ready'): void {
     const turn = this.options
-      .serve(thread, epoch, 'direct', async () => {})
-      .catch((error: unknown) => this.options.logger.warn({ err: error, thread }, 'direct doorbell failed'))
+      .serve(thread, epoch, source, async () => {})
+      .catch((error: unknown) => this.options.logger.warn({ err: error, thread, source }, 'doorbell failed'))
       .finally(() => {
         this.gate.release();
         this.directTurns.delete(turn);

@@ -62,15 +62,27 @@ export function doorbellJobId(member: string, epoch: number): string {
   return `t-${member}-${epoch}`;
 }
 
-/** A doorbell in a worker's own list, as the affinity script stores it. */
+/** A doorbell popped from a list: a worker's own (affinity) or a bucket's ready list. */
 export interface DirectDoorbell {
   thread: string;
   epoch: number;
 }
 
-// A worker's list outlives its pushes by this much: items are only useful for `waitMs`, so the list of
-// a worker that died disappears on its own.
-const DIRECT_LIST_TTL_MS = 60_000;
+/**
+ * A doorbell as a list holds it: the affinity script stores the thread, the enqueue script (which
+ * has only the encoded member at hand) the member.
+ */
+export function parseDirectDoorbell(item: string): DirectDoorbell {
+  const { thread, member, epoch } = JSON.parse(item) as { thread?: string; member?: string; epoch: number };
+  return { thread: thread ?? decodeThread(member ?? ''), epoch };
+}
+
+/**
+ * A doorbell list outlives its last push by this much: a worker's list is only useful until the
+ * shared fallback rings, so the list of a worker that died disappears on its own; so does a ready list
+ * nobody pops (the sweeper re-rings what it held, as for any lost doorbell).
+ */
+export const DIRECT_LIST_TTL_MS = 60_000;
 
 export type DoorbellLayout = Pick<QueueConfig, 'prefix' | 'buckets' | 'doorbellQueues'>;
 
@@ -102,10 +114,12 @@ export class BullDoorbell implements Doorbell {
   }
 
   /**
-   * Rings the shared queue. With `prefer`, the shared doorbell is added first, delayed by the affinity
-   * wait, then handed to that worker directly; when the hand-over does not happen (worker gone, shutting
-   * down, or Redis failing) the shared doorbell is promoted at once. Adding it first means whoever claims through
-   * the direct doorbell always finds the shared one to withdraw.
+   * Rings the shared queue. With `prefer`, the doorbell is handed to that worker directly while the
+   * shared one is added beside it, delayed by the affinity wait as its fallback; when the hand-over
+   * does not happen (worker gone, shutting down, or Redis failing) the shared doorbell is promoted at
+   * once. Both leave together, so the hand-over costs no round trip of its own. A worker quick enough
+   * to claim and withdraw before the add lands leaves the fallback to fire: it then finds the thread
+   * running (and, being a fallback, does nothing) or its epoch over (stale).
    */
   async ring(thread: string, member: string, epoch: number, options: RingOptions = {}): Promise<void> {
     const job = {
@@ -119,8 +133,11 @@ export class BullDoorbell implements Doorbell {
       return;
     }
     const { owner, waitMs } = options.prefer;
-    const shared = await queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: waitMs });
-    if (await this.handOver(owner, { thread, epoch }).catch(() => false)) return;
+    const [shared, handedOver] = await Promise.all([
+      queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: waitMs }),
+      this.handOver(owner, { thread, epoch }).catch(() => false),
+    ]);
+    if (handedOver) return;
     // Not delayed (any more) means it already runs or ran: nothing to promote.
     await shared.promote().catch(() => {});
   }

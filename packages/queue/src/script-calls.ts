@@ -112,7 +112,7 @@ const IDLE_EXPIRING = ['gate', ...RECEIPT_KEYS] as const;
 
 export const enqueue = defineScript({
   name: 'enqueue',
-  keys: ['state', 'inbox', 'sched', ...DEDUP_KEYS, 'gate', 'history', ...RECEIPT_KEYS],
+  keys: ['state', 'inbox', 'sched', ...DEDUP_KEYS, 'gate', 'history', ...RECEIPT_KEYS, 'ready'],
   args: [
     'member',
     'dedupMember',
@@ -127,6 +127,8 @@ export const enqueue = defineScript({
     'maxBotTurns',
     'edit',
     ...RECEIPT_BOUNDS,
+    'readyTtlMs',
+    'affinity',
   ],
   decode(reply) {
     switch (reply.status) {
@@ -137,6 +139,7 @@ export const enqueue = defineScript({
           seq: reply.num(2),
           epoch: reply.num(3),
           lastOwner: reply.str(4),
+          pushed: reply.num(5) === 1,
         };
       case ScriptStatus.Queued:
         return { status: 'queued' as const, streamId: reply.str(1), seq: reply.num(2) };
@@ -333,7 +336,7 @@ export const redrive = defineScript({
   },
 });
 
-/** What one worker's pass over a bucket found (sweep-scan-4.lua); the members as they appear in keys. */
+/** What one worker's pass over a bucket found (sweep-scan-5.lua); the members as they appear in keys. */
 export interface BucketScan {
   /** Redis's clock when the bucket was read. */
   now: number;
@@ -349,7 +352,7 @@ export interface BucketScan {
 
 export const sweepScan = defineScript({
   name: 'sweepScan',
-  keys: ['sweepLock', 'run', 'sched', 'replydue'],
+  keys: ['sweepLock', 'run', 'sched', 'replydue', 'ready'],
   args: ['owner', 'lockMs', 'lostDoorbellAfterMs', 'sweepBatch', 'dueBatch'],
   decode(reply): BucketScan | undefined {
     if (reply.status === ScriptStatus.Empty) return undefined;

@@ -1,6 +1,6 @@
 import type { Batch, BatchRecord, DeadLetter, Lease, Origin, Outbound, TurnReport } from './batch.js';
-import type { RedisClient } from './connections.js';
-import type { Doorbell, RingOptions } from './doorbells.js';
+import { popsAcrossSlots, type RedisClient } from './connections.js';
+import { DIRECT_LIST_TTL_MS, type Doorbell, type RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
 import { awaitReplicas } from './replication.js';
@@ -90,6 +90,8 @@ export class ThreadQueue {
   private readonly scripts: Scripts;
   /** Key sets of recently seen threads: building one (encoding, hashing) cost a message more than its script. */
   private readonly recentKeys = new Map<string, ThreadKeys>();
+  /** Whether enqueue rings through the buckets' ready lists (workers pop them only on a single Redis). */
+  private readonly readyLists: boolean;
 
   constructor(
     private readonly redis: RedisClient,
@@ -97,6 +99,7 @@ export class ThreadQueue {
     private readonly doorbell: Doorbell,
   ) {
     this.scripts = new Scripts(redis, script.QUEUE_SCRIPTS);
+    this.readyLists = popsAcrossSlots(redis);
   }
 
   keys(thread: string): ThreadKeys {
@@ -131,6 +134,8 @@ export class ThreadQueue {
       maxBotTurns: message.gate?.maxBotTurns ?? '',
       edit: message.edit ? 1 : 0,
       ...this.receiptBounds(),
+      readyTtlMs: this.readyLists ? DIRECT_LIST_TTL_MS : '',
+      affinity: c.affinity ? 1 : 0,
     });
     switch (reply.status) {
       case 'duplicate':
@@ -145,15 +150,18 @@ export class ThreadQueue {
         await this.replicated(k);
         return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
-    // The message is durable already; a doorbell lost here is re-rung by the sweeper.
+    // The message is durable already; a doorbell lost here (or popped from the ready list by a
+    // worker that died before its claim) is re-rung by the sweeper.
     const options: RingOptions =
       c.affinity && reply.lastOwner !== ''
         ? { prefer: { owner: reply.lastOwner, waitMs: c.affinityWaitMs } }
         : {};
-    const rang = await this.ring(k, reply.epoch, options).then(
-      () => true,
-      () => false,
-    );
+    const rang =
+      reply.pushed ||
+      (await this.ring(k, reply.epoch, options).then(
+        () => true,
+        () => false,
+      ));
     // Rung first: a refused acknowledgement (the platform retries) must not leave the thread waiting.
     await this.replicated(k);
     return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };

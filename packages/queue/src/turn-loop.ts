@@ -60,8 +60,11 @@ export interface TurnEvents {
   fenced?(): void;
 }
 
-/** Where a doorbell came from; a direct (affinity) one withdraws its shared twin once it claimed. */
-export type DoorbellSource = 'shared' | 'direct';
+/**
+ * Where a doorbell came from: the shared BullMQ queue, the worker's own list (session affinity; it
+ * withdraws its shared twin once it claimed) or a bucket's ready list (no twin: the sweeper covers it).
+ */
+export type DoorbellSource = 'shared' | 'direct' | 'ready';
 
 /** What to do when the claim finds another owner's live lease. */
 export type OnBusy = (retryInMs: number) => Promise<void>;

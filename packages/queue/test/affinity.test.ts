@@ -2,27 +2,18 @@ import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { doorbellJobId } from '../src/doorbells.js';
-import type { QueueConfig } from '../src/queue-config.js';
 import { workerKeys } from '../src/thread-keys.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
 import { type RunnerEvents, TurnRunner } from '../src/turn-runner.js';
 import { PRESENCE } from '../src/worker-presence.js';
-import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
+import { done, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
   f = await queueFixture();
 });
 afterAll(() => f.close());
-
-/** Runs one turn of `thread` as `owner` by hand, so `owner` becomes the thread's last owner. */
-async function turnAs(queue: ThreadQueue, thread: string, owner: string) {
-  await queue.enqueue(thread, { id: `${owner}-warmup`, body: 'x' });
-  const claim = await claimNow(queue, thread, owner);
-  if (claim.kind !== 'batch') throw new Error('no batch');
-  await queue.commit(claim.batch.lease, done);
-}
 
 type Presence = (typeof PRESENCE)[keyof typeof PRESENCE];
 
@@ -47,21 +38,37 @@ describe('ringing with session affinity', () => {
     expect(await job?.getState()).toBe('delayed');
   });
 
-  it.each<[string, Partial<QueueConfig>, Presence | undefined]>([
-    ['is gone', {}, undefined],
-    ['is shutting down', {}, PRESENCE.retiring],
-    ['takes doorbells but affinity is off', { affinity: false }, PRESENCE.taking],
-  ])('rings the shared queue at once when the last owner %s', async (_, config, presence) => {
-    const { queue, doorbell } = await f.make(config);
+  it.each<[string, Presence | undefined]>([
+    ['is gone', undefined],
+    ['is shutting down', PRESENCE.retiring],
+  ])('rings the shared queue at once when the last owner %s', async (_, presence) => {
+    const { queue, doorbell } = await f.make();
     await turnAs(queue, 'th', 'w1');
     if (presence) await announce(queue, 'w1', presence);
     await queue.enqueue('th', { id: 'm2', body: 'x' });
     const { epoch } = await queue.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
+    expect(await readyDoorbells(f.redis, queue, 'th')).not.toContainEqual({ thread: 'th', epoch });
     const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
     expect(job?.data).toMatchObject({ thread: 'th', epoch });
     expect(await job?.getState()).toBe('waiting');
+  });
+
+  it('rings through the bucket’s ready list, for any worker, when affinity is off', async () => {
+    const { queue, doorbell } = await f.make({ affinity: false });
+    await turnAs(queue, 'th', 'w1');
+    await announce(queue, 'w1', PRESENCE.taking);
+    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.state('th');
+
+    expect(await directList(queue, 'w1')).toEqual([]);
+    // The warm-up turn's doorbell was never popped: it is still first in line, and stale.
+    expect(await readyDoorbells(f.redis, queue, 'th')).toEqual([
+      { thread: 'th', epoch: epoch - 1 },
+      { thread: 'th', epoch },
+    ]);
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
   });
 });
 
@@ -175,7 +182,9 @@ describe('turn runners with session affinity', () => {
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
     expect(ran[1]!.owner).toBe(a.owner);
 
-    // The only shared job from here on is `other`'s (`busy`'s fallback is delayed by a minute).
+    // The only shared job from here on is `other`'s (`busy`'s fallback is delayed by a minute);
+    // `other`'s last owner is gone, so it rings the shared queue, not its bucket's ready list.
+    await turnAs(queue, 'other', 'gone-worker');
     const takenBefore = takenByA;
     await queue.enqueue('other', { id: 'o1', body: 'x' });
     const job = doorbellJobId(queue.keys('other').member, (await queue.state('other')).epoch);

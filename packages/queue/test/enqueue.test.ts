@@ -2,7 +2,7 @@ import { redisClockReaches, redisTime, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BacklogFullError } from '../src/errors.js';
 import { dedupMember } from '../src/thread-keys.js';
-import { type QueueFixture, queueFixture } from './fixture.js';
+import { type QueueFixture, queueFixture, readyDoorbells } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -17,7 +17,9 @@ describe('enqueue', () => {
     const second = await queue.enqueue('th', { id: 'b', body: 'two' });
     expect(first).toMatchObject({ outcome: 'accepted', seq: 1, rang: true });
     expect(second).toMatchObject({ outcome: 'accepted', seq: 2, rang: false });
-    expect(await doorbell.queueOf('th').getJobCounts('waiting')).toMatchObject({ waiting: 1 });
+    // A new thread prefers no worker: the enqueue script pushed its doorbell to the bucket's ready list.
+    expect(await readyDoorbells(f.redis, queue, 'th')).toEqual([{ thread: 'th', epoch: 1 }]);
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
     expect(await queue.state('th')).toMatchObject({ status: 'scheduled', epoch: 1, backlog: 2 });
   });
 
@@ -43,6 +45,7 @@ describe('enqueue', () => {
       refusal: 'not-addressed',
     });
     expect(await f.redis.exists(queue.keys('th').gate, queue.keys('th').inbox)).toBe(0);
+    expect(await readyDoorbells(f.redis, queue, 'th')).toEqual([]);
     expect(await doorbell.queueOf('th').getJobCounts('waiting')).toMatchObject({ waiting: 0 });
     await queue.enqueue('th', { id: 'b', body: 'mentions us' });
     expect((await queue.enqueue('th', { id: 'a', body: 'hi', gate: involved })).outcome).toBe('accepted');

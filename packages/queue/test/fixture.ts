@@ -7,7 +7,7 @@ import {
 } from '@tributary/testkit';
 import type { Lease, TurnReport } from '../src/batch.js';
 import { openConnection, type RedisClient } from '../src/connections.js';
-import { BullDoorbell } from '../src/doorbells.js';
+import { BullDoorbell, type DirectDoorbell, parseDirectDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
 import { ThreadQueue } from '../src/thread-queue.js';
 
@@ -62,4 +62,25 @@ export async function claimNow(queue: ThreadQueue, thread: string, owner = 'owne
 /** Enqueues `bodies` in order as messages m1, m2, ... of `thread`. */
 export async function enqueueAll(queue: ThreadQueue, thread: string, bodies: string[], from = 1) {
   for (const [i, body] of bodies.entries()) await queue.enqueue(thread, { id: `m${from + i}`, body });
+}
+
+/**
+ * Runs one turn of `thread` as `owner` by hand, so `owner` becomes the thread's last owner. With no
+ * such worker alive, the thread's next ring goes to the shared BullMQ queue (a new thread's goes to
+ * its bucket's ready list instead).
+ */
+export async function turnAs(queue: ThreadQueue, thread: string, owner: string) {
+  await queue.enqueue(thread, { id: `${owner}-warmup`, body: 'x' });
+  const claim = await claimNow(queue, thread, owner);
+  if (claim.kind !== 'batch') throw new Error('no batch');
+  await queue.commit(claim.batch.lease, done);
+}
+
+/** The doorbells waiting in the ready list of `thread`'s bucket, oldest first. */
+export async function readyDoorbells(
+  redis: RedisClient,
+  queue: ThreadQueue,
+  thread: string,
+): Promise<DirectDoorbell[]> {
+  return (await redis.lrange(queue.keys(thread).ready, 0, -1)).map(parseDirectDoorbell);
 }

@@ -6,7 +6,7 @@ import type { Doorbell } from '../src/doorbells.js';
 import { Sweeper } from '../src/sweeper.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
-import { claimNow, type QueueFixture, queueFixture } from './fixture.js';
+import { claimNow, type QueueFixture, queueFixture, turnAs } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -36,6 +36,9 @@ describe('sweeper', () => {
       withdraw: (m, e) => doorbell.withdraw(m, e),
     };
     const lossy = new ThreadQueue(f.redis, queue.config, lost);
+    // Its last owner is gone, so the ring goes through the (lossy) shared doorbell.
+    await turnAs(lossy, 'th', 'gone-worker');
+    await f.redis.del(queue.keys('th').ready);
     expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
     const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1');
 
@@ -44,13 +47,16 @@ describe('sweeper', () => {
     await releaseSweepLocks(queue.config.prefix);
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1, takenOver: 0 });
     const state = await queue.state('th');
-    expect(state).toMatchObject({ status: 'scheduled', epoch: 2 });
-    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
+    expect(state).toMatchObject({ status: 'scheduled', epoch: 3 });
+    expect(await doorbell.pending(queue.keys('th').member, 3)).toBe(true);
   });
 
   it('leaves a thread alone while its doorbell is still waiting in line', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
+    // Its last owner is gone: the ring is a shared BullMQ job, left waiting (no worker runs here).
+    await turnAs(queue, 'th', 'gone-worker');
     await queue.enqueue('th', { id: 'a', body: 'x' });
+    await f.redis.del(queue.keys('th').ready);
     const scheduled = await scheduledAt(queue, 'th');
     await graceOver(queue, 'th');
     expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
@@ -58,13 +64,31 @@ describe('sweeper', () => {
       doorbellsRevived: 0,
       takenOver: 0,
     });
-    expect((await queue.state('th')).epoch).toBe(1);
+    expect((await queue.state('th')).epoch).toBe(2);
     // It did look: finding the doorbell pending, it put the thread off for another grace period.
     expect(await scheduledAt(queue, 'th')).toBeGreaterThan(scheduled);
   });
 
+  it('leaves a bucket’s threads alone while its ready list holds doorbells; re-rings one popped and lost', async () => {
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await graceOver(queue, 'th');
+    const sweeper = new Sweeper(queue, f.redis, doorbell, 's');
+    // Still in line: the workers are behind, and a lost doorbell can wait until they catch up.
+    expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 0 });
+    expect((await queue.state('th')).epoch).toBe(1);
+    // A worker popped it and died before its claim: nothing in line any more, nothing pending.
+    expect(await f.redis.lpop(queue.keys('th').ready)).not.toBeNull();
+    await releaseSweepLocks(queue.config.prefix);
+    expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 1 });
+    expect(await queue.state('th')).toMatchObject({ status: 'scheduled', epoch: 2 });
+    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
+  });
+
   it('re-rings a thread whose doorbell job failed before it claimed anything', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
+    await turnAs(queue, 'th', 'gone-worker');
+    await f.redis.del(queue.keys('th').ready);
     const connection = blockingConnection(f.redis);
     const target = doorbell.queueOf('th');
     const failing = new Worker(
@@ -80,12 +104,12 @@ describe('sweeper', () => {
     });
     await failing.close();
     connection.disconnect();
-    expect(await doorbell.pending(queue.keys('th').member, 1)).toBe(false);
+    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(false);
     await graceOver(queue, 'th');
     expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toMatchObject({
       doorbellsRevived: 1,
     });
-    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
+    expect(await doorbell.pending(queue.keys('th').member, 3)).toBe(true);
   });
 
   it('revives a thread whose owner’s lease expired, keeping its batch in flight', async () => {

@@ -2,7 +2,9 @@
 -- worker delivers them), and, for the one worker that takes the bucket's lock for this interval, what
 -- a sweep looks at: leases expired, leases running (their owners may be gone), doorbells waiting past
 -- the grace period. One call instead of a lock, a clock read and four range reads; a bucket with no
--- running or scheduled thread is not locked at all, so an idle pass writes nothing.
+-- running or scheduled thread is not locked at all, so an idle pass writes nothing. While the bucket's
+-- ready list holds doorbells the workers are behind: its waiting threads are left until it is empty
+-- (a doorbell in that list is in line, and one lost after a pop can wait as long as the line is).
 -- Returns: {EMPTY} | {OK, now, #expired, expired..., #leased, leased..., #waiting, waiting..., #due, due...}
 local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', K.replydue, '-inf', now, 'LIMIT', 0, A.dueBatch)
@@ -11,8 +13,10 @@ if redis.call('EXISTS', K.run, K.sched) > 0
   and redis.call('SET', K.sweepLock, A.owner, 'PX', A.lockMs, 'NX') then
   expired = redis.call('ZRANGEBYSCORE', K.run, '-inf', now, 'LIMIT', 0, A.sweepBatch)
   leased = redis.call('ZRANGEBYSCORE', K.run, '(' .. now, '+inf', 'LIMIT', 0, A.sweepBatch)
-  waiting = redis.call('ZRANGEBYSCORE', K.sched, '-inf', now - tonumber(A.lostDoorbellAfterMs), 'LIMIT', 0,
-    A.sweepBatch)
+  if redis.call('LLEN', K.ready) == 0 then
+    waiting = redis.call('ZRANGEBYSCORE', K.sched, '-inf', now - tonumber(A.lostDoorbellAfterMs), 'LIMIT', 0,
+      A.sweepBatch)
+  end
 end
 if #due + #expired + #leased + #waiting == 0 then return { STATUS.EMPTY } end
 local reply = { STATUS.OK, now }

@@ -6,10 +6,12 @@
 -- so ingress needs one round trip per message. A retry of an accepted message is a duplicate first,
 -- whatever the gate now says; a refusal in a conversation that is ours (the loop guard, the backlog cap)
 -- is kept as the message's receipt.
--- Returns: {RING, stream id, seq, epoch, last owner or ''} | {QUEUED, stream id, seq}
---        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
+-- Returns: {RING, stream id, seq, epoch, last owner or '', 1 if pushed to the ready list else 0}
+--        | {QUEUED, stream id, seq} | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
 -- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
--- session, which the doorbell prefers (session affinity).
+-- session, which the doorbell prefers (session affinity). A ring that prefers nobody is pushed to the
+-- bucket's ready list here, where a worker's BLPOP takes it at once: the ring costs no round trip of
+-- its own (`readyTtlMs` is '' where workers do not pop those lists; the caller then rings BullMQ).
 local now = now_ms()
 local seen = dedup_seen(K, A.dedupMember, now)
 if seen then return { STATUS.DUPLICATE, seen } end
@@ -41,6 +43,12 @@ if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   local epoch = redis.call('HINCRBY', K.state, 'epoch', 1)
   redis.call('HSET', K.state, 'status', 'scheduled', 'turns', 0)
   redis.call('ZADD', K.sched, now, A.member)
-  return { STATUS.RING, sid, seq, epoch, st[3] or '' }
+  local owner = st[3] or ''
+  if A.readyTtlMs ~= '' and (owner == '' or A.affinity ~= '1') then
+    redis.call('RPUSH', K.ready, cjson.encode({ member = A.member, epoch = epoch }))
+    redis.call('PEXPIRE', K.ready, A.readyTtlMs)
+    return { STATUS.RING, sid, seq, epoch, owner, 1 }
+  end
+  return { STATUS.RING, sid, seq, epoch, owner, 0 }
 end
 return { STATUS.QUEUED, sid, seq }

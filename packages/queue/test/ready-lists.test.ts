@@ -1,0 +1,95 @@
+import { waitFor } from '@tributary/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockingConnection } from '../src/connections.js';
+import { DirectDoorbells } from '../src/direct-doorbells.js';
+import type { DirectDoorbell, Doorbell } from '../src/doorbells.js';
+import { SlotGate } from '../src/slot-gate.js';
+import { bucketKeys } from '../src/thread-keys.js';
+import { ThreadQueue } from '../src/thread-queue.js';
+import { TurnRunner } from '../src/turn-runner.js';
+import { done, type QueueFixture, queueFixture, readyDoorbells } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+describe('the buckets’ ready lists', () => {
+  it('run a new thread’s first message without ringing the shared queue', async () => {
+    const made = await f.make();
+    const rings: string[] = [];
+    const doorbell: Doorbell = {
+      ring: (thread, member, epoch, options) => {
+        rings.push(thread);
+        return made.doorbell.ring(thread, member, epoch, options);
+      },
+      pending: (member, epoch) => made.doorbell.pending(member, epoch),
+      withdraw: (member, epoch) => made.doorbell.withdraw(member, epoch),
+    };
+    const queue = new ThreadQueue(f.redis, made.queue.config, doorbell);
+    const runner = new TurnRunner({ queue, doorbell, connection: f.redis, handler: async () => done });
+    await runner.start();
+    try {
+      const threads = ['t1', 't2', 't3'];
+      for (const thread of threads) await queue.enqueue(thread, { id: 'm1', body: 'x' });
+      await waitFor(
+        async () => (await Promise.all(threads.map((t) => queue.history(t)))).every((h) => h.length === 1),
+        { what: 'three first turns' },
+      );
+      expect(rings).toEqual([]);
+      expect(await made.doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0, failed: 0 });
+      for (const thread of threads) expect(await readyDoorbells(f.redis, queue, thread)).toEqual([]);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  it('put a doorbell popped with no free slot back at the head of its list, and run it once a slot frees', async () => {
+    const { queue } = await f.make();
+    const gate = new SlotGate(1);
+    const ran: DirectDoorbell[] = [];
+    const ready = Array.from(
+      { length: queue.config.buckets },
+      (_, b) => bucketKeys(queue.config.prefix, b).ready,
+    );
+    const pops = blockingConnection(f.redis);
+    const lists = new DirectDoorbells(pops, { ready }, gate, (doorbell) => {
+      ran.push(doorbell);
+      gate.release();
+    });
+    lists.start();
+    try {
+      // The pop is blocked with the slot free; a shared doorbell takes the slot, then one is pushed.
+      await waitFor(
+        async () => Number((await f.redis.info('clients')).match(/blocked_clients:(\d+)/)?.[1]) > 0,
+        {
+          what: 'the pop to block',
+        },
+      );
+      expect(gate.tryAcquire()).toBe(true);
+      const list = queue.keys('th').ready;
+      await f.redis.rpush(
+        list,
+        JSON.stringify({ member: 'th', epoch: 1 }),
+        JSON.stringify({ member: 'th', epoch: 2 }),
+      );
+      await waitFor(async () => (await f.redis.lrange(list, 0, -1)).length === 2 && ran.length === 0, {
+        what: 'the doorbell to go back',
+      });
+      expect(await readyDoorbells(f.redis, queue, 'th')).toEqual([
+        { thread: 'th', epoch: 1 },
+        { thread: 'th', epoch: 2 },
+      ]);
+      expect(await f.redis.pttl(list)).toBeGreaterThan(0);
+      gate.release();
+      await waitFor(() => ran.length === 2, { what: 'both doorbells to run' });
+      expect(ran).toEqual([
+        { thread: 'th', epoch: 1 },
+        { thread: 'th', epoch: 2 },
+      ]);
+    } finally {
+      await lists.stop();
+    }
+  });
+});
