@@ -18,8 +18,14 @@ export interface DoorbellData {
   fallback?: boolean;
 }
 
-/** A delayed ring (retry), or a ring that prefers a worker (session affinity). */
-export type RingOptions = { delayMs?: number } | { prefer: { owner: string; waitMs: number } };
+/**
+ * A delayed ring (retry); a ring that prefers a worker (session affinity); or only the shared fallback
+ * of a doorbell the enqueue script already handed to the thread's last owner.
+ */
+export type RingOptions =
+  | { delayMs?: number }
+  | { prefer: { owner: string; waitMs: number } }
+  | { fallbackAfterMs: number };
 
 /** The doorbell transport the queue rings through; the chaos test wraps it to lose some on purpose. */
 export interface Doorbell {
@@ -128,6 +134,10 @@ export class BullDoorbell implements Doorbell {
       removeOnFail: { count: 1_000 },
     };
     const queue = this.queueOf(thread);
+    if ('fallbackAfterMs' in options) {
+      await queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: options.fallbackAfterMs });
+      return;
+    }
     if (!('prefer' in options)) {
       await queue.add('ring', { thread, epoch }, { ...job, delay: options.delayMs ?? 0 });
       return;

@@ -110,9 +110,23 @@ const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
 /** Keys enqueue writes that claim, commit and fail set to expire when the thread goes idle. */
 const IDLE_EXPIRING = ['gate', ...RECEIPT_KEYS] as const;
 
+/** Where the enqueue script pushed a ring itself (its reply's code), if it did. */
+const PUSHED_TO = [undefined, 'ready', 'owner'] as const;
+
 export const enqueue = defineScript({
   name: 'enqueue',
-  keys: ['state', 'inbox', 'sched', ...DEDUP_KEYS, 'gate', 'history', ...RECEIPT_KEYS, 'ready'],
+  keys: [
+    'state',
+    'inbox',
+    'sched',
+    ...DEDUP_KEYS,
+    'gate',
+    'history',
+    ...RECEIPT_KEYS,
+    'ready',
+    'presence',
+    'doorbells',
+  ],
   args: [
     'member',
     'dedupMember',
@@ -127,8 +141,9 @@ export const enqueue = defineScript({
     'maxBotTurns',
     'edit',
     ...RECEIPT_BOUNDS,
-    'readyTtlMs',
+    'listTtlMs',
     'affinity',
+    'guess',
   ],
   decode(reply) {
     switch (reply.status) {
@@ -139,7 +154,7 @@ export const enqueue = defineScript({
           seq: reply.num(2),
           epoch: reply.num(3),
           lastOwner: reply.str(4),
-          pushed: reply.num(5) === 1,
+          pushed: PUSHED_TO[reply.num(5)],
         };
       case ScriptStatus.Queued:
         return { status: 'queued' as const, streamId: reply.str(1), seq: reply.num(2) };

@@ -6,7 +6,15 @@ import type { QueueConfig } from './queue-config.js';
 import { awaitReplicas } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
-import { bucketKeys, decodeThread, dedupMember, type ThreadKeys, threadKeys } from './thread-keys.js';
+import {
+  bucketKeys,
+  decodeThread,
+  dedupMember,
+  type ThreadKeys,
+  threadKeys,
+  type WorkerKeys,
+  workerKeys,
+} from './thread-keys.js';
 
 export interface NewMessage {
   /** The caller's id for the message (kept in batch records). */
@@ -90,8 +98,11 @@ export class ThreadQueue {
   private readonly scripts: Scripts;
   /** Key sets of recently seen threads: building one (encoding, hashing) cost a message more than its script. */
   private readonly recentKeys = new Map<string, ThreadKeys>();
-  /** Whether enqueue rings through the buckets' ready lists (workers pop them only on a single Redis). */
+  /** Whether enqueue rings through lists itself (workers pop them across slots only on a single Redis). */
   private readonly readyLists: boolean;
+  /** The last owner each recent thread's latest ring named, and those workers' keys. */
+  private readonly lastOwners = new Map<string, string>();
+  private readonly ownerKeys = new Map<string, WorkerKeys>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -112,6 +123,26 @@ export class ThreadQueue {
     return keys;
   }
 
+  /**
+   * The enqueue script's keys: the thread's, and those of the worker guessed to be its last owner
+   * (the one its latest ring named), so the script can hand the ring to it. With no guess, or in a
+   * Cluster, the thread's ready list stands in: a key in the thread's slot the script then leaves alone.
+   */
+  private withWorkerKeys(k: ThreadKeys, guess: string | undefined): ThreadKeys & WorkerKeys {
+    let worker: WorkerKeys = { presence: k.ready, doorbells: k.ready };
+    if (guess !== undefined) {
+      worker = this.ownerKeys.get(guess) ?? workerKeys(this.config.prefix, guess);
+      this.ownerKeys.set(guess, worker);
+    }
+    return { ...k, ...worker };
+  }
+
+  private rememberOwner(thread: string, owner: string): void {
+    if (this.lastOwners.size >= RECENT_KEYS) this.lastOwners.clear();
+    if (this.ownerKeys.size >= RECENT_KEYS) this.ownerKeys.clear();
+    this.lastOwners.set(thread, owner);
+  }
+
   /** Readiness: every script is in Redis's cache (reloaded after a Redis restart). */
   async ensureScripts(): Promise<number> {
     return this.scripts.ensureLoaded();
@@ -120,7 +151,8 @@ export class ThreadQueue {
   async enqueue(thread: string, message: NewMessage): Promise<EnqueueResult> {
     const k = this.keys(thread);
     const c = this.config;
-    const reply = await this.scripts.run(script.enqueue, k, {
+    const guess = this.readyLists && c.affinity ? this.lastOwners.get(thread) : undefined;
+    const reply = await this.scripts.run(script.enqueue, this.withWorkerKeys(k, guess), {
       member: k.member,
       dedupMember: dedupMember(thread, message.idempotencyKey ?? message.id),
       messageId: message.id,
@@ -134,8 +166,9 @@ export class ThreadQueue {
       maxBotTurns: message.gate?.maxBotTurns ?? '',
       edit: message.edit ? 1 : 0,
       ...this.receiptBounds(),
-      readyTtlMs: this.readyLists ? DIRECT_LIST_TTL_MS : '',
+      listTtlMs: this.readyLists ? DIRECT_LIST_TTL_MS : '',
       affinity: c.affinity ? 1 : 0,
+      guess: guess ?? '',
     });
     switch (reply.status) {
       case 'duplicate':
@@ -150,14 +183,20 @@ export class ThreadQueue {
         await this.replicated(k);
         return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
-    // The message is durable already; a doorbell lost here (or popped from the ready list by a
-    // worker that died before its claim) is re-rung by the sweeper.
-    const options: RingOptions =
-      c.affinity && reply.lastOwner !== ''
-        ? { prefer: { owner: reply.lastOwner, waitMs: c.affinityWaitMs } }
-        : {};
+    if (reply.lastOwner !== '') this.rememberOwner(thread, reply.lastOwner);
+    // The message is durable already; a doorbell lost here (or popped from a list by a worker that
+    // died before its claim) is re-rung by the sweeper. Pushed to the ready list, the ring is done;
+    // handed to the last owner, it still needs its shared fallback (ADR 0007).
+    const options: RingOptions | undefined =
+      reply.pushed === 'ready'
+        ? undefined
+        : reply.pushed === 'owner'
+          ? { fallbackAfterMs: c.affinityWaitMs }
+          : c.affinity && reply.lastOwner !== ''
+            ? { prefer: { owner: reply.lastOwner, waitMs: c.affinityWaitMs } }
+            : {};
     const rang =
-      reply.pushed ||
+      options === undefined ||
       (await this.ring(k, reply.epoch, options).then(
         () => true,
         () => false,

@@ -1,7 +1,7 @@
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import { doorbellJobId } from '../src/doorbells.js';
+import { doorbellJobId, parseDirectDoorbell } from '../src/doorbells.js';
 import { workerKeys } from '../src/thread-keys.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
@@ -36,6 +36,51 @@ describe('ringing with session affinity', () => {
     const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
     expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
     expect(await job?.getState()).toBe('delayed');
+  });
+
+  it('hands the doorbell over inside the enqueue script once it knows the last owner, and relearns it', async () => {
+    const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
+    const rings: string[] = [];
+    const ring = doorbell.ring.bind(doorbell);
+    doorbell.ring = (thread, member, epoch, options) => {
+      rings.push(options && 'fallbackAfterMs' in options ? 'fallback only' : 'preferring');
+      return ring(thread, member, epoch, options);
+    };
+    await announce(queue, 'w1', PRESENCE.taking);
+    await announce(queue, 'w2', PRESENCE.taking);
+    const directOf = async (owner: string) =>
+      (await directList(queue, owner)).map((item) => parseDirectDoorbell(item));
+    const turnOn = async (owner: string, id: string) => {
+      await queue.enqueue('th', { id, body: 'x' });
+      const { epoch } = await queue.state('th');
+      const claim = await queue.claim('th', epoch, owner);
+      if (claim.kind !== 'batch') throw new Error('no batch');
+      await queue.commit(claim.batch.lease, done);
+      return epoch;
+    };
+
+    await turnAs(queue, 'th', 'w1');
+    // This ring names w1 as the last owner: rung from here (a push script beside the shared add).
+    const second = await turnOn('w1', 'm2');
+    expect(rings).toEqual(['preferring']);
+    // Now the enqueue script hands it to w1 itself; only the fallback is added from here.
+    const third = await turnOn('w1', 'm3');
+    expect(rings).toEqual(['preferring', 'fallback only']);
+    expect(await directOf('w1')).toEqual([
+      { thread: 'th', epoch: second },
+      { thread: 'th', epoch: third },
+    ]);
+    const fallback = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, third));
+    expect(fallback?.data).toEqual({ thread: 'th', epoch: third, fallback: true });
+    expect(await fallback?.getState()).toBe('delayed');
+
+    // w2 ran the last turn: the guess (w1) is wrong, so the ring prefers w2 from here and learns it.
+    await turnAs(queue, 'th', 'w2');
+    await queue.enqueue('th', { id: 'm4', body: 'x' });
+    const fourth = (await queue.state('th')).epoch;
+    expect(rings.at(-1)).toBe('preferring');
+    expect(await directOf('w2')).toEqual([{ thread: 'th', epoch: fourth }]);
+    expect((await directOf('w1')).map((d) => d.epoch)).not.toContain(fourth);
   });
 
   it.each<[string, Presence | undefined]>([

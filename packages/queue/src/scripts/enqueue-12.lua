@@ -6,12 +6,15 @@
 -- so ingress needs one round trip per message. A retry of an accepted message is a duplicate first,
 -- whatever the gate now says; a refusal in a conversation that is ours (the loop guard, the backlog cap)
 -- is kept as the message's receipt.
--- Returns: {RING, stream id, seq, epoch, last owner or '', 1 if pushed to the ready list else 0}
---        | {QUEUED, stream id, seq} | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
+-- Returns: {RING, stream id, seq, epoch, last owner or '', pushed} | {QUEUED, stream id, seq}
+--        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
 -- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
--- session, which the doorbell prefers (session affinity). A ring that prefers nobody is pushed to the
--- bucket's ready list here, where a worker's BLPOP takes it at once: the ring costs no round trip of
--- its own (`readyTtlMs` is '' where workers do not pop those lists; the caller then rings BullMQ).
+-- session, which the doorbell prefers (session affinity). The ring is pushed here, where a worker's
+-- BLPOP takes it at once, so it costs no round trip of its own (`pushed`): a ring that prefers nobody
+-- to the bucket's ready list (1); one whose last owner is the worker the caller guessed (`guess`,
+-- whose `presence` and `doorbells` keys it passed), while that worker takes doorbells, to its own list
+-- (2). Otherwise (0) the caller rings. `listTtlMs` is '' where workers do not pop lists across slots
+-- (a Cluster): nothing is pushed, and `presence` and `doorbells` are stand-ins in the thread's slot.
 local now = now_ms()
 local seen = dedup_seen(K, A.dedupMember, now)
 if seen then return { STATUS.DUPLICATE, seen } end
@@ -44,10 +47,19 @@ if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   redis.call('HSET', K.state, 'status', 'scheduled', 'turns', 0)
   redis.call('ZADD', K.sched, now, A.member)
   local owner = st[3] or ''
-  if A.readyTtlMs ~= '' and (owner == '' or A.affinity ~= '1') then
-    redis.call('RPUSH', K.ready, cjson.encode({ member = A.member, epoch = epoch }))
-    redis.call('PEXPIRE', K.ready, A.readyTtlMs)
-    return { STATUS.RING, sid, seq, epoch, owner, 1 }
+  if A.listTtlMs ~= '' then
+    -- The member is percent-encoded: nothing in it needs escaping in a JSON string.
+    local doorbell = '{"member":"' .. A.member .. '","epoch":' .. epoch .. '}'
+    if owner == '' or A.affinity ~= '1' then
+      redis.call('RPUSH', K.ready, doorbell)
+      redis.call('PEXPIRE', K.ready, A.listTtlMs)
+      return { STATUS.RING, sid, seq, epoch, owner, 1 }
+    end
+    if owner == A.guess and redis.call('GET', K.presence) == '1' then
+      redis.call('RPUSH', K.doorbells, doorbell)
+      redis.call('PEXPIRE', K.doorbells, A.listTtlMs)
+      return { STATUS.RING, sid, seq, epoch, owner, 2 }
+    end
   end
   return { STATUS.RING, sid, seq, epoch, owner, 0 }
 end
