@@ -1,5 +1,7 @@
+import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileFetchError } from '../src/files/file-fetch-error.js';
 import { guardedDownload, publicOnlyLookup } from '../src/files/guarded-download.js';
@@ -30,7 +32,8 @@ beforeAll(async () => {
     }
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // Every interface: the machine's own host name may resolve to any of its private addresses.
+  await new Promise<void>((resolve) => server.listen(0, resolve));
   const { port } = server.address() as AddressInfo;
   origin = `http://127.0.0.1:${port}`;
   elsewhere = `http://localhost:${port}`;
@@ -101,6 +104,22 @@ describe('the connection-time address check', () => {
     );
     expect(error).toBeInstanceOf(FileFetchError);
     expect(error!.message).toBe('localhost resolves to a private address');
+  });
+
+  it('lets a name resolve inwards when the operator configured the origin, and only then', async () => {
+    // The machine's own name resolves to one of its private addresses (/etc/hosts on Linux and in
+    // containers), as an in-cluster gateway's service name or a self-hosted Bot API server's does.
+    const name = hostname();
+    const { address } = await lookup(name);
+    expect(isPrivateAddress(address), `${name} resolves to ${address}, which this test needs private`).toBe(
+      true,
+    );
+    const inward = `http://${name}:${(server.address() as AddressInfo).port}`;
+    const request = { url: new URL(`${inward}/file`), allowedOrigins: [inward], ...LIMITS };
+    expect((await guardedDownload({ ...request, configuredOrigins: true })).bytes.toString()).toBe('hello');
+    const refused = await failure(guardedDownload(request));
+    expect(refused.failure).toBe('refused');
+    expect(refused.message).toBe(`${name} resolves to a private address`);
   });
 
   it.each([

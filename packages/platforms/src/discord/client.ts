@@ -110,6 +110,7 @@ export class DiscordClient implements PlatformClient {
     return guardedDownload({
       url: new URL(ref),
       allowedOrigins: this.options.cdnUrl === undefined ? DISCORD_CDN_URLS : [this.options.cdnUrl],
+      configuredOrigins: this.options.cdnUrl !== undefined,
       ...limits,
     });
   }

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { FileFetchError } from './file-fetch-error.js';
 import { isPrivateAddress, isPrivateHost } from './private-address.js';
@@ -23,6 +23,11 @@ export interface DownloadRequest extends DownloadLimits {
   url: URL;
   /** The file hosts this download may touch, redirects included: origins like `https://files.slack.com`. */
   allowedOrigins: readonly string[];
+  /**
+   * The operator set these origins (an in-cluster gateway, a self-hosted API server) rather than the
+   * client taking the platform's public defaults: their names may resolve to private addresses.
+   */
+  configuredOrigins?: boolean;
   /** Sent to the first origin only; a redirect to another allowed origin goes without them. */
   headers?: Record<string, string>;
 }
@@ -32,9 +37,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * GET one file from a platform's own file host. A URL, or a redirect, to any other origin is refused
- * (no request is made), and so is a host that resolves to a private or loopback address unless the
- * allowed origin itself is written as such an address (an IP literal or `localhost`, as a test's fake
- * API is; a host name that resolves inwards is refused, see docs/adr/0020). The address
+ * (no request is made), and so is a host that resolves to a private or loopback address, unless the
+ * operator configured the origins (`configuredOrigins`) or the allowed origin is itself written as
+ * such an address (an IP literal or `localhost`, as a test's fake API is; docs/adr/0020). The address
  * is checked where the connection is made, so a DNS answer cannot change between check and use.
  */
 export async function guardedDownload(request: DownloadRequest): Promise<FetchedFile> {
@@ -45,7 +50,8 @@ export async function guardedDownload(request: DownloadRequest): Promise<Fetched
     const origin = allowedOrigin(url, request.allowedOrigins);
     // Credentials are for the first origin: another allowed one (a CDN's second host) goes without.
     const headers = url.origin === request.url.origin ? request.headers : undefined;
-    const response = await get(url, headers, isPrivateHost(new URL(origin).hostname), signal);
+    const privateAllowed = request.configuredOrigins === true || isPrivateHost(new URL(origin).hostname);
+    const response = await get(url, headers, privateAllowed, signal);
     const location = response.headers.location;
     if (REDIRECTS.has(response.statusCode ?? 0) && location !== undefined) {
       response.resume();
@@ -75,13 +81,14 @@ function get(
   privateAllowed: boolean,
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = url.protocol === 'https:';
+  const send = https ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     const request = send(url, {
       method: 'GET',
       headers,
       signal,
-      ...(privateAllowed ? {} : { lookup: publicOnlyLookup }),
+      ...(privateAllowed ? {} : { agent: https ? publicOnly.https : publicOnly.http }),
     });
     request.on('response', resolve);
     request.on('error', (error) => reject(asFetchError(error, url)));
@@ -103,6 +110,15 @@ export const publicOnlyLookup: LookupFunction = (hostname, options, callback) =>
       return (callback as (e: null, a: LookupAddress[]) => void)(null, list);
     callback(null, list[0]!.address, list[0]!.family);
   });
+};
+
+/**
+ * Kept-alive connections whose address was checked when they were made. Their own pools: a socket
+ * opened for an origin allowed to resolve inwards must not serve a download that is not.
+ */
+const publicOnly = {
+  http: new HttpAgent({ keepAlive: true, lookup: publicOnlyLookup }),
+  https: new HttpsAgent({ keepAlive: true, lookup: publicOnlyLookup }),
 };
 
 async function readCapped(response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<Buffer> {

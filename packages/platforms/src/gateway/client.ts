@@ -57,7 +57,12 @@ export class GatewayClient implements PlatformClient {
       throw new FileFetchError('refused', 'GATEWAY_FILES_URL is not set, so gateway files are not fetched');
     }
     if (!URL.canParse(ref)) throw new FileFetchError('refused', 'the attachment has no URL');
-    return guardedDownload({ url: new URL(ref), allowedOrigins: [this.options.filesUrl], ...limits });
+    return guardedDownload({
+      url: new URL(ref),
+      allowedOrigins: [this.options.filesUrl],
+      configuredOrigins: true,
+      ...limits,
+    });
   }
 
   async react(message: MessageRef, reaction: Reaction): Promise<void> {

@@ -99,6 +99,7 @@ export class SlackClient implements PlatformClient {
     return guardedDownload({
       url: new URL(ref),
       allowedOrigins: [this.options.filesUrl ?? SLACK_FILES_URL],
+      configuredOrigins: this.options.filesUrl !== undefined,
       headers: this.auth(),
       ...limits,
     });

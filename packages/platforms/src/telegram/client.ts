@@ -104,6 +104,8 @@ export class TelegramClient implements PlatformClient {
     return guardedDownload({
       url: new URL(`${this.baseUrl}/file/bot${this.options.token}/${path}`),
       allowedOrigins: [new URL(this.baseUrl).origin],
+      // A self-hosted Bot API server (TELEGRAM_API_URL) often runs beside the broker.
+      configuredOrigins: new URL(this.baseUrl).origin !== new URL(TELEGRAM_API_URL).origin,
       ...limits,
     });
   }
