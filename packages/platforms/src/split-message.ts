@@ -34,11 +34,13 @@ export function splitMessage(text: string, limit: number): string[] {
   while (reopen.length + rest.length > limit) {
     const { end, next } = findCut(rest, limit - reopen.length - CLOSE_FENCE.length);
     const body = reopen + rest.slice(0, end);
-    const open = openFenceAtEnd(body);
+    rest = rest.slice(next);
+    // Only whitespace was left after the cut: this is the last part, and a block open at its end is
+    // the text's own, left open as the text leaves it.
+    const open = rest === '' ? undefined : openFenceAtEnd(body);
     parts.push(open === undefined ? body : body + CLOSE_FENCE);
     // A long info string is not carried over, so that the next part keeps most of its room.
     reopen = open === undefined ? '' : `${open.length <= limit / 8 ? open : '```'}\n`;
-    rest = rest.slice(next);
   }
   if (rest !== '' || parts.length === 0) parts.push(reopen + rest);
   return parts;

@@ -56,6 +56,11 @@ describe('splitMessage properties', () => {
     );
   });
 
+  it('leaves the last part as the text leaves it when only whitespace follows the cut', () => {
+    // Found by the property above: the part was closed with a fence the text never had.
+    expect(splitMessage('𐀀𐀀𐀀\n```\n  \n\n  ', 16)).toEqual(['𐀀𐀀𐀀\n```']);
+  });
+
   it('never splits a surrogate pair', () => {
     fc.assert(
       fc.property(text, limit, (original, max) => {
