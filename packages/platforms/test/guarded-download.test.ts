@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FileFetchError } from '../src/files/file-fetch-error.js';
-import { guardedDownload, publicOnlyLookup } from '../src/files/guarded-download.js';
+import { guardedDownload, operatorChosen, publicOnlyLookup } from '../src/files/guarded-download.js';
 import { isPrivateAddress } from '../src/files/private-address.js';
 
 const LIMITS = { maxBytes: 1024, timeoutMs: 5_000 };
@@ -120,6 +120,14 @@ describe('the connection-time address check', () => {
     const refused = await failure(guardedDownload(request));
     expect(refused.failure).toBe('refused');
     expect(refused.message).toBe(`${name} resolves to a private address`);
+  });
+
+  it('counts an origin as the operator’s only when it is set and none of the platform’s own', () => {
+    const defaults = ['https://files.slack.com'];
+    expect(operatorChosen(undefined, defaults)).toBe(false);
+    expect(operatorChosen('https://files.slack.com/', defaults)).toBe(false);
+    expect(operatorChosen('http://files.internal:8080', defaults)).toBe(true);
+    expect(operatorChosen('http://gateway.tributary.svc', [])).toBe(true);
   });
 
   it.each([

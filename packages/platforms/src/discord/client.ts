@@ -1,6 +1,11 @@
 import type { ArrivalEvent } from '@tributary/packing';
 import { FileFetchError } from '../files/file-fetch-error.js';
-import { type DownloadLimits, type FetchedFile, guardedDownload } from '../files/guarded-download.js';
+import {
+  type DownloadLimits,
+  type FetchedFile,
+  guardedDownload,
+  operatorChosen,
+} from '../files/guarded-download.js';
 import { objectField, type PlatformAnswer } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import {
@@ -110,7 +115,7 @@ export class DiscordClient implements PlatformClient {
     return guardedDownload({
       url: new URL(ref),
       allowedOrigins: this.options.cdnUrl === undefined ? DISCORD_CDN_URLS : [this.options.cdnUrl],
-      configuredOrigins: this.options.cdnUrl !== undefined,
+      configuredOrigins: operatorChosen(this.options.cdnUrl, DISCORD_CDN_URLS),
       ...limits,
     });
   }

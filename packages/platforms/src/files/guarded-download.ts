@@ -67,6 +67,16 @@ export async function guardedDownload(request: DownloadRequest): Promise<Fetched
   }
 }
 
+/**
+ * Whether the operator chose a file host other than the platform's public ones (`defaults`): such an
+ * origin may resolve inwards (`configuredOrigins`).
+ */
+export function operatorChosen(configured: string | undefined, defaults: readonly string[]): boolean {
+  if (configured === undefined) return false;
+  const origin = new URL(configured).origin;
+  return !defaults.some((candidate) => new URL(candidate).origin === origin);
+}
+
 function allowedOrigin(url: URL, allowed: readonly string[]): string {
   const origin = allowed.find((candidate) => new URL(candidate).origin === url.origin);
   if (origin === undefined) {

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { FileFetchError } from '../files/file-fetch-error.js';
-import { type DownloadLimits, type FetchedFile, guardedDownload } from '../files/guarded-download.js';
+import {
+  type DownloadLimits,
+  type FetchedFile,
+  guardedDownload,
+  operatorChosen,
+} from '../files/guarded-download.js';
 import { SIGNATURE_HEADER, signBody } from '../hmac-signature.js';
 import { classifyHttpAnswer } from '../http/answer.js';
 import { type PlatformClientOptions, PlatformHttp } from '../http/platform-http.js';
@@ -60,7 +65,7 @@ export class GatewayClient implements PlatformClient {
     return guardedDownload({
       url: new URL(ref),
       allowedOrigins: [this.options.filesUrl],
-      configuredOrigins: true,
+      configuredOrigins: operatorChosen(this.options.filesUrl, []),
       ...limits,
     });
   }

@@ -1,6 +1,11 @@
 import type { ArrivalEvent } from '@tributary/packing';
 import { FileFetchError } from '../files/file-fetch-error.js';
-import { type DownloadLimits, type FetchedFile, guardedDownload } from '../files/guarded-download.js';
+import {
+  type DownloadLimits,
+  type FetchedFile,
+  guardedDownload,
+  operatorChosen,
+} from '../files/guarded-download.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
@@ -99,7 +104,7 @@ export class SlackClient implements PlatformClient {
     return guardedDownload({
       url: new URL(ref),
       allowedOrigins: [this.options.filesUrl ?? SLACK_FILES_URL],
-      configuredOrigins: this.options.filesUrl !== undefined,
+      configuredOrigins: operatorChosen(this.options.filesUrl, [SLACK_FILES_URL]),
       headers: this.auth(),
       ...limits,
     });

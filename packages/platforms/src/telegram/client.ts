@@ -4,6 +4,7 @@ import {
   type FetchedFile,
   fileTooLarge,
   guardedDownload,
+  operatorChosen,
 } from '../files/guarded-download.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
@@ -105,7 +106,7 @@ export class TelegramClient implements PlatformClient {
       url: new URL(`${this.baseUrl}/file/bot${this.options.token}/${path}`),
       allowedOrigins: [new URL(this.baseUrl).origin],
       // A self-hosted Bot API server (TELEGRAM_API_URL) often runs beside the broker.
-      configuredOrigins: new URL(this.baseUrl).origin !== new URL(TELEGRAM_API_URL).origin,
+      configuredOrigins: operatorChosen(this.baseUrl, [TELEGRAM_API_URL]),
       ...limits,
     });
   }
