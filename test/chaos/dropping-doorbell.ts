@@ -1,8 +1,9 @@
 import type { Doorbell, RingOptions } from '@tributary/queue';
 
 /**
- * Loses a share of rings on purpose (both the direct hand-over and the shared doorbell), so the sweeper
- * has to find and re-ring those threads.
+ * Loses a share of the rings that go through the doorbell on purpose (the caller's direct hand-over
+ * and the shared doorbell), so the sweeper has to find and re-ring those threads. Rings the enqueue
+ * script pushes itself are taken off their lists by run.ts instead.
  */
 export class DroppingDoorbell implements Doorbell {
   dropped = 0;

@@ -16,8 +16,10 @@ export interface DoorbellLists {
 /**
  * Pops doorbells from lists while the worker has a free slot, one at a time: first those handed to
  * this worker (session affinity), then any bucket's ready list (rings nobody prefers, pushed by the
- * enqueue script). Each runs in the next free slot. Whatever waits too long (or is left when the
- * worker stops) is run elsewhere by its shared fallback, which rings after the affinity wait.
+ * enqueue script). Each runs in the next free slot. A direct doorbell that waits too long (or is
+ * left when the worker stops) is run elsewhere by its shared fallback, which rings after the affinity
+ * wait; a ready one this worker cannot run goes back to its list, and one lost with a worker that
+ * died after its pop is re-rung by the sweeper.
  */
 export class DirectDoorbells {
   private stopped = false;
@@ -26,7 +28,7 @@ export class DirectDoorbells {
   /** Where the next pop starts among the ready lists: BLPOP takes the first non-empty key it is given. */
   private nextReady = 0;
 
-  /** `connection` is used for blocking pops only and is disconnected by `stop`. */
+  /** `connection` is used for these pops only and is disconnected by `stop`. */
   constructor(
     private readonly connection: RedisClient,
     private readonly lists: DoorbellLists,
@@ -42,11 +44,12 @@ export class DirectDoorbells {
     this.loop = this.run();
   }
 
+  /** Within a pop's timeout: a pop in flight is let finish, so what it takes can go back. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.gate.wakeAll();
-    this.connection.disconnect();
     await this.loop;
+    this.connection.disconnect();
   }
 
   private async run(): Promise<void> {
@@ -66,13 +69,15 @@ export class DirectDoorbells {
       if (!popped) continue;
       const [list, item] = popped;
       const source = list === this.lists.own ? 'direct' : 'ready';
-      // A shared doorbell may have taken the slot meanwhile. A ready one goes back to the head of its
-      // list for any worker; a direct one waits for this worker's next slot, as if it had stayed in
-      // its list (its shared fallback covers a long wait; stopping drops it to that).
-      if (source === 'ready' && !this.gate.tryAcquire()) {
+      if (source === 'ready') this.servedReady(list);
+      // Stopping, or a shared doorbell took the slot meanwhile: a ready doorbell goes back to the head
+      // of its list for any worker; a direct one waits for this worker's next slot, as if it had
+      // stayed in its list (its shared fallback covers a long wait; stopping drops it to that).
+      if (source === 'ready' && (this.stopped || !this.gate.tryAcquire())) {
         await this.putBack(list, item);
         continue;
       }
+      if (this.stopped) return;
       while (source === 'direct' && !this.gate.tryAcquire()) {
         await this.gate.whenFree();
         if (this.stopped) return;
@@ -90,12 +95,18 @@ export class DirectDoorbells {
     }
   }
 
-  /** The worker's own list first; the ready lists in turn, so no bucket is served last every time. */
+  /**
+   * The worker's own list first, then the ready lists from the one after the last served: round robin
+   * over the buckets with doorbells, so a busy bucket cannot starve the next one.
+   */
   private popOrder(): string[] {
     const { own, ready } = this.lists;
     const start = this.nextReady;
-    this.nextReady = (start + 1) % Math.max(ready.length, 1);
     const order = [...ready.slice(start), ...ready.slice(0, start)];
     return own === undefined ? order : [own, ...order];
+  }
+
+  private servedReady(list: string): void {
+    this.nextReady = (this.lists.ready.indexOf(list) + 1) % this.lists.ready.length;
   }
 }

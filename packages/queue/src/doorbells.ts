@@ -68,19 +68,19 @@ export function doorbellJobId(member: string, epoch: number): string {
   return `t-${member}-${epoch}`;
 }
 
-/** A doorbell popped from a list: a worker's own (affinity) or a bucket's ready list. */
+/**
+ * A doorbell popped from a list: a worker's own (affinity) or a bucket's ready list. Those the enqueue
+ * script pushes also say when (`at`, Redis's clock), which the sweeper reads off a ready list's head.
+ */
 export interface DirectDoorbell {
   thread: string;
   epoch: number;
 }
 
-/**
- * A doorbell as a list holds it: the affinity script stores the thread, the enqueue script (which
- * has only the encoded member at hand) the member.
- */
+/** A list item as a worker serves it (the enqueue script's `at` is the sweeper's alone). */
 export function parseDirectDoorbell(item: string): DirectDoorbell {
-  const { thread, member, epoch } = JSON.parse(item) as { thread?: string; member?: string; epoch: number };
-  return { thread: thread ?? decodeThread(member ?? ''), epoch };
+  const { thread, epoch } = JSON.parse(item) as DirectDoorbell;
+  return { thread, epoch };
 }
 
 /**

@@ -144,6 +144,7 @@ export const enqueue = defineScript({
     'listTtlMs',
     'affinity',
     'guess',
+    'thread',
   ],
   decode(reply) {
     switch (reply.status) {
@@ -368,7 +369,7 @@ export interface BucketScan {
 export const sweepScan = defineScript({
   name: 'sweepScan',
   keys: ['sweepLock', 'run', 'sched', 'replydue', 'ready'],
-  args: ['owner', 'lockMs', 'lostDoorbellAfterMs', 'sweepBatch', 'dueBatch'],
+  args: ['owner', 'lockMs', 'lostDoorbellAfterMs', 'listTtlMs', 'sweepBatch', 'dueBatch'],
   decode(reply): BucketScan | undefined {
     if (reply.status === ScriptStatus.Empty) return undefined;
     let at = 2;

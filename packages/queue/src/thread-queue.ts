@@ -151,7 +151,8 @@ export class ThreadQueue {
   async enqueue(thread: string, message: NewMessage): Promise<EnqueueResult> {
     const k = this.keys(thread);
     const c = this.config;
-    const guess = this.readyLists && c.affinity ? this.lastOwners.get(thread) : undefined;
+    const guessing = this.readyLists && c.affinity;
+    const guess = guessing ? this.lastOwners.get(thread) : undefined;
     const reply = await this.scripts.run(script.enqueue, this.withWorkerKeys(k, guess), {
       member: k.member,
       dedupMember: dedupMember(thread, message.idempotencyKey ?? message.id),
@@ -169,6 +170,7 @@ export class ThreadQueue {
       listTtlMs: this.readyLists ? DIRECT_LIST_TTL_MS : '',
       affinity: c.affinity ? 1 : 0,
       guess: guess ?? '',
+      thread,
     });
     switch (reply.status) {
       case 'duplicate':
@@ -183,7 +185,7 @@ export class ThreadQueue {
         await this.replicated(k);
         return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
-    if (reply.lastOwner !== '') this.rememberOwner(thread, reply.lastOwner);
+    if (guessing && reply.lastOwner !== '') this.rememberOwner(thread, reply.lastOwner);
     // The message is durable already; a doorbell lost here (or popped from a list by a worker that
     // died before its claim) is re-rung by the sweeper. Pushed to the ready list, the ring is done;
     // handed to the last owner, it still needs its shared fallback (ADR 0007).
@@ -337,6 +339,7 @@ export class ThreadQueue {
       owner,
       lockMs: c.sweepIntervalMs,
       lostDoorbellAfterMs: c.lostDoorbellAfterMs,
+      listTtlMs: DIRECT_LIST_TTL_MS,
     });
   }
 

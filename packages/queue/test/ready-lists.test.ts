@@ -71,8 +71,8 @@ describe('the buckets’ ready lists', () => {
       const list = queue.keys('th').ready;
       await f.redis.rpush(
         list,
-        JSON.stringify({ member: 'th', epoch: 1 }),
-        JSON.stringify({ member: 'th', epoch: 2 }),
+        JSON.stringify({ thread: 'th', epoch: 1 }),
+        JSON.stringify({ thread: 'th', epoch: 2 }),
       );
       await waitFor(async () => (await f.redis.lrange(list, 0, -1)).length === 2 && ran.length === 0, {
         what: 'the doorbell to go back',
@@ -88,6 +88,31 @@ describe('the buckets’ ready lists', () => {
         { thread: 'th', epoch: 1 },
         { thread: 'th', epoch: 2 },
       ]);
+    } finally {
+      await lists.stop();
+    }
+  });
+
+  it('are served in turn: a bucket with a long line does not starve the next', async () => {
+    const { queue } = await f.make({ buckets: 8 });
+    const ready = Array.from({ length: 8 }, (_, b) => bucketKeys(queue.config.prefix, b).ready);
+    for (const [bucket, thread] of [
+      [0, 'a'],
+      [1, 'b'],
+    ] as const) {
+      const items = [1, 2, 3, 4, 5].map((epoch) => JSON.stringify({ thread, epoch }));
+      await f.redis.rpush(ready[bucket]!, ...items);
+    }
+    const gate = new SlotGate(1);
+    const ran: string[] = [];
+    const lists = new DirectDoorbells(blockingConnection(f.redis), { ready }, gate, ({ thread }) => {
+      ran.push(thread);
+      gate.release();
+    });
+    lists.start();
+    try {
+      await waitFor(() => ran.length === 10, { what: 'every doorbell to run' });
+      expect(ran).toEqual(['a', 'b', 'a', 'b', 'a', 'b', 'a', 'b', 'a', 'b']);
     } finally {
       await lists.stop();
     }

@@ -6,7 +6,7 @@ import type { Doorbell } from '../src/doorbells.js';
 import { Sweeper } from '../src/sweeper.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
-import { claimNow, type QueueFixture, queueFixture, turnAs } from './fixture.js';
+import { claimNow, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -69,20 +69,24 @@ describe('sweeper', () => {
     expect(await scheduledAt(queue, 'th')).toBeGreaterThan(scheduled);
   });
 
-  it('leaves a bucket’s threads alone while its ready list holds doorbells; re-rings one popped and lost', async () => {
-    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
-    await queue.enqueue('th', { id: 'a', body: 'x' });
-    await graceOver(queue, 'th');
+  it('leaves threads in line on a ready list alone, and re-rings one the line has passed', async () => {
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1, buckets: 1 });
+    await queue.enqueue('lost', { id: 'a', body: 'x' });
+    // Rung a millisecond later on Redis's clock, so it stands behind the first in line.
+    await redisClockReaches(f.redis, (await scheduledAt(queue, 'lost')) + 1, { what: 'the next ms' });
+    await queue.enqueue('queued', { id: 'a', body: 'x' });
+    await graceOver(queue, 'queued');
     const sweeper = new Sweeper(queue, f.redis, doorbell, 's');
-    // Still in line: the workers are behind, and a lost doorbell can wait until they catch up.
+    // Both in line: the workers are behind, and nothing is lost.
     expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 0 });
-    expect((await queue.state('th')).epoch).toBe(1);
-    // A worker popped it and died before its claim: nothing in line any more, nothing pending.
-    expect(await f.redis.lpop(queue.keys('th').ready)).not.toBeNull();
+    // A worker popped the first and died before its claim: the line has moved past it.
+    expect(await f.redis.lpop(queue.keys('lost').ready)).not.toBeNull();
     await releaseSweepLocks(queue.config.prefix);
     expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 1 });
-    expect(await queue.state('th')).toMatchObject({ status: 'scheduled', epoch: 2 });
-    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(true);
+    expect(await queue.state('lost')).toMatchObject({ status: 'scheduled', epoch: 2 });
+    expect(await doorbell.pending(queue.keys('lost').member, 2)).toBe(true);
+    expect((await queue.state('queued')).epoch).toBe(1);
+    expect(await readyDoorbells(f.redis, queue, 'queued')).toEqual([{ thread: 'queued', epoch: 1 }]);
   });
 
   it('re-rings a thread whose doorbell job failed before it claimed anything', async () => {

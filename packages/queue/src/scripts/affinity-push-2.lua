@@ -6,6 +6,5 @@
 -- so a worker that dies or stalls after this point delays the thread, never strands it.
 -- Returns: {OK} handed over | {NOT_FOUND} the worker is gone or shutting down
 if redis.call('GET', K.presence) ~= '1' then return { STATUS.NOT_FOUND } end
-redis.call('RPUSH', K.doorbells, A.doorbell)
-redis.call('PEXPIRE', K.doorbells, A.ttlMs)
+push_doorbell(K.doorbells, A.doorbell, A.ttlMs)
 return { STATUS.OK }

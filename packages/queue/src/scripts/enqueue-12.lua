@@ -48,16 +48,14 @@ if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   redis.call('ZADD', K.sched, now, A.member)
   local owner = st[3] or ''
   if A.listTtlMs ~= '' then
-    -- The member is percent-encoded: nothing in it needs escaping in a JSON string.
-    local doorbell = '{"member":"' .. A.member .. '","epoch":' .. epoch .. '}'
+    -- `at` lets the sweeper tell who is still in line behind the oldest doorbell (sweep-scan).
+    local doorbell = cjson.encode({ thread = A.thread, epoch = epoch, at = now })
     if owner == '' or A.affinity ~= '1' then
-      redis.call('RPUSH', K.ready, doorbell)
-      redis.call('PEXPIRE', K.ready, A.listTtlMs)
+      push_doorbell(K.ready, doorbell, A.listTtlMs)
       return { STATUS.RING, sid, seq, epoch, owner, 1 }
     end
     if owner == A.guess and redis.call('GET', K.presence) == '1' then
-      redis.call('RPUSH', K.doorbells, doorbell)
-      redis.call('PEXPIRE', K.doorbells, A.listTtlMs)
+      push_doorbell(K.doorbells, doorbell, A.listTtlMs)
       return { STATUS.RING, sid, seq, epoch, owner, 2 }
     end
   end
