@@ -66,24 +66,27 @@ function economyHeadline(r: BenchResult): string {
 }
 
 function latencyReading(r: BenchResult): string {
-  const [ours, bull, ...steps] = r.rows;
+  const [ours, bull, owned, ...steps] = r.rows;
   const split =
     steps.length === 0
       ? ''
-      : ` Its steps at p50: ${steps.map((step) => `${String(step[0]).replace(/^\s*step: /, '')} ${step[1]} ms`).join('; ')}.`;
+      : ` The new thread's steps at p50: ${steps.map((step) => `${String(step[0]).replace(/^\s*step: /, '')} ${step[1]} ms`).join('; ')}.`;
   return (
     `An idle thread's first message reaches the turn handler in p50 ${ours?.[1]} ms / p99 ${ours?.[2]} ms; ` +
     `a bare BullMQ job on the same Redis reaches its processor in ${bull?.[1]} / ${bull?.[2]} ms ` +
-    `(p50 ratio ${r.ratios.idle_p50_over_bullmq_p50 ?? 'not measured'}, p99 ratio ${r.ratios.idle_p99_over_bullmq_p99}). ` +
+    `(p50 ratio ${r.ratios.idle_p50_over_bullmq_p50}, p99 ratio ${r.ratios.idle_p99_over_bullmq_p99}). ` +
+    `A message to an idle thread whose last worker is alive (session affinity) takes ${owned?.[1]} / ${owned?.[2]} ms ` +
+    `(ratios ${r.ratios.owned_p50_over_bullmq_p50} and ${r.ratios.owned_p99_over_bullmq_p99}). ` +
     `No debounce, no polling interval: invariant I1.${split}`
   );
 }
 
 function latencyHeadline(r: BenchResult): string {
-  const [ours, bull] = r.rows;
+  const [ours, bull, owned] = r.rows;
   const busy = r.machine?.load1 === undefined ? '' : `; load ${r.machine.load1} on ${r.machine.cpus} CPUs`;
   return (
-    `an idle thread's first message starts its turn in p50 ${ours?.[1]} ms, p99 ${ours?.[2]} ms ` +
+    `an idle thread's first message starts its turn in p50 ${ours?.[1]} ms, p99 ${ours?.[2]} ms, ` +
+    `one whose last worker is alive in ${owned?.[1]} / ${owned?.[2]} ms ` +
     `(plain BullMQ on the same Redis: ${bull?.[1]} / ${bull?.[2]} ms${busy})`
   );
 }
