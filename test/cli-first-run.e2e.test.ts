@@ -35,9 +35,13 @@ async function startDev(cwd: string, env: Record<string, string>, ownProcessGrou
   return dev;
 }
 
-async function stopDev(dev: CliRun): Promise<number | null> {
+/** Ctrl-C, as a terminal sends it; resolves with how the process ended, and what it printed last. */
+async function stopDev(dev: CliRun): Promise<string> {
   dev.child.kill('SIGINT');
-  return dev.exited();
+  const code = await dev.exited();
+  return code === 0
+    ? 'exit 0'
+    : `exit ${code} (signal ${dev.child.signalCode}); it printed last: ${dev.output().slice(-2000)}`;
 }
 
 describe.concurrent('help and version', () => {
@@ -123,7 +127,7 @@ describe('tributary dev on a shared Redis', () => {
     const hello = runCli(['send', 'hello from the first project'], { cwd: subfolder });
     expect(await hello.exited(), hello.output()).toBe(0);
     expect(hello.stdout()).toContain('session history: 0 earlier turn(s)');
-    expect(await stopDev(dev)).toBe(0);
+    expect(await stopDev(dev)).toBe('exit 0');
 
     // Same machine, same Redis, same default thread: another checkout's first turn is its own.
     const second = await project('second');
@@ -132,7 +136,7 @@ describe('tributary dev on a shared Redis', () => {
     expect(await greet.exited(), greet.output()).toBe(0);
     expect(greet.stdout()).toContain('session history: 0 earlier turn(s)');
     expect(greet.stdout()).not.toContain('Restored history');
-    expect(await stopDev(other)).toBe(0);
+    expect(await stopDev(other)).toBe('exit 0');
 
     // The first project, restarted, continues its own session from its own agent state.
     const again = await startDev(first, { REDIS_URL: redis.url });
@@ -140,7 +144,7 @@ describe('tributary dev on a shared Redis', () => {
     expect(await more.exited(), more.output()).toBe(0);
     expect(more.stdout()).toContain('session history: 1 earlier turn(s)');
     expect(more.stdout()).not.toContain('Restored history');
-    expect(await stopDev(again)).toBe(0);
+    expect(await stopDev(again)).toBe('exit 0');
   }, 120_000);
 
   it('names the configured agent in its banner', async () => {
@@ -149,7 +153,7 @@ describe('tributary dev on a shared Redis', () => {
     const dev = await startDev(await project('configured'), { REDIS_URL: redis.url, AGENT_COMMAND: command });
     expect(dev.output()).toContain(`agent        ${command}   (AGENT_COMMAND)`);
     expect(dev.output()).not.toContain('built-in');
-    expect(await stopDev(dev)).toBe(0);
+    expect(await stopDev(dev)).toBe('exit 0');
   });
 });
 
