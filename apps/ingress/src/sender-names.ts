@@ -1,6 +1,7 @@
 import type { Sender } from '@tributary/packing';
 import { type PlatformClient, platformOfThread, type UserNames } from '@tributary/platforms';
 import type { Logger } from 'pino';
+import { withinDeadline } from './within-deadline.js';
 
 export interface SenderNamesOptions {
   /** How long a looked-up name is trusted; people rename themselves rarely. */
@@ -27,6 +28,8 @@ const DEFAULTS: SenderNamesOptions = {
  */
 export class SenderNames {
   private readonly cache = new Map<string, { names: UserNames | undefined; until: number }>();
+  /** Lookups under way: a burst from a new sender asks the platform once, not once per message. */
+  private readonly asking = new Map<string, Promise<UserNames | undefined>>();
   private readonly options: SenderNamesOptions;
 
   constructor(
@@ -44,37 +47,36 @@ export class SenderNames {
     const client = this.clients.get(platform);
     if (client?.userNames === undefined) return sender;
     const key = `${platform}:${sender.id}`;
-    const now = Date.now();
-    let entry = this.cache.get(key);
-    if (entry === undefined || entry.until <= now) {
-      const names = await this.lookUp(client, platform, sender.id);
-      entry = { names, until: now + (names ? this.options.ttlMs : this.options.failureTtlMs) };
-      if (this.cache.size >= this.options.maxEntries) this.cache.clear();
-      this.cache.set(key, entry);
+    const entry = this.cache.get(key);
+    const names =
+      entry !== undefined && entry.until > Date.now() ? entry.names : await this.ask(key, client, sender.id);
+    return names === undefined ? sender : { ...sender, ...names };
+  }
+
+  private ask(key: string, client: PlatformClient, id: string): Promise<UserNames | undefined> {
+    let answer = this.asking.get(key);
+    if (answer === undefined) {
+      answer = this.lookUp(client, platformOfThread(key), id).then((names) => {
+        const ttl = names ? this.options.ttlMs : this.options.failureTtlMs;
+        if (this.cache.size >= this.options.maxEntries) this.cache.clear();
+        this.cache.set(key, { names, until: Date.now() + ttl });
+        this.asking.delete(key);
+        return names;
+      });
+      this.asking.set(key, answer);
     }
-    return entry.names === undefined ? sender : { ...sender, ...entry.names };
+    return answer;
   }
 
   private async lookUp(client: PlatformClient, platform: string, id: string): Promise<UserNames | undefined> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
-        client.userNames!(id),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`no answer within ${this.options.timeoutMs} ms`)),
-            this.options.timeoutMs,
-          );
-        }),
-      ]);
+      return await withinDeadline(client.userNames!(id), this.options.timeoutMs);
     } catch (error) {
       this.logger.warn(
         { err: error, platform, userId: id },
         'sender name not found; the id stands in for it',
       );
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -6,6 +6,7 @@ import {
 } from '@tributary/platforms';
 import type { ThreadParentStore } from '@tributary/queue';
 import type { Logger } from 'pino';
+import { withinDeadline } from './within-deadline.js';
 
 /** Threads remembered as recorded before the set starts over (a bound on memory, not on behaviour). */
 const REMEMBERED_THREADS = 10_000;
@@ -54,13 +55,7 @@ export class ThreadParents {
     const client = this.clients.get(platformOfThread(thread));
     if (!client?.fetchThreadParent || event.threadId === undefined) return false;
     if (await this.store.has(thread)) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const parent = await Promise.race([
-      client.fetchThreadParent(event),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-      }),
-    ]).finally(() => clearTimeout(timer));
+    const parent = await withinDeadline(client.fetchThreadParent(event), this.timeoutMs);
     await this.store.set(thread, parent ?? 'none');
     return true;
   }

@@ -29,6 +29,14 @@ describe('SenderNames', () => {
     expect(lookups()).toBe(before + 1);
   });
 
+  it('asks once for a burst of messages from a sender it does not know yet', async () => {
+    const cache = names();
+    const before = lookups();
+    const all = await Promise.all(Array.from({ length: 5 }, () => cache.resolve('slack:C1:1.1', bare('U7'))));
+    expect(new Set(all.map((sender) => sender.name))).toEqual(new Set(['grace']));
+    expect(lookups()).toBe(before + 1);
+  });
+
   it('fails open to the id, and does not ask again at once', async () => {
     const cache = names();
     const before = lookups();
