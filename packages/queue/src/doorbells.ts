@@ -19,13 +19,12 @@ export interface DoorbellData {
 }
 
 /**
- * A delayed ring (retry); a ring that prefers a worker (session affinity); or only the shared fallback
- * of a doorbell the enqueue script already handed to the thread's last owner.
+ * A ring of the shared queue, delayed or not (`fallback`: the twin of a doorbell the enqueue script
+ * already handed to the thread's last owner), or a ring that prefers a worker (session affinity).
  */
 export type RingOptions =
-  | { delayMs?: number }
-  | { prefer: { owner: string; waitMs: number } }
-  | { fallbackAfterMs: number };
+  | { delayMs?: number; fallback?: boolean }
+  | { prefer: { owner: string; waitMs: number } };
 
 /** The doorbell transport the queue rings through; the chaos test wraps it to lose some on purpose. */
 export interface Doorbell {
@@ -134,12 +133,9 @@ export class BullDoorbell implements Doorbell {
       removeOnFail: { count: 1_000 },
     };
     const queue = this.queueOf(thread);
-    if ('fallbackAfterMs' in options) {
-      await queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: options.fallbackAfterMs });
-      return;
-    }
     if (!('prefer' in options)) {
-      await queue.add('ring', { thread, epoch }, { ...job, delay: options.delayMs ?? 0 });
+      const data = options.fallback ? { thread, epoch, fallback: true } : { thread, epoch };
+      await queue.add('ring', data, { ...job, delay: options.delayMs ?? 0 });
       return;
     }
     const { owner, waitMs } = options.prefer;

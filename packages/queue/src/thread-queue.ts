@@ -100,9 +100,8 @@ export class ThreadQueue {
   private readonly recentKeys = new Map<string, ThreadKeys>();
   /** Whether enqueue rings through lists itself (workers pop them across slots only on a single Redis). */
   private readonly readyLists: boolean;
-  /** The last owner each recent thread's latest ring named, and those workers' keys. */
+  /** The last owner each recent thread's latest ring named. */
   private readonly lastOwners = new Map<string, string>();
-  private readonly ownerKeys = new Map<string, WorkerKeys>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -129,18 +128,26 @@ export class ThreadQueue {
    * Cluster, the thread's ready list stands in: a key in the thread's slot the script then leaves alone.
    */
   private withWorkerKeys(k: ThreadKeys, guess: string | undefined): ThreadKeys & WorkerKeys {
-    let worker: WorkerKeys = { presence: k.ready, doorbells: k.ready };
-    if (guess !== undefined) {
-      worker = this.ownerKeys.get(guess) ?? workerKeys(this.config.prefix, guess);
-      this.ownerKeys.set(guess, worker);
-    }
+    const worker =
+      guess === undefined ? { presence: k.ready, doorbells: k.ready } : workerKeys(this.config.prefix, guess);
     return { ...k, ...worker };
   }
 
   private rememberOwner(thread: string, owner: string): void {
     if (this.lastOwners.size >= RECENT_KEYS) this.lastOwners.clear();
-    if (this.ownerKeys.size >= RECENT_KEYS) this.ownerKeys.clear();
     this.lastOwners.set(thread, owner);
+  }
+
+  /**
+   * How the caller rings what the enqueue script did not push: handed to the last owner, the ring
+   * still needs its shared fallback (ADR 0007); with a last owner it is handed over from here;
+   * otherwise it goes to the shared queue.
+   */
+  private ringAfterEnqueue(pushed: 'owner' | undefined, lastOwner: string): RingOptions {
+    const { affinity, affinityWaitMs } = this.config;
+    if (pushed === 'owner') return { delayMs: affinityWaitMs, fallback: true };
+    if (affinity && lastOwner !== '') return { prefer: { owner: lastOwner, waitMs: affinityWaitMs } };
+    return {};
   }
 
   /** Readiness: every script is in Redis's cache (reloaded after a Redis restart). */
@@ -187,19 +194,10 @@ export class ThreadQueue {
     }
     if (guessing && reply.lastOwner !== '') this.rememberOwner(thread, reply.lastOwner);
     // The message is durable already; a doorbell lost here (or popped from a list by a worker that
-    // died before its claim) is re-rung by the sweeper. Pushed to the ready list, the ring is done;
-    // handed to the last owner, it still needs its shared fallback (ADR 0007).
-    const options: RingOptions | undefined =
-      reply.pushed === 'ready'
-        ? undefined
-        : reply.pushed === 'owner'
-          ? { fallbackAfterMs: c.affinityWaitMs }
-          : c.affinity && reply.lastOwner !== ''
-            ? { prefer: { owner: reply.lastOwner, waitMs: c.affinityWaitMs } }
-            : {};
+    // died before its claim) is re-rung by the sweeper.
     const rang =
-      options === undefined ||
-      (await this.ring(k, reply.epoch, options).then(
+      reply.pushed === 'ready' ||
+      (await this.ring(k, reply.epoch, this.ringAfterEnqueue(reply.pushed, reply.lastOwner)).then(
         () => true,
         () => false,
       ));

@@ -43,7 +43,7 @@ describe('ringing with session affinity', () => {
     const rings: string[] = [];
     const ring = doorbell.ring.bind(doorbell);
     doorbell.ring = (thread, member, epoch, options) => {
-      rings.push(options && 'fallbackAfterMs' in options ? 'fallback only' : 'preferring');
+      rings.push(options && 'prefer' in options ? 'preferring' : 'fallback only');
       return ring(thread, member, epoch, options);
     };
     await announce(queue, 'w1', PRESENCE.taking);
