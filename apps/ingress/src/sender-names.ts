@@ -49,14 +49,21 @@ export class SenderNames {
     const key = `${platform}:${sender.id}`;
     const entry = this.cache.get(key);
     const names =
-      entry !== undefined && entry.until > Date.now() ? entry.names : await this.ask(key, client, sender.id);
+      entry !== undefined && entry.until > Date.now()
+        ? entry.names
+        : await this.ask(key, client, platform, sender.id);
     return names === undefined ? sender : { ...sender, ...names };
   }
 
-  private ask(key: string, client: PlatformClient, id: string): Promise<UserNames | undefined> {
+  private ask(
+    key: string,
+    client: PlatformClient,
+    platform: string,
+    id: string,
+  ): Promise<UserNames | undefined> {
     let answer = this.asking.get(key);
     if (answer === undefined) {
-      answer = this.lookUp(client, platformOfThread(key), id).then((names) => {
+      answer = this.lookUp(client, platform, id).then((names) => {
         const ttl = names ? this.options.ttlMs : this.options.failureTtlMs;
         if (this.cache.size >= this.options.maxEntries) this.cache.clear();
         this.cache.set(key, { names, until: Date.now() + ttl });
