@@ -112,10 +112,16 @@ export class Replay {
     const eventId = `${this.thread}.p${++this.prompts}`;
     this.posted.set(eventId, indexes);
     const answered = this.strategy.waitsForAnswer ? this.answer(eventId) : undefined;
-    await this.post(
-      eventId,
-      indexes.map((i) => this.workload.messages[i]!),
-    );
+    try {
+      await this.post(
+        eventId,
+        indexes.map((i) => this.workload.messages[i]!),
+      );
+    } catch (error) {
+      // The wait for its answer ends when the stack closes; it must not hide this error behind its own.
+      answered?.catch(() => {});
+      throw error;
+    }
     await answered;
   }
 
@@ -152,12 +158,19 @@ export class Replay {
       mentions: [],
       message_id: eventId,
     });
-    const answer = await this.stack.post(
-      '/webhooks/gateway',
-      body,
-      signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body),
-    );
-    if (answer.body.outcome !== 'accepted') {
+    const send = () =>
+      this.stack.post('/webhooks/gateway', body, signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body));
+    // As a platform does, a 503 (Redis slow to answer on a loaded machine) is sent again; a retry may
+    // find the first delivery stored already.
+    let answer = await send();
+    let retried = false;
+    for (let attempt = 1; answer.status === 503 && attempt < 10; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      answer = await send();
+      retried = true;
+    }
+    const outcome = answer.body.outcome;
+    if (outcome !== 'accepted' && !(retried && outcome === 'duplicate')) {
       throw new Error(`${eventId} was not accepted: ${answer.status} ${JSON.stringify(answer.body)}`);
     }
   }

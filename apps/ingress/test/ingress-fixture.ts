@@ -41,12 +41,19 @@ export interface Answer {
 export interface HarnessOptions {
   env?: Record<string, string>;
   clients?: ReadonlyMap<string, PlatformClient>;
-  /** A private redis-server the test may stop and restart. */
+  /**
+   * A private redis-server the test may stop and restart. Its AOF is fsynced on every write: with
+   * `everysec`, Redis may postpone writing an acknowledged command while a slow fsync runs (up to
+   * 2 s), and a SIGKILL then loses it, which is the trade Redis documents for that setting (the likely
+   * cause of one message missing after a SIGKILL in a loaded full run).
+   */
   privateRedis?: boolean;
 }
 
 export async function startIngressHarness(options: HarnessOptions = {}): Promise<IngressHarness> {
-  const server = await startRedis({ private: options.privateRedis ?? false });
+  const server = await startRedis(
+    options.privateRedis ? { private: true, appendfsync: 'always' } : { private: false },
+  );
   const redis = new Redis(server.url);
   // Outage tests kill Redis under this client too; it reconnects on its own.
   redis.on('error', () => {});
