@@ -95,6 +95,9 @@ async function runDev(): Promise<void> {
     : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
   await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
 
+  // Armed before the banner: whoever reads "Ctrl-C stops everything" may press it at once, and the
+  // banner's write can return before this process runs again.
+  const stopped = untilSignal(logger);
   say(`
   ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz, /metrics)
   redis        ${redis.url}${redis.started ? '   (private, AOF in .tributary/redis)' : ''}
@@ -107,7 +110,7 @@ async function runDev(): Promise<void> {
   The first message starts a turn at once; the two sent during it arrive as ONE batched prompt.
   Ctrl-C stops everything.`);
 
-  await untilSignal(logger);
+  await stopped;
   say('tributary dev: stopping (threads are handed back)…');
   await ingress.close();
   await worker.close();
