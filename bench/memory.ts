@@ -64,7 +64,7 @@ async function inParallel(count: number, one: (i: number) => Promise<unknown>): 
   }
 }
 
-const noDoorbell: Doorbell = { ring: async () => {}, pending: async () => true, withdraw: async () => {} };
+const noDoorbell: Doorbell = { ring: async () => {}, pending: async () => true };
 
 interface Round {
   first: number;

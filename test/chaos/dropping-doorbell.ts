@@ -24,8 +24,4 @@ export class DroppingDoorbell implements Doorbell {
   pending(member: string, epoch: number): Promise<boolean> {
     return this.inner.pending(member, epoch);
   }
-
-  withdraw(member: string, epoch: number): Promise<void> {
-    return this.inner.withdraw(member, epoch);
-  }
 }

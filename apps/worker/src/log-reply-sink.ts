@@ -1,11 +1,19 @@
+import { type PlatformClient, platformOfThread } from '@tributary/platforms';
 import type { Logger } from 'pino';
 import type { OutboundMessage, ReplySink } from './outbox.js';
 
-/** Logs every outbound message: the reply path when no platform is configured. */
+/**
+ * Logs every outbound message. Where no platform client takes the thread this is its reply path, at
+ * info; where one does, the platform sink delivered it (a failure is the deliverer's warning), so the
+ * line is debug: the turn already logged its dispatch and its end.
+ */
 export class LogReplySink implements ReplySink {
   readonly name = 'log';
 
-  constructor(private readonly logger: Logger) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly clients: ReadonlyMap<string, PlatformClient>,
+  ) {}
 
   async send(message: OutboundMessage): Promise<void> {
     const fields = {
@@ -18,6 +26,7 @@ export class LogReplySink implements ReplySink {
     // Message text is user content: only at debug level.
     if (this.logger.isLevelEnabled('debug'))
       this.logger.debug({ ...fields, text: message.text }, 'outbound message');
-    else this.logger.info(fields, 'outbound message');
+    else if (!this.clients.has(platformOfThread(message.thread)))
+      this.logger.info(fields, 'outbound message');
   }
 }

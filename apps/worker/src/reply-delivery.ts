@@ -29,6 +29,8 @@ export type DeliveryOutcome = 'delivered' | 'retried' | 'dead';
  */
 export class ReplyDelivery {
   private readonly active = new Set<string>();
+  /** Threads kicked while being drained: a reply committed after the drain's last look. */
+  private readonly again = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Retries this worker scheduled: thread → timer. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
@@ -51,17 +53,24 @@ export class ReplyDelivery {
     await Promise.all(this.inFlight);
   }
 
-  /** Threads with a reply due: delivered while this worker has room, the rest left to the next offer. */
+  /**
+   * Threads with a reply due: delivered while this worker has room, the rest left to the next offer.
+   * One this worker is delivering already is left alone: a thread stays due for the whole attempt.
+   */
   offer(threads: readonly string[]): void {
     for (const thread of threads) {
       if (this.active.size >= this.options.concurrency) return;
-      this.kick(thread);
+      if (!this.active.has(thread)) this.kick(thread);
     }
   }
 
   /** Delivers the thread's outbox now (its turn just committed a reply). */
   kick(thread: string): void {
-    if (this.stopped || this.active.has(thread)) return;
+    if (this.stopped) return;
+    if (this.active.has(thread)) {
+      this.again.add(thread);
+      return;
+    }
     this.active.add(thread);
     const delivery = this.drain(thread)
       .catch((error: unknown) =>
@@ -70,6 +79,8 @@ export class ReplyDelivery {
       .finally(() => {
         this.active.delete(thread);
         this.inFlight.delete(delivery);
+        // Not while a retry is scheduled: the replies behind a failing one wait for it (backoff).
+        if (this.again.delete(thread) && !this.retries.has(thread)) this.kick(thread);
       });
     this.inFlight.add(delivery);
   }
@@ -89,7 +100,8 @@ export class ReplyDelivery {
         await this.failed(thread, reply, error);
         return;
       }
-      if (!(await this.outbox.done(thread, this.owner, reply.id))) return;
+      const after = await this.outbox.done(thread, this.owner, reply.id);
+      if (after === 'lost') return;
       this.onOutcome('delivered');
       if (reply.attempts > 0) {
         this.logger.info(
@@ -97,6 +109,7 @@ export class ReplyDelivery {
           'reply delivered after the platform recovered',
         );
       }
+      if (after === 'empty') return;
     }
   }
 

@@ -26,16 +26,22 @@ function reactionOf(signal: TurnSignal): Reaction | undefined {
 
 /**
  * Shows a running turn's progress on the batch's trailing message: one progress reaction at a time
- * (the previous one is taken back), beside the 👀 that ingress put on acceptance. Best effort: a
- * reaction that fails is logged, never fails the turn.
+ * (the previous one is taken back), beside the 👀 that ingress put on acceptance. The 'working'
+ * reaction waits `workingDelayMs`: a turn that ends or shows a tool sooner never shows it, so a quick
+ * answer costs one reaction call instead of three and does not flicker
+ * (docs/adr/0025-quiet-progress-reactions.md). Best effort: a reaction that fails is logged, never
+ * fails the turn.
  */
 export class TurnReactions {
   private readonly shown = new Map<string, Reaction>();
   private readonly order = new OrderedByKey();
+  /** 'working' reactions not shown yet, by batch. */
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
     private readonly logger: Logger,
+    private readonly workingDelayMs: number,
   ) {}
 
   readonly listener = (signal: TurnSignal): void => {
@@ -48,7 +54,21 @@ export class TurnReactions {
       messageId: signal.target.replyToEventId,
     };
     // Signals of one batch are applied in order, so a late 'working' cannot land after 'done'.
-    this.order.run(signal.batchId, () => this.apply(client, ref, signal));
+    const show = () => this.order.run(signal.batchId, () => this.apply(client, ref, signal));
+    // Any later signal of the batch replaces a 'working' still waiting to be shown.
+    clearTimeout(this.delayed.get(signal.batchId));
+    this.delayed.delete(signal.batchId);
+    if (signal.kind !== 'started' || this.workingDelayMs === 0) {
+      show();
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.delayed.delete(signal.batchId);
+      show();
+    }, this.workingDelayMs);
+    // A stopping worker hands its turns over ('finished'), which clears the timer; never wait for it.
+    timer.unref();
+    this.delayed.set(signal.batchId, timer);
   };
 
   private async apply(client: PlatformClient, ref: MessageRef, signal: TurnSignal): Promise<void> {

@@ -120,13 +120,17 @@ export async function startWorker(
   // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
   const sinks: ReplySink[] = [
     new PlatformReplySink(clients, store.replies),
-    new LogReplySink(logger.child({ component: 'outbox' })),
+    new LogReplySink(logger.child({ component: 'outbox' }), clients),
     ...(options.sinks ?? []),
   ];
   let delivery: ReplyDelivery | undefined;
 
   const parents = store.parents<ThreadParentMessage>();
-  const reactions = new TurnReactions(clients, logger.child({ component: 'reactions' }));
+  const reactions = new TurnReactions(
+    clients,
+    logger.child({ component: 'reactions' }),
+    config.workingReactionDelayMs,
+  );
   const running = new Map<string, AbortController>();
   const controls = await store.controls.subscribe((thread) => {
     running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
@@ -152,6 +156,7 @@ export async function startWorker(
       },
       repliesDue: (threads) => delivery?.offer(threads),
       doorbellTaken: (queue) => canary?.taken(queue),
+      passedOn: () => metrics.doorbellsPassedOnTotal.inc(),
     },
     handler: createTurnHandler({
       pool,

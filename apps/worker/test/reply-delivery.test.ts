@@ -27,6 +27,19 @@ function flakySink() {
   return sink;
 }
 
+/** Thread `th` commits one more batch, `text` its reply in the outbox. */
+async function commitReply(store: Store, id: string, text: string): Promise<void> {
+  await store.queue.enqueue('th', { id, body: 'x' });
+  const claim = await store.queue.claim('th', (await store.queue.state('th')).epoch, 'worker');
+  if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
+  const message: OutboundMessage = { thread: 'th', batchId: claim.batch.id, kind: 'reply', text, target };
+  await store.queue.commit(claim.batch.lease, {
+    reply: text,
+    stopReason: 'end_turn',
+    outbound: [toOutbound(message)],
+  });
+}
+
 /** A store whose thread `th` committed one batch per text, each with its reply in the outbox. */
 async function committed(texts: string[]) {
   const store = Store.open({
@@ -34,17 +47,7 @@ async function committed(texts: string[]) {
     connection: { kind: 'patient' },
     queue: { prefix: uniquePrefix('rd') },
   });
-  for (const [i, text] of texts.entries()) {
-    await store.queue.enqueue('th', { id: `m${i}`, body: 'x' });
-    const claim = await store.queue.claim('th', (await store.queue.state('th')).epoch, 'worker');
-    if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-    const message: OutboundMessage = { thread: 'th', batchId: claim.batch.id, kind: 'reply', text, target };
-    await store.queue.commit(claim.batch.lease, {
-      reply: text,
-      stopReason: 'end_turn',
-      outbound: [toOutbound(message)],
-    });
-  }
+  for (const [i, text] of texts.entries()) await commitReply(store, `m${i}`, text);
   return store;
 }
 
@@ -86,6 +89,61 @@ describe('reply delivery from the outbox', () => {
     }
   });
 
+  it('delivers a reply committed after the drain’s last look, kicked while it was still draining', async () => {
+    const store = await committed(['one']);
+    const sink = flakySink();
+    const { delivery } = deliverer(store, sink);
+    // Right after the delivery of `one` found the outbox empty, another turn commits and kicks.
+    const done = store.replies.done.bind(store.replies);
+    let late = false;
+    store.replies.done = async (...args) => {
+      const outcome = await done(...args);
+      if (!late) {
+        late = true;
+        await commitReply(store, 'm-late', 'two');
+        delivery.kick('th');
+      }
+      return outcome;
+    };
+    try {
+      delivery.kick('th');
+      // No sweeper runs here: only the deliverer itself can pick `two` up.
+      await waitFor(() => sink.taken.length === 2, { what: 'the late reply' });
+      expect(sink.taken).toEqual(['one', 'two']);
+    } finally {
+      await delivery.stop();
+      await store.close();
+    }
+  });
+
+  it('keeps to the platform’s Retry-After when the sweeper offers the thread during a failing attempt', async () => {
+    const store = await committed(['slow down']);
+    let attempts = 0;
+    const sink: ReplySink = {
+      name: 'rate-limited',
+      async send() {
+        attempts++;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw Object.assign(new Error('rate limited'), { retryAfterMs: 5_000 });
+      },
+    };
+    const { delivery, outcomes } = deliverer(store, sink);
+    try {
+      delivery.kick('th');
+      // A sweep pass finds the thread due while the attempt runs, and so does another turn's commit.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      delivery.offer(['th']);
+      delivery.kick('th');
+      await waitFor(() => outcomes.includes('retried') || undefined, { what: 'the failed attempt' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(attempts).toBe(1);
+      expect((await store.replies.pending('th'))[0]).toMatchObject({ attempts: 1 });
+    } finally {
+      await delivery.stop();
+      await store.close();
+    }
+  });
+
   it('keeps a reply undeliverable past the horizon as a dead reply; a re-drive delivers it once', async () => {
     const store = await committed(['lost for now']);
     const sink = flakySink();
@@ -120,9 +178,9 @@ describe('reply delivery from the outbox', () => {
       expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'busy' });
       if (first.kind !== 'reply') throw new Error('no reply');
       await store.replies.recordPart('th', first.reply.id, 0, 'platform-1');
-      expect(await store.replies.done('th', 'b', first.reply.id)).toBe(false);
+      expect(await store.replies.done('th', 'b', first.reply.id)).toBe('lost');
       expect(await store.replies.postedParts('th', first.reply.id)).toEqual(new Map([[0, 'platform-1']]));
-      expect(await store.replies.done('th', 'a', first.reply.id)).toBe(true);
+      expect(await store.replies.done('th', 'a', first.reply.id)).toBe('empty');
       // Delivered: its parts record goes with it, so nothing of it outlives the thread's idle time.
       expect(await store.replies.postedParts('th', first.reply.id)).toEqual(new Map());
       expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'empty' });

@@ -65,6 +65,8 @@ export interface WorkerConfig
   attachmentMaxCount: number;
   /** How the user sees the agent's tool calls and plan while a turn runs. */
   progress: ProgressDisplay;
+  /** A running turn's 'working' reaction shows once the turn has run this long; 0: at its start. */
+  workingReactionDelayMs: number;
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
   metricsPort: number;
   metricsHost: string;
@@ -112,6 +114,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     progress: readProgressDisplay(env),
+    workingReactionDelayMs: readInteger(env, 'WORKING_REACTION_DELAY_MS', 1_000, 0, 600_000),
     attachmentMaxBytes: readInteger(env, 'ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024, 1),
     attachmentMaxCount: readInteger(env, 'ATTACHMENT_MAX_COUNT', 10, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),

@@ -56,8 +56,9 @@ export function readServiceSettings(env: Env): ServiceSettings {
     ),
     redisPrefix: readString(env, 'REDIS_PREFIX', queueDefaults.prefix),
     sessionAffinity: affinity === 'on',
+    // Below the sweeper's lost-doorbell grace (5 s), which would otherwise re-ring the thread first.
     sessionAffinityWaitMs:
-      affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0),
+      affinityWait === undefined ? undefined : readInteger(env, 'SESSION_AFFINITY_WAIT_MS', 0, 1, 4_000),
     // At least ten minutes: dedup keys live no longer than this, and must still absorb a signed
     // webhook's replay within its 300 s window and a platform's retries.
     threadIdleTtlMs: readInteger(env, 'THREAD_IDLE_TTL_MS', queueDefaults.idleTtlMs, 600_000),
@@ -84,7 +85,7 @@ function readRedisUrl(env: Env): string {
   return readUrl(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? DEFAULT_REDIS_URL;
 }
 
-/** The queue options ingress and workers must agree on, from the settings they share. */
+/** The queue options ingress and workers share (`affinityWaitMs` only matters to workers). */
 export function sharedQueueOptions(settings: ServiceSettings): Partial<QueueConfig> {
   return {
     prefix: settings.redisPrefix,

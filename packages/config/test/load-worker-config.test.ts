@@ -20,6 +20,7 @@ describe('worker configuration', () => {
       permissionRules: {},
       leaseMs: 30_000,
       threadIdleTtlMs: 7 * 24 * 60 * 60 * 1000,
+      workingReactionDelayMs: 1_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -132,6 +133,8 @@ describe('worker configuration', () => {
     [{ GATEWAY_REPLY_URL: 'not a url' }, 'GATEWAY_REPLY_URL: must be an absolute URL'],
     [{ AGENT_COMMAND: '"unterminated' }, 'AGENT_COMMAND: unterminated " quote'],
     [{ STALL_SOFT_MS: '5000', STALL_HARD_MS: '5000' }, 'STALL_HARD_MS: must be greater than STALL_SOFT_MS'],
+    [{ WORKING_REACTION_DELAY_MS: '-1' }, 'WORKING_REACTION_DELAY_MS: must be a whole number'],
+    [{ WORKING_REACTION_DELAY_MS: '600001' }, 'WORKING_REACTION_DELAY_MS: must be between 0 and 600000'],
     [{ AGENT_PERMISSION_POLICY: 'openab' }, 'AGENT_PERMISSION_POLICY: must be one of reject, allow-once'],
     [{ AGENT_PERMISSION_RULES: 'read' }, 'AGENT_PERMISSION_RULES: expected kind=policy pairs'],
     [{ AGENT_PERMISSION_RULES: 'shell=allow' }, 'AGENT_PERMISSION_RULES: tool kind must be one of read,'],

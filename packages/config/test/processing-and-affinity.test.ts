@@ -39,6 +39,7 @@ describe('processing modes and session affinity', () => {
     [{ WORKER_CONCURRENCY: '8', AGENT_MAX_SESSIONS: '4' }, 'AGENT_MAX_SESSIONS: must be between 8 and'],
     [{ SESSION_AFFINITY: 'yes' }, 'SESSION_AFFINITY: must be one of on, off'],
     [{ SESSION_AFFINITY_WAIT_MS: '0' }, 'SESSION_AFFINITY_WAIT_MS: must be between 1 and'],
+    [{ SESSION_AFFINITY_WAIT_MS: '4001' }, 'SESSION_AFFINITY_WAIT_MS: must be between 1 and 4000'],
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadWorkerConfig(env)).toThrow(ConfigError);
     expect(() => loadWorkerConfig(env)).toThrow(message);

@@ -95,6 +95,10 @@ export const CATALOGUE = {
     'Threads the sweeper handed back to the doorbell queue.',
     ['reason'],
   ),
+  doorbellsPassedOnTotal: counter(
+    'tributary_doorbells_passed_on_total',
+    "Doorbells handed to a thread's last worker that it passed on to the shared queue, busy for the whole affinity wait: the thread runs elsewhere, on a new agent session.",
+  ),
   replyDeliveriesTotal: counter(
     'tributary_reply_deliveries_total',
     'Attempts to deliver a committed reply or notice: delivered, retried later, or dead (given up after the retry horizon).',

@@ -30,6 +30,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_lease_expiries_total: { type: 'counter', labels: [] },
   tributary_fence_rejections_total: { type: 'counter', labels: [] },
   tributary_sweeper_revivals_total: { type: 'counter', labels: ['reason'] },
+  tributary_doorbells_passed_on_total: { type: 'counter', labels: [] },
   tributary_dead_lettered_batches_total: { type: 'counter', labels: [] },
   tributary_platform_api_calls_total: { type: 'counter', labels: ['platform', 'method', 'status'] },
   tributary_agent_restarts_total: { type: 'counter', labels: [] },

@@ -2,10 +2,14 @@ import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type DirectDoorbell, parseDirectDoorbell } from './doorbells.js';
 import { RepeatedErrors } from './repeated-errors.js';
+import { passOn } from './script-calls.js';
+import { Scripts } from './scripts.js';
 import type { SlotGate } from './slot-gate.js';
 
 const POP_TIMEOUT_SECONDS = 1;
 const RETRY_AFTER_ERROR_MS = 1_000;
+/** The pass-on check runs every half affinity wait, but no more often than this. */
+const MIN_PASS_ON_TICK_MS = 50;
 
 /** The lists a worker pops: its own (session affinity) and the buckets' ready lists, each optional. */
 export interface DoorbellLists {
@@ -13,13 +17,26 @@ export interface DoorbellLists {
   ready: readonly string[];
 }
 
+/** Which list a doorbell came from: the worker's own (`direct`) or a bucket's ready list. */
+export type ListSource = 'direct' | 'ready';
+
+export interface DirectDoorbellHandlers {
+  /** Called with a slot acquired; the callee releases it. */
+  onDoorbell(doorbell: DirectDoorbell, source: ListSource): void;
+  /** Rings the shared queue with a doorbell of the worker's own list that waited too long. */
+  passOn(doorbell: DirectDoorbell): Promise<void>;
+  /** How long a doorbell of the worker's own list may wait for a slot before it is passed on. */
+  affinityWaitMs: number;
+}
+
 /**
  * Pops doorbells from lists while the worker has a free slot, one at a time: first those handed to
  * this worker (session affinity), then any bucket's ready list (rings nobody prefers, pushed by the
- * enqueue script). Each runs in the next free slot. A direct doorbell that waits too long (or is
- * left when the worker stops) is run elsewhere by its shared fallback, which rings after the affinity
- * wait; a ready one this worker cannot run goes back to its list, and one lost with a worker that
- * died after its pop is re-rung by the sweeper.
+ * enqueue script). Each runs in the next free slot; one this worker cannot run goes back to the head
+ * of its list. While every slot is busy, the doorbells of its own list that waited the affinity wait
+ * are passed on to the shared queue, and all of them when the worker stops: only this worker reads
+ * that list. What a worker that died or froze leaves in a list (or popped before its claim) is
+ * re-rung by the sweeper.
  */
 export class DirectDoorbells {
   private stopped = false;
@@ -27,34 +44,39 @@ export class DirectDoorbells {
   private readonly errors: RepeatedErrors;
   /** Where the next pop starts among the ready lists: BLPOP takes the first non-empty key it is given. */
   private nextReady = 0;
+  private readonly scripts: Scripts;
 
-  /** `connection` is used for these pops only and is disconnected by `stop`. */
+  /** `connection` is used for these lists only and is disconnected by `stop`. */
   constructor(
     private readonly connection: RedisClient,
     private readonly lists: DoorbellLists,
     private readonly gate: SlotGate,
-    /** Called with a slot acquired; the callee releases it. */
-    private readonly onDoorbell: (doorbell: DirectDoorbell, source: 'direct' | 'ready') => void,
-    logger: LogSink = silentLogger,
+    private readonly handlers: DirectDoorbellHandlers,
+    private readonly logger: LogSink = silentLogger,
   ) {
     this.errors = new RepeatedErrors(logger, 'direct doorbells unreachable; retrying');
+    this.scripts = new Scripts(connection, [passOn]);
   }
 
   start(): void {
     this.loop = this.run();
   }
 
-  /** Within a pop's timeout: a pop in flight is let finish, so what it takes can go back. */
+  /**
+   * Within a pop's timeout: a pop in flight is let finish, so what it takes can go back; then what the
+   * worker's own list holds is passed on (ringers no longer hand it doorbells: it has retired).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.gate.wakeAll();
     await this.loop;
+    await this.passOnOverdue(0);
     this.connection.disconnect();
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      await this.gate.whenFree();
+      await this.untilFree();
       if (this.stopped) return;
       let popped: [string, string] | null;
       try {
@@ -70,23 +92,64 @@ export class DirectDoorbells {
       const [list, item] = popped;
       const source = list === this.lists.own ? 'direct' : 'ready';
       if (source === 'ready') this.servedReady(list);
-      // Stopping, or a shared doorbell took the slot meanwhile: a ready doorbell goes back to the head
-      // of its list for any worker; a direct one waits for this worker's next slot, as if it had
-      // stayed in its list (its shared fallback covers a long wait; stopping drops it to that).
-      if (source === 'ready' && (this.stopped || !this.gate.tryAcquire())) {
+      // Stopping, or a shared doorbell took the slot meanwhile: back to the head of its list, where it
+      // keeps its place (and its age: a direct one is passed on once it waited too long).
+      if (this.stopped || !this.gate.tryAcquire()) {
         await this.putBack(list, item);
         continue;
       }
-      if (this.stopped) return;
-      while (source === 'direct' && !this.gate.tryAcquire()) {
-        await this.gate.whenFree();
-        if (this.stopped) return;
-      }
-      this.onDoorbell(parseDirectDoorbell(item), source);
+      this.handlers.onDoorbell(parseDirectDoorbell(item), source);
     }
   }
 
-  /** Best effort: a ready doorbell lost here is the sweeper's, like any lost doorbell. */
+  /**
+   * Waits for a free slot; meanwhile, every half affinity wait (a clock that slots freeing and being
+   * taken again do not restart), passes on the doorbells of the own list that waited the whole wait.
+   */
+  private async untilFree(): Promise<void> {
+    // Only ready lists: nothing of this worker's own to pass on.
+    if (this.lists.own === undefined) return this.gate.whenFree();
+    const { affinityWaitMs } = this.handlers;
+    const tickMs = Math.max(MIN_PASS_ON_TICK_MS, affinityWaitMs / 2);
+    let nextTick = performance.now() + tickMs;
+    let free = this.gate.whenFree();
+    while (!this.gate.hasFree && !this.stopped) {
+      let timer: NodeJS.Timeout | undefined;
+      const tick = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), Math.max(0, nextTick - performance.now()));
+      });
+      const ticked = await Promise.race([free.then(() => false), tick]);
+      clearTimeout(timer);
+      if (!ticked) {
+        // A slot freed (or shutdown woke us); if it was taken again at once, wait for the next one.
+        free = this.gate.whenFree();
+        continue;
+      }
+      nextTick += tickMs;
+      if (!this.stopped) await this.passOnOverdue(affinityWaitMs);
+    }
+  }
+
+  /** Best effort: a doorbell not passed on stays in the list, and the sweeper finds its thread. */
+  private async passOnOverdue(waitMs: number): Promise<void> {
+    if (this.lists.own === undefined) return;
+    try {
+      const items = await this.scripts.run(passOn, { doorbells: this.lists.own }, { waitMs });
+      for (const item of items) {
+        const doorbell = parseDirectDoorbell(item);
+        await this.handlers.passOn(doorbell).catch((error: unknown) => {
+          this.logger.warn(
+            { err: error, thread: doorbell.thread },
+            'doorbell not passed on; the sweeper re-rings it',
+          );
+        });
+      }
+    } catch (error) {
+      this.errors.report(error);
+    }
+  }
+
+  /** Best effort: a doorbell lost here is the sweeper's, like any lost doorbell. */
   private async putBack(list: string, item: string): Promise<void> {
     try {
       await this.connection.multi().lpush(list, item).pexpire(list, DIRECT_LIST_TTL_MS).exec();

@@ -1,7 +1,7 @@
 import type { LogSink } from '@tributary/observability';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { blockingConnection, popsAcrossSlots, type RedisClient } from './connections.js';
-import { DirectDoorbells } from './direct-doorbells.js';
+import { DirectDoorbells, type ListSource } from './direct-doorbells.js';
 import {
   CANARY_JOB,
   type DirectDoorbell,
@@ -13,7 +13,7 @@ import type { QueueConfig } from './queue-config.js';
 import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
 import { bucketKeys, workerKeys } from './thread-keys.js';
-import type { DoorbellSource, OnBusy } from './turn-loop.js';
+import type { OnBusy } from './turn-loop.js';
 import { WorkerPresence } from './worker-presence.js';
 
 // How often the consumers are checked, and how long one may take nothing while jobs wait.
@@ -21,7 +21,7 @@ const STALL_CHECK_MS = 5_000;
 const STALLED_AFTER_MS = 10_000;
 
 /** Starts serving a thread from a doorbell; resolves when the worker no longer holds it. */
-export type Serve = (thread: string, epoch: number, source: DoorbellSource, onBusy: OnBusy) => Promise<void>;
+export type Serve = (thread: string, epoch: number, onBusy: OnBusy) => Promise<void>;
 
 export interface DoorbellIntakeOptions {
   connection: RedisClient;
@@ -29,6 +29,8 @@ export interface DoorbellIntakeOptions {
   owner: string;
   concurrency: number;
   serve: Serve;
+  /** Rings the shared queue with a doorbell this worker's own list held too long (pass-on). */
+  passOn(doorbell: DirectDoorbell): Promise<void>;
   logger: LogSink;
   /** This worker's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
   doorbellTaken?(queue: number): void;
@@ -39,8 +41,8 @@ export interface DoorbellIntakeOptions {
  * worker's own list of direct doorbells, and on a single Redis the buckets' ready lists, all drawing
  * on one set of turn slots; while it takes doorbells the worker announces itself to ringers
  * (presence). A shared or ready doorbell that finds every slot busy goes back for other workers; a
- * direct one waits here for the next free slot (its shared fallback rings elsewhere after the
- * affinity wait).
+ * direct one waits in the worker's list for the next free slot, and is passed on to the shared queue
+ * once it has waited the affinity wait.
  */
 export class DoorbellIntake {
   /** One BullMQ worker per doorbell queue, all drawing on the one slot gate; replaced when stalled. */
@@ -72,7 +74,13 @@ export class DoorbellIntake {
         }),
     );
     const keys = workerKeys(config.prefix, options.owner);
-    this.presence = new WorkerPresence(options.connection, keys, config.presenceTtlMs, logger);
+    this.presence = new WorkerPresence(
+      options.connection,
+      keys,
+      config.presenceTtlMs,
+      config.affinity,
+      logger,
+    );
     this.gate = new SlotGate(concurrency);
     const ready = popsAcrossSlots(options.connection)
       ? Array.from({ length: config.buckets }, (_, bucket) => bucketKeys(config.prefix, bucket).ready)
@@ -82,7 +90,11 @@ export class DoorbellIntake {
       blockingConnection(options.connection),
       { own: config.affinity ? keys.doorbells : undefined, ready },
       this.gate,
-      (doorbell, source) => this.fromList(doorbell, source),
+      {
+        onDoorbell: (doorbell, source) => this.fromList(doorbell, source),
+        passOn: options.passOn,
+        affinityWaitMs: config.affinityWaitMs,
+      },
       logger,
     );
   }
@@ -109,8 +121,9 @@ export class DoorbellIntake {
   async stopTaking(): Promise<void> {
     clearInterval(this.watchdog);
     await this.presence.retire();
-    await this.direct?.stop();
+    // The consumers stop first, so the doorbells the lists pass on at their stop go to other workers.
     this.closed = Promise.all(this.workers.map((worker) => worker.close())).then(() => {});
+    await this.direct?.stop();
     this.gate.wakeAll();
   }
 
@@ -181,8 +194,8 @@ export class DoorbellIntake {
     if (!this.gate.tryAcquire()) return this.handBack(job, token);
     const { thread, epoch, fallback } = job.data;
     try {
-      await this.options.serve(thread, epoch, 'shared', async (retryInMs) => {
-        // The fallback of a direct doorbell finding the thread running: the direct one was served.
+      await this.options.serve(thread, epoch, async (retryInMs) => {
+        // A twin an older version added beside a direct doorbell, finding the thread running.
         if (fallback) return;
         // Another owner's lease is live: look again when it would have expired.
         await job.moveToDelayed(Date.now() + retryInMs + 1, token);
@@ -202,9 +215,9 @@ export class DoorbellIntake {
   }
 
   /** A doorbell popped from a list, with its slot already acquired. */
-  private fromList({ thread, epoch }: DirectDoorbell, source: 'direct' | 'ready'): void {
+  private fromList({ thread, epoch }: DirectDoorbell, source: ListSource): void {
     const turn = this.options
-      .serve(thread, epoch, source, async () => {})
+      .serve(thread, epoch, async () => {})
       .catch((error: unknown) => this.options.logger.warn({ err: error, thread, source }, 'doorbell failed'))
       .finally(() => {
         this.gate.release();

@@ -11,28 +11,25 @@ export interface DoorbellData {
   thread: string;
   epoch: number;
   /**
-   * Set on a shared doorbell rung with a preferred worker: it may have a twin in that worker's list, so
-   * finding the thread already running (normally there) it does nothing instead of waiting for the
-   * lease. Doing nothing is always safe: an expired lease is the sweeper's.
+   * Set by older versions on a shared doorbell that twinned one handed to a preferred worker: finding
+   * the thread running (normally there) it does nothing instead of waiting for the lease. Nothing sets
+   * it any more (the preferred worker passes an overdue doorbell on itself); it is read so that twins
+   * added during a rolling upgrade still behave.
    */
   fallback?: boolean;
 }
 
 /**
- * A ring of the shared queue, delayed or not (`fallback`: the twin of a doorbell the enqueue script
- * already handed to the thread's last owner), or a ring that prefers a worker (session affinity).
+ * A ring of the shared queue, delayed or not (a failed batch's retry), or one handed to a preferred
+ * worker while it is there (session affinity).
  */
-export type RingOptions =
-  | { delayMs?: number; fallback?: boolean }
-  | { prefer: { owner: string; waitMs: number } };
+export type RingOptions = { delayMs?: number; prefer?: undefined } | { prefer: { owner: string } };
 
 /** The doorbell transport the queue rings through; the chaos test wraps it to lose some on purpose. */
 export interface Doorbell {
   ring(thread: string, member: string, epoch: number, options?: RingOptions): Promise<void>;
   /** True while the shared doorbell job for this epoch is still waiting, delayed or running. */
   pending(member: string, epoch: number): Promise<boolean>;
-  /** Drops the shared doorbell of an epoch that was claimed through affinity (best effort). */
-  withdraw(member: string, epoch: number): Promise<void>;
 }
 
 export const DOORBELL_QUEUE = 'doorbell';
@@ -68,24 +65,25 @@ export function doorbellJobId(member: string, epoch: number): string {
 }
 
 /**
- * A doorbell popped from a list: a worker's own (affinity) or a bucket's ready list. Those the enqueue
- * script pushes also say when (`at`, Redis's clock), which the sweeper reads off a ready list's head.
+ * A doorbell popped from a list: a worker's own (affinity) or a bucket's ready list. Each item also
+ * says when it was pushed (`at`, Redis's clock): the sweeper reads it off a ready list's head, and a
+ * busy worker passes on the items of its own list that waited past the affinity wait (pass-on).
  */
 export interface DirectDoorbell {
   thread: string;
   epoch: number;
 }
 
-/** A list item as a worker serves it (the enqueue script's `at` is the sweeper's alone). */
+/** A list item as a worker serves it (`at` is for the scripts alone). */
 export function parseDirectDoorbell(item: string): DirectDoorbell {
   const { thread, epoch } = JSON.parse(item) as DirectDoorbell;
   return { thread, epoch };
 }
 
 /**
- * A doorbell list outlives its last push by this much: a worker's list is only useful until the
- * shared fallback rings, so the list of a worker that died disappears on its own; so does a ready list
- * nobody pops (the sweeper re-rings what it held, as for any lost doorbell).
+ * A doorbell list outlives its last push by this much, so the list of a worker that died disappears on
+ * its own; so does a ready list nobody pops. The sweeper re-rings what either held, as for any lost
+ * doorbell.
  */
 export const DIRECT_LIST_TTL_MS = 60_000;
 
@@ -119,33 +117,24 @@ export class BullDoorbell implements Doorbell {
   }
 
   /**
-   * Rings the shared queue. With `prefer`, the doorbell is handed to that worker directly while the
-   * shared one is added beside it, delayed by the affinity wait as its fallback; when the hand-over
-   * does not happen (worker gone, shutting down, or Redis failing) the shared doorbell is promoted at
-   * once. Both leave together, so the hand-over costs no round trip of its own. A worker quick enough
-   * to claim and withdraw before the add lands leaves the fallback to fire: it then finds the thread
-   * running (and, being a fallback, does nothing) or its epoch over (stale).
+   * Rings the shared queue. With `prefer`, the doorbell is handed to that worker instead while it is
+   * there and taking doorbells; it runs in that worker's next free slot, or is passed on to the shared
+   * queue by that worker after the affinity wait. When the hand-over does not happen (worker gone,
+   * shutting down, or Redis failing) the shared queue is rung at once.
    */
   async ring(thread: string, member: string, epoch: number, options: RingOptions = {}): Promise<void> {
-    const job = {
-      jobId: doorbellJobId(member, epoch),
-      removeOnComplete: true,
-      removeOnFail: { count: 1_000 },
-    };
-    const queue = this.queueOf(thread);
-    if (!('prefer' in options)) {
-      const data = options.fallback ? { thread, epoch, fallback: true } : { thread, epoch };
-      await queue.add('ring', data, { ...job, delay: options.delayMs ?? 0 });
-      return;
-    }
-    const { owner, waitMs } = options.prefer;
-    const [shared, handedOver] = await Promise.all([
-      queue.add('ring', { thread, epoch, fallback: true }, { ...job, delay: waitMs }),
-      this.handOver(owner, { thread, epoch }).catch(() => false),
-    ]);
-    if (handedOver) return;
-    // Not delayed (any more) means it already runs or ran: nothing to promote.
-    await shared.promote().catch(() => {});
+    const { prefer } = options;
+    if (prefer && (await this.handOver(prefer.owner, thread, epoch).catch(() => false))) return;
+    await this.queueOf(thread).add(
+      'ring',
+      { thread, epoch },
+      {
+        jobId: doorbellJobId(member, epoch),
+        delay: prefer ? 0 : (options.delayMs ?? 0),
+        removeOnComplete: true,
+        removeOnFail: { count: 1_000 },
+      },
+    );
   }
 
   /**
@@ -169,13 +158,6 @@ export class BullDoorbell implements Doorbell {
     return job !== undefined && !job.finishedOn;
   }
 
-  async withdraw(member: string, epoch: number): Promise<void> {
-    // A job already taken by another worker is locked and stays; it then finds the thread running.
-    await this.queueOf(decodeThread(member))
-      .remove(doorbellJobId(member, epoch))
-      .catch(() => 0);
-  }
-
   /** Doorbell jobs by state, summed over the queues. */
   async jobCounts(): Promise<Record<string, number>> {
     const counts = await Promise.all(
@@ -192,11 +174,8 @@ export class BullDoorbell implements Doorbell {
     await Promise.all(this.queues.map((queue) => queue.close()));
   }
 
-  private async handOver(owner: string, doorbell: DirectDoorbell): Promise<boolean> {
+  private async handOver(owner: string, thread: string, epoch: number): Promise<boolean> {
     const keys = workerKeys(this.layout.prefix, owner);
-    return this.scripts.run(affinityPush, keys, {
-      doorbell: JSON.stringify(doorbell),
-      ttlMs: DIRECT_LIST_TTL_MS,
-    });
+    return this.scripts.run(affinityPush, keys, { thread, epoch, ttlMs: DIRECT_LIST_TTL_MS });
   }
 }

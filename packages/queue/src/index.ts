@@ -29,6 +29,7 @@ export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
+export type { DoneOutcome } from './script-calls.js';
 export { Store, type StoreOptions } from './store.js';
 export type { GateState, ThreadGateState } from './stores/gate-state.js';
 export type { BatchPlace, EntryPlace, MessageReceipt } from './stores/message-receipts.js';

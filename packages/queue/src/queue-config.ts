@@ -51,9 +51,11 @@ export interface QueueConfig {
   /** The processing mode of a thread (e.g. by the platform its key starts with). */
   processingMode: (thread: string) => ProcessingMode;
   /**
-   * Session affinity: a ring prefers the worker that ran the thread's last turn while it is alive with
-   * a free slot; the shared doorbell follows after `affinityWaitMs`. Workers announce themselves only
-   * when it is on.
+   * Session affinity: a ring prefers the worker that ran the thread's last turn while it is alive and
+   * taking doorbells; that worker passes it on to the shared queue if it has had no free slot for
+   * `affinityWaitMs` (keep it below `lostDoorbellAfterMs`, or the sweeper re-rings it first;
+   * SESSION_AFFINITY_WAIT_MS is capped so). A worker with affinity off says it takes no direct
+   * doorbells (presence '0').
    */
   affinity: boolean;
   affinityWaitMs: number;

@@ -413,11 +413,17 @@ function okOrFenced(reply: Reply): 'ok' | 'fenced' {
   return 'ok';
 }
 
+/** After a delivery: lost (another deliverer took over), or whether the outbox holds more. */
+export type DoneOutcome = 'lost' | 'more' | 'empty';
+
 export const replyDone = defineScript({
   name: 'replyDone',
   keys: [...REPLY_LOCKED, 'postedParts'],
   args: [...REPLY_HOLDER, 'id'],
-  decode: okOrFenced,
+  decode(reply): DoneOutcome {
+    if (okOrFenced(reply) === 'fenced') return 'lost';
+    return reply.num(1) > 0 ? 'more' : 'empty';
+  },
 });
 
 export const replyPart = defineScript({
@@ -460,11 +466,22 @@ export const OUTBOX_SCRIPTS = [replyTake, replyDone, replyPart, replyRetry, repl
 export const affinityPush = defineScript({
   name: 'affinityPush',
   keys: ['presence', 'doorbells'],
-  args: ['doorbell', 'ttlMs'],
+  args: ['thread', 'epoch', 'ttlMs'],
   decode(reply) {
     if (reply.status === ScriptStatus.NotFound) return false;
     ok(reply);
     return true;
+  },
+});
+
+/** The doorbells of a worker's own list that waited past `waitMs`, taken off it (raw list items). */
+export const passOn = defineScript({
+  name: 'passOn',
+  keys: ['doorbells'],
+  args: ['waitMs'],
+  decode(reply): string[] {
+    const items = ok(reply);
+    return Array.from({ length: items.length - 1 }, (_, i) => items.str(i + 1));
   },
 });
 
@@ -488,4 +505,4 @@ export const QUEUE_SCRIPTS = [
   redrive,
 ];
 
-export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, ...OUTBOX_SCRIPTS, affinityPush];
+export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, ...OUTBOX_SCRIPTS, affinityPush, passOn];

@@ -36,6 +36,11 @@ export class Reply {
     return this.raw[0] as ScriptStatus;
   }
 
+  /** Elements of the reply, the status included. */
+  get length(): number {
+    return this.raw.length;
+  }
+
   num(at: number): number {
     return Number(this.raw[at]);
   }

@@ -139,15 +139,11 @@ export class ThreadQueue {
   }
 
   /**
-   * How the caller rings what the enqueue script did not push: handed to the last owner, the ring
-   * still needs its shared fallback (ADR 0007); with a last owner it is handed over from here;
-   * otherwise it goes to the shared queue.
+   * How the caller rings what the enqueue script did not push: with a last owner it is handed over
+   * from here (ADR 0007); otherwise it goes to the shared queue.
    */
-  private ringAfterEnqueue(pushed: 'owner' | undefined, lastOwner: string): RingOptions {
-    const { affinity, affinityWaitMs } = this.config;
-    if (pushed === 'owner') return { delayMs: affinityWaitMs, fallback: true };
-    if (affinity && lastOwner !== '') return { prefer: { owner: lastOwner, waitMs: affinityWaitMs } };
-    return {};
+  private ringAfterEnqueue(lastOwner: string): RingOptions {
+    return this.config.affinity && lastOwner !== '' ? { prefer: { owner: lastOwner } } : {};
   }
 
   /** Readiness: every script is in Redis's cache (reloaded after a Redis restart). */
@@ -196,8 +192,8 @@ export class ThreadQueue {
     // The message is durable already; a doorbell lost here (or popped from a list by a worker that
     // died before its claim) is re-rung by the sweeper.
     const rang =
-      reply.pushed === 'ready' ||
-      (await this.ring(k, reply.epoch, this.ringAfterEnqueue(reply.pushed, reply.lastOwner)).then(
+      reply.pushed !== undefined ||
+      (await this.ring(k, reply.epoch, this.ringAfterEnqueue(reply.lastOwner)).then(
         () => true,
         () => false,
       ));

@@ -1,6 +1,5 @@
 import type { LogSink } from '@tributary/observability';
 import type { Batch, Outbound, TurnReport } from './batch.js';
-import type { Doorbell } from './doorbells.js';
 import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
 import type { NextStep, ThreadQueue } from './thread-queue.js';
@@ -60,12 +59,6 @@ export interface TurnEvents {
   fenced?(): void;
 }
 
-/**
- * Where a doorbell came from: the shared BullMQ queue, the worker's own list (session affinity; it
- * withdraws its shared twin once it claimed) or a bucket's ready list (no twin: the sweeper covers it).
- */
-export type DoorbellSource = 'shared' | 'direct' | 'ready';
-
 /** What to do when the claim finds another owner's live lease. */
 export type OnBusy = (retryInMs: number) => Promise<void>;
 
@@ -76,7 +69,6 @@ type TurnOutcome =
 
 export interface TurnLoopOptions {
   queue: ThreadQueue;
-  doorbell: Doorbell;
   handler: TurnHandler;
   owner: string;
   logger: LogSink;
@@ -111,13 +103,11 @@ export class TurnLoop {
     }
   }
 
-  async serve(thread: string, epoch: number, source: DoorbellSource, onBusy: OnBusy): Promise<void> {
-    const { queue, doorbell, owner } = this.options;
+  async serve(thread: string, epoch: number, onBusy: OnBusy): Promise<void> {
+    const { queue, owner } = this.options;
     const claim = await queue.claim(thread, epoch, owner);
     if (claim.kind === 'busy') return onBusy(claim.retryInMs);
     if (claim.kind !== 'batch') return;
-    // Served directly: the shared fallback would only find the thread running.
-    if (source === 'direct') void doorbell.withdraw(queue.keys(thread).member, epoch).catch(() => {});
 
     let batch = claim.batch;
     for (;;) {

@@ -27,6 +27,8 @@ export interface TurnRunnerOptions {
 export interface RunnerEvents extends TurnEvents, SweeperEvents {
   /** This runner's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
   doorbellTaken?(queue: number): void;
+  /** A doorbell handed to this worker waited the affinity wait for a slot and went to the shared queue. */
+  passedOn?(): void;
 }
 
 /**
@@ -46,7 +48,6 @@ export class TurnRunner {
     const { queue, doorbell, events } = options;
     this.loop = new TurnLoop({
       queue,
-      doorbell,
       handler: options.handler,
       owner: this.owner,
       logger,
@@ -57,7 +58,11 @@ export class TurnRunner {
       config: queue.config,
       owner: this.owner,
       concurrency: options.concurrency ?? 1,
-      serve: (thread, epoch, source, onBusy) => this.loop.serve(thread, epoch, source, onBusy),
+      serve: (thread, epoch, onBusy) => this.loop.serve(thread, epoch, onBusy),
+      passOn: async ({ thread, epoch }) => {
+        await doorbell.ring(thread, queue.keys(thread).member, epoch);
+        events?.passedOn?.();
+      },
       logger,
       doorbellTaken: (queue) => events?.doorbellTaken?.(queue),
     });

@@ -10,7 +10,10 @@ export const PRESENCE = {
    * that changed with every turn's start and end cost two writes a turn under load.
    */
   taking: '1',
-  /** Shutting down: alive (its running turns keep their threads), but taking no doorbells. */
+  /**
+   * Alive (its running turns keep their threads) but taking no direct doorbells: shutting down, or
+   * running with session affinity off (it reads no list of its own, so ringers must not push to it).
+   */
   retiring: '0',
 } as const;
 
@@ -30,6 +33,8 @@ export class WorkerPresence {
     private readonly redis: RedisClient,
     private readonly keys: WorkerKeys,
     private readonly ttlMs: number,
+    /** Whether this worker reads a list of direct doorbells at all (session affinity on). */
+    private readonly takesDirect: boolean,
     private readonly logger: LogSink = silentLogger,
   ) {}
 
@@ -57,7 +62,7 @@ export class WorkerPresence {
 
   private write(): void {
     if (this.stopped) return;
-    const value = this.retired ? PRESENCE.retiring : PRESENCE.taking;
+    const value = this.retired || !this.takesDirect ? PRESENCE.retiring : PRESENCE.taking;
     this.writes = this.writes
       .then(() => this.redis.set(this.keys.presence, value, 'PX', this.ttlMs))
       .catch((error: unknown) => this.logger.warn({ err: error }, 'presence not refreshed'));

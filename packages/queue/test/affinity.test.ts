@@ -1,11 +1,13 @@
+import type { LogSink } from '@tributary/observability';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import { doorbellJobId, parseDirectDoorbell } from '../src/doorbells.js';
+import { type Doorbell, doorbellJobId, parseDirectDoorbell } from '../src/doorbells.js';
+import type { QueueConfig } from '../src/queue-config.js';
 import { workerKeys } from '../src/thread-keys.js';
-import type { ThreadQueue } from '../src/thread-queue.js';
+import { ThreadQueue } from '../src/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
-import { type RunnerEvents, TurnRunner } from '../src/turn-runner.js';
+import { type RunnerEvents, TurnRunner, type TurnRunnerOptions } from '../src/turn-runner.js';
 import { PRESENCE } from '../src/worker-presence.js';
 import { done, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
 
@@ -17,39 +19,43 @@ afterAll(() => f.close());
 
 type Presence = (typeof PRESENCE)[keyof typeof PRESENCE];
 
+/** A thread waits for its worker longer than any test runs, and the sweeper does not step in. */
+const LONG_WAIT = { affinityWaitMs: 60_000, lostDoorbellAfterMs: 120_000 };
+
 async function announce(queue: ThreadQueue, owner: string, value: Presence) {
   await f.redis.set(workerKeys(queue.config.prefix, owner).presence, value, 'PX', 60_000);
 }
 
-const directList = (queue: ThreadQueue, owner: string) =>
-  f.redis.lrange(workerKeys(queue.config.prefix, owner).doorbells, 0, -1);
+const directList = async (queue: ThreadQueue, owner: string) =>
+  (await f.redis.lrange(workerKeys(queue.config.prefix, owner).doorbells, 0, -1)).map(parseDirectDoorbell);
 
 describe('ringing with session affinity', () => {
-  it('hands the doorbell to the last owner while it takes doorbells; the shared one waits as fallback', async () => {
-    const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
+  it('hands the doorbell to the last owner while it takes doorbells, with no shared one beside it', async () => {
+    const { queue, doorbell } = await f.make(LONG_WAIT);
     await turnAs(queue, 'th', 'w1');
     await announce(queue, 'w1', PRESENCE.taking);
     await queue.enqueue('th', { id: 'm2', body: 'x' });
     const { epoch } = await queue.state('th');
 
-    expect((await directList(queue, 'w1')).map((d) => JSON.parse(d))).toEqual([{ thread: 'th', epoch }]);
-    const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
-    expect(job?.data).toEqual({ thread: 'th', epoch, fallback: true });
-    expect(await job?.getState()).toBe('delayed');
+    expect(await directList(queue, 'w1')).toEqual([{ thread: 'th', epoch }]);
+    // The owner passes it on itself if it waits too long (pass-on); nothing waits in the shared queue.
+    expect(
+      await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch)),
+    ).toBeUndefined();
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
   });
 
   it('hands the doorbell over inside the enqueue script once it knows the last owner, and relearns it', async () => {
-    const { queue, doorbell } = await f.make({ affinityWaitMs: 60_000 });
+    const { queue, doorbell } = await f.make(LONG_WAIT);
     const rings: string[] = [];
     const ring = doorbell.ring.bind(doorbell);
     doorbell.ring = (thread, member, epoch, options) => {
-      rings.push(options && 'prefer' in options ? 'preferring' : 'fallback only');
+      rings.push(options?.prefer ? 'preferring' : 'shared');
       return ring(thread, member, epoch, options);
     };
     await announce(queue, 'w1', PRESENCE.taking);
     await announce(queue, 'w2', PRESENCE.taking);
-    const directOf = async (owner: string) =>
-      (await directList(queue, owner)).map((item) => parseDirectDoorbell(item));
+    const directOf = (owner: string) => directList(queue, owner);
     const turnOn = async (owner: string, id: string) => {
       await queue.enqueue('th', { id, body: 'x' });
       const { epoch } = await queue.state('th');
@@ -60,19 +66,17 @@ describe('ringing with session affinity', () => {
     };
 
     await turnAs(queue, 'th', 'w1');
-    // This ring names w1 as the last owner: rung from here (a push script beside the shared add).
+    // This ring names w1 as the last owner: handed over from here (the affinity push script).
     const second = await turnOn('w1', 'm2');
     expect(rings).toEqual(['preferring']);
-    // Now the enqueue script hands it to w1 itself; only the fallback is added from here.
+    // Now the enqueue script hands it to w1 itself: nothing is rung from here.
     const third = await turnOn('w1', 'm3');
-    expect(rings).toEqual(['preferring', 'fallback only']);
+    expect(rings).toEqual(['preferring']);
     expect(await directOf('w1')).toEqual([
       { thread: 'th', epoch: second },
       { thread: 'th', epoch: third },
     ]);
-    const fallback = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, third));
-    expect(fallback?.data).toEqual({ thread: 'th', epoch: third, fallback: true });
-    expect(await fallback?.getState()).toBe('delayed');
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
 
     // w2 ran the last turn: the guess (w1) is wrong, so the ring prefers w2 from here and learns it.
     await turnAs(queue, 'th', 'w2');
@@ -124,19 +128,20 @@ describe('turn runners with session affinity', () => {
   type Made = Awaited<ReturnType<QueueFixture['make']>>;
 
   async function runner(
-    { queue, doorbell }: Made,
+    { queue, doorbell }: Pick<Made, 'queue'> & { doorbell: Doorbell },
     handler: TurnHandler,
     concurrency = 2,
     events?: RunnerEvents,
+    logger?: LogSink,
   ) {
-    const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency, events });
+    const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency, events, logger });
     await r.start();
     started.push(r);
     return r;
   }
 
   it('keeps a thread on the worker that ran its last turn, one ring after another', async () => {
-    const made = await f.make({ affinityWaitMs: 60_000 });
+    const made = await f.make(LONG_WAIT);
     const { queue, doorbell } = made;
     const owners: string[] = [];
     const handler: TurnHandler = async (batch) => {
@@ -149,61 +154,164 @@ describe('turn runners with session affinity', () => {
       await waitFor(async () => (await queue.history('th')).length === i, { what: `turn ${i}` });
       await waitFor(async () => (await queue.state('th')).status === 'idle', { what: 'idle' });
     }
-    // With a 60 s fallback wait, a turn that did not go to its preferred worker would not finish here.
+    // With a 60 s affinity wait, a turn that did not go to its preferred worker would not finish here.
     expect(new Set(owners.slice(1))).toEqual(new Set([owners[0]]));
-    // Served directly: the shared fallback doorbells were withdrawn, not left to fire later.
-    await waitFor(async () => (await doorbell.queueOf('th').getDelayedCount()) === 0, {
-      what: 'no fallback left',
-    });
+    // Served directly: no shared doorbell was added, so none is left to fire later.
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
   });
 
   it('keeps a thread for its busy last owner, which runs it when a slot frees, while another worker idles', async () => {
-    const made = await f.make({ affinityWaitMs: 60_000 });
+    const { queue, a, letGo, keptTurns, ran } = await busyOwner(LONG_WAIT);
+    // B is free, but the thread's session lives in A: A was handed the doorbell, which it passes on
+    // only after the affinity wait (a minute here), so B cannot take the thread.
+    expect(await directList(queue, a.owner)).toEqual([
+      { thread: 'kept', epoch: (await queue.state('kept')).epoch },
+    ]);
+    letGo.shift()!();
+    await waitFor(() => keptTurns().length === 2, { what: 'the kept thread again' });
+    expect(keptTurns()).toEqual([a.owner, a.owner]);
+    expect(new Set(ran.map((r) => r.owner))).toEqual(new Set([a.owner]));
+  });
+
+  /**
+   * Runner A busy with a `long` turn (one slot) after running `kept`, and runner B, free; then `kept`
+   * rings again. `ofA` sets A's own doorbell and logger; both runners report to `events`.
+   */
+  async function busyOwner(
+    config: Partial<QueueConfig>,
+    ofA: Partial<Pick<TurnRunnerOptions, 'doorbell' | 'logger'>> = {},
+    events: RunnerEvents = {},
+  ) {
+    const made = await f.make(config);
     const { queue } = made;
     const letGo: (() => void)[] = [];
     const ran: { thread: string; owner: string }[] = [];
     const handler: TurnHandler = async (batch) => {
       ran.push({ thread: batch.lease.thread, owner: batch.lease.owner });
-      if (batch.lease.thread === 'long') await new Promise<void>((resolve) => letGo.push(resolve));
+      // Only the first run is long: handed back when A stops, it runs at once elsewhere.
+      const first = ran.filter((r) => r.thread === 'long').length === 1;
+      if (batch.lease.thread === 'long' && first) await new Promise<void>((resolve) => letGo.push(resolve));
       return done;
     };
-    const a = await runner(made, handler, 1);
+    const passed = { byA: 0 };
+    const a = await runner(
+      { ...made, ...ofA },
+      handler,
+      1,
+      { ...events, passedOn: () => passed.byA++ },
+      ofA.logger,
+    );
     await queue.enqueue('kept', { id: 'k1', body: 'x' });
     await waitFor(async () => (await queue.state('kept')).status === 'idle', { what: 'the first turn on A' });
     await queue.enqueue('long', { id: 'l1', body: 'x' });
     await waitFor(() => letGo.length === 1, { what: 'A busy with a long turn' });
-    const b = await runner(made, handler, 1);
+    const b = await runner(made, handler, 1, events);
     await queue.enqueue('kept', { id: 'k2', body: 'x' });
-    // B is free, but the thread's session lives in A: A was handed the doorbell, and the shared one
-    // only waits as its fallback (a minute here), so B cannot take the thread.
-    const fallback = doorbellJobId(queue.keys('kept').member, (await queue.state('kept')).epoch);
-    expect(await made.doorbell.queueOf('kept').getJobState(fallback)).toBe('delayed');
+    const keptTurns = () => ran.filter((r) => r.thread === 'kept').map((r) => r.owner);
+    return { queue, a, b, letGo, keptTurns, passed, ran };
+  }
+
+  // The sweeper must not re-ring first: what a free worker runs here, the owner passed on.
+  const passOnWithin = (affinityWaitMs: number) => ({ affinityWaitMs, lostDoorbellAfterMs: 120_000 });
+
+  it('passes on a doorbell its busy owner held past the affinity wait, so a free worker runs it', async () => {
+    const { queue, a, b, letGo, keptTurns, passed } = await busyOwner(passOnWithin(200));
+    await waitFor(() => keptTurns().length === 2, { what: 'the kept thread on another worker' });
+    expect(keptTurns()).toEqual([a.owner, b.owner]);
+    expect(letGo).toHaveLength(1);
+    expect(passed.byA).toBe(1);
+    expect(await directList(queue, a.owner)).toEqual([]);
     letGo.shift()!();
-    await waitFor(() => ran.filter((r) => r.thread === 'kept').length === 2, {
-      what: 'the kept thread again',
-    });
-    expect(ran.filter((r) => r.thread === 'kept').map((r) => r.owner)).toEqual([a.owner, a.owner]);
-    expect(ran.some((r) => r.owner === b.owner)).toBe(false);
   });
 
-  it('falls back to the shared queue when the preferred worker never takes its doorbell', async () => {
-    const made = await f.make({ affinityWaitMs: 100 });
+  it('passes on what its own list holds when it stops', async () => {
+    const { queue, a, b, keptTurns, passed } = await busyOwner(passOnWithin(60_000));
+    expect(await directList(queue, a.owner)).toHaveLength(1);
+    // No grace: the long turn is handed back, and the kept thread's doorbell goes to the shared queue.
+    await a.close();
+    await waitFor(() => keptTurns().length === 2, { what: 'the kept thread on the other worker' });
+    expect(keptTurns()).toEqual([a.owner, b.owner]);
+    expect(passed.byA).toBe(1);
+    expect(await directList(queue, a.owner)).toEqual([]);
+  });
+
+  it('leaves a doorbell it could not pass on to the sweeper, with a warning', async () => {
+    const warnings: string[] = [];
+    const logger: LogSink = {
+      debug: () => {},
+      info: () => {},
+      warn: (_fields, message) => warnings.push(message ?? ''),
+      error: () => {},
+    };
+    const made = await f.make();
+    // A's shared rings fail (the pass-on's among them); the queue's own rings still work.
+    const failing: Doorbell = {
+      ring: async () => {
+        throw new Error('Redis is unavailable');
+      },
+      pending: (member, epoch) => made.doorbell.pending(member, epoch),
+    };
+    let revived = 0;
+    const { a, b, letGo, keptTurns, passed } = await busyOwner(
+      { affinityWaitMs: 200, sweepIntervalMs: 100, lostDoorbellAfterMs: 1_000 },
+      { doorbell: failing, logger },
+      { revived: ({ doorbellsRevived }) => (revived += doorbellsRevived) },
+    );
+    await waitFor(() => keptTurns().length === 2, { what: 'the kept thread re-rung by a sweep' });
+    expect(keptTurns()).toEqual([a.owner, b.owner]);
+    expect(warnings).toContain('doorbell not passed on; the sweeper re-rings it');
+    // Counted where it recovers: tributary_sweeper_revivals_total{reason="doorbell"}, not as passed on.
+    expect(revived).toBe(1);
+    expect(passed.byA).toBe(0);
+    letGo.shift()!();
+  });
+
+  it('re-rings through the sweeper when the preferred worker froze with its doorbell', async () => {
+    const made = await f.make({ affinityWaitMs: 100, sweepIntervalMs: 100, lostDoorbellAfterMs: 300 });
     const { queue } = made;
     await turnAs(queue, 'th', 'frozen-worker');
     await announce(queue, 'frozen-worker', PRESENCE.taking);
     const served: Batch[] = [];
-    await runner(made, async (batch) => {
+    let revived = 0;
+    const handler: TurnHandler = async (batch) => {
       served.push(batch);
       return done;
-    });
+    };
+    await runner(made, handler, 2, { revived: ({ doorbellsRevived }) => (revived += doorbellsRevived) });
     await queue.enqueue('th', { id: 'm2', body: 'x' });
-    await waitFor(() => served.length === 1, { what: 'the fallback turn' });
+    await waitFor(() => served.length === 1, { what: 'the re-rung turn' });
     expect(served[0]!.messages.map((m) => m.id)).toEqual(['m2']);
+    expect(revived).toBe(1);
     expect(await directList(queue, 'frozen-worker')).toHaveLength(1);
   });
 
+  it('says it takes no direct doorbells while affinity is off, so a ringer that prefers it rings the shared queue', async () => {
+    // No sweeper rescue within the test: the thread must not go to a list nobody reads.
+    const made = await f.make({ affinity: false, lostDoorbellAfterMs: 120_000 });
+    // A ringer with affinity on (mid-rollout) prefers the worker that ran the thread's last turn.
+    const ringer = new ThreadQueue(f.redis, { ...made.queue.config, affinity: true }, made.doorbell);
+    await turnAs(ringer, 'th', 'w-off');
+    const served: string[] = [];
+    const r = new TurnRunner({
+      ...made,
+      owner: 'w-off',
+      connection: f.redis,
+      handler: async (batch) => {
+        served.push(batch.lease.thread);
+        return done;
+      },
+    });
+    await r.start();
+    started.push(r);
+    const presence = workerKeys(made.queue.config.prefix, r.owner).presence;
+    await waitFor(async () => (await f.redis.get(presence)) === PRESENCE.retiring, { what: 'its presence' });
+    await ringer.enqueue('th', { id: 'm2', body: 'x' });
+    await waitFor(() => served.includes('th'), { what: 'the turn, without the sweeper' });
+    expect(await directList(made.queue, r.owner)).toEqual([]);
+  });
+
   it('hands a shared doorbell back while direct turns hold every slot, so another worker runs it', async () => {
-    const made = await f.make({ affinityWaitMs: 60_000 });
+    const made = await f.make(LONG_WAIT);
     const { queue, doorbell } = made;
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
@@ -227,7 +335,7 @@ describe('turn runners with session affinity', () => {
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
     expect(ran[1]!.owner).toBe(a.owner);
 
-    // The only shared job from here on is `other`'s (`busy`'s fallback is delayed by a minute);
+    // The only shared job from here on is `other`'s (`busy`'s doorbell waits in A's list);
     // `other`'s last owner is gone, so it rings the shared queue, not its bucket's ready list.
     await turnAs(queue, 'other', 'gone-worker');
     const takenBefore = takenByA;

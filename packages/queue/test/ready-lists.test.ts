@@ -25,7 +25,6 @@ describe('the buckets’ ready lists', () => {
         return made.doorbell.ring(thread, member, epoch, options);
       },
       pending: (member, epoch) => made.doorbell.pending(member, epoch),
-      withdraw: (member, epoch) => made.doorbell.withdraw(member, epoch),
     };
     const queue = new ThreadQueue(f.redis, made.queue.config, doorbell);
     const runner = new TurnRunner({ queue, doorbell, connection: f.redis, handler: async () => done });
@@ -54,9 +53,13 @@ describe('the buckets’ ready lists', () => {
       (_, b) => bucketKeys(queue.config.prefix, b).ready,
     );
     const pops = blockingConnection(f.redis);
-    const lists = new DirectDoorbells(pops, { ready }, gate, (doorbell) => {
-      ran.push(doorbell);
-      gate.release();
+    const lists = new DirectDoorbells(pops, { ready }, gate, {
+      onDoorbell: (doorbell) => {
+        ran.push(doorbell);
+        gate.release();
+      },
+      passOn: async () => {},
+      affinityWaitMs: 500,
     });
     lists.start();
     try {
@@ -105,9 +108,13 @@ describe('the buckets’ ready lists', () => {
     }
     const gate = new SlotGate(1);
     const ran: string[] = [];
-    const lists = new DirectDoorbells(blockingConnection(f.redis), { ready }, gate, ({ thread }) => {
-      ran.push(thread);
-      gate.release();
+    const lists = new DirectDoorbells(blockingConnection(f.redis), { ready }, gate, {
+      onDoorbell: ({ thread }) => {
+        ran.push(thread);
+        gate.release();
+      },
+      passOn: async () => {},
+      affinityWaitMs: 500,
     });
     lists.start();
     try {

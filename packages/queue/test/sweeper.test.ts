@@ -33,7 +33,6 @@ describe('sweeper', () => {
     const lost: Doorbell = {
       ring: async () => {},
       pending: (m, e) => doorbell.pending(m, e),
-      withdraw: (m, e) => doorbell.withdraw(m, e),
     };
     const lossy = new ThreadQueue(f.redis, queue.config, lost);
     // Its last owner is gone, so the ring goes through the (lossy) shared doorbell.

@@ -48,7 +48,8 @@ if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   redis.call('ZADD', K.sched, now, A.member)
   local owner = st[3] or ''
   if A.listTtlMs ~= '' then
-    -- `at` lets the sweeper tell who is still in line behind the oldest doorbell (sweep-scan).
+    -- `at` lets the sweeper tell who is still in line behind the oldest doorbell (sweep-scan), and a
+    -- busy owner pass on what waited past the affinity wait (pass-on).
     local doorbell = cjson.encode({ thread = A.thread, epoch = epoch, at = now })
     if owner == '' or A.affinity ~= '1' then
       push_doorbell(K.ready, doorbell, A.listTtlMs)

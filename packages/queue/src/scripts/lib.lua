@@ -281,8 +281,10 @@ end
 
 -- After the head left the outbox: due again at once when more wait, else off the due index.
 local function after_reply(k, member, now)
-  if redis.call('LLEN', k.replies) > 0 then redis.call('ZADD', k.replydue, now, member)
+  local left = redis.call('LLEN', k.replies)
+  if left > 0 then redis.call('ZADD', k.replydue, now, member)
   else redis.call('ZREM', k.replydue, member) end
+  return left
 end
 
 -- Removes the first record of the JSON list `list` whose `field` equals `value`, and drops the thread

@@ -55,12 +55,13 @@ export class ReplyOutbox {
 
   /**
    * The reply reached the platform; the lock is released and the record of its posted parts goes
-   * (nothing will post it again). False when it was lost meanwhile.
+   * (nothing will post it again). `lost` when another deliverer took the outbox meanwhile; otherwise
+   * whether more replies wait behind it.
    */
-  async done(thread: string, owner: string, id: string): Promise<boolean> {
+  async done(thread: string, owner: string, id: string): Promise<script.DoneOutcome> {
     const k = this.keysOf(thread);
     const keys = { ...k, postedParts: k.postedParts(id) };
-    return (await this.scripts.run(script.replyDone, keys, { member: k.member, owner, id })) === 'ok';
+    return this.scripts.run(script.replyDone, keys, { member: k.member, owner, id });
   }
 
   /** Try again after `delayMs`; the lock is released. */
