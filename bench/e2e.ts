@@ -2,6 +2,9 @@
  * End to end (issue: broker cost): signed gateway messages into a real ingress process, two worker
  * processes running the built-in agent, replies posted to a gateway stub in this process. Baseline
  * in the same run: a BullMQ queue and a no-op worker at the same total concurrency, on the same Redis.
+ * A second baseline, the HTTP floor: after each round a bare Node process takes the same webhooks at
+ * the round's average rate, stores each with one XADD and makes the round's platform calls per message, so the
+ * broker's CPU can be read against what the HTTP in and out costs by itself.
  * Each round sends T threads x M messages (message n of every thread before message n+1 of any, so
  * later messages arrive while earlier turns run and are batched) and waits until every message is
  * committed. The threads are the same in every round and, by default, no more than the workers keep
@@ -16,6 +19,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signedRequestHeaders } from '@tributary/platforms';
@@ -45,6 +49,8 @@ const WORKERS = 2;
 const SECRET = 'bench-gateway-secret';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const cli = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
+const bare = fileURLToPath(new URL('./bare-webhook-server.ts', import.meta.url));
+const CONNECTIONS = 50;
 
 const server = await startRedis({ private: true });
 const redis = new Redis(server.url);
@@ -141,9 +147,31 @@ function event(round: number, thread: number, n: number): string {
   });
 }
 
+/** The i-th webhook of a round, as closedLoop sends it. */
+function webhook(round: number, i: number) {
+  const body = event(round, i % threads, Math.floor(i / threads));
+  return {
+    path: '/webhooks/gateway',
+    headers: { 'content-type': 'application/json', ...signedRequestHeaders(SECRET, body) },
+    body,
+  };
+}
+
+/** Resolves once the gateway stub has had no call for a moment: the calls a round set off are in. */
+async function callsSettled(): Promise<void> {
+  for (let seen = -1; seen !== replies.posts; ) {
+    seen = replies.posts;
+    await sleep(250);
+  }
+}
+
 interface Round {
   turnsPerSecond: number;
   messagesPerSecond: number;
+  messages: number;
+  /** Calls the gateway stub received: 👀 from ingress, progress reactions and replies from workers. */
+  platformCalls: number;
+  seconds: number;
   turns: number;
   cpuPerTurn: { ingress: number; workers: number; agents: number; redis: number };
 }
@@ -156,20 +184,13 @@ async function tributaryRound(round: number): Promise<Round> {
   const messagesBefore = delivered();
   const cpuBefore = cpuNow();
   const redisBefore = await redisCpuMs();
+  const postsBefore = replies.posts;
   const started = performance.now();
   const sent = await closedLoop(
     ingressUrl,
-    50,
+    CONNECTIONS,
     Number.POSITIVE_INFINITY,
-    (i) => {
-      if (i >= total) return undefined;
-      const body = event(round, i % threads, Math.floor(i / threads));
-      return {
-        path: '/webhooks/gateway',
-        headers: { 'content-type': 'application/json', ...signedRequestHeaders(SECRET, body) },
-        body,
-      };
-    },
+    (i) => (i < total ? webhook(round, i) : undefined),
     true,
   );
   if (sent.retried > 0)
@@ -184,11 +205,16 @@ async function tributaryRound(round: number): Promise<Round> {
     timeoutMs: 120_000,
   });
   const seconds = (performance.now() - started) / 1000;
+  // A finished turn's last reaction may still be on its way; its CPU and its call belong to the round.
+  await callsSettled();
   const cpu = cpuNow();
   const redisMs = (await redisCpuMs()) - redisBefore;
   const turns = dispatched() - turnsBefore;
   return {
     turns,
+    messages: total,
+    platformCalls: replies.posts - postsBefore,
+    seconds,
     turnsPerSecond: turns / seconds,
     messagesPerSecond: total / seconds,
     cpuPerTurn: {
@@ -206,6 +232,69 @@ async function idle(): Promise<boolean> {
   const waiting = await redis.keys(`${prefix}:{b*}:sched`);
   for (const key of [...indexes, ...waiting]) if ((await redis.zcard(key)) > 0) return false;
   return true;
+}
+
+interface Floor {
+  messagesPerSecond: number;
+  callsPerMessage: number;
+  /** Over the Tributary round's turns, so it reads against broker (sum). */
+  cpuPerTurn: number;
+  redisPerTurn: number;
+}
+
+/**
+ * The HTTP floor of a Tributary round: a bare process (bench/bare-webhook-server.ts) takes the round's
+ * webhooks over as many connections at the round's messages/s, XADDs each and makes the round's
+ * platform calls per message to the same gateway stub. Spawned per round because k changes with it.
+ */
+async function floorRound(round: number, ours: Round): Promise<Floor> {
+  const total = ours.messages;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const args = ['--script', '--redis', server.url, '--call-url', replyUrl];
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', bare, ...args, '--calls-per-request', String(ours.platformCalls / total)],
+    { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  try {
+    await waitFor(async () => (await fetch(`${url}/livez`).catch(() => undefined))?.ok || undefined, {
+      what: 'the HTTP floor server to listen',
+      timeoutMs: 30_000,
+    });
+    const pass = async (perSecond: number) => {
+      const postsBefore = replies.posts;
+      const sent = await closedLoop(
+        url,
+        CONNECTIONS,
+        Number.POSITIVE_INFINITY,
+        (i) => (i < total ? webhook(round, i) : undefined),
+        false,
+        perSecond,
+      );
+      await waitFor(() => replies.posts - postsBefore >= ours.platformCalls || undefined, {
+        what: `the HTTP floor's ${ours.platformCalls} platform calls`,
+        timeoutMs: 60_000,
+      });
+      return { perSecond: sent.perSecond, calls: replies.posts - postsBefore };
+    };
+    // A fresh process: one unpaced pass first, so the measured one runs warm code, as Tributary's
+    // processes do after the warm-up round.
+    await pass(Number.POSITIVE_INFINITY);
+    const cpuBefore = processCpuMs(child.pid!);
+    const redisBefore = await redisCpuMs();
+    const measured = await pass(total / ours.seconds);
+    const cpuMs = processCpuMs(child.pid!) - cpuBefore;
+    const redisMs = (await redisCpuMs()) - redisBefore;
+    return {
+      messagesPerSecond: measured.perSecond,
+      callsPerMessage: measured.calls / total,
+      cpuPerTurn: (cpuMs + redisMs) / ours.turns,
+      redisPerTurn: redisMs / ours.turns,
+    };
+  } finally {
+    child.kill('SIGKILL');
+  }
 }
 
 async function bullmqRound(): Promise<{ jobsPerSecond: number; redisPerJob: number }> {
@@ -244,6 +333,7 @@ async function bullmqRound(): Promise<{ jobsPerSecond: number; redisPerJob: numb
 
 const ours: Round[] = [];
 const bull: { jobsPerSecond: number; redisPerJob: number }[] = [];
+const floors: Floor[] = [];
 try {
   await waitFor(async () => (await fetch(`${ingressUrl}/readyz`).catch(() => undefined))?.ok || undefined, {
     what: 'ingress to be ready',
@@ -263,9 +353,13 @@ try {
     ours.push(round);
     const baseline = await bullmqRound();
     bull.push(baseline);
+    const floor = await floorRound(r, round);
+    floors.push(floor);
     log(
       `e2e bench: round ${r}: ${round.turnsPerSecond.toFixed(0)} turns/s, ` +
-        `${round.messagesPerSecond.toFixed(0)} msgs/s; BullMQ ${baseline.jobsPerSecond.toFixed(0)} jobs/s`,
+        `${round.messagesPerSecond.toFixed(0)} msgs/s, ${(round.platformCalls / round.messages).toFixed(2)} ` +
+        `platform calls per message; BullMQ ${baseline.jobsPerSecond.toFixed(0)} jobs/s; HTTP floor ` +
+        `${floor.messagesPerSecond.toFixed(0)} msgs/s, ${floor.cpuPerTurn.toFixed(2)} ms CPU per turn`,
     );
   }
 } finally {
@@ -293,17 +387,39 @@ const cpu = {
   agents: m((r) => r.cpuPerTurn.agents),
 };
 const broker = cpu.ingress + cpu.workers + cpu.redis;
-// One row per figure; the BullMQ column holds the baseline where it has one, else an empty cell.
-const columns = ['measure', 'unit', 'tributary', 'BullMQ no-op (baseline)'];
-const rows: [string, string, number, number | string][] = [
-  ['turns (jobs)', 'per second', rounded(turnsPerSecond), rounded(bullJobs)],
-  ['messages', 'per second', rounded(m((r) => r.messagesPerSecond)), ''],
-  ['messages per turn', 'messages', rounded(m((r) => (threads * perThread) / r.turns)), 1],
-  ['ingress', 'CPU ms per turn', rounded(cpu.ingress), ''],
-  ['workers', 'CPU ms per turn', rounded(cpu.workers), ''],
-  ['Redis', 'CPU ms per turn', rounded(cpu.redis), rounded(median(bull.map((b) => b.redisPerJob)), 3)],
-  ['broker (sum)', 'CPU ms per turn', rounded(broker), ''],
-  ['agents', 'CPU ms per turn', rounded(cpu.agents), ''],
+const f = (pick: (floor: Floor) => number) => median(floors.map(pick));
+const floorCpu = f((floor) => floor.cpuPerTurn);
+const floorRedis = f((floor) => floor.redisPerTurn);
+// One row per figure; each baseline column holds that baseline where it has one, else an empty cell.
+const columns = ['measure', 'unit', 'tributary', 'BullMQ no-op (baseline)', 'HTTP floor (baseline)'];
+const rows: [string, string, number, number | string, number | string][] = [
+  ['turns (jobs)', 'per second', rounded(turnsPerSecond), rounded(bullJobs), ''],
+  [
+    'messages',
+    'per second',
+    rounded(m((r) => r.messagesPerSecond)),
+    '',
+    rounded(f((floor) => floor.messagesPerSecond)),
+  ],
+  ['messages per turn', 'messages', rounded(m((r) => r.messages / r.turns)), 1, ''],
+  [
+    'platform calls',
+    'per message',
+    rounded(m((r) => r.platformCalls / r.messages)),
+    '',
+    rounded(f((floor) => floor.callsPerMessage)),
+  ],
+  ['ingress', 'CPU ms per turn', rounded(cpu.ingress), '', ''],
+  ['workers', 'CPU ms per turn', rounded(cpu.workers), '', ''],
+  [
+    'Redis',
+    'CPU ms per turn',
+    rounded(cpu.redis),
+    rounded(median(bull.map((b) => b.redisPerJob)), 3),
+    rounded(floorRedis, 3),
+  ],
+  ['broker (sum)', 'CPU ms per turn', rounded(broker), '', rounded(floorCpu)],
+  ['agents', 'CPU ms per turn', rounded(cpu.agents), '', ''],
 ];
 process.stdout.write(`\n${formatTable(columns, rows)}\n`);
 await writeBenchResult(values, {
@@ -315,11 +431,13 @@ await writeBenchResult(values, {
     turns_per_second_over_bullmq_jobs: rounded(turnsPerSecond / bullJobs, 3),
     // A smoke run's few turns can leave the agents below one clock tick of CPU: no ratio then.
     ...(cpu.agents > 0 ? { broker_cpu_over_agent_cpu: rounded(broker / cpu.agents) } : {}),
+    ...(floorCpu > 0 ? { broker_cpu_over_http_floor: rounded(broker / floorCpu) } : {}),
   },
   charts: [{ title: 'Tributary end to end', x: 'measure', y: 'tributary', facet: 'unit' }],
   notes: [
-    `${threads} threads × ${perThread} messages per round into a real ingress, ${WORKERS} workers × ${concurrency} concurrent turns with the built-in agent, replies posted to a gateway stub; median of ${rounds} rounds after a warm-up round, each followed by the baseline round.`,
+    `${threads} threads × ${perThread} messages per round into a real ingress, ${WORKERS} workers × ${concurrency} concurrent turns with the built-in agent, replies posted to a gateway stub; median of ${rounds} rounds after a warm-up round, each followed by the two baseline rounds.`,
     'Baseline: BullMQ jobs through a no-op processor at the same total concurrency on the same Redis; it does no agent work, so the ratio is an upper bound on queueing cost, not a like-for-like race.',
+    `HTTP floor: after each round, a bare Node process (bench/bare-webhook-server.ts) takes the same signed webhooks over ${CONNECTIONS} connections, spread evenly over the round's duration (its average message rate; Tributary's ingress took them as a burst); raw body, 200 JSON, signature not checked; one XADD script per request on the same Redis; and, without waiting for them, the round's platform calls per message to the same gateway stub (undici, kept-alive, with a timeout, unsigned bodies the size of a reaction); its CPU (/proc) plus Redis's, over the round's turns. About that much any broker on this path spends, so broker (sum) above it is roughly what Tributary adds.`,
     'CPU per turn: ingress and workers from /proc utime+stime, agents are the workers’ descendants (reaped ones included), Redis from INFO cpu. broker (sum) = ingress + workers + Redis.',
   ],
 });

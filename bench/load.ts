@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { percentile } from './stats.js';
 
@@ -14,7 +15,9 @@ export interface LoadResult {
 /**
  * Keeps `connections` requests in flight against `origin` for `seconds` (closed loop, kept-alive
  * connections, no pipelining) and reports requests per second and latency percentiles. `next(i)`
- * gives the i-th request; a non-2xx answer fails the run, so a figure never counts refusals.
+ * gives the i-th request; a non-2xx answer fails the run, so a figure never counts refusals. With
+ * `perSecond`, request i is not sent before i / perSecond s into the run: a paced load, because CPU
+ * per request at a rate below saturation is not what it is at saturation.
  */
 export async function closedLoop(
   origin: string,
@@ -24,6 +27,7 @@ export async function closedLoop(
   next: (i: number) => { path: string; headers: Record<string, string>; body: string } | undefined,
   /** Send a request that got 503 again, as a platform would, instead of failing the run. */
   retryUnavailable = false,
+  perSecond = Number.POSITIVE_INFINITY,
 ): Promise<LoadResult> {
   const pool = new Pool(origin, { connections, pipelining: 1 });
   const latencies: number[] = [];
@@ -33,9 +37,12 @@ export async function closedLoop(
   const deadline = started + seconds * 1000;
   const loop = async () => {
     while (performance.now() < deadline) {
-      const request = next(issued++);
+      const i = issued++;
+      const request = next(i);
       if (request === undefined) return;
       const { path, headers, body } = request;
+      const due = started + (i * 1000) / perSecond - performance.now();
+      if (due > 0) await sleep(due);
       const sent = performance.now();
       for (;;) {
         const answer = await pool.request({ origin, path, method: 'POST', headers, body });

@@ -121,7 +121,10 @@ describe('benchmark smoke runs', () => {
     // /proc in clock ticks, which a smoke run's few turns on live sessions may not reach.
     expect(ours('broker (sum)')).toBeGreaterThan(0);
     expect(ours('agents')).toBeGreaterThanOrEqual(0);
+    expect(ours('platform calls')).toBeGreaterThan(1);
     expect(result.ratios.turns_per_second_over_bullmq_jobs).toBeGreaterThan(0);
+    // The HTTP floor made its calls (it waits for every one) and, with Redis's XADDs, spent some CPU.
+    expect(result.ratios.broker_cpu_over_http_floor).toBeGreaterThan(0);
   });
 
   it('memory measures bytes per message and what outlives the idle TTL', { timeout: 120_000 }, async () => {

@@ -153,6 +153,7 @@ function e2eFigures(r: BenchResult) {
   const bull = (measure: string) => cell(r, [measure], 'BullMQ no-op (baseline)');
   return {
     turns: ours('turns (jobs)'),
+    calls: ours('platform calls'),
     messages: ours('messages'),
     perTurn: ours('messages per turn'),
     ingress: ours('ingress'),
@@ -162,7 +163,21 @@ function e2eFigures(r: BenchResult) {
     agents: ours('agents'),
     bullJobs: bull('turns (jobs)'),
     bullRedis: bull('Redis'),
+    // Undefined in results written before the HTTP floor baseline.
+    floor: cell(r, ['broker (sum)'], 'HTTP floor (baseline)') || undefined,
   };
+}
+
+/** The HTTP floor's sentence of the reading, or nothing for a result without it. */
+function e2eFloorReading(r: BenchResult, f: ReturnType<typeof e2eFigures>): string {
+  if (f.floor === undefined) return '';
+  const ratio = r.ratios.broker_cpu_over_http_floor;
+  return (
+    ` The HTTP floor, a bare Node process taking the same webhooks at the round's average rate, storing each with ` +
+    `one XADD and making the same ${f.calls} platform calls per message, cost ${f.floor} ms of CPU per ` +
+    `turn with Redis's: what any broker on this path pays for HTTP in and out and one durable write` +
+    `${ratio === undefined ? '' : `; Tributary's broker CPU is ${ratio}× that`}.`
+  );
 }
 
 function e2eReading(r: BenchResult): string {
@@ -174,7 +189,8 @@ function e2eReading(r: BenchResult): string {
     `in the next one together. Each turn cost ${f.broker} ms of broker CPU (ingress ${f.ingress}, workers ` +
     `${f.workers}, Redis ${f.redis}) against ${f.agents} ms in the agent processes` +
     `${r.ratios.broker_cpu_over_agent_cpu === undefined ? '' : ` (${r.ratios.broker_cpu_over_agent_cpu}×)`}. A no-op BullMQ job on the same Redis ran at ${f.bullJobs} jobs/s with ${f.bullRedis} ms of Redis ` +
-    `CPU each; Tributary's turn rate is ${r.ratios.turns_per_second_over_bullmq_jobs}× that.`
+    `CPU each; Tributary's turn rate is ${r.ratios.turns_per_second_over_bullmq_jobs}× that.` +
+    e2eFloorReading(r, f)
   );
 }
 
@@ -182,7 +198,8 @@ function e2eHeadline(r: BenchResult): string {
   const f = e2eFigures(r);
   return (
     `${f.turns} turns/s (${f.messages} messages/s, ${f.perTurn} per turn) from webhook to posted reply, ` +
-    `${f.broker} ms of broker CPU per turn`
+    `${f.broker} ms of broker CPU per turn` +
+    (f.floor === undefined ? '' : ` (HTTP floor at the same rate: ${f.floor} ms)`)
   );
 }
 
@@ -352,7 +369,9 @@ export const sections: readonly Section[] = [
     heading: 'End-to-end throughput',
     about:
       'Messages from signed webhook to posted reply through ingress, two workers and the built-in agent: ' +
-      'turns and messages per second and the CPU each process kind spends per turn, against no-op BullMQ jobs.',
+      'turns and messages per second and the CPU each process kind spends per turn, against no-op BullMQ jobs ' +
+      'and an HTTP floor: a bare Node process that takes the same webhooks at the round’s average rate, stores each ' +
+      'with one XADD and makes the same platform calls, the least any broker on this path spends.',
     reading: e2eReading,
     headline: e2eHeadline,
   },
