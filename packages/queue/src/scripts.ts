@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dataNodes, type RedisClient } from './connections.js';
 import { QueueError } from './errors.js';
+import { LuaLib } from './lua-lib.js';
 import { ScriptStatus } from './script-status.js';
 
 /** What a script returns: a flat array whose first element is a ScriptStatus. */
@@ -56,7 +57,7 @@ export class Reply {
 }
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
-const lib = readFileSync(new URL('lib.lua', scriptsDir), 'utf8');
+const lib = new LuaLib(readFileSync(new URL('lib.lua', scriptsDir), 'utf8'));
 
 type AnyCall = ScriptCall<string, string, unknown>;
 
@@ -74,12 +75,12 @@ function preamble(call: AnyCall): string {
 
 const sourceCache = new Map<AnyCall, string>();
 
-/** What Redis runs: lib.lua, the name bindings, the script's body. Read once per process. */
+/** What Redis runs: what it uses of lib.lua, the name bindings, the script's body. Read once per process. */
 export function scriptSource(call: AnyCall): string {
   let source = sourceCache.get(call);
   if (source === undefined) {
     const body = readFileSync(new URL(scriptFile(call), scriptsDir), 'utf8');
-    source = `${lib}\n${preamble(call)}${body}`;
+    source = `${lib.forBody(body)}\n${preamble(call)}${body}`;
     sourceCache.set(call, source);
   }
   return source;

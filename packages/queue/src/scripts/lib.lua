@@ -1,5 +1,6 @@
--- Shared by every script (prepended at load time, followed by the script's `K` and `A` tables: its
--- KEYS and ARGV by name, in the order script-calls.ts declares them). Conventions:
+-- Shared by the scripts: each gets the top-level declarations it names (with those they name; a
+-- declaration starts at `local` in column 0, its comment above it), then its `K` and `A` tables: its
+-- KEYS and ARGV by name, in the order script-calls.ts declares them (lua-lib.ts). Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
 --     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation;
 --   * the in-flight batch is the inbox range (acked, read];
