@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LuaLib } from '../src/lua-lib.js';
+import { LuaLib, luaCode } from '../src/lua-lib.js';
 import { ALL_SCRIPTS } from '../src/script-calls.js';
 import { scriptSource } from '../src/scripts.js';
 
@@ -13,35 +13,9 @@ const PROVIDED = new Set(
   ),
 );
 
-/** The source with its comments and string literals blanked (lib.lua has no long strings). */
-function codeOnly(source: string): string {
-  return source
-    .split('\n')
-    .map((line) => {
-      let code = '';
-      let quote: string | undefined;
-      for (let i = 0; i < line.length; i++) {
-        const c = line[i]!;
-        if (quote) {
-          if (c === '\\') i++;
-          else if (c === quote) quote = undefined;
-        } else if (c === '-' && line[i + 1] === '-') {
-          break;
-        } else if (c === "'" || c === '"') {
-          quote = c;
-          code += ' ';
-        } else {
-          code += c;
-        }
-      }
-      return code;
-    })
-    .join('\n');
-}
-
 /** Names a Lua source calls as functions that it does not declare itself. */
 function undeclaredCalls(lua: string): string[] {
-  const source = codeOnly(lua);
+  const source = luaCode(lua);
   const declared = new Set([
     ...[...source.matchAll(/\blocal function (\w+)/g)].map((m) => m[1]!),
     ...[...source.matchAll(/\blocal (\w+)\s*=/g)].map((m) => m[1]!),
@@ -50,9 +24,56 @@ function undeclaredCalls(lua: string): string[] {
   return [...new Set(called)].filter((name) => !declared.has(name) && !PROVIDED.has(name));
 }
 
+/**
+ * Uses of lib.lua's names, in any form (a call, a constant, a function passed as a value), that no
+ * declaration above them in the composed source makes visible.
+ */
+function usedBeforeDeclared(lua: string, names: readonly string[]): string[] {
+  const source = luaCode(lua);
+  const wrong: string[] = [];
+  for (const name of names) {
+    const declaredAt = source.search(new RegExp(`^local (?:function )?${name}\\b`, 'm'));
+    for (const use of source.matchAll(new RegExp(`(?<![\\w.:])${name}\\b`, 'g'))) {
+      if (declaredAt === -1 || use.index < declaredAt) wrong.push(`${name} at ${use.index}`);
+    }
+  }
+  return wrong;
+}
+
 describe('the lib.lua a script is given', () => {
   it('declares every function each script calls, directly or through lib.lua', () => {
     for (const call of ALL_SCRIPTS) expect(undeclaredCalls(scriptSource(call)), call.name).toEqual([]);
+  });
+
+  it('declares each lib.lua name a script uses above its first use', () => {
+    const { names } = new LuaLib(lib);
+    for (const call of ALL_SCRIPTS) {
+      expect(usedBeforeDeclared(scriptSource(call), names), call.name).toEqual([]);
+    }
+  });
+
+  it('takes no name from a comment', () => {
+    expect(new LuaLib(lib).forBody('-- keep_alive would be wrong here\nreturn 1')).toBe('');
+  });
+
+  it('refuses a lib.lua it could split wrongly', () => {
+    const refusal = (lua: string) => {
+      try {
+        new LuaLib(lua);
+        return 'accepted';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(refusal('local function f()\n  return 1\n-- a comment in column 0\n  return 2\nend')).toBe(
+      'lib.lua line 4: code outside a declaration:   return 2',
+    );
+    expect(refusal('local function f()\n  return 1\n  end\nlocal function g()\nend')).toBe(
+      "lib.lua: f does not end with a column-0 'end' before the next comment",
+    );
+    expect(refusal('function g()\nend')).toMatch(/^lib.lua line 1: only declarations/);
+    expect(refusal('local a, b = 1, 2')).toMatch(/^lib.lua line 1: one name per top-level declaration/);
+    expect(refusal('local function h() return 1 end\nlocal T = {\n  x = 1,\n}')).toBe('accepted');
   });
 
   it('holds only what the body names, with what that needs, in lib.lua’s order', () => {

@@ -1,6 +1,7 @@
--- Shared by the scripts: each gets the top-level declarations it names (with those they name; a
--- declaration starts at `local` in column 0, its comment above it), then its `K` and `A` tables: its
--- KEYS and ARGV by name, in the order script-calls.ts declares them (lua-lib.ts). Conventions:
+-- Shared by the scripts: each gets the top-level declarations its code names, with those they name,
+-- then its `K` and `A` tables: its KEYS and ARGV by name, in the order script-calls.ts declares them
+-- (lua-lib.ts). So in column 0 only: `local` starting a declaration (one name), the comment above it,
+-- and the `end` or `}` closing it; everything inside is indented. Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
 --     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation;
 --   * the in-flight batch is the inbox range (acked, read];
