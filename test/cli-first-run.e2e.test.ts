@@ -1,6 +1,6 @@
 // The CLI as a newcomer meets it, each case a real `tributary` process: help and version, refused
 // flags, `send` with no stack or a stopped one, `send` from a subfolder, a second project on the same
-// Redis, the dev banner's agent, and Ctrl-C on the dev stack with its private Redis.
+// Redis, the dev banner's agent, and Ctrl-C on the dev stack with its private Redis, running or starting.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,5 +175,20 @@ describe('Ctrl-C on tributary dev with its private Redis', () => {
     expect(afterSignal).not.toMatch(/ECONNREFUSED|Connection is closed|\bat .+:\d+:\d+/);
     expect(await redisAnswers(privateUrl!)).toBe(false);
     expect(await send.exited()).toBe(1);
+  }, 60_000);
+
+  it('pressed while the stack starts, stops it in order once it is up', async () => {
+    const dir = await project('interrupted-start');
+    const unused = `redis://127.0.0.1:${await freePort()}`;
+    const dev = runCli(['dev'], { cwd: dir, env: { PORT: '0', REDIS_URL: unused }, ownProcessGroup: true });
+    // Signalled the moment its first line arrives, as a quick finger would: long before it is up.
+    dev.child.stdout!.once('data', () => process.kill(-dev.child.pid!, 'SIGINT'));
+
+    expect(await dev.exited(), dev.output()).toBe(0);
+    const output = dev.output();
+    expect(output).toContain('stopping as soon as it has started');
+    const privateUrl = output.match(/redis {8}(redis:\/\/\S+)/)?.[1];
+    expect(privateUrl, output).toBeDefined();
+    expect(await redisAnswers(privateUrl!)).toBe(false);
   }, 60_000);
 });

@@ -46,6 +46,13 @@ async function runDev(): Promise<void> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const logger = createLogger(env.LOG_LEVEL ?? 'warn');
   const configured = env.AGENT_COMMAND?.trim();
+  // Armed first: a Ctrl-C while the stack starts (or the instant its banner shows) stops it in order
+  // once it is up, so no private redis-server or agent is left behind. A second Ctrl-C, with the
+  // handler spent, kills at once: the way out of a stop that hangs.
+  let starting = true;
+  const stopped = untilSignal(logger).then(() => {
+    if (starting) say('tributary dev: stopping as soon as it has started…');
+  });
   say(
     `tributary dev: starting Redis, ingress, a worker and ${configured ? 'its agent' : 'the built-in agent'}…`,
   );
@@ -95,9 +102,7 @@ async function runDev(): Promise<void> {
     : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
   await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
 
-  // Armed before the banner: whoever reads "Ctrl-C stops everything" may press it at once, and the
-  // banner's write can return before this process runs again.
-  const stopped = untilSignal(logger);
+  starting = false;
   say(`
   ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz, /metrics)
   redis        ${redis.url}${redis.started ? '   (private, AOF in .tributary/redis)' : ''}

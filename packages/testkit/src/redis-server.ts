@@ -40,7 +40,10 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
 }
 
 function hasBinary(name: string): boolean {
-  return spawnSync(name, ['--version'], { stdio: 'ignore' }).status === 0;
+  const probe = spawnSync(name, ['--version'], { stdio: 'ignore' });
+  // Killed by a signal means it ran: a Ctrl-C in the terminal signals this probe too, and must not
+  // read as "not installed".
+  return probe.status === 0 || (probe.error === undefined && probe.signal !== null);
 }
 
 function externalRedis(url: string): RedisHandle {
