@@ -82,8 +82,13 @@ function declarations(lib: string): Declaration[] {
   const names = new Set(found.map((d) => d.name));
   return found.map(({ name, lines }) => {
     const text = lines.join('\n').trimEnd();
-    const opening = lines.find((line) => line.startsWith('local '))!;
-    const closing = /^local function.*\)$/.test(opening) ? 'end' : opening.endsWith('{') ? '}' : undefined;
+    const opening = luaCode(lines.find((line) => line.startsWith('local '))!).trimEnd();
+    // A function that does not close on its own line, or a table left open, must close in column 0.
+    const closing = /^local function\b(?!.*\bend$)/.test(opening)
+      ? 'end'
+      : opening.endsWith('{')
+        ? '}'
+        : undefined;
     if (closing && !text.endsWith(`\n${closing}`)) {
       throw new Error(`lib.lua: ${name} does not end with a column-0 '${closing}' before the next comment`);
     }

@@ -52,8 +52,12 @@ describe('the lib.lua a script is given', () => {
     }
   });
 
-  it('takes no name from a comment', () => {
-    expect(new LuaLib(lib).forBody('-- keep_alive would be wrong here\nreturn 1')).toBe('');
+  it('takes no name from a comment, in the body or in lib.lua', () => {
+    const luaLib = new LuaLib(lib);
+    expect(luaLib.forBody('-- keep_alive would be wrong here\nreturn 1')).toBe('');
+    // keep_alive's comment names expire_idle; its code does not call it.
+    expect(lib).toMatch(/^--.*expire_idle[\s\S]*?\nlocal function keep_alive/m);
+    expect(luaLib.forBody('keep_alive(K)')).not.toContain('local function expire_idle');
   });
 
   it('refuses a lib.lua it could split wrongly', () => {
@@ -70,6 +74,11 @@ describe('the lib.lua a script is given', () => {
     );
     expect(refusal('local function f()\n  return 1\n  end\nlocal function g()\nend')).toBe(
       "lib.lua: f does not end with a column-0 'end' before the next comment",
+    );
+    expect(refusal('local function f(a,\n  b)\n  return a\n  end\nlocal y = 1')).toMatch(/f does not end/);
+    expect(refusal('local function f()\nlocal x = 1\n  return x\nend')).toMatch(/f does not end/);
+    expect(refusal('local T = { -- open\n  x = 1,\n  }\nlocal y = 1')).toBe(
+      "lib.lua: T does not end with a column-0 '}' before the next comment",
     );
     expect(refusal('function g()\nend')).toMatch(/^lib.lua line 1: only declarations/);
     expect(refusal('local a, b = 1, 2')).toMatch(/^lib.lua line 1: one name per top-level declaration/);

@@ -30,7 +30,8 @@ describe('hasRedisServer', () => {
   });
 
   it('is true when the probe is interrupted by Ctrl-C', async () => {
-    await fakeRedisServer('kill -INT $$');
+    // Were the signal ignored, the script would go on and fail.
+    await fakeRedisServer('kill -INT $$\nexit 1');
     expect(hasRedisServer()).toBe(true);
   });
 
