@@ -1,7 +1,9 @@
 // The CLI as a newcomer meets it, each case a real `tributary` process: help and version, refused
 // flags, `send` with no stack or a stopped one, `send` from a subfolder, a second project on the same
-// Redis, the dev banner's agent, and Ctrl-C on the dev stack with its private Redis, running or starting.
+// Redis, the dev banner's agent, Ctrl-C on the dev stack with its private Redis, running or starting,
+// and a start that fails half-way.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,5 +192,26 @@ describe('Ctrl-C on tributary dev with its private Redis', () => {
     const privateUrl = output.match(/redis {8}(redis:\/\/\S+)/)?.[1];
     expect(privateUrl, output).toBeDefined();
     expect(await redisAnswers(privateUrl!)).toBe(false);
+  }, 60_000);
+});
+
+describe('tributary dev that cannot start', () => {
+  it('stops the private Redis it had started, then exits 1 saying why', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const dev = runCli(['dev'], {
+        cwd: await project('port-taken'),
+        env: { PORT: String(port), REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+      });
+      expect(await dev.exited(), dev.output()).toBe(1);
+      expect(dev.stderr()).toContain('EADDRINUSE');
+      const privateUrl = dev.output().match(/private Redis at (redis:\/\/\S+)/)?.[1];
+      expect(privateUrl, dev.output()).toBeDefined();
+      expect(await redisAnswers(privateUrl!)).toBe(false);
+    } finally {
+      taken.close();
+    }
   }, 60_000);
 });

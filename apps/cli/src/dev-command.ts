@@ -6,6 +6,7 @@ import { createLogger, createMetrics, platformCallCounter } from '@tributary/obs
 import { createPlatformClients } from '@tributary/platforms';
 import { startFakePlatformApi } from '@tributary/testkit';
 import { startWorker } from '@tributary/worker';
+import type { Logger } from 'pino';
 import { type Command, refuseArguments } from './command-line.js';
 import { devRedis } from './dev-redis.js';
 import { devDataDir, removeDevStack, writeDevStack } from './dev-stack-file.js';
@@ -56,52 +57,7 @@ async function runDev(): Promise<void> {
   say(
     `tributary dev: starting Redis, ingress, a worker and ${configured ? 'its agent' : 'the built-in agent'}…`,
   );
-
-  const dataDir = devDataDir();
-  const redis = await devRedis(env.REDIS_URL ?? DEFAULT_REDIS_URL, dataDir);
-  const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
-  const replies = await startFakePlatformApi({ gatewaySecret });
-  const stackEnv = {
-    ...env,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: env.REDIS_PREFIX ?? projectPrefix(process.cwd()),
-    // The local Redis of a laptop is rarely tuned; say so rather than refuse to start.
-    REDIS_SAFETY: env.REDIS_SAFETY ?? 'warn',
-    GATEWAY_SECRET: gatewaySecret,
-    GATEWAY_REPLY_URL: env.GATEWAY_REPLY_URL ?? replies.urls.gatewayReply,
-    METRICS_PORT: env.METRICS_PORT ?? '0',
-    // Ctrl-C should not wait long for a turn; it is handed back and resumes on the next start.
-    SHUTDOWN_GRACE_MS: env.SHUTDOWN_GRACE_MS ?? '2000',
-  };
-  const ingressConfig = loadIngressConfig(stackEnv);
-  const workerConfig = loadWorkerConfig(stackEnv);
-  const metrics = createMetrics();
-  const clients = createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics));
-  const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
-  const ingress = await startIngress(ingressConfig, {
-    logger: logger.child({ component: 'ingress' }),
-    webhooks: webhookDefinitions(ingressConfig.platforms, identities),
-    clients,
-    metrics,
-  });
-  // A local playground: `@agent` lines script the built-in agent here, never in `tributary worker`.
-  const scripting = env.TRIBUTARY_AGENT_SCRIPTING ?? 'on';
-  const worker = await startWorker(workerConfig, {
-    logger: logger.child({ component: 'worker' }),
-    agentEnv: {
-      TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS,
-      TRIBUTARY_AGENT_SCRIPTING: scripting,
-      // The built-in agent's sessions live with the project, beside the Redis that names them, so a
-      // restarted stack loads its own sessions rather than one shared folder of every run's.
-      TRIBUTARY_AGENT_STATE_DIR: env.TRIBUTARY_AGENT_STATE_DIR ?? join(dataDir, 'agent'),
-    },
-  });
-  const custom = workerConfig.agentCommand;
-  const agent = custom
-    ? `${[custom.command, ...custom.args].join(' ')}   (AGENT_COMMAND)`
-    : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
-  await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
-
+  const { redis, replies, ingress, worker, agent } = await startStack(env, logger, say);
   starting = false;
   say(`
   ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz, /metrics)
@@ -122,4 +78,68 @@ async function runDev(): Promise<void> {
   await replies.close();
   await redis.stop();
   await removeDevStack();
+}
+
+/**
+ * Redis, the reply receiver, ingress and the worker, and the dev stack file `send` finds. A part that
+ * fails to start stops those started before it: a private redis-server left running would hold the
+ * project's AOF, which the next start's own redis-server would then write too.
+ */
+async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: string) => void) {
+  const started: (() => Promise<void>)[] = [];
+  try {
+    const dataDir = devDataDir();
+    const redis = await devRedis(env.REDIS_URL ?? DEFAULT_REDIS_URL, dataDir);
+    started.push(() => redis.stop());
+    if (redis.started) say(`tributary dev: private Redis at ${redis.url} (AOF in .tributary/redis)`);
+    const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
+    const replies = await startFakePlatformApi({ gatewaySecret });
+    started.push(() => replies.close());
+    const stackEnv = {
+      ...env,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: env.REDIS_PREFIX ?? projectPrefix(process.cwd()),
+      // The local Redis of a laptop is rarely tuned; say so rather than refuse to start.
+      REDIS_SAFETY: env.REDIS_SAFETY ?? 'warn',
+      GATEWAY_SECRET: gatewaySecret,
+      GATEWAY_REPLY_URL: env.GATEWAY_REPLY_URL ?? replies.urls.gatewayReply,
+      METRICS_PORT: env.METRICS_PORT ?? '0',
+      // Ctrl-C should not wait long for a turn; it is handed back and resumes on the next start.
+      SHUTDOWN_GRACE_MS: env.SHUTDOWN_GRACE_MS ?? '2000',
+    };
+    const ingressConfig = loadIngressConfig(stackEnv);
+    const workerConfig = loadWorkerConfig(stackEnv);
+    const metrics = createMetrics();
+    const clients = createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics));
+    const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
+    const ingress = await startIngress(ingressConfig, {
+      logger: logger.child({ component: 'ingress' }),
+      webhooks: webhookDefinitions(ingressConfig.platforms, identities),
+      clients,
+      metrics,
+    });
+    started.push(() => ingress.close());
+    // A local playground: `@agent` lines script the built-in agent here, never in `tributary worker`.
+    const scripting = env.TRIBUTARY_AGENT_SCRIPTING ?? 'on';
+    const worker = await startWorker(workerConfig, {
+      logger: logger.child({ component: 'worker' }),
+      agentEnv: {
+        TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS,
+        TRIBUTARY_AGENT_SCRIPTING: scripting,
+        // The built-in agent's sessions live with the project, beside the Redis that names them, so a
+        // restarted stack loads its own sessions rather than one shared folder of every run's.
+        TRIBUTARY_AGENT_STATE_DIR: env.TRIBUTARY_AGENT_STATE_DIR ?? join(dataDir, 'agent'),
+      },
+    });
+    started.push(() => worker.close());
+    await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
+    const custom = workerConfig.agentCommand;
+    const agent = custom
+      ? `${[custom.command, ...custom.args].join(' ')}   (AGENT_COMMAND)`
+      : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
+    return { redis, replies, ingress, worker, agent };
+  } catch (error) {
+    for (const stop of started.reverse()) await stop().catch(() => {});
+    throw error;
+  }
 }
