@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { gatewayCommandBody } from '@tributary/platforms';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { request } from 'undici';
@@ -32,15 +33,8 @@ let credit = 0;
 /** One platform call as the gateway client makes it: an openab reaction, kept-alive, with a timeout. */
 async function platformCall(): Promise<void> {
   const requestId = randomUUID();
-  const body = JSON.stringify({
-    schema: 'openab.gateway.reply.v1',
-    reply_to: 'm-1-2-3',
-    platform: 'bench',
-    channel: { id: 'room', thread_id: 't-2' },
-    content: { type: 'text', text: '👀' },
-    command: 'add_reaction',
-    request_id: requestId,
-  });
+  const target = { platform: 'bench', channelId: 'room', threadId: 't-2', messageId: 'm-1-2-3' };
+  const body = JSON.stringify(gatewayCommandBody(target, 'add_reaction', '👀', requestId));
   // undici's global dispatcher keeps a pool of kept-alive connections per origin, as the product's is.
   const answer = await request(callUrl!, {
     method: 'POST',

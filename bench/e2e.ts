@@ -176,6 +176,17 @@ interface Round {
   cpuPerTurn: { ingress: number; workers: number; agents: number; redis: number };
 }
 
+/** The round's `total` signed webhooks over CONNECTIONS kept-alive connections, as fast as answered or paced. */
+function sendWebhooks(
+  url: string,
+  round: number,
+  total: number,
+  { retryUnavailable = false, perSecond = Number.POSITIVE_INFINITY } = {},
+) {
+  const next = (i: number) => (i < total ? webhook(round, i) : undefined);
+  return closedLoop(url, CONNECTIONS, Number.POSITIVE_INFINITY, next, retryUnavailable, perSecond);
+}
+
 async function tributaryRound(round: number): Promise<Round> {
   const total = threads * perThread;
   const dispatched = () => workers.reduce((sum, w) => sum + w.dispatches.length, 0);
@@ -186,13 +197,7 @@ async function tributaryRound(round: number): Promise<Round> {
   const redisBefore = await redisCpuMs();
   const postsBefore = replies.posts;
   const started = performance.now();
-  const sent = await closedLoop(
-    ingressUrl,
-    CONNECTIONS,
-    Number.POSITIVE_INFINITY,
-    (i) => (i < total ? webhook(round, i) : undefined),
-    true,
-  );
+  const sent = await sendWebhooks(ingressUrl, round, total, { retryUnavailable: true });
   if (sent.retried > 0)
     log(`e2e bench: round ${round}: ${sent.retried} requests answered 503 and were sent again`);
   // Every message dispatched; the turns then finish with their commits.
@@ -264,14 +269,7 @@ async function floorRound(round: number, ours: Round): Promise<Floor> {
     });
     const pass = async (perSecond: number) => {
       const postsBefore = replies.posts;
-      const sent = await closedLoop(
-        url,
-        CONNECTIONS,
-        Number.POSITIVE_INFINITY,
-        (i) => (i < total ? webhook(round, i) : undefined),
-        false,
-        perSecond,
-      );
+      const sent = await sendWebhooks(url, round, total, { perSecond });
       await waitFor(() => replies.posts - postsBefore >= ours.platformCalls || undefined, {
         what: `the HTTP floor's ${ours.platformCalls} platform calls`,
         timeoutMs: 60_000,

@@ -139,7 +139,11 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
       : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
     return { redis, replies, ingress, worker, agent };
   } catch (error) {
-    for (const stop of started.reverse()) await stop().catch(() => {});
+    for (const stop of started.reverse()) {
+      await stop().catch((stopError: unknown) =>
+        logger.warn({ err: stopError }, 'a part of the dev stack did not stop after the failed start'),
+      );
+    }
     throw error;
   }
 }

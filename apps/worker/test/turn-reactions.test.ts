@@ -18,6 +18,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 let batches = 0;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A batch of its own, its signals, and the reaction commands its trailing message received. */
 function batch(delayMs = DELAY_MS) {
@@ -38,20 +39,22 @@ function batch(delayMs = DELAY_MS) {
       .map((call) => call.body as { command?: string; reply_to?: string; content?: { text: string } })
       .filter((body) => body.reply_to === messageId && body.command?.endsWith('_reaction'))
       .map((body) => `${body.command === 'add_reaction' ? '+' : '-'}${body.content!.text}`);
-  return { signal, commands };
+  /** The commands once the first has arrived and a 'working' reaction still waiting would have shown. */
+  const settled = async (what: string) => {
+    await waitFor(() => commands().length > 0 || undefined, { what });
+    await sleep(DELAY_MS + 100);
+    return commands();
+  };
+  return { signal, commands, settled };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('progress reactions of a running turn', () => {
   it('shows only ✅ on a turn that answers before the working delay', async () => {
-    const { signal, commands } = batch();
+    const { signal, settled } = batch();
     signal('started');
     await sleep(20);
     signal('finished', { ending: 'answered' });
-    await waitFor(() => commands().length > 0 || undefined, { what: 'the done reaction' });
-    await sleep(DELAY_MS + 100);
-    expect(commands()).toEqual(['+✅']);
+    expect(await settled('the done reaction')).toEqual(['+✅']);
   });
 
   it('shows ⚙️ once the turn outlasts the delay, and swaps it for ✅ at the end', async () => {
@@ -65,12 +68,10 @@ describe('progress reactions of a running turn', () => {
   });
 
   it('shows a tool at once, and no ⚙️ after it', async () => {
-    const { signal, commands } = batch();
+    const { signal, settled } = batch();
     signal('started');
     signal('progress', { activity: 'running: Read src/index.ts' });
-    await waitFor(() => commands().length > 0 || undefined, { what: 'the tool reaction' });
-    await sleep(DELAY_MS + 100);
-    expect(commands()).toEqual(['+🔧']);
+    expect(await settled('the tool reaction')).toEqual(['+🔧']);
   });
 
   it('shows nothing of a turn handed to another worker before the delay', async () => {

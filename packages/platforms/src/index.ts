@@ -4,6 +4,7 @@ export {
   type FetchedFile,
   fileTooLarge,
 } from './files/guarded-download.js';
+export { gatewayCommandBody } from './gateway/reply-body.js';
 export * from './hmac-signature.js';
 export * from './inbound.js';
 export * from './inbound-adapters.js';
