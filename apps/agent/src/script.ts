@@ -20,6 +20,11 @@ export interface AgentScript {
   hang?: boolean;
   /** Keeps going after `session/cancel` and ends with end_turn. */
   ignoreCancel?: boolean;
+  /**
+   * Written to stderr before `exit` or `error` take effect, with `${NAME}` replaced by the agent's
+   * environment variable NAME: an agent that fails printing its credentials.
+   */
+  stderr?: string;
   /** Exits the process with this code mid-turn. */
   exit?: number;
   /** Sends session/request_permission (for an `execute` tool) and reports the outcome in the reply. */
@@ -64,6 +69,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   error: 'string',
   hang: 'boolean',
   ignoreCancel: 'boolean',
+  stderr: 'string',
   exit: 'integer',
   permission: 'boolean',
   permissions: 'string[]',

@@ -201,6 +201,11 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     });
   }
   if (stopped()) return { stopReason: 'cancelled', text: '' };
+  if (script.stderr !== undefined) {
+    process.stderr.write(
+      `${script.stderr.replace(/\$\{(\w+)\}/g, (_, name: string) => process.env[name] ?? '')}\n`,
+    );
+  }
   if (script.exit !== undefined) {
     await send({ sessionUpdate: 'agent_message_chunk', content: text(`exiting with code ${script.exit}`) });
     log('info', 'exiting as scripted', { code: script.exit });

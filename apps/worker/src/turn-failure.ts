@@ -1,45 +1,57 @@
-import { AgentAuthError, AgentStartError } from '@tributary/acp';
+import { AgentAuthError, AgentExitedError, AgentRequestError, AgentStartError } from '@tributary/acp';
+import { SecretScrubber } from '@tributary/observability';
 import { authFix } from './agent-setup.js';
 
 /** What a failed turn means for its batch and what its users are told if the batch is set aside. */
 export interface TurnFailure {
+  /** For the operator: the log and the dead letter's record. Scrubbed of credentials. */
   reason: string;
   /** Retrying cannot help: set the batch aside at once. */
   final: boolean;
+  /** For everyone in the thread: the cause and what to do, from a fixed catalogue, never the error's text. */
   notice: string;
 }
 
 const LATER = 'Later messages will still be answered once it is fixed; an operator can re-drive these ones.';
+const RESEND =
+  'Resend them if they still matter; later messages will still be answered once it is fixed, and an operator can re-drive these ones.';
+const IN_THE_LOG = "The worker's log says what went wrong.";
 
-function brief(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
+/**
+ * Errors raised from the agent's own words are scrubbed where they are made (the agent process knows
+ * what it was given); this catches credential shapes in everything else (a download URL, say) before
+ * the reason is logged and stored.
+ */
+const shapes = new SecretScrubber();
 
 /**
  * Classifies why the agent could not answer a batch. An agent that wants authentication will not
  * change its mind on a retry; one that could not start may (a crash at start-up), so it is retried
- * like any other failure before its batch is set aside.
+ * like any other failure before its batch is set aside. What an agent printed or answered reaches the
+ * thread never: a failing coding agent tends to print keys, paths and stacks.
  */
 export function describeTurnFailure(error: unknown): TurnFailure {
+  const message = error instanceof Error ? error.message : String(error);
   if (error instanceof AgentAuthError) {
     const fix = authFix(error);
     return {
-      reason: `${error.message}; fix: ${fix}`,
+      reason: shapes.scrub(`${message}; fix: ${fix}`),
       final: true,
-      notice: `The agent needs to be signed in before it can answer (${brief(error.message)}). An operator must ${fix}. ${LATER}`,
+      notice: `The agent needs to be signed in before it can answer. An operator must ${fix}. ${LATER}`,
     };
   }
-  const reason = error instanceof Error ? error.message : String(error);
+  return { reason: shapes.scrub(message), final: false, notice: noticeFor(error) };
+}
+
+function noticeFor(error: unknown): string {
   if (error instanceof AgentStartError) {
-    return {
-      reason,
-      final: false,
-      notice: `The agent could not be started (${brief(reason)}), so these messages were set aside. An operator must check AGENT_COMMAND and the agent's setup. ${LATER}`,
-    };
+    return `The agent could not be started, so these messages were set aside. An operator must check AGENT_COMMAND and the agent's setup (the worker's log says what went wrong). ${LATER}`;
   }
-  return {
-    reason,
-    final: false,
-    notice: `The agent could not answer these messages (${brief(reason)}), so they were set aside. Resend them if they still matter; ${LATER.charAt(0).toLowerCase()}${LATER.slice(1)}`,
-  };
+  if (error instanceof AgentExitedError) {
+    return `The agent stopped unexpectedly while answering these messages, so they were set aside. ${IN_THE_LOG} ${RESEND}`;
+  }
+  if (error instanceof AgentRequestError) {
+    return `The agent reported an error while answering these messages, so they were set aside. ${IN_THE_LOG} ${RESEND}`;
+  }
+  return `The agent could not answer these messages, so they were set aside. ${IN_THE_LOG} ${RESEND}`;
 }

@@ -30,9 +30,11 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
     const event = message('do it\n@agent {"error": "boom"}');
     await h.send('th', event);
     await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
-    expect(notices(h, 'th')[0]!.text).toMatch(
-      /could not answer these messages \(.*boom.*\), so they were set aside/,
+    expect(notices(h, 'th')[0]!.text).toContain(
+      'The agent reported an error while answering these messages, so they were set aside.',
     );
+    // What the agent said goes to the log and the dead letter, never to the thread.
+    expect(notices(h, 'th')[0]!.text).not.toContain('boom');
     expect(notices(h, 'th')[0]!.target.replyToEventId).toBe(event.eventId);
     const retries = h.logs.filter((l) => l.level === 40 && l.msg === 'turn failed; batch will be retried');
     expect(retries).toHaveLength(2);

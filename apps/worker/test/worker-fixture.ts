@@ -5,7 +5,14 @@ import type { ContentBlock } from '@tributary/acp';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
 import type { QueueConfig } from '@tributary/queue';
-import { deletePrefix, type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import {
+  deletePrefix,
+  type RedisHandle,
+  type StartRedisOptions,
+  startRedis,
+  uniquePrefix,
+  waitFor,
+} from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import type { OutboundMessage } from '../src/outbox.js';
@@ -46,9 +53,13 @@ export function message(text: string, sender = 'ada', at = new Date()): ArrivalE
 export async function startHarness(
   env: Record<string, string> = {},
   queue: Partial<QueueConfig> = {},
-  { agentEnv, ...options }: Pick<WorkerOptions, 'canary' | 'agentEnv'> = {},
+  {
+    agentEnv,
+    redis: redisOptions,
+    ...options
+  }: Pick<WorkerOptions, 'canary' | 'agentEnv'> & { redis?: StartRedisOptions } = {},
 ): Promise<WorkerHarness> {
-  const server: RedisHandle = await startRedis();
+  const server: RedisHandle = await startRedis(redisOptions);
   const redis = new Redis(server.url);
   const prefix = uniquePrefix('w');
   const stateDir = await mkdtemp(join(tmpdir(), 'tributary-agent-state-'));

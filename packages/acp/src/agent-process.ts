@@ -20,8 +20,8 @@ import {
   type SessionModeState,
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
-import { type LogSink, silentLogger } from '@tributary/observability';
-import { type AgentEnvOptions, buildAgentEnv } from './agent-env.js';
+import { type LogSink, SecretScrubber, silentLogger } from '@tributary/observability';
+import { type AgentEnvOptions, buildAgentEnv, DEFAULT_INHERITED_ENV } from './agent-env.js';
 import { type AgentInfo, toAgentInfo } from './agent-info.js';
 import { batchedWriter } from './batched-writer.js';
 import {
@@ -106,7 +106,8 @@ export class AgentProcess {
   readonly #connection: ClientConnection;
   readonly #logger: LogSink;
   readonly #killGraceMs: number;
-  readonly #stderr = new StderrTail();
+  readonly #scrubber: SecretScrubber;
+  readonly #stderr: StderrTail;
   readonly #exitedRejection: Promise<never>;
   #exit: AgentExit | undefined;
   #info: AgentInfo | undefined;
@@ -119,14 +120,18 @@ export class AgentProcess {
    * configured; the process is killed if either fails.
    */
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
+    const env = buildAgentEnv(options);
     const child = spawn(options.command, options.args ?? [], {
       cwd: options.cwd,
-      env: buildAgentEnv(options),
+      env,
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pid = await spawned(child, options.command);
-    const agent = new AgentProcess(child, pid, options);
+    // What the operator handed the agent beyond the harmless allowlist is what it may leak.
+    const handedOver = Object.entries(env).filter(([name]) => !DEFAULT_INHERITED_ENV.includes(name));
+    const scrubber = new SecretScrubber(handedOver.map(([, value]) => value));
+    const agent = new AgentProcess(child, pid, options, scrubber);
     try {
       agent.#info = await agent.#initialize(options);
       await agent.#authenticate(options.initializeTimeoutMs ?? 15_000);
@@ -137,8 +142,15 @@ export class AgentProcess {
     return agent;
   }
 
-  private constructor(child: ChildProcessWithoutNullStreams, pid: number, options: AgentProcessOptions) {
+  private constructor(
+    child: ChildProcessWithoutNullStreams,
+    pid: number,
+    options: AgentProcessOptions,
+    scrubber: SecretScrubber,
+  ) {
     this.#child = child;
+    this.#scrubber = scrubber;
+    this.#stderr = new StderrTail((line) => scrubber.scrub(line));
     this.pid = pid;
     this.command = options.command;
     this.#authMethod = options.authMethod;
@@ -374,12 +386,14 @@ export class AgentProcess {
       return await Promise.race([send(this.#connection.agent), this.#exitedRejection]);
     } catch (error) {
       if (error instanceof AcpError) throw error;
+      // The agent's own words travel on in our errors (logs, dead-letter reasons): scrubbed first, and
+      // without the SDK error as cause, whose message and data still hold them.
       if (error instanceof RequestError && error.code === AUTH_REQUIRED) {
         const offered = this.#info?.authMethods ?? [];
-        throw new AgentAuthError(method, offered, this.#authMethod, error.message, { cause: error });
+        throw new AgentAuthError(method, offered, this.#authMethod, this.#scrubber.scrub(error.message));
       }
       if (error instanceof RequestError) {
-        throw new AgentRequestError(method, error.code, error.message, error.data);
+        throw new AgentRequestError(method, error.code, this.#scrubber.scrub(error.message));
       }
       // The connection failed under the call: the process is unusable, so make sure it ends.
       await this.kill();

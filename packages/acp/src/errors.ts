@@ -84,7 +84,6 @@ export class AgentRequestError extends AcpError {
     readonly method: string,
     readonly code: number,
     readonly agentMessage: string,
-    readonly data: unknown,
   ) {
     super(`agent rejected ${method}: ${agentMessage} (code ${code})`);
   }

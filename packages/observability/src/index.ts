@@ -28,3 +28,4 @@ export { createLogger, REDACTED_PATHS } from './logger.js';
 export type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 export { platformCallCounter } from './platform-call-counter.js';
 export type { ScrapeRead } from './scrape-readers.js';
+export { MIN_KNOWN_SECRET_LENGTH, SCRUBBED, SecretScrubber } from './secret-scrubber.js';
