@@ -55,6 +55,10 @@ describe('the quick start', () => {
     const [code] = await once(send.child, 'exit');
     expect(send.output.text).toContain('Received 1 message in this turn');
     expect(send.output.text).toContain('Received 2 messages in this turn');
+    // Reactions show beside the message they are on, never as replies of the agent.
+    expect(send.output.text).toContain('  👀 on "actually wait"');
+    expect(send.output.text).toMatch(/ {2}✅ on "and run e2e"/);
+    expect(send.output.text).not.toMatch(/← agent:\n\S{1,2}\n/u);
     expect(dev.output.text).toContain('@agent scripting on');
     expect(code).toBe(0);
   });

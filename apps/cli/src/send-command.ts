@@ -27,6 +27,8 @@ interface GatewayReplyCall {
     platform?: string;
     channel?: { thread_id?: string | null };
     content?: { text?: string };
+    /** Set on reactions: the emoji is `content.text`, `reply_to` the message it goes on. */
+    command?: 'add_reaction' | 'remove_reaction';
   };
 }
 
@@ -64,6 +66,8 @@ async function send(argv: string[]): Promise<void> {
   let since = repliesUrl ? await reach(repliesUrl, () => lastSeq(repliesUrl), unreachable) : 0;
 
   const sent: string[] = [];
+  /** What each message said, by its message id, so a reaction can name the message it is on. */
+  const texts = new Map<string, string>();
   for (const text of positionals) {
     const event: GatewayEvent = {
       schema: GATEWAY_EVENT_SCHEMA,
@@ -93,6 +97,7 @@ async function send(argv: string[]): Promise<void> {
       throw new Error(`ingress answered ${response.status}: ${answer.error ?? 'no reason given'}`);
     process.stdout.write(`→ ${values.from}: ${text}   [${answer.outcome}]\n`);
     sent.push(event.event_id);
+    texts.set(event.message_id, text);
   }
   if (!repliesUrl) {
     process.stdout.write('(replies go to GATEWAY_REPLY_URL; not waiting for them)\n');
@@ -117,6 +122,12 @@ async function send(argv: string[]): Promise<void> {
       ) {
         continue;
       }
+      if (body.command) {
+        process.stdout.write(
+          `${reactionLine(body.command, body.content?.text ?? '', texts.get(body.reply_to ?? ''))}\n`,
+        );
+        continue;
+      }
       process.stdout.write(`← agent:\n${body.content?.text ?? ''}\n`);
       // A reply names the delivery (event_id) of the last message of the batch it answers.
       if (body.reply_to === last) return;
@@ -125,6 +136,17 @@ async function send(argv: string[]): Promise<void> {
   throw new Error(
     `no reply to the last message within ${values['timeout-ms']} ms; is \`tributary dev\` running?`,
   );
+}
+
+/** A reaction as a chat shows it: the emoji beside the message, not as a reply. */
+export function reactionLine(
+  command: 'add_reaction' | 'remove_reaction',
+  emoji: string,
+  on: string | undefined,
+): string {
+  const message =
+    on === undefined ? 'an earlier message' : JSON.stringify(on.length > 40 ? `${on.slice(0, 40)}…` : on);
+  return command === 'add_reaction' ? `  ${emoji} on ${message}` : `  ${emoji} taken off ${message}`;
 }
 
 /** Runs a request, turning "fetch failed" (nothing listens there) into what the user should do. */
