@@ -89,6 +89,16 @@ describe('tributary doctor (real process, built-in agent)', () => {
     expect(run.code).toBe(1);
   });
 
+  it('an agent that does not answer initialize in time: names slowness and AGENT_INIT_TIMEOUT_MS, exit 1', async () => {
+    const run = await doctor({ AGENT_COMMAND: 'sleep 60', AGENT_INIT_TIMEOUT_MS: '1000' });
+    expect(run.stdout).toContain(
+      '✗ start: agent "sleep" did not start: no answer to initialize within 1000 ms',
+    );
+    expect(run.stdout).toContain('the agent may just be slow to start');
+    expect(run.stdout).toContain('raise AGENT_INIT_TIMEOUT_MS (now 1000)');
+    expect(run.code).toBe(1);
+  });
+
   it('usage errors exit 2; --help prints the doctor usage', async () => {
     const bad = await doctor({}, '--frobnicate');
     expect(bad.stderr).toContain('usage: tributary doctor');

@@ -34,6 +34,8 @@ export interface AgentAppDeps {
 interface LiveSession {
   record: SessionRecord;
   turn: AbortController | undefined;
+  /** The last turn of this process on the session was cancelled (for `emptyAfterCancel`). */
+  cancelled?: boolean;
 }
 
 function replayOf(entry: HistoryEntry): SessionUpdate[] {
@@ -149,6 +151,11 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
     client: AgentContext,
   ): Promise<PromptResponse> {
     const { record } = session;
+    if (features.emptyAfterCancel && session.cancelled) {
+      session.cancelled = false;
+      log('info', 'ending the prompt after a cancel at once, as scripted', { sessionId: record.sessionId });
+      return { stopReason: 'end_turn' };
+    }
     const earlierTurns = record.history.filter((entry) => entry.role === 'user').length;
     // Registered before the first await: a session/cancel right behind the prompt must find the turn.
     const turn = new AbortController();
@@ -171,6 +178,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       });
       record.history.push({ role: 'agent', text: outcome.text });
       await store.save(record);
+      session.cancelled = outcome.stopReason === 'cancelled';
       if (script.lateChunk !== undefined)
         sendLateChunk({ client, sessionId: record.sessionId, log }, script.lateChunk);
       return { stopReason: outcome.stopReason };

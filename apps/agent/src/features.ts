@@ -19,6 +19,16 @@ export interface AgentFeatures {
    */
   requireAuth: boolean;
   /**
+   * Like claude-agent-acp after a cancel: the first prompt after a cancelled turn ends at once with
+   * `end_turn` and nothing else, and is not recorded in the session's history.
+   */
+  emptyAfterCancel: boolean;
+  /**
+   * Like codex-acp and claude-agent-acp: keeps running when its stdin closes (a turn in progress runs
+   * on), so only a kill of its process group ends it.
+   */
+  outliveStdin: boolean;
+  /**
    * Session mode ids offered in the answers to session/new, session/load and session/resume (the first
    * is a new session's mode), switched with session/set_mode. Empty: no modes, no set_mode handler.
    */
@@ -36,6 +46,8 @@ const DEFAULT_FEATURES: AgentFeatures = {
   refuseInitialize: false,
   exitOnResume: false,
   requireAuth: false,
+  emptyAfterCancel: false,
+  outliveStdin: false,
   modes: [],
 };
 

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+export { isBrokerBlock } from './broker-blocks.js';
 export type { AgentFeatures } from './features.js';
 export type { AgentScript } from './script.js';
 export type { HistoryEntry, SessionRecord } from './session-store.js';
@@ -11,15 +12,23 @@ export interface AgentCommand {
 }
 
 /**
- * How to start the built-in agent: this Node binary on its main module, with the tsx loader when this
- * module runs from TypeScript sources (no build step), without it when it runs compiled to JavaScript,
- * as in the image (infra/docker/compile-js.mjs). Paths are absolute, so the command works from any cwd.
+ * How to run a Node entry module in a child process: this Node binary on the module, with the tsx
+ * loader when the caller runs from TypeScript sources (no build step), without it when it runs
+ * compiled to JavaScript, as in the image (infra/docker/compile-js.mjs). `module` names the entry
+ * beside the caller, with a `.ts` extension; paths are absolute, so the command works from any cwd.
  */
-export function builtInAgentCommand(): AgentCommand {
-  if (import.meta.url.endsWith('.js')) {
-    return { command: process.execPath, args: [fileURLToPath(new URL('./main.js', import.meta.url))] };
+export function nodeEntryCommand(caller: string, module: string): AgentCommand {
+  if (caller.endsWith('.js')) {
+    return {
+      command: process.execPath,
+      args: [fileURLToPath(new URL(module.replace(/\.ts$/, '.js'), caller))],
+    };
   }
-  const loader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
-  return { command: process.execPath, args: ['--import', loader, main] };
+  const loader = pathToFileURL(createRequire(caller).resolve('tsx')).href;
+  return { command: process.execPath, args: ['--import', loader, fileURLToPath(new URL(module, caller))] };
+}
+
+/** How to start the built-in agent. */
+export function builtInAgentCommand(): AgentCommand {
+  return nodeEntryCommand(import.meta.url, './main.ts');
 }

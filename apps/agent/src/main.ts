@@ -55,6 +55,13 @@ const connection = app.connect(
 );
 stderrLog('info', 'ready', { stateDir, features, scripting });
 
-// The client closing our stdin is the end of the conversation.
+if (features.outliveStdin) {
+  // Writes to a client that is gone fail with EPIPE; an agent that runs on regardless ignores them.
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
+}
+// The client closing our stdin is the end of the conversation, unless told to play an agent that
+// does not notice.
 await connection.closed;
-process.exit(0);
+if (features.outliveStdin) stderrLog('warn', 'stdin closed; running on, as scripted');
+else process.exit(0);

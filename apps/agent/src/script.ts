@@ -4,6 +4,8 @@ import type { ContentBlock } from '@agentclientprotocol/sdk';
 export interface AgentScript {
   /** Replaces the default batch summary. */
   reply?: string;
+  /** A message chunk sent before any plan or tool call: text the tool calls then interrupt. */
+  preamble?: string;
   /** Waits this long before replying; `session/cancel` interrupts the wait. */
   delayMs?: number;
   /** Number of agent_message_chunk updates the reply is split into. */
@@ -61,6 +63,7 @@ type FieldKind = 'string' | 'count' | 'integer' | 'boolean' | 'string[]';
 
 const FIELDS: Record<keyof AgentScript, FieldKind> = {
   reply: 'string',
+  preamble: 'string',
   delayMs: 'count',
   chunks: 'count',
   chunkDelayMs: 'count',

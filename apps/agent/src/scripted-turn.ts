@@ -155,6 +155,9 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
   if (script.delayMs) await pause(script.delayMs, script.ignoreCancel ? undefined : cancel);
   if (stopped()) return { stopReason: 'cancelled', text: '' };
 
+  if (script.preamble !== undefined) {
+    await send({ sessionUpdate: 'agent_message_chunk', content: text(script.preamble) });
+  }
   const notes: string[] = [];
   const { permissionOptions } = script;
   if (script.permission) {

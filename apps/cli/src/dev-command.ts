@@ -71,7 +71,8 @@ async function runDev(): Promise<void> {
   The first message starts a turn at once; the two sent during it arrive as ONE batched prompt.
   Ctrl-C stops everything.`);
 
-  await stopped;
+  const failure = await Promise.race([stopped.then(() => undefined), worker.failed]);
+  if (failure) say(`tributary dev: the worker cannot go on (${failure.message}); stopping`);
   say('tributary dev: stopping (threads are handed back)…');
   await ingress.close();
   await worker.close();

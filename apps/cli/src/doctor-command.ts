@@ -5,6 +5,7 @@ import {
   type AgentInfo,
   AgentProcess,
   AgentStartError,
+  AgentStartTimeoutError,
   applySessionMode,
   choosePermission,
   type NewSessionResponse,
@@ -118,6 +119,7 @@ async function diagnose(
     process_ = await AgentProcess.start({
       ...agent,
       cwd: root,
+      initializeTimeoutMs: config.agentInitTimeoutMs,
       logger: stderrCollector(stderr),
       onSessionUpdate: ({ update }) => {
         if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') {
@@ -142,7 +144,14 @@ async function diagnose(
     return;
   }
   try {
-    pass(`started (pid ${process_.pid}) and initialized in ${Date.now() - started} ms`);
+    const startMs = Date.now() - started;
+    pass(`started (pid ${process_.pid}) and initialized in ${startMs} ms`);
+    if (startMs > config.agentInitTimeoutMs / 2) {
+      report.warn(
+        `the agent took more than half of AGENT_INIT_TIMEOUT_MS (${config.agentInitTimeoutMs} ms) to start`,
+        'on a busier machine it may not start in time: raise AGENT_INIT_TIMEOUT_MS, and keep AGENT_WARM_SPARES above 0 so threads do not wait for it',
+      );
+    }
     printInfo(process_.info);
     if (config.agentAuthMethod === undefined) {
       skip('authenticate: not called (AGENT_AUTH_METHOD unset)');
@@ -221,6 +230,11 @@ function startFailed(error: unknown, command: string, report: Report): void {
     report.fail(
       `start: "${command}" is not executable`,
       `make it executable (chmod +x), or fix AGENT_COMMAND`,
+    );
+  } else if (error instanceof AgentStartTimeoutError) {
+    report.fail(
+      `start: ${error.message}`,
+      `the agent may just be slow to start (gemini-cli took 5–23 s on a busy machine): raise AGENT_INIT_TIMEOUT_MS (now ${error.timeoutMs}); if it never answers, check that AGENT_COMMAND speaks ACP on stdio (some CLIs need a flag, see docs/agents.md)`,
     );
   } else if (error instanceof UnsupportedProtocolVersionError) {
     report.fail(`initialize: ${error.message}`, 'use a version of the agent that speaks this ACP version');

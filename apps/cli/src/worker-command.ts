@@ -17,7 +17,9 @@ On SIGTERM or SIGINT it lets running turns finish for SHUTDOWN_GRACE_MS, hands t
     const config = loadWorkerConfig(process.env);
     const logger = createLogger(config.logLevel);
     const worker = await startWorker(config, { logger });
-    await untilSignal(logger);
+    const failure = await Promise.race([untilSignal(logger).then(() => undefined), worker.failed]);
     await worker.close();
+    // A worker that could not go on exits non-zero, so its supervisor restarts it.
+    if (failure) process.exitCode = 1;
   },
 };

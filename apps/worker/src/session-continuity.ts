@@ -38,9 +38,13 @@ export class SessionContinuity {
     private readonly identity: SessionIdentity,
   ) {}
 
-  async attach(thread: string, generation: number, lease: Lease): Promise<OpenedSession> {
+  /**
+   * The thread's session for a turn under `lease`. `fresh`: a new session even where one could be
+   * reused or resumed (the caller seeds it), because that one may hold this batch already or is broken.
+   */
+  async attach(thread: string, generation: number, lease: Lease, fresh = false): Promise<OpenedSession> {
     const live = this.pool.has(thread) ? this.held.get(thread) : undefined;
-    if (live?.generation === generation && (await this.stillOurs(thread, live, lease))) {
+    if (!fresh && live?.generation === generation && (await this.stillOurs(thread, live, lease))) {
       live.fence = lease.fence;
       return { sessionId: live.sessionId, path: 'live' };
     }
@@ -49,6 +53,7 @@ export class SessionContinuity {
     const saved = await this.records.get(thread);
     if (saved !== undefined && saved.generation < generation) await this.identity.onReset?.(thread);
     const resumable =
+      !fresh &&
       saved !== undefined &&
       saved.agent === this.identity.agent &&
       saved.cwd === this.identity.cwd(thread) &&

@@ -1,25 +1,25 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
-import { type ArrivalEvent, arrivalFromBody, envelopeTokens, packBatch } from '@tributary/packing';
-import { platformOfThread } from '@tributary/platforms';
+import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
 import {
   type Batch,
   FinalTurnError,
+  type Outbound,
   type TurnAbortedError,
   TurnFailedError,
   type TurnHandler,
 } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AttachmentContents } from './attachment-contents.js';
-import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
+import type { FreshSessionSources } from './fresh-session-context.js';
 import { type OutboundMessage, type ReplyTarget, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
+import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
 import { describeTurnFailure } from './turn-failure.js';
 import type { TurnObserver } from './turn-observer.js';
-import { progressOf } from './turn-progress.js';
-import type { TurnEnding, TurnSignal, TurnSignalListener } from './turn-signals.js';
-import { TurnWatchdog, type WatchdogLimits } from './turn-watchdog.js';
+import type { TurnEnding, TurnSignalListener } from './turn-signals.js';
+import type { WatchdogLimits } from './turn-watchdog.js';
 
 export interface TurnHandlerDeps {
   pool: SessionPool;
@@ -38,12 +38,13 @@ export interface TurnHandlerDeps {
   attachments?: AttachmentContents;
   /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */
   progress?: ProgressDisplay;
+  /** Counts turns re-run in a fresh session because the agent ended one at once after a cancel. */
+  onRepair?: () => void;
 }
 
-/** Why the broker, not the user, ended a turn. */
-class TurnTimedOut extends Error {
-  override name = 'TurnTimedOut';
-}
+const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
+/** The reply of a turn cancelled before the agent said anything; it takes the reply's place. */
+const CANCELLED_EMPTY = '⚠️ This turn was cancelled before the agent replied.';
 
 function replyTarget(event: ArrivalEvent): ReplyTarget {
   return {
@@ -66,14 +67,23 @@ function parseEvents(batch: Batch): ArrivalEvent[] {
   }
 }
 
+/** Whether an abort reason says the lease is gone: another worker may claim the thread any moment. */
+function leaseLost(reason: unknown): boolean {
+  return (reason as Partial<TurnAbortedError> | undefined)?.why === 'lease-lost';
+}
+
 /**
  * One turn: pack the batch into one prompt, run it on the thread's session, and report the reply and
  * stop reason for the batch record, with the outbound messages the commit puts in the thread's reply
- * outbox (delivered after the commit, whatever happens to the agent). A fresh session's prompt starts
- * with the broker-origin blocks restoring the thread's parent message and complete batches.
+ * outbox (delivered after the commit, whatever happens to the agent).
+ *
+ * A batch delivered before (a crash, a lost lease, a failure) runs in a fresh session seeded from
+ * committed history: the session the earlier delivery used may already hold its prompt, and the model
+ * must see each message once (docs/adr/0037). An agent that ends a turn at once with nothing right
+ * after a cancel gets the turn again, once, in a fresh session, so its replies do not lag a turn.
  */
 export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { pool, continuity, limits, running, progress = 'all' } = deps;
+  const { pool, running, progress = 'all' } = deps;
   return async (batch, leaseSignal) => {
     const thread = batch.lease.thread;
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
@@ -81,75 +91,38 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const target = replyTarget(events.at(-1)!);
     // Registered before the session is attached, so a `/cancel` sent while it starts is not lost.
     const turn = new AbortController();
-    const onLeaseAbort = () => turn.abort(leaseSignal.reason);
+    const onLeaseAbort = () => {
+      // Cancelling politely could let the agent's tools run on while another worker starts the batch.
+      if (leaseLost(leaseSignal.reason)) void pool.kill(thread);
+      turn.abort(leaseSignal.reason);
+    };
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
     running.set(thread, turn);
-    const signal = (
-      kind: TurnSignal['kind'],
-      extra: Pick<TurnSignal, 'quietMs' | 'ending' | 'activity'> = {},
-    ) => deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra });
+    const run: Dispatch = {
+      batch,
+      events,
+      target,
+      log,
+      turn,
+      signal: (kind, extra = {}) => deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra }),
+    };
     const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
       toOutbound({ thread, batchId: batch.id, kind, text, target, ...(stopReason ? { stopReason } : {}) });
     const started = performance.now();
     let outcome: { result: TurnResult } | { error: unknown };
     let ending: TurnEnding = 'failed';
     try {
-      const session = await continuity.attach(thread, batch.generation, batch.lease);
-      const caps = (await pool.agentInfo()).promptCapabilities;
-      const context =
-        session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
-      const contents = (await deps.attachments?.resolve(events, caps, turn.signal)) ?? events;
-      const blocks = [...(context?.blocks ?? []), ...packBatch(contents, caps)];
-      const now = Date.now();
-      const tokensPerEvent = events.map(envelopeTokens);
-      const waitsMs = batch.messages.map((m) => now - m.acceptedAt);
-      deps.observer?.dispatched({
-        platform: platformOfThread(thread),
-        tokensPerEvent,
-        blocks: blocks.length,
-        waitsMs,
-      });
-      log.info(
-        {
-          sessionId: session.sessionId,
-          sessionPath: session.path,
-          type: batch.type,
-          deliveries: batch.deliveries,
-          events: events.length,
-          blocks: blocks.length,
-          historyTurns: context?.historyTurns ?? 0,
-          tokensPerEvent,
-          waitPerEventMs: waitsMs,
-          dispatchedAt: new Date(now).toISOString(),
-        },
-        'dispatch',
-      );
-      const watchdog = new TurnWatchdog(limits, (level, quietMs) => {
-        if (level === 'timeout') turn.abort(new TurnTimedOut(`no agent activity for ${quietMs} ms`));
-        else signal(level === 'soft' ? 'stall-soft' : 'stall-hard', { quietMs });
-      });
-      signal('started');
-      const stream = deps.stream?.(thread, batch.id, target);
-      try {
-        outcome = {
-          result: await pool.runTurn(thread, blocks, {
-            signal: turn.signal,
-            onUpdate: (event) => {
-              watchdog.activity();
-              if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
-                stream?.chunk(event.content.text);
-              }
-              const activity = progressOf(event);
-              if (activity === undefined) return;
-              if (progress === 'all' || progress === 'reactions') signal('progress', { activity });
-              if (progress === 'all' || progress === 'status') stream?.status(activity);
-            },
-          }),
-        };
-      } finally {
-        watchdog.stop();
-        await stream?.finish();
+      const dispatchDeps = { ...deps, progress };
+      let result = await dispatchTurn(dispatchDeps, run, batch.deliveries > 1);
+      if (result.emptyAfterCancel && !turn.signal.aborted) {
+        log.warn(
+          { sessionId: result.sessionId },
+          'the agent ended the turn at once without a word after a cancel; running it again in a fresh session',
+        );
+        deps.onRepair?.();
+        result = await dispatchTurn(dispatchDeps, run, true);
       }
+      outcome = { result };
     } catch (error) {
       outcome = { error };
     } finally {
@@ -162,8 +135,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
       if (leaseSignal.aborted) {
         ending = 'handed-over';
-        const why = (leaseSignal.reason as Partial<TurnAbortedError> | undefined)?.why;
-        deps.observer?.ended(why === 'shutdown' ? 'shutdown' : 'lease_lost', seconds);
+        deps.observer?.ended(leaseLost(leaseSignal.reason) ? 'lease_lost' : 'shutdown', seconds);
         throw leaseSignal.reason;
       }
       if (turn.signal.reason instanceof TurnTimedOut) {
@@ -172,7 +144,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           { err: 'error' in outcome ? outcome.error : undefined },
           'turn timed out; batch dead-lettered',
         );
-        const notice = `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
+        const notice = `The agent showed no activity for ${Math.round(deps.limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
         throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`, [
           outbound('notice', notice),
         ]);
@@ -185,15 +157,22 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       const { stopReason, text } = outcome.result;
       deps.observer?.ended(stopReason, seconds);
       log.info({ stopReason, replyChars: text.length }, 'turn finished');
-      await continuity.answered(thread, batch.lease);
+      await deps.continuity.answered(thread, batch.lease);
       ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
-      const messages = [outbound('reply', text, stopReason)];
-      if (stopReason === 'cancelled' && text !== '') {
-        messages.push(outbound('notice', 'This turn was cancelled, so the reply above may be incomplete.'));
-      }
-      return { reply: text, stopReason, outbound: messages };
+      return { reply: text, stopReason, outbound: replyMessages(outbound, text, stopReason) };
     } finally {
-      signal('finished', { ending });
+      run.signal('finished', { ending });
     }
   };
+}
+
+/** What the thread is shown of an answered turn; a cancelled one always says it was cancelled. */
+function replyMessages(
+  outbound: (kind: OutboundMessage['kind'], text: string, stopReason?: string) => Outbound,
+  text: string,
+  stopReason: string,
+): Outbound[] {
+  if (stopReason !== 'cancelled') return [outbound('reply', text, stopReason)];
+  if (text === '') return [outbound('reply', CANCELLED_EMPTY, stopReason)];
+  return [outbound('reply', text, stopReason), outbound('notice', CANCELLED_PARTIAL)];
 }

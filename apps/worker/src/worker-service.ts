@@ -4,7 +4,14 @@ import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tribut
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
-import { type QueueConfig, Store, type ThreadControls, type ThreadQueue } from '@tributary/queue';
+import {
+  newOwnerId,
+  type QueueConfig,
+  Store,
+  type ThreadControls,
+  type ThreadQueue,
+  workerKeys,
+} from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
@@ -22,6 +29,7 @@ import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
+import { AgentWarden } from './warden/agent-warden.js';
 import { WorkingDirectories } from './working-directories.js';
 
 export interface WorkerOptions {
@@ -50,6 +58,11 @@ export interface RunningWorker {
   readonly owner: string;
   /** Where `/livez`, `/readyz` and `/metrics` answer. */
   readonly healthUrl: string;
+  /**
+   * Settles when the worker can no longer keep its guarantees (its agent warden is gone) and should be
+   * closed and restarted.
+   */
+  readonly failed: Promise<Error>;
   /**
    * Turns not-ready, stops taking turns, lets running ones finish within SHUTDOWN_GRACE_MS, hands
    * the rest back, stops the agent process group.
@@ -89,6 +102,34 @@ export async function startWorker(
   await store.checkSafety(config.redisSafety, logger);
   const { queue, doorbell } = store;
 
+  const owner = newOwnerId();
+  let failWorker: (error: Error) => void = () => {};
+  const failed = new Promise<Error>((resolve) => {
+    failWorker = resolve;
+  });
+  // Started before any agent: from the first spawn on, a worker that dies or freezes leaves none behind.
+  let handBack: (why: string) => void = () => {};
+  const warden = await AgentWarden.start(
+    {
+      redisUrl: config.redisUrl,
+      presenceKey: workerKeys(store.queue.config.prefix, owner).presence,
+      presenceTtlMs: 2 * config.stallToleranceMs,
+      stallToleranceMs: config.stallToleranceMs,
+      takesDirect: store.queue.config.affinity,
+    },
+    logger.child({ owner }),
+    {
+      revoked: (why) => {
+        metrics.workerRevocationsTotal.inc();
+        handBack(why);
+      },
+      lost: (error) => {
+        logger.error({ err: error }, 'the agent warden is gone; stopping this worker so it can be restarted');
+        failWorker(error);
+      },
+    },
+  );
+
   const agent = agentCommandConfig(config, options.agentEnv);
   const directories = new WorkingDirectories(
     config.agentCwd,
@@ -101,10 +142,13 @@ export async function startWorker(
     cwd: directories.root,
     sessionCwd: (thread) => directories.ready(thread),
     maxSessions: config.maxSessions,
+    warmSpares: config.warmSpares,
+    initializeTimeoutMs: config.agentInitTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
     permissionRules: config.permissionRules,
     ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
+    watcher: warden,
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
     onAgentStartFailed: ({ consecutive, lastError }) => {
@@ -138,6 +182,8 @@ export async function startWorker(
 
   let canary: DoorbellCanary | undefined;
   const runner = store.turnRunner({
+    owner,
+    presence: warden,
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
     events: {
@@ -196,6 +242,7 @@ export async function startWorker(
       progress: config.progress,
       logger,
       running,
+      onRepair: () => metrics.agentTurnRepairsTotal.inc(),
       onSignal: (signal) => {
         reactions.listener(signal);
         options.onSignal?.(signal);
@@ -219,13 +266,18 @@ export async function startWorker(
     logger.child({ component: 'outbox' }),
     (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
   );
+  handBack = (why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`);
+  pool.warm();
   await runner.start();
   canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
   canary.start();
   let accepting = true;
   observeFleet(metrics, () => store.fleetStats());
-  metrics.onScrape([metrics.acpSessionsLive, metrics.doorbellConsumerUp], () => {
+  const gauges = [metrics.acpSessionsLive, metrics.agentProcesses, metrics.agentSparesReady];
+  metrics.onScrape([...gauges, metrics.doorbellConsumerUp], () => {
     metrics.acpSessionsLive.set(pool.liveSessions);
+    metrics.agentProcesses.set(pool.liveProcesses);
+    metrics.agentSparesReady.set(pool.readySpares);
     metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
   });
   const health: FastifyInstance = await startHealthServer(config.metricsPort, config.metricsHost, metrics, {
@@ -251,6 +303,7 @@ export async function startWorker(
     pool,
     owner: runner.owner,
     healthUrl,
+    failed,
     async close() {
       accepting = false;
       canary?.stop();
@@ -259,6 +312,7 @@ export async function startWorker(
       await delivery?.stop();
       logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
       await pool.close();
+      await warden.close();
       await health.close();
       await controls.close();
       await store.close();

@@ -49,4 +49,36 @@ describe('/cancel and drop-buffer', () => {
     const [session] = await h.prompts();
     expect(session!.map((p) => p.events.map((e) => e.prompt))).toEqual([[running.text], [later.text]]);
   });
+
+  it('a turn cancelled before the agent said anything ends with the cancel notice, not an empty reply', async () => {
+    h = await startHarness();
+    await h.send('th', message('long job\n@agent {"delayMs": 20000}'));
+    await started(h, 1);
+    await h.worker.controls.cancel('th');
+    await waitForReplies(h, 'th', 1);
+    expect(replies(h, 'th')).toMatchObject([
+      { stopReason: 'cancelled', text: '⚠️ This turn was cancelled before the agent replied.' },
+    ]);
+  });
+
+  it('an agent that ends the next prompt at once after a cancel: that turn runs again in a fresh session', async () => {
+    h = await startHarness({}, {}, { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"emptyAfterCancel": true}' } });
+    await h.send('th', message('long job\n@agent {"delayMs": 20000}'));
+    await started(h, 1);
+    await h.worker.controls.cancel('th');
+    await waitForReplies(h, 'th', 1);
+
+    const next = message('what now?');
+    await h.send('th', next);
+    await waitForReplies(h, 'th', 2);
+    // Answered in its own turn, not one turn late and not with an empty reply.
+    const answer = replies(h, 'th')[1]!;
+    expect(answer.target.replyToEventId).toBe(next.eventId);
+    expect(answer.text).toContain('what now?');
+    const dispatches = h.logs.filter((l) => l.msg === 'dispatch').map((l) => l.sessionPath);
+    expect(dispatches).toEqual(['new', 'live', 'new']);
+    expect(
+      h.logs.some((l) => l.level === 40 && String(l.msg).includes('without a word after a cancel')),
+    ).toBe(true);
+  });
 });

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContentBlock } from '@tributary/acp';
+import { isBrokerBlock } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
 import type { QueueConfig } from '@tributary/queue';
@@ -31,8 +32,28 @@ export interface WorkerHarness {
   logs: Record<string, unknown>[];
   send(thread: string, event: ArrivalEvent): Promise<void>;
   /** Every prompt the agent received, per session, unpacked into events. */
-  prompts(): Promise<{ sessionId: string; events: UnpackedEvent[] }[][]>;
+  prompts(): Promise<SessionPrompts[]>;
   close(): Promise<void>;
+}
+
+export type SessionPrompts = { sessionId: string; events: UnpackedEvent[] }[];
+
+/** Every prompt the built-in agent kept in `stateDir`, per session, unpacked into events. */
+export async function agentPrompts(stateDir: string): Promise<SessionPrompts[]> {
+  const dir = join(stateDir, 'sessions');
+  const files = await readdir(dir).catch(() => []);
+  const sessions = await Promise.all(
+    files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8'))),
+  );
+  return sessions.map((s: { sessionId: string; history: { role: string; prompt?: ContentBlock[] }[] }) =>
+    s.history
+      .filter((h) => h.role === 'user')
+      // The broker's own blocks (a fresh session's history) are not events.
+      .map((h) => ({
+        sessionId: s.sessionId,
+        events: unpackBatch((h.prompt ?? []).filter((block) => !isBrokerBlock(block))),
+      })),
+  );
 }
 
 let eventCounter = 0;
@@ -99,18 +120,7 @@ export async function startHarness(
     async send(thread, event) {
       await harness.worker.queue.enqueue(thread, queuedArrival(event));
     },
-    async prompts() {
-      const dir = join(stateDir, 'sessions');
-      const files = await readdir(dir).catch(() => []);
-      const sessions = await Promise.all(
-        files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8'))),
-      );
-      return sessions.map((s: { sessionId: string; history: { role: string; prompt?: ContentBlock[] }[] }) =>
-        s.history
-          .filter((h) => h.role === 'user')
-          .map((h) => ({ sessionId: s.sessionId, events: unpackBatch(h.prompt ?? []) })),
-      );
-    },
+    prompts: () => agentPrompts(stateDir),
     async close() {
       await harness.worker.close();
       await deletePrefix(redis, prefix);

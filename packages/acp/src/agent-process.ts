@@ -21,6 +21,7 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, SecretScrubber, silentLogger } from '@tributary/observability';
+import { agentDefaults } from './agent-defaults.js';
 import { type AgentEnvOptions, buildAgentEnv, DEFAULT_INHERITED_ENV } from './agent-env.js';
 import { type AgentInfo, toAgentInfo } from './agent-info.js';
 import { batchedWriter } from './batched-writer.js';
@@ -30,6 +31,7 @@ import {
   AgentExitedError,
   AgentRequestError,
   AgentStartError,
+  AgentStartTimeoutError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
 import { StderrTail } from './stderr-tail.js';
@@ -52,13 +54,23 @@ export interface SessionSetup {
   modes?: SessionModeState | null;
 }
 
+/**
+ * Told of every agent process group as soon as it exists and again when it is gone, so something that
+ * outlives a dead worker can kill what the worker started (docs/adr/0037).
+ */
+export interface ProcessWatcher {
+  watch(pgid: number): void;
+  forget(pgid: number): void;
+}
+
 export interface AgentProcessOptions extends AgentCommandConfig {
+  watcher?: ProcessWatcher;
   /** Working directory of the agent process. */
   cwd: string;
   clientInfo?: Implementation;
-  /** Bound on the `initialize` answer, and on the `authenticate` one. Default 15 s. */
+  /** Bound on the `initialize` answer, and on the `authenticate` one. */
   initializeTimeoutMs?: number;
-  /** Time between SIGTERM and SIGKILL of the process group. Default 2 s. */
+  /** Time between SIGTERM and SIGKILL of the process group. */
   killGraceMs?: number;
   logger?: LogSink;
   onSessionUpdate?: (notification: SessionNotification, agent: AgentProcess) => void;
@@ -128,13 +140,15 @@ export class AgentProcess {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const pid = await spawned(child, options.command);
+    // Before anything else: from now on a worker that dies leaves no agent behind.
+    options.watcher?.watch(pid);
     // What the operator handed the agent beyond the harmless allowlist is what it may leak.
     const handedOver = Object.entries(env).filter(([name]) => !DEFAULT_INHERITED_ENV.includes(name));
     const scrubber = new SecretScrubber(handedOver.map(([, value]) => value));
     const agent = new AgentProcess(child, pid, options, scrubber);
     try {
       agent.#info = await agent.#initialize(options);
-      await agent.#authenticate(options.initializeTimeoutMs ?? 15_000);
+      await agent.#authenticate(options.initializeTimeoutMs ?? agentDefaults.initializeTimeoutMs);
     } catch (error) {
       await agent.kill();
       throw error;
@@ -156,7 +170,7 @@ export class AgentProcess {
     this.#authMethod = options.authMethod;
     this.#mcpServers = [...(options.mcpServers ?? [])];
     this.#logger = options.logger ?? silentLogger;
-    this.#killGraceMs = options.killGraceMs ?? 2_000;
+    this.#killGraceMs = options.killGraceMs ?? agentDefaults.killGraceMs;
 
     child.on('error', (error) => this.#logger.warn({ pid, err: error }, 'agent process error'));
     child.stdin.on('error', (error) => this.#logger.debug({ pid, err: error }, 'agent stdin closed'));
@@ -180,7 +194,10 @@ export class AgentProcess {
 
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        void this.#afterExit({ code, signal }).then(resolve);
+        void this.#afterExit({ code, signal }).then((exit) => {
+          options.watcher?.forget(pid);
+          resolve(exit);
+        });
       });
     });
     this.#exitedRejection = this.exited.then(() => {
@@ -269,11 +286,14 @@ export class AgentProcess {
     }
   }
 
-  /** SIGTERM to the process group, SIGKILL after the grace period; resolves once it is gone. */
-  async kill(): Promise<AgentExit> {
+  /**
+   * SIGTERM to the process group and SIGKILL after the grace period, or SIGKILL at once with `now`;
+   * resolves once it is gone.
+   */
+  async kill(how: { now?: boolean } = {}): Promise<AgentExit> {
     if (this.#exit) return this.#exit;
     this.#killRequested = true;
-    this.#signalGroup('SIGTERM');
+    this.#signalGroup(how.now ? 'SIGKILL' : 'SIGTERM');
     const escalation = setTimeout(() => {
       this.#logger.warn(
         { pid: this.pid, graceMs: this.#killGraceMs },
@@ -289,7 +309,7 @@ export class AgentProcess {
   }
 
   async #initialize(options: AgentProcessOptions): Promise<AgentInfo> {
-    const timeoutMs = options.initializeTimeoutMs ?? 15_000;
+    const timeoutMs = options.initializeTimeoutMs ?? agentDefaults.initializeTimeoutMs;
     const request = this.#call<InitializeResponse>(methods.agent.initialize, (agent) =>
       agent.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
@@ -363,14 +383,15 @@ export class AgentProcess {
     this.#logger.info({ pid: this.pid, methodId }, 'agent authenticated');
   }
 
-  /** The request's answer, or AgentStartError when none comes within `timeoutMs`. */
-  async #withDeadline<T>(request: Promise<T>, what: string, timeoutMs: number): Promise<T> {
+  /** The request's answer, or AgentStartTimeoutError when none comes within `timeoutMs`. */
+  async #withDeadline<T>(
+    request: Promise<T>,
+    what: 'initialize' | 'authenticate',
+    timeoutMs: number,
+  ): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new AgentStartError(this.command, `no answer to ${what} within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
+      timer = setTimeout(() => reject(new AgentStartTimeoutError(this.command, what, timeoutMs)), timeoutMs);
     });
     try {
       return await Promise.race([request, deadline]);

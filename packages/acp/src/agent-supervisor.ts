@@ -49,9 +49,9 @@ export class AgentSupervisor {
     return this.#info;
   }
 
-  /** Processes started and not yet exited. */
-  get liveCount(): number {
-    return this.#live.size;
+  /** Processes starting, running or being stopped: everything that is not yet gone. */
+  get processCount(): number {
+    return this.#live.size + this.#starting.size;
   }
 
   get closed(): boolean {
@@ -90,10 +90,13 @@ export class AgentSupervisor {
     return agent;
   }
 
-  /** Kills a process its owner no longer needs; its end is reported as retired. */
-  retire(agent: AgentProcess): Promise<unknown> {
+  /**
+   * Kills a process its owner no longer needs (gracefully, or with `now` at once) and resolves once it
+   * is gone; its end is reported as retired.
+   */
+  retire(agent: AgentProcess, how: { now?: boolean } = {}): Promise<unknown> {
     this.#retired.add(agent);
-    return agent.kill();
+    return agent.kill(how);
   }
 
   /** Kills the process group of every running or starting agent; no process starts afterwards. */

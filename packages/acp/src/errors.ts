@@ -19,6 +19,17 @@ export class AgentStartError extends AcpError {
   }
 }
 
+/** The agent did not answer `initialize` (or `authenticate`) within AGENT_INIT_TIMEOUT_MS. */
+export class AgentStartTimeoutError extends AgentStartError {
+  constructor(
+    command: string,
+    readonly step: 'initialize' | 'authenticate',
+    readonly timeoutMs: number,
+  ) {
+    super(command, `no answer to ${step} within ${timeoutMs} ms`);
+  }
+}
+
 /**
  * The agent wants to be signed in and this client could not do it: it answered a request with ACP's
  * auth_required error, the configured auth method is not one it offers, or it rejected `authenticate`.

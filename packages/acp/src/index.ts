@@ -12,6 +12,7 @@ export type {
   ToolCall,
   ToolCallUpdate,
 } from '@agentclientprotocol/sdk';
+export { agentDefaults } from './agent-defaults.js';
 export { type AgentEnvOptions, buildAgentEnv, DEFAULT_INHERITED_ENV } from './agent-env.js';
 export type { AgentInfo, AuthMethodInfo } from './agent-info.js';
 export {
@@ -19,6 +20,7 @@ export {
   type AgentExit,
   AgentProcess,
   type AgentProcessOptions,
+  type ProcessWatcher,
   type SessionSetup,
 } from './agent-process.js';
 export type { StartFailures } from './agent-supervisor.js';
@@ -28,6 +30,7 @@ export {
   AgentExitedError,
   AgentRequestError,
   AgentStartError,
+  AgentStartTimeoutError,
   PoolClosedError,
   SessionCapacityError,
   TurnCancelTimeoutError,

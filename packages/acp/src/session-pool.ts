@@ -7,8 +7,14 @@ import type {
   ToolKind,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
+import { agentDefaults } from './agent-defaults.js';
 import type { AgentInfo } from './agent-info.js';
-import { type AgentCommandConfig, AgentProcess, type SessionSetup } from './agent-process.js';
+import {
+  type AgentCommandConfig,
+  AgentProcess,
+  type ProcessWatcher,
+  type SessionSetup,
+} from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
 import {
@@ -21,6 +27,7 @@ import { applySessionMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
 import { type TurnEvent, toTurnEvent } from './turn-events.js';
+import { WarmSpares } from './warm-spares.js';
 
 /** How a thread got its session: already held, or via session/resume, session/load or session/new. */
 export type SessionPath = 'live' | 'resumed' | 'loaded' | 'new';
@@ -55,10 +62,16 @@ export interface SessionPoolOptions {
   onAgentStartFailed?: (failures: StartFailures) => void;
   /**
    * Live sessions kept per pool, each in its own agent process; idle ones are evicted (and their
-   * process stopped) least recently used first. Default 8.
+   * process stopped) least recently used first. Default `agentDefaults.maxSessions`.
    */
   maxSessions?: number;
-  /** How long a cancelled turn may take to end before its session's process group is killed. Default 5 s. */
+  /**
+   * Agent processes kept started and initialized, holding no session, so a thread without a session
+   * does not wait for one to start. Processes of all kinds (sessions, spares, starting, stopping)
+   * never exceed `maxSessions + warmSpares`. Default `agentDefaults.warmSpares`.
+   */
+  warmSpares?: number;
+  /** How long a cancelled turn may take to end before its session's process group is killed. */
   cancelTimeoutMs?: number;
   killGraceMs?: number;
   initializeTimeoutMs?: number;
@@ -71,6 +84,8 @@ export interface SessionPoolOptions {
    */
   sessionMode?: string;
   clientInfo?: Implementation;
+  /** Told of each agent process group the pool starts and of its end. */
+  watcher?: ProcessWatcher;
   logger?: LogSink;
   /** Receives late updates; without it they are dropped with a debug record. */
   onLateUpdate?: (update: LateUpdate) => void;
@@ -99,8 +114,11 @@ export class SessionPool {
   readonly #sessions: SessionRegistry;
   readonly #opening = new Map<string, Promise<Attached>>();
   readonly #agents: AgentSupervisor;
-  /** A process started to answer agentInfo() before any session existed; the next session takes it. */
-  #spare: Promise<AgentProcess> | undefined;
+  readonly #spares: WarmSpares;
+  /** The most processes alive at once, sessions, spares, starting and stopping ones together. */
+  readonly #maxProcesses: number;
+  /** A process being started to answer agentInfo() before any had started; it becomes a spare. */
+  #probe: Promise<AgentInfo> | undefined;
   readonly #newSession: SessionOpener = async (agent, cwd) => {
     const { sessionId, modes } = await agent.openNewSession(cwd);
     return { sessionId, modes, path: 'new' };
@@ -109,7 +127,10 @@ export class SessionPool {
   constructor(options: SessionPoolOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
-    this.#sessions = new SessionRegistry(Math.max(1, options.maxSessions ?? 8));
+    const maxSessions = Math.max(1, options.maxSessions ?? agentDefaults.maxSessions);
+    const warmSpares = Math.max(0, options.warmSpares ?? agentDefaults.warmSpares);
+    this.#maxProcesses = maxSessions + warmSpares;
+    this.#sessions = new SessionRegistry(maxSessions);
     this.#agents = new AgentSupervisor(
       () =>
         AgentProcess.start({
@@ -118,6 +139,7 @@ export class SessionPool {
           clientInfo: options.clientInfo,
           killGraceMs: options.killGraceMs,
           initializeTimeoutMs: options.initializeTimeoutMs,
+          ...(options.watcher ? { watcher: options.watcher } : {}),
           logger: this.#logger,
           onSessionUpdate: (notification, from) => this.#route(notification, from),
           onPermissionRequest: (request, from) => this.#answerPermission(request, from),
@@ -125,6 +147,18 @@ export class SessionPool {
       (ended) => this.#ended(ended),
       (failures) => options.onAgentStartFailed?.(failures),
     );
+    this.#spares = new WarmSpares({
+      target: warmSpares,
+      start: () => this.#agents.start(),
+      // One slot stays free for a session being opened, so spares never crowd out a thread.
+      hasRoom: () => this.#agents.processCount + this.#opening.size < this.#maxProcesses,
+      logger: this.#logger,
+    });
+  }
+
+  /** Starts the warm spares now, rather than when the first session is opened. */
+  warm(): void {
+    this.#spares.fill();
   }
 
   /**
@@ -134,15 +168,18 @@ export class SessionPool {
   async agentInfo(): Promise<AgentInfo> {
     const known = this.#agents.info;
     if (known) return known;
-    this.#spare ??= this.#agents.start();
-    const spare = this.#spare;
-    try {
-      return (await spare).info;
-    } catch (error) {
-      // A failed start is not remembered: the next call tries again.
-      if (this.#spare === spare) this.#spare = undefined;
-      throw error;
-    }
+    this.#probe ??= this.#agents.start().then(
+      (agent) => {
+        this.#spares.adopt(agent);
+        return agent.info;
+      },
+      (error: unknown) => {
+        // A failed start is not remembered: the next call tries again.
+        this.#probe = undefined;
+        throw error;
+      },
+    );
+    return this.#probe;
   }
 
   /** Pid of the agent process holding the thread's session, if it has one. */
@@ -160,9 +197,14 @@ export class SessionPool {
     return this.#sessions.liveCount;
   }
 
-  /** Agent processes running (one per live session, plus any being stopped or kept spare). */
+  /** Agent processes: one per live session, plus spares and those starting or being stopped. */
   get liveProcesses(): number {
-    return this.#agents.liveCount;
+    return this.#agents.processCount;
+  }
+
+  /** Warm spares ready to take a thread now. */
+  get readySpares(): number {
+    return this.#spares.ready;
   }
 
   has(threadKey: string): boolean {
@@ -207,13 +249,16 @@ export class SessionPool {
   async runTurn(threadKey: string, blocks: ContentBlock[], options: TurnOptions = {}): Promise<TurnResult> {
     const { session } = await this.#open(threadKey, this.#newSession);
     if (session.turn) throw new TurnInProgressError(threadKey);
-    if (options.signal?.aborted) return { stopReason: 'cancelled', text: '', sessionId: session.sessionId };
+    if (options.signal?.aborted) {
+      return { stopReason: 'cancelled', text: '', sessionId: session.sessionId, emptyAfterCancel: false };
+    }
     const turn = new ActiveTurn(options.onUpdate, this.#logger);
     session.turn = turn;
     this.#sessions.touch(session);
     try {
-      return await driveTurn({
+      const result = await driveTurn({
         agent: session.agent,
+        previousStopReason: session.lastStopReason,
         threadKey,
         sessionId: session.sessionId,
         blocks,
@@ -222,6 +267,8 @@ export class SessionPool {
         cancelTimeoutMs: this.#cancelTimeoutMs,
         logger: this.#logger,
       });
+      session.lastStopReason = result.stopReason;
+      return result;
     } finally {
       session.turn = undefined;
       this.#sessions.touch(session);
@@ -234,15 +281,29 @@ export class SessionPool {
     if (session) await this.#closeSession(session, 'released');
   }
 
+  /**
+   * Kills the process group of the thread's session at once, without a cancel: another worker may be
+   * about to run the thread, and the agent's tools must not run on beside it. Resolves once it is gone.
+   */
+  async kill(threadKey: string): Promise<void> {
+    const session = this.#sessions.take(threadKey);
+    if (!session) return;
+    this.#logger.warn(
+      { threadKey, sessionId: session.sessionId, pid: session.agent.pid },
+      'killing the agent of a lost thread',
+    );
+    await this.#agents.retire(session.agent, { now: true });
+  }
+
   /** Kills every agent process group; the pool refuses further work. */
   async close(): Promise<void> {
     this.#sessions.clear();
-    this.#spare = undefined;
+    this.#spares.close();
     await this.#agents.close();
   }
 
   get #cancelTimeoutMs(): number {
-    return this.#options.cancelTimeoutMs ?? 5_000;
+    return this.#options.cancelTimeoutMs ?? agentDefaults.cancelTimeoutMs;
   }
 
   async #open(threadKey: string, opener: SessionOpener): Promise<Attached> {
@@ -265,9 +326,9 @@ export class SessionPool {
 
   async #create(threadKey: string, opener: SessionOpener): Promise<Attached> {
     const evicted = this.#sessions.evictFor(this.#opening.size);
-    await Promise.all(evicted.map((session) => this.#closeSession(session, 'evicted')));
+    const closing = Promise.all(evicted.map((session) => this.#closeSession(session, 'evicted')));
     const cwd = (await this.#options.sessionCwd?.(threadKey)) ?? this.#options.cwd;
-    const agent = await this.#processFor();
+    const agent = await this.#processFor(closing);
     let opened: OpenedSession;
     try {
       const { modes, ...rest } = await opener(agent, cwd);
@@ -316,15 +377,23 @@ export class SessionPool {
     }
   }
 
-  /** The spare process if one is alive, else a new one. */
-  async #processFor(): Promise<AgentProcess> {
-    const spare = this.#spare;
-    this.#spare = undefined;
-    const agent = await spare?.catch(() => undefined);
-    return agent?.alive ? agent : this.#agents.start();
+  /**
+   * A warm spare if one is ready, else a new process. A spare adds no process, so the sessions evicted
+   * for this one may still be stopping; a new process starts only once they are gone, so that the
+   * processes never exceed the cap. The spare's replacement waits for them either way.
+   */
+  async #processFor(evicting: Promise<unknown>): Promise<AgentProcess> {
+    await this.#probe?.catch(() => undefined);
+    const spare = this.#spares.take();
+    if (spare) return spare;
+    await evicting;
+    return this.#agents.start();
   }
 
-  /** Closes the session in the agent (when advertised), then stops its process in the background. */
+  /**
+   * Closes the session in the agent (when advertised), then stops its process and waits until it is
+   * gone: the process a new session starts in its place must not exceed the pool's cap.
+   */
   async #closeSession(session: PooledSession, reason: 'evicted' | 'released'): Promise<void> {
     const { agent, threadKey, sessionId } = session;
     this.#logger.info({ threadKey, sessionId, reason, pid: agent.pid }, 'session dropped');
@@ -342,12 +411,14 @@ export class SessionPool {
     } finally {
       clearTimeout(timer);
     }
-    void this.#agents.retire(agent);
+    await this.#agents.retire(agent);
   }
 
   #ended({ agent, retired }: AgentEnded): void {
     this.#sessions.forgetAgent(agent);
     if (!retired) this.#options.onAgentRestart?.();
+    // A process gone makes room for a spare that waited for it.
+    this.#spares.fill();
   }
 
   /** Runs a continuity step; the agent refusing it (unknown session...) means "try the next path". */

@@ -1,3 +1,4 @@
+import type { StopReason } from '@agentclientprotocol/sdk';
 import type { AgentProcess } from './agent-process.js';
 import { SessionCapacityError } from './errors.js';
 import type { ActiveTurn } from './turn.js';
@@ -8,6 +9,8 @@ export interface PooledSession {
   readonly agent: AgentProcess;
   lastUsed: number;
   turn: ActiveTurn | undefined;
+  /** How the session's last turn ended, if it had one. */
+  lastStopReason: StopReason | undefined;
 }
 
 /** The live sessions of a pool by thread key, with their recency for least-recently-used eviction. */
@@ -38,7 +41,14 @@ export class SessionRegistry {
   }
 
   add(threadKey: string, sessionId: string, agent: AgentProcess): PooledSession {
-    const session: PooledSession = { threadKey, sessionId, agent, lastUsed: ++this.#clock, turn: undefined };
+    const session: PooledSession = {
+      threadKey,
+      sessionId,
+      agent,
+      lastUsed: ++this.#clock,
+      turn: undefined,
+      lastStopReason: undefined,
+    };
     this.#sessions.set(threadKey, session);
     return session;
   }

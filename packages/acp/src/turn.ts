@@ -13,9 +13,42 @@ export interface TurnOptions {
 
 export interface TurnResult {
   stopReason: StopReason;
-  /** The text of all agent_message_chunk updates of the turn, concatenated. */
+  /**
+   * The text of the turn's agent_message_chunk updates, concatenated; where a tool call, a plan, a
+   * thought or a permission request came between two of them, a blank line separates them.
+   */
   text: string;
   sessionId: string;
+  /**
+   * The agent ended this turn `end_turn` without a word, a tool call or a plan, right after the
+   * session's previous turn was cancelled: some agents answer the prompt after a cancel at once with
+   * nothing, and the model's answer then lags a turn. The caller may run the turn again elsewhere.
+   */
+  emptyAfterCancel: boolean;
+}
+
+/** Updates that end a run of message text: what follows them starts a paragraph of its own. */
+const INTERRUPTIONS: ReadonlySet<TurnEvent['kind']> = new Set([
+  'tool_call',
+  'tool_call_update',
+  'plan',
+  'permission',
+  'agent_thought_chunk',
+]);
+
+/** Updates that show the agent answered: what an agent that skips a prompt never sends. */
+const SUBSTANCE: ReadonlySet<TurnEvent['kind']> = new Set([
+  'agent_message_chunk',
+  'tool_call',
+  'tool_call_update',
+  'plan',
+  'permission',
+]);
+
+/** What goes before text that resumes after an interruption, so it reads as a new paragraph. */
+function paragraphBreak(text: string): string {
+  if (text === '' || text.endsWith('\n\n')) return '';
+  return text.endsWith('\n') ? '\n' : '\n\n';
 }
 
 /** The receiving end of one running prompt: the pool routes its session's updates here. */
@@ -23,6 +56,8 @@ export class ActiveTurn {
   readonly #onUpdate: ((event: TurnEvent) => void) | undefined;
   readonly #logger: LogSink;
   #text = '';
+  #interrupted = false;
+  #substantive = false;
   #cancelling = false;
   #answered = false;
 
@@ -33,6 +68,11 @@ export class ActiveTurn {
 
   get text(): string {
     return this.#text;
+  }
+
+  /** Whether the agent said or did anything in this turn (text, a tool call, a plan, a permission). */
+  get substantive(): boolean {
+    return this.#substantive;
   }
 
   get cancelling(): boolean {
@@ -52,9 +92,21 @@ export class ActiveTurn {
     this.#answered = true;
   }
 
-  deliver(event: TurnEvent): void {
-    if (event.kind === 'agent_message_chunk' && event.content.type === 'text')
-      this.#text += event.content.text;
+  /**
+   * Hands an update to the listener. Message text that resumes after an interruption is handed over
+   * with its paragraph break, so a streamed reply reads as the final text does.
+   */
+  deliver(update: TurnEvent): void {
+    let event = update;
+    if (SUBSTANCE.has(event.kind)) this.#substantive = true;
+    if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
+      const text = (this.#interrupted ? paragraphBreak(this.#text) : '') + event.content.text;
+      if (text !== event.content.text) event = { ...event, content: { ...event.content, text } };
+      this.#text += text;
+      if (text !== '') this.#interrupted = false;
+    } else if (INTERRUPTIONS.has(event.kind)) {
+      this.#interrupted = true;
+    }
     try {
       this.#onUpdate?.(event);
     } catch (error) {
@@ -66,6 +118,8 @@ export class ActiveTurn {
 
 export interface DriveTurnInput {
   agent: AgentProcess;
+  /** How the session's previous turn ended, if it had one. */
+  previousStopReason: StopReason | undefined;
   threadKey: string;
   sessionId: string;
   blocks: ContentBlock[];
@@ -96,12 +150,17 @@ export async function driveTurn(input: DriveTurnInput): Promise<TurnResult> {
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const response = await agent.prompt(sessionId, input.blocks, () => turn.markAnswered());
-    return { stopReason: response.stopReason, text: turn.text, sessionId };
+    const emptyAfterCancel =
+      input.previousStopReason === 'cancelled' &&
+      response.stopReason === 'end_turn' &&
+      !turn.substantive &&
+      !turn.cancelling;
+    return { stopReason: response.stopReason, text: turn.text, sessionId, emptyAfterCancel };
   } catch (error) {
     if (timedOut) throw new TurnCancelTimeoutError(threadKey, sessionId, cancelTimeoutMs, { cause: error });
     // Some agents answer a cancelled prompt with an error instead of stopReason `cancelled`.
     if (turn.cancelling && error instanceof AgentRequestError) {
-      return { stopReason: 'cancelled', text: turn.text, sessionId };
+      return { stopReason: 'cancelled', text: turn.text, sessionId, emptyAfterCancel: false };
     }
     throw error;
   } finally {

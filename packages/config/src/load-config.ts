@@ -1,3 +1,4 @@
+import { agentDefaults } from '@tributary/acp';
 import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
 import {
   type PermissionSettings,
@@ -39,6 +40,11 @@ export interface WorkerConfig
   concurrency: number;
   /** A turn's lease on its thread, renewed every third of it; a frozen worker's thread waits this long. */
   leaseMs: number;
+  /**
+   * A worker whose event loop does not answer its warden this long is taken for frozen: its agents are
+   * killed and its presence withdrawn, so other workers take its threads over.
+   */
+  stallToleranceMs: number;
   maxBatchMessages: number;
   maxBatchTokens: number;
   /** The processing mode of platforms without one of their own in `processingModes`. */
@@ -47,6 +53,10 @@ export interface WorkerConfig
   processingModes: Readonly<Record<string, ProcessingMode>>;
   /** Live agent sessions a worker keeps, idle ones included (at least `concurrency`). */
   maxSessions: number;
+  /** Agent processes kept started and initialized for threads that have no session yet. */
+  warmSpares: number;
+  /** How long an agent may take to answer `initialize` (and `authenticate`) before its start fails. */
+  agentInitTimeoutMs: number;
   turnTimeoutMs: number;
   stallSoftMs: number;
   stallHardMs: number;
@@ -87,7 +97,12 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
   // Idle sessions are what session affinity reuses, so a worker keeps more than it runs at once; each
   // one is an agent process of its own (docs/adr/0015), which bounds how many.
-  const maxSessions = readInteger(env, 'AGENT_MAX_SESSIONS', Math.max(8, concurrency), concurrency);
+  const maxSessions = readInteger(
+    env,
+    'AGENT_MAX_SESSIONS',
+    Math.max(agentDefaults.maxSessions, concurrency),
+    concurrency,
+  );
   return Object.freeze({
     ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
@@ -100,7 +115,16 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     concurrency,
     // Renewed every third of it: below 3 s one slow Redis round trip could cost a live turn its lease.
     leaseMs: readInteger(env, 'LEASE_MS', queueDefaults.leaseMs, 3_000, 3_600_000),
+    stallToleranceMs: readInteger(env, 'WORKER_STALL_TOLERANCE_MS', 5_000, 1_000, 600_000),
     maxSessions,
+    warmSpares: readInteger(env, 'AGENT_WARM_SPARES', agentDefaults.warmSpares, 0, 64),
+    agentInitTimeoutMs: readInteger(
+      env,
+      'AGENT_INIT_TIMEOUT_MS',
+      agentDefaults.initializeTimeoutMs,
+      1_000,
+      600_000,
+    ),
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),
     maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', queueDefaults.maxBatchTokens),
     processingMode: readChoice(env, 'MESSAGE_PROCESSING_MODE', PROCESSING_MODES, 'per-thread'),
@@ -108,7 +132,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     turnTimeoutMs: readInteger(env, 'TURN_TIMEOUT_MS', 600_000),
     stallSoftMs,
     stallHardMs,
-    cancelTimeoutMs: readInteger(env, 'CANCEL_TIMEOUT_MS', 5_000),
+    cancelTimeoutMs: readInteger(env, 'CANCEL_TIMEOUT_MS', agentDefaults.cancelTimeoutMs),
     replyRetryHorizonMs: readInteger(env, 'REPLY_RETRY_HORIZON_MS', 24 * 60 * 60 * 1000),
     replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', 60_000),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),

@@ -126,6 +126,14 @@ export const CATALOGUE = {
     'tributary_agent_restarts_total',
     'Agent processes that ended without the worker stopping them (crash, exit, kill after a cancel timeout).',
   ),
+  agentTurnRepairsTotal: counter(
+    'tributary_agent_turn_repairs_total',
+    'Turns run again in a fresh session because the agent ended the prompt at once with nothing right after a cancel (its answers would otherwise lag a turn).',
+  ),
+  workerRevocationsTotal: counter(
+    'tributary_worker_revocations_total',
+    "Times this worker's agent warden killed its agents and withdrew its presence because the worker stopped answering or Redis could not confirm it; its threads went to other workers.",
+  ),
   turnsTotal: counter('tributary_turns_total', 'Dispatched batches by what became of them.', ['outcome']),
   scrapeReadFailuresTotal: counter(
     'tributary_scrape_read_failures_total',
@@ -141,6 +149,14 @@ export const CATALOGUE = {
   ),
   threadsRunning: gauge('tributary_threads_running', `Threads with a turn in progress. ${FLEET_WIDE}`),
   acpSessionsLive: gauge('tributary_acp_sessions_live', 'ACP sessions open in this process.'),
+  agentProcesses: gauge(
+    'tributary_agent_processes',
+    'Agent processes of this worker: holding a session, kept as warm spares, starting or stopping.',
+  ),
+  agentSparesReady: gauge(
+    'tributary_agent_spares_ready',
+    'Warm spare agent processes ready to take a new thread without waiting for a start.',
+  ),
   bullmqJobs: gauge('tributary_bullmq_jobs', `Doorbell jobs by BullMQ state. ${FLEET_WIDE}`, ['state']),
   doorbellConsumerUp: gauge(
     'tributary_doorbell_consumer_up',

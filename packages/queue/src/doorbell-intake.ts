@@ -14,7 +14,7 @@ import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
 import { bucketKeys, workerKeys } from './thread-keys.js';
 import type { OnBusy } from './turn-loop.js';
-import { WorkerPresence } from './worker-presence.js';
+import { type Presence, WorkerPresence } from './worker-presence.js';
 
 // How often the consumers are checked, and how long one may take nothing while jobs wait.
 const STALL_CHECK_MS = 5_000;
@@ -34,6 +34,8 @@ export interface DoorbellIntakeOptions {
   logger: LogSink;
   /** This worker's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
   doorbellTaken?(queue: number): void;
+  /** How the worker announces itself; default a WorkerPresence refreshed from this event loop. */
+  presence?: Presence;
 }
 
 /**
@@ -55,7 +57,7 @@ export class DoorbellIntake {
   private watchdog: NodeJS.Timeout | undefined;
   private readonly errors: RepeatedErrors;
   private readonly gate: SlotGate;
-  private readonly presence: WorkerPresence;
+  private readonly presence: Presence;
   private readonly direct: DirectDoorbells | undefined;
   private readonly directTurns = new Set<Promise<void>>();
   private closed: Promise<void> = Promise.resolve();
@@ -74,13 +76,9 @@ export class DoorbellIntake {
         }),
     );
     const keys = workerKeys(config.prefix, options.owner);
-    this.presence = new WorkerPresence(
-      options.connection,
-      keys,
-      config.presenceTtlMs,
-      config.affinity,
-      logger,
-    );
+    this.presence =
+      options.presence ??
+      new WorkerPresence(options.connection, keys, config.presenceTtlMs, config.affinity, logger);
     this.gate = new SlotGate(concurrency);
     const ready = popsAcrossSlots(options.connection)
       ? Array.from({ length: config.buckets }, (_, bucket) => bucketKeys(config.prefix, bucket).ready)

@@ -66,4 +66,5 @@ export {
   TurnFailedError,
   type TurnHandler,
 } from './turn-loop.js';
-export { type RunnerEvents, TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
+export { newOwnerId, type RunnerEvents, TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
+export { PRESENCE, type Presence } from './worker-presence.js';

@@ -97,10 +97,8 @@ export class TurnLoop {
   }
 
   /** Aborts every running turn; each hands its thread back. */
-  abortAll(): void {
-    for (const controller of this.active) {
-      controller.abort(new TurnAbortedError('shutdown', 'worker closing'));
-    }
+  abortAll(reason = new TurnAbortedError('shutdown', 'worker closing')): void {
+    for (const controller of this.active) controller.abort(reason);
   }
 
   async serve(thread: string, epoch: number, onBusy: OnBusy): Promise<void> {
@@ -123,7 +121,10 @@ export class TurnLoop {
     try {
       if (outcome.kind === 'aborted') {
         if (outcome.error.why === 'shutdown') {
-          await queue.abandon(batch.lease);
+          // Handed back with a fresh epoch, unless another worker took the thread over meanwhile.
+          if (!(await queue.abandon(batch.lease))) {
+            throw new LeaseLostError(batch.lease.thread, batch.lease.fence);
+          }
           events?.batchEnded?.('abandoned', batch.lease.thread);
         } else {
           events?.leaseLost?.();

@@ -6,7 +6,8 @@ import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
 import { Sweeper, type SweeperEvents } from './sweeper.js';
 import type { ThreadQueue } from './thread-queue.js';
-import { type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
+import { TurnAbortedError, type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
+import type { Presence } from './worker-presence.js';
 
 export interface TurnRunnerOptions {
   queue: ThreadQueue;
@@ -22,6 +23,8 @@ export interface TurnRunnerOptions {
   sweep?: boolean;
   /** What the runner reports for metrics and health. */
   events?: RunnerEvents;
+  /** How the worker announces itself; default one refreshed from this event loop. */
+  presence?: Presence;
 }
 
 export interface RunnerEvents extends TurnEvents, SweeperEvents {
@@ -29,6 +32,11 @@ export interface RunnerEvents extends TurnEvents, SweeperEvents {
   doorbellTaken?(queue: number): void;
   /** A doorbell handed to this worker waited the affinity wait for a slot and went to the shared queue. */
   passedOn?(): void;
+}
+
+/** A worker's identity in leases and presence: its host, its pid and a few random bytes. */
+export function newOwnerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
 /**
@@ -43,7 +51,7 @@ export class TurnRunner {
   private readonly sweeper: Sweeper | undefined;
 
   constructor(options: TurnRunnerOptions) {
-    this.owner = options.owner ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+    this.owner = options.owner ?? newOwnerId();
     const logger = options.logger ?? silentLogger;
     const { queue, doorbell, events } = options;
     this.loop = new TurnLoop({
@@ -65,6 +73,7 @@ export class TurnRunner {
       },
       logger,
       doorbellTaken: (queue) => events?.doorbellTaken?.(queue),
+      ...(options.presence ? { presence: options.presence } : {}),
     });
     if (options.sweep !== false) {
       this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, logger, events);
@@ -92,6 +101,14 @@ export class TurnRunner {
     this.loop.abortAll();
     await drained;
     await this.sweeper?.stop();
+  }
+
+  /**
+   * Aborts every running turn and hands its thread back (fenced: a thread another worker took over
+   * meanwhile is left alone); the runner goes on taking doorbells.
+   */
+  handBackAll(why: string): void {
+    this.loop.abortAll(new TurnAbortedError('shutdown', why));
   }
 
   /** Whether a doorbell could start a turn here now. */

@@ -18,12 +18,25 @@ export const PRESENCE = {
 } as const;
 
 /**
+ * How a worker tells the fleet it is alive and whether it takes direct doorbells: the sweeper's
+ * liveness signal and the ringers' affinity. `WorkerPresence` writes it from the worker's own event
+ * loop; a worker app may hand the runner another (one kept by a process beside it).
+ */
+export interface Presence {
+  start(): void;
+  /** Shutting down: still alive (its running turns keep their threads) but taking no doorbells. */
+  retire(): Promise<void>;
+  /** Withdraws the announcement once the worker holds no thread any more. */
+  stop(): Promise<void>;
+}
+
+/**
  * Announces that a worker is alive and whether it takes direct doorbells (session affinity; see
  * PRESENCE for the values). The key expires unless refreshed, so within `ttlMs` of a worker's death
  * (or freeze) ringers stop preferring it and the sweeper hands its threads to others without waiting
  * for their leases. Writes are chained, so the final delete comes last.
  */
-export class WorkerPresence {
+export class WorkerPresence implements Presence {
   private retired = false;
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;

@@ -1,0 +1,41 @@
+import { waitFor } from '@tributary/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runningGroups } from '../src/warden/process-groups.js';
+import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
+
+let h: WorkerHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe('a worker that loses a thread’s lease', () => {
+  it('kills that turn’s agent at once, tools included, instead of asking it to cancel', async () => {
+    h = await startHarness(
+      {},
+      { leaseMs: 3_000 },
+      { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"outliveStdin": true}' } },
+    );
+    await h.send(
+      'th',
+      message('long job\n@agent {"delayMs": 20000, "spawnGrandchild": true, "ignoreCancel": true}'),
+    );
+    await waitFor(() => h!.worker.pool.pidOf('th'), { what: 'the session' });
+    const group = h.worker.pool.pidOf('th')!;
+    await waitFor(() => h!.logs.some((l) => l.msg === 'dispatch'), { what: 'the turn to start' });
+
+    // Another owner's claim: the next renewal finds a fence that is not ours.
+    await h.redis.hincrby(h.worker.queue.keys('th').state, 'fence', 1);
+    await waitFor(() => h!.logs.some((l) => String(l.msg).startsWith('lease lost')), {
+      what: 'the lease loss',
+    });
+    // The agent ignores cancel: only a kill ends it, and it must not wait for the cancel timeout.
+    await waitFor(() => runningGroups([group]).length === 0, {
+      what: 'the agent and its tool to end',
+      timeoutMs: 2_000,
+    });
+    expect(h.logs.some((l) => l.msg === 'killing the agent of a lost thread' && l.threadKey === 'th')).toBe(
+      true,
+    );
+  });
+});

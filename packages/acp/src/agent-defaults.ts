@@ -1,0 +1,16 @@
+/**
+ * The defaults of how a worker runs its agents, declared once: the session pool falls back on them and
+ * the worker's configuration documents and validates the same values.
+ */
+export const agentDefaults = Object.freeze({
+  /** Live sessions per pool, each in an agent process of its own (docs/adr/0015). */
+  maxSessions: 8,
+  /** Agent processes kept started and initialized for threads that have none (docs/adr/0037). */
+  warmSpares: 1,
+  /** How long a cancelled turn may take to end before its process group is killed. */
+  cancelTimeoutMs: 5_000,
+  /** Bound on the `initialize` answer, and on the `authenticate` one. */
+  initializeTimeoutMs: 15_000,
+  /** Time between SIGTERM and SIGKILL of an agent's process group. */
+  killGraceMs: 2_000,
+});
