@@ -53,8 +53,8 @@ describe('the operator console in headless Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Fleet overview' }).waitFor();
     expect(await page.textContent('#who')).toBe('ops (act)');
-    expect(await page.evaluate(() => document.cookie)).toBe('');
-    expect(await page.evaluate(() => sessionStorage.getItem('tributary.adminToken'))).toBe(TOKEN);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(await page.evaluate("sessionStorage.getItem('tributary.adminToken')")).toBe(TOKEN);
 
     // Counts change without a reload.
     await postTelegramMessage(stack, 9601, 9601, '@tributary_bot hello console');
@@ -87,11 +87,11 @@ describe('the operator console in headless Chromium', () => {
     await expect.poll(() => page.textContent('#confirm-text')).toBe('redrive 1 dead letter?');
     await page.locator('#confirm-ok').click();
     await page.getByRole('status').filter({ hasText: 'redrive: 1 done' }).waitFor();
-    const audit = await (
+    const audit = (await (
       await fetch(`${stack.ingress.adminUrl}/admin/audit?limit=1`, {
         headers: { authorization: `Bearer ${TOKEN}` },
       })
-    ).json();
+    ).json()) as { items: unknown[] };
     expect(audit.items[0]).toMatchObject({
       actor: 'ops',
       action: 'dead-letters.redrive',
