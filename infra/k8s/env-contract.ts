@@ -62,6 +62,7 @@ export const DEPLOYMENT_ENV = ['HOME'] as const;
 /** Defaults the manifests rely on when they leave a variable at its default. */
 export const DEFAULTS = {
   PORT: 8080,
+  ADMIN_PORT: 8081,
   METRICS_PORT: 9464,
   SHUTDOWN_GRACE_MS: 30_000,
   CANCEL_TIMEOUT_MS: 5_000,

@@ -104,6 +104,10 @@ describe('docker-compose.yml', () => {
     expect(String(ingress.environment!.PORT)).toBe(String(DEFAULTS.PORT));
     expect(ingress.ports).toContain(`${DEFAULTS.PORT}:${DEFAULTS.PORT}`);
     expect(ingress.healthcheck?.test).toContain(`:${DEFAULTS.PORT}/readyz`);
+    // The admin listener (/metrics, the admin API, the console): its own port, published on loopback.
+    expect(String(ingress.environment!.ADMIN_PORT)).toBe(String(DEFAULTS.ADMIN_PORT));
+    expect(ingress.environment!.ADMIN_HOST).toBe('0.0.0.0');
+    expect(ingress.ports).toContain(`127.0.0.1:${DEFAULTS.ADMIN_PORT}:${DEFAULTS.ADMIN_PORT}`);
     for (const [name, worker] of byCommand('worker')) {
       const env = worker.environment!;
       expect(String(env.METRICS_PORT), name).toBe(String(DEFAULTS.METRICS_PORT));

@@ -352,6 +352,13 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     // Workers are called by nobody but Prometheus.
     const worker = policyFor(named(all, 'Deployment', 'tributary-worker'));
     for (const rule of worker.spec.ingress) expect(rule.from?.length).toBeGreaterThan(0);
+    // Ingress's admin listener likewise; only its webhook port is open to all.
+    const ingress = policyFor(named(all, 'Deployment', 'tributary-ingress'));
+    for (const rule of ingress.spec.ingress) {
+      const ports = rule.ports.map((p: { port: number }) => p.port);
+      if (ports.includes(DEFAULTS.ADMIN_PORT)) expect(rule.from?.length).toBeGreaterThan(0);
+      else expect(ports).toEqual([DEFAULTS.PORT]);
+    }
   });
 
   it('runs every pod non-root with a read-only root filesystem, no capabilities and writable volumes where needed', () => {

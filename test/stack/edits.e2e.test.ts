@@ -59,7 +59,7 @@ const answers = () =>
 
 async function receipt(ts: string) {
   const response = await fetch(
-    `${stack.ingress.url}/admin/threads/${encodeURIComponent(thread)}/messages/${ts}`,
+    `${stack.ingress.adminUrl}/admin/threads/${encodeURIComponent(thread)}/messages/${ts}`,
     { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
   );
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };

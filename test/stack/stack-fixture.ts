@@ -101,6 +101,7 @@ export async function startStack(env: Record<string, string> = {}, given?: Redis
     REDIS_PREFIX: prefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
     SLACK_BOT_TOKEN: api.tokens.slack,
     SLACK_API_URL: api.urls.slack,
     SLACK_BOT_USER_ID: 'UBOT',

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { DEFAULT_REDIS_URL, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
+import { DEFAULT_REDIS_URL, LOOPBACK, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
@@ -57,10 +57,11 @@ async function runDev(): Promise<void> {
   say(
     `tributary dev: starting Redis, ingress, a worker and ${configured ? 'its agent' : 'the built-in agent'}…`,
   );
-  const { redis, replies, ingress, worker, agent } = await startStack(env, logger, say);
+  const { redis, replies, ingress, worker, agent, adminToken } = await startStack(env, logger, say);
   starting = false;
   say(`
-  ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz, /metrics)
+  ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz)
+  console      ${ingress.adminUrl}/   (admin API under /admin, /metrics; token ${adminToken})
   redis        ${redis.url}${redis.started ? '   (private, AOF in .tributary/redis)' : ''}
   worker       ${worker.healthUrl}   (/livez /readyz /metrics)
   agent        ${agent}
@@ -68,6 +69,7 @@ async function runDev(): Promise<void> {
 
   In another terminal:
     npx tributary send "check the build" "actually wait" "and run e2e"
+    npx tributary admin threads
   The first message starts a turn at once; the two sent during it arrive as ONE batched prompt.
   Ctrl-C stops everything.`);
 
@@ -94,6 +96,9 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
     started.push(() => redis.stop());
     if (redis.started) say(`tributary dev: private Redis at ${redis.url} (AOF in .tributary/redis)`);
     const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
+    // The console and `tributary admin` of this stack sign in with it (it is printed and kept in
+    // .tributary/dev.json, readable by the user only), unless the operator brought tokens of their own.
+    const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('hex');
     const replies = await startFakePlatformApi({ gatewaySecret });
     started.push(() => replies.close());
     const stackEnv = {
@@ -103,6 +108,13 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
       // The local Redis of a laptop is rarely tuned; say so rather than refuse to start.
       REDIS_SAFETY: env.REDIS_SAFETY ?? 'warn',
       GATEWAY_SECRET: gatewaySecret,
+      ADMIN_TOKEN: adminToken,
+      // A laptop's stack is this machine's alone unless told otherwise: webhooks, the admin listener
+      // and the worker's health all listen on loopback.
+      HOST: env.HOST ?? LOOPBACK,
+      ADMIN_HOST: env.ADMIN_HOST ?? LOOPBACK,
+      ADMIN_PORT: env.ADMIN_PORT ?? '0',
+      METRICS_HOST: env.METRICS_HOST ?? LOOPBACK,
       GATEWAY_REPLY_URL: env.GATEWAY_REPLY_URL ?? replies.urls.gatewayReply,
       METRICS_PORT: env.METRICS_PORT ?? '0',
       // Ctrl-C should not wait long for a turn; it is handed back and resumes on the next start.
@@ -133,12 +145,18 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
       },
     });
     started.push(() => worker.close());
-    await writeDevStack({ ingressUrl: ingress.url, gatewaySecret, repliesUrl: replies.origin });
+    await writeDevStack({
+      ingressUrl: ingress.url,
+      gatewaySecret,
+      repliesUrl: replies.origin,
+      adminUrl: ingress.adminUrl,
+      adminToken,
+    });
     const custom = workerConfig.agentCommand;
     const agent = custom
       ? `${[custom.command, ...custom.args].join(' ')}   (AGENT_COMMAND)`
       : `built-in, @agent scripting ${scripting} (TRIBUTARY_AGENT_SCRIPTING)`;
-    return { redis, replies, ingress, worker, agent };
+    return { redis, replies, ingress, worker, agent, adminToken };
   } catch (error) {
     for (const stop of started.reverse()) {
       await stop().catch((stopError: unknown) =>

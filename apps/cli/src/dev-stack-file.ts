@@ -7,6 +7,9 @@ export interface DevStack {
   gatewaySecret: string;
   /** The local reply receiver: `GET <repliesUrl>/_calls?since=&waitMs=` long-polls what the worker posted. */
   repliesUrl: string;
+  /** The admin listener and a token for it, for `tributary admin` and the console. */
+  adminUrl: string;
+  adminToken: string;
   /** The folder `tributary dev` runs in (the one holding `.tributary/`). */
   root: string;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '@tributary/config';
+import { adminCommand } from './admin-command.js';
 import { type Command, UsageError } from './command-line.js';
 import { devCommand } from './dev-command.js';
 import { discordForwarderCommand } from './discord-forwarder-command.js';
@@ -19,6 +20,7 @@ commands:
   worker              run turns: claim threads, drive the ACP agent, deliver replies
   discord-forwarder   hold the Discord Gateway connection and forward messages to ingress
   doctor              check that a worker could use the configured agent
+  admin               list and act on the fleet: threads, dead letters, workers, audit
 
 Configuration comes from environment variables (see README).`;
 
@@ -29,6 +31,7 @@ const commands: Record<string, Command> = {
   worker: workerCommand,
   'discord-forwarder': discordForwarderCommand,
   doctor: doctorCommand,
+  admin: adminCommand,
 };
 
 const [first, ...rest] = process.argv.slice(2);

@@ -6,8 +6,6 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { adminRoutes } from './admin-routes.js';
-import { bearerGuard } from './bearer-guard.js';
 import { answerClientError, sendError } from './error-handler.js';
 import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
@@ -15,31 +13,25 @@ import type { Intake } from './intake.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
 import { webhookRoute } from './webhook-route.js';
 
-export interface MetricsSource {
-  contentType: string;
-  metrics(): Promise<string>;
-}
-
 export interface IngressAppDeps {
-  store: Pick<Store, 'ready' | 'admin' | 'controls'>;
+  store: Pick<Store, 'ready'>;
   intake: Intake;
   webhooks: readonly WebhookDefinition[];
   observer: IngressObserver;
-  metrics: MetricsSource;
   logger: Logger;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
   /** TRUST_PROXY: whose X-Forwarded-For gives the client address; off when undefined. */
   trustProxy?: FastifyServerOptions['trustProxy'];
-  /** Bearer token of the operator API; off when undefined. */
-  adminToken?: string;
-  /** Bearer token `/metrics` requires; open when undefined. */
-  metricsToken?: string;
   /** Told of every request refused because Redis did not answer (the outage log counts them). */
   redisRefused(reason: string): void;
 }
 
-/** Builds the Fastify app without listening or touching process state, so tests start it on port 0. */
+/**
+ * Builds the webhook app without listening or touching process state, so tests start it on port 0. It
+ * serves the webhooks and health only: `/metrics`, the admin API and the console are on the admin
+ * listener (admin/admin-listener.ts), which the public port never reaches.
+ */
 export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -72,17 +64,6 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     await deps.store.ready();
     return { ok: true };
   });
-  app.get(
-    '/metrics',
-    deps.metricsToken ? { onRequest: bearerGuard(deps.metricsToken, 'METRICS_TOKEN') } : {},
-    async (_request, reply) =>
-      reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
-  );
-
-  if (deps.adminToken) {
-    const { admin, controls } = deps.store;
-    await app.register(adminRoutes, { token: deps.adminToken, admin, controls });
-  }
   for (const webhook of deps.webhooks) {
     await app.register(webhookRoute, {
       ...webhook,

@@ -33,7 +33,7 @@ export async function applyControl(
       return `Cancelled the running turn and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}.`;
     }
     case 'reset': {
-      const { dropped } = await controls.reset(thread);
+      const { dropped } = (await controls.reset(thread)) ?? { dropped: 0 };
       return `Reset: dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}; the next message starts a fresh agent session.`;
     }
   }

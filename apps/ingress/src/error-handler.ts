@@ -38,7 +38,7 @@ function classify(error: unknown): IngressError {
 }
 
 function outcomeOf(error: IngressError): RequestOutcome {
-  if (error.code === 'unauthorized') return 'unauthorized';
+  if (error.code === 'unauthorized' || error.code === 'forbidden') return 'unauthorized';
   if (error.code === 'rate_limited' || error.code === 'backlog_full') return 'refused';
   if (error.status === 503) return 'unavailable';
   if (error.status >= 500) return 'error';

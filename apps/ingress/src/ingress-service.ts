@@ -5,6 +5,7 @@ import { Store, type ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { AcceptedReactions } from './accepted-reactions.js';
+import { buildAdminApp } from './admin/admin-listener.js';
 import { buildApp } from './app.js';
 import { Intake } from './intake.js';
 import { OutageLog } from './outage-log.js';
@@ -27,7 +28,10 @@ export interface IngressOptions {
 
 export interface RunningIngress {
   readonly app: FastifyInstance;
+  /** The webhooks and health. */
   readonly url: string;
+  /** The admin listener: `/metrics`, the admin API, the operator console. */
+  readonly adminUrl: string;
   readonly queue: ThreadQueue;
   /** Drains requests in flight (new ones get 503), then closes Redis. */
   close(): Promise<void>;
@@ -72,6 +76,7 @@ export async function startIngress(
   const store = Store.open({
     url: config.redisUrl,
     connection: { kind: 'fail-fast', timeoutMs: config.redisTimeoutMs },
+    auditMaxEntries: config.auditMaxEntries,
     queue: {
       // With affinity, enqueue rings the worker that holds the thread's live session first (ADR 0007).
       ...sharedQueueOptions(config),
@@ -115,28 +120,40 @@ export async function startIngress(
     intake,
     webhooks: options.webhooks,
     observer: prometheusObserver(options.metrics),
-    metrics: { contentType: metricsContentType, metrics: () => options.metrics.registry.metrics() },
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
     trustProxy: trustedProxies(config.trustProxy),
-    ...(config.adminToken ? { adminToken: config.adminToken } : {}),
-    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     redisRefused: (reason) => outage.refused(reason),
   });
+  const admin = await buildAdminApp({
+    store,
+    metrics: { contentType: metricsContentType, metrics: () => options.metrics.registry.metrics() },
+    logger: logger.child({ component: 'admin' }),
+    tokens: config.adminTokens,
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+  });
+  const adminUrl = await admin.listen({ port: config.adminPort, host: config.adminHost });
   const url = await app.listen({ port: config.port, host: config.host });
   logger.info(
-    { url, platforms: options.webhooks.filter((w) => w.adapter).map((w) => w.path) },
+    {
+      url,
+      adminUrl,
+      adminApi: config.adminTokens.length > 0,
+      platforms: options.webhooks.filter((w) => w.adapter).map((w) => w.path),
+    },
     'ingress listening',
   );
   return {
     app,
     url,
+    adminUrl,
     queue,
     async close() {
       // Fastify stops accepting connections, answers 503 to requests arriving meanwhile, and waits
       // for those in flight.
       await app.close();
+      await admin.close();
       stopWatching();
       await reactions.settle();
       await store.close();

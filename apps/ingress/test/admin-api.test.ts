@@ -7,65 +7,131 @@ import {
   startIngressHarness,
 } from './ingress-fixture.js';
 
-const TOKEN = 'admin-token-for-the-tests-0123456789';
+const ACT = 'admin-token-for-the-tests-0123456789';
+const READ = 'read-only-token-for-the-tests-01234';
 let h: IngressHarness;
 beforeAll(async () => {
   h = await startIngressHarness({
-    env: { ADMIN_TOKEN: TOKEN, ALLOWED_USERS: 'u-ada,u-bob', MAX_THREAD_BACKLOG: '2' },
+    env: {
+      ADMIN_TOKENS: `ops:act:${ACT},dashboards:read:${READ}`,
+      ALLOWED_USERS: 'u-ada,u-bob',
+      MAX_THREAD_BACKLOG: '2',
+    },
   });
 });
 afterAll(() => h.close());
 
-const admin = (path: string, method = 'GET', token = TOKEN) =>
-  fetch(`${h.url}/admin${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+const admin = (path: string, method = 'GET', token = ACT, headers: Record<string, string> = {}) =>
+  fetch(`${h.adminUrl}/admin${path}`, { method, headers: { authorization: `Bearer ${token}`, ...headers } });
+// biome-ignore lint/suspicious/noExplicitAny: the tests read whatever the API answered.
+type Json = any;
+const json = async (response: Response) => ({
+  status: response.status,
+  body: (await response.json()) as Json,
+});
 
-describe('admin API', () => {
-  it('refuses requests without the bearer token', async () => {
-    const answer = await admin('/dead-letters', 'GET', 'wrong-token-of-the-same-sort-0000');
-    expect(answer.status).toBe(401);
-    expect(await answer.json()).toMatchObject({ code: 'unauthorized' });
-    expect((await fetch(`${h.url}/admin/dead-letters`)).status).toBe(401);
+async function postGateway(text: string, overrides: Record<string, unknown> = {}) {
+  const body = gatewayEvent(text, overrides);
+  return h.post('/webhooks/gateway', body, hmacHeaders(SECRETS.GATEWAY_SECRET, body));
+}
+
+describe('the admin listener', () => {
+  it('is apart from the webhook port, which serves webhooks and health only', async () => {
+    expect(new URL(h.adminUrl).port).not.toBe(new URL(h.url).port);
+    expect(
+      (await fetch(`${h.url}/admin/overview`, { headers: { authorization: `Bearer ${ACT}` } })).status,
+    ).toBe(404);
+    expect((await fetch(`${h.url}/metrics`)).status).toBe(404);
+    expect((await fetch(`${h.url}/`)).status).toBe(404);
+    expect((await fetch(`${h.url}/livez`)).status).toBe(200);
+    expect((await fetch(`${h.adminUrl}/metrics`)).status).toBe(200);
+    expect((await admin('/overview')).status).toBe(200);
   });
 
-  it('shows a thread and drops its waiting messages on cancel-all', async () => {
-    for (const text of ['one', 'two']) {
-      const body = gatewayEvent(text);
-      expect(
-        (await h.post('/webhooks/gateway', body, hmacHeaders(SECRETS.GATEWAY_SECRET, body))).status,
-      ).toBe(200);
+  it('serves the console under a strict content-security policy, without cookies', async () => {
+    const page = await fetch(`${h.adminUrl}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).not.toContain('unsafe-inline');
+    expect(page.headers.get('set-cookie')).toBeNull();
+    expect(await page.text()).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+  });
+});
+
+describe('admin tokens', () => {
+  it('refuses requests without a known token', async () => {
+    expect(await json(await admin('/overview', 'GET', 'wrong-token-of-the-same-sort-0000'))).toMatchObject({
+      status: 401,
+      body: { code: 'unauthorized' },
+    });
+    expect((await fetch(`${h.adminUrl}/admin/overview`)).status).toBe(401);
+  });
+
+  it('lets a read-only token read and refuses it every action', async () => {
+    expect(await json(await admin('/whoami', 'GET', READ))).toEqual({
+      status: 200,
+      body: { name: 'dashboards', role: 'read' },
+    });
+    for (const path of ['/threads/t/pause', '/dead-letters/actions', '/workers/w/drain']) {
+      expect(await json(await admin(path, 'POST', READ))).toMatchObject({
+        status: 403,
+        body: { code: 'forbidden' },
+      });
     }
+  });
+});
+
+describe('admin API', () => {
+  it('answers 404 for an unknown thread and creates nothing for it', async () => {
+    const before = await h.keyCount();
+    expect((await admin('/threads/never-seen')).status).toBe(404);
+    for (const action of ['pause', 'resume', 'reset', 'cancel', 'cancel-all']) {
+      expect(await json(await admin(`/threads/never-seen/${action}`, 'POST'))).toMatchObject({
+        status: 404,
+        body: { code: 'not_found' },
+      });
+    }
+    expect((await admin('/threads/t/explode', 'POST')).status).toBe(404);
+    expect((await admin('/threads/t/dead-letters/0000000000000000/redrive', 'POST')).status).toBe(404);
+    expect(await h.keyCount()).toBe(before);
+  });
+
+  it('shows a thread with ISO-8601 times and message bodies as JSON; cancel-all drops its waiting messages', async () => {
+    for (const text of ['one', 'two']) expect((await postGateway(text)).status).toBe(200);
     // gatewayEvent's thread: upstream platform telegram, channel dev, thread T1.
     const thread = encodeURIComponent('gateway:telegram:dev:T1');
-    const shown = await (await admin(`/threads/${thread}`)).json();
+    const listed = await json(await admin('/threads?state=runnable'));
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({
+        thread: 'gateway:telegram:dev:T1',
+        backlog: 2,
+        since: expect.stringMatching(/Z$/),
+      }),
+    ]);
+    const { body: shown } = await json(await admin(`/threads/${thread}`));
     expect(shown).toMatchObject({
       thread: 'gateway:telegram:dev:T1',
       state: { status: 'scheduled', backlog: 2 },
     });
 
-    const cancelled = (await (await admin(`/threads/${thread}/cancel-all`, 'POST')).json()) as {
-      result: string;
-    };
-    expect(cancelled).toMatchObject({ ok: true, command: 'cancel-all' });
-    expect(cancelled.result).toContain('dropped 2 waiting messages');
+    const cancelled = await json(await admin(`/threads/${thread}/cancel-all`, 'POST'));
+    expect(cancelled.body).toMatchObject({
+      ok: true,
+      action: 'cancel-all',
+      result: 'cancelled; dropped 2 waiting messages',
+    });
     expect(await h.queuedCount()).toBe(0);
   });
 
-  it('answers 404 for an unknown command or dead letter', async () => {
-    expect((await admin('/threads/t/explode', 'POST')).status).toBe(404);
-    expect((await admin('/threads/t/dead-letters/0000000000000000/redrive', 'POST')).status).toBe(404);
-    expect(await (await admin('/dead-letters')).json()).toEqual({ threads: [] });
-  });
-
-  it('answers for a message where it went: queued, refused by a gate, refused over the backlog cap', async () => {
+  it('answers where a message went, with or without its thread', async () => {
     const thread = 'gateway:telegram:dev:T9';
-    const post = async (messageId: string, sender: object) => {
-      const body = gatewayEvent(messageId, {
+    const post = (messageId: string, sender: object) =>
+      postGateway(messageId, {
         message_id: messageId,
         channel: { id: 'dev', type: 'group', thread_id: 'T9' },
         sender,
       });
-      return h.post('/webhooks/gateway', body, hmacHeaders(SECRETS.GATEWAY_SECRET, body));
-    };
     const ada = { id: 'u-ada', name: 'ada', display_name: 'Ada', is_bot: false };
     const eve = { id: 'u-eve', name: 'eve', display_name: 'Eve', is_bot: false };
     expect((await post('g-1', ada)).body).toMatchObject({ outcome: 'accepted' });
@@ -73,10 +139,8 @@ describe('admin API', () => {
     expect((await post('g-3', ada)).body).toMatchObject({ outcome: 'accepted' });
     expect((await post('g-4', ada)).status).toBe(429);
 
-    const receipt = async (messageId: string) => {
-      const answer = await admin(`/threads/${encodeURIComponent(thread)}/messages/${messageId}`);
-      return { status: answer.status, body: await answer.json() };
-    };
+    const receipt = async (messageId: string) =>
+      json(await admin(`/threads/${encodeURIComponent(thread)}/messages/${messageId}`));
     expect(await receipt('g-1')).toEqual({
       status: 200,
       body: { thread, messageId: 'g-1', status: 'queued' },
@@ -89,5 +153,68 @@ describe('admin API', () => {
     });
     expect((await receipt('g-4')).body).toMatchObject({ status: 'refused', reason: 'backlog-full' });
     expect((await receipt('g-5')).status).toBe(404);
+
+    expect(await json(await admin('/messages/g-4'))).toEqual({
+      status: 200,
+      body: {
+        messageId: 'g-4',
+        items: [{ thread, messageId: 'g-4', status: 'refused', reason: 'backlog-full' }],
+      },
+    });
+    expect((await admin('/messages/g-5')).status).toBe(404);
+
+    // Paused: still accepting and buffering, and the receipts say no turn starts.
+    expect((await json(await admin(`/threads/${encodeURIComponent(thread)}/pause`, 'POST'))).status).toBe(
+      200,
+    );
+    expect((await receipt('g-1')).body).toEqual({ thread, messageId: 'g-1', status: 'queued', paused: true });
+    const paused = await json(await admin('/threads?state=paused'));
+    expect(paused.body.items.map((row: { thread: string }) => row.thread)).toEqual([thread]);
+  });
+
+  it('does an action once per Idempotency-Key and records every action in the audit log', async () => {
+    expect(
+      (await postGateway('again', { channel: { id: 'dev', type: 'group', thread_id: 'T7' } })).status,
+    ).toBe(200);
+    const thread = encodeURIComponent('gateway:telegram:dev:T7');
+    const reset = () =>
+      admin(`/threads/${thread}/reset`, 'POST', ACT, { 'idempotency-key': 'reset-T7-once' });
+    const first = await reset();
+    const second = await reset();
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(await second.json()).toEqual(await first.json());
+    const { body: report } = await json(await admin(`/threads/${thread}`));
+    expect(report.state.generation).toBe(1);
+
+    const { body: audit } = await json(await admin('/audit?limit=3'));
+    expect(audit.items[0]).toMatchObject({
+      actor: 'ops',
+      action: 'threads.reset',
+      target: { thread: 'gateway:telegram:dev:T7' },
+      result: expect.stringContaining('reset'),
+      at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    });
+    expect(audit.items.filter((e: { action: string }) => e.action === 'threads.reset')).toHaveLength(1);
+    const logged = h.logs.filter(
+      (l) =>
+        l.msg === 'admin action' &&
+        l.action === 'threads.reset' &&
+        String(l.actor) === 'ops' &&
+        JSON.stringify(l.target).includes('T7'),
+    );
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ level: 30, actor: 'ops' });
+    // A refused action is recorded with its error.
+    await admin('/threads/never-seen/pause', 'POST');
+    expect((await json(await admin('/audit?limit=1'))).body.items[0]).toMatchObject({
+      action: 'threads.pause',
+      result: { error: expect.stringContaining('never-seen') },
+    });
+  });
+
+  it('refuses a cursor no page handed out and an unknown state', async () => {
+    expect((await admin('/threads?cursor=bogus')).status).toBe(400);
+    expect((await admin('/threads?state=sleeping')).status).toBe(400);
+    expect((await admin('/audit?cursor=bogus')).status).toBe(400);
   });
 });

@@ -18,6 +18,8 @@ export const SECRETS = {
 export interface IngressHarness {
   ingress: RunningIngress;
   url: string;
+  /** The admin listener: `/metrics`, `/admin`, the console. */
+  adminUrl: string;
   redis: Redis;
   server: RedisHandle;
   prefix: string;
@@ -70,6 +72,7 @@ export async function startIngressHarness(options: HarnessOptions = {}): Promise
     REDIS_PREFIX: prefix,
     PORT: '0',
     HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
     ...options.env,
   });
   const logs: Record<string, unknown>[] = [];
@@ -94,6 +97,7 @@ export async function startIngressHarness(options: HarnessOptions = {}): Promise
   return {
     ingress,
     url: ingress.url,
+    adminUrl: ingress.adminUrl,
     redis,
     server,
     prefix,

@@ -206,7 +206,7 @@ describe('routes and errors', () => {
   it('is live and ready, and exports ingress metrics', async () => {
     expect((await fetch(`${h.url}/livez`)).status).toBe(200);
     expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${h.url}/metrics`)).text();
+    const metrics = await (await fetch(`${h.adminUrl}/metrics`)).text();
     expect(metrics).toMatch(
       /tributary_ingress_requests_total\{platform="gateway",outcome="accepted"\} [1-9]/,
     );

@@ -3,8 +3,11 @@ import { metricsContentType } from '@tributary/observability';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 
 export interface HealthChecks {
-  /** False once shutdown began: the orchestrator stops routing to and counting on this worker. */
-  accepting(): boolean;
+  /**
+   * Why the worker takes no more turns (shutting down, drained by an operator): the orchestrator stops
+   * routing to and counting on it. Undefined while it takes them.
+   */
+  notAccepting(): string | undefined;
   /** Throws when Redis does not answer. */
   redis(): Promise<void>;
   /** Whether this worker still consumes doorbells (see DoorbellCanary). */
@@ -24,7 +27,8 @@ export async function startHealthServer(
   app.get('/livez', async () => ({ ok: true }));
   app.get('/readyz', async (_request, reply) => {
     const problems: string[] = [];
-    if (!checks.accepting()) problems.push('shutting down');
+    const stopped = checks.notAccepting();
+    if (stopped) problems.push(stopped);
     await checks.redis().catch((error: Error) => problems.push(`redis: ${error.message}`));
     if (!checks.consuming()) problems.push('doorbells are waiting but this worker is not consuming them');
     const agent = checks.agentProblem();

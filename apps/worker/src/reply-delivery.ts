@@ -129,7 +129,7 @@ export class ReplyDelivery {
       );
       return;
     }
-    await this.outbox.bury(thread, this.owner, reply.id, `${step.why}: ${reason}`);
+    await this.outbox.bury(thread, this.owner, reply.id, reason);
     this.onOutcome('dead');
     this.logger.error(
       context,

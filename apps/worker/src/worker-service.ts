@@ -30,6 +30,7 @@ import { prometheusTurnObserver } from './turn-observer.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
 import { AgentWarden } from './warden/agent-warden.js';
+import { WorkerStatusReporter } from './worker-status.js';
 import { WorkingDirectories } from './working-directories.js';
 
 export interface WorkerOptions {
@@ -181,6 +182,7 @@ export async function startWorker(
   });
 
   let canary: DoorbellCanary | undefined;
+  let status: WorkerStatusReporter | undefined;
   const runner = store.turnRunner({
     owner,
     presence: warden,
@@ -188,6 +190,7 @@ export async function startWorker(
     logger: logger.child({ component: 'runner' }),
     events: {
       batchEnded: (outcome, thread) => {
+        status?.served(thread);
         metrics.turnsTotal.inc({ outcome });
         if (outcome === 'dead_lettered') metrics.deadLetteredBatchesTotal.inc();
         // The commit put the reply (or a notice) in the thread's outbox: deliver it now.
@@ -271,6 +274,19 @@ export async function startWorker(
   await runner.start();
   canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
   canary.start();
+  status = new WorkerStatusReporter({
+    registry: store.workers,
+    owner: runner.owner,
+    concurrency: config.concurrency,
+    pool,
+    running: () => running.keys(),
+    drain: async () => {
+      canary?.stop();
+      await runner.drain();
+    },
+    logger: logger.child({ component: 'status' }),
+  });
+  status.start();
   let accepting = true;
   observeFleet(metrics, () => store.fleetStats());
   const gauges = [metrics.acpSessionsLive, metrics.agentProcesses, metrics.agentSparesReady];
@@ -281,7 +297,12 @@ export async function startWorker(
     metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
   });
   const health: FastifyInstance = await startHealthServer(config.metricsPort, config.metricsHost, metrics, {
-    accepting: () => accepting,
+    notAccepting: () =>
+      !accepting
+        ? 'shutting down'
+        : status?.draining
+          ? 'drained by an operator (restart it to take turns again)'
+          : undefined,
     redis: () => store.ready(),
     consuming: () => canary?.consuming() ?? false,
     agentProblem: () => {
@@ -309,6 +330,7 @@ export async function startWorker(
       canary?.stop();
       const started = performance.now();
       await runner.close(config.shutdownGraceMs);
+      await status?.stop();
       await delivery?.stop();
       logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
       await pool.close();

@@ -1,3 +1,10 @@
+export {
+  type AdminRole,
+  type AdminSettings,
+  type AdminToken,
+  DEFAULT_ADMIN_PORT,
+  LOOPBACK,
+} from './admin-config.js';
 export type { CwdRetention, ProgressDisplay } from './agent-settings.js';
 export { ConfigError } from './config-error.js';
 export { cwdTemplateRoot, expandCwdTemplate, hasPlaceholder, safeSegment } from './cwd-template.js';

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { queueDefaults } from '@tributary/queue/config';
+import { type AdminSettings, readAdminSettings, readToken } from './admin-config.js';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
@@ -23,7 +24,7 @@ export interface GateConfig {
   maxBotTurns: number;
 }
 
-export interface IngressConfig extends ServiceSettings {
+export interface IngressConfig extends ServiceSettings, AdminSettings {
   port: number;
   host: string;
   /**
@@ -49,8 +50,7 @@ export interface IngressConfig extends ServiceSettings {
   ackReplicas: number;
   ackReplicasTimeoutMs: number;
   gates: GateConfig;
-  adminToken: string | undefined;
-  /** Bearer token `/metrics` requires; open when undefined. */
+  /** Bearer token `/metrics` (on the admin listener) requires; open when undefined. */
   metricsToken: string | undefined;
 }
 
@@ -95,15 +95,6 @@ function readList(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
-/** An optional bearer token, long enough not to be guessed. */
-function readToken(env: Env, name: string): string | undefined {
-  const token = readOptional(env, name);
-  if (token !== undefined && token.length < 16) {
-    throw new ConfigError(name, 'must be at least 16 characters; generate one with `openssl rand -hex 24`');
-  }
-  return token;
-}
-
 /** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
 export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
   const settings = readServiceSettings(env);
@@ -137,7 +128,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       allowedUsers: readList(env, 'ALLOWED_USERS'),
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
-    adminToken: readToken(env, 'ADMIN_TOKEN'),
+    ...readAdminSettings(env),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });
 }

@@ -27,10 +27,29 @@ export {
 export { BacklogFullError, LeaseLostError, QueueError, UnsafeRedisError } from './errors.js';
 export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
+export type { DoneOutcome } from './outbox-script-calls.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
-export type { DoneOutcome } from './script-calls.js';
 export { Store, type StoreOptions } from './store.js';
+export type {
+  AuditEntry,
+  AuditLog,
+  AuditRecord,
+  IdempotencyClaim,
+  StoredAnswer,
+} from './stores/audit-log.js';
+export { isStreamId } from './stores/audit-log.js';
+export {
+  BadCursorError,
+  type DeadLetterRow,
+  type DeadReplyRow,
+  type FleetListing,
+  type FleetSummary,
+  type Page,
+  THREAD_LIST_STATES,
+  type ThreadListState,
+  type ThreadRow,
+} from './stores/fleet-listing.js';
 export type { GateState, ThreadGateState } from './stores/gate-state.js';
 export type { BatchPlace, EntryPlace, MessageReceipt } from './stores/message-receipts.js';
 export type { DeadReply, PendingReply, ReplyOutbox, Take } from './stores/reply-outbox.js';
@@ -38,11 +57,14 @@ export type { SessionRecord, SessionRecords } from './stores/session-records.js'
 export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
 export type { ThreadParentStore } from './stores/thread-parents.js';
+export type { WorkerRegistry, WorkerStatus } from './stores/worker-registry.js';
 export type { SweepReport } from './sweeper.js';
 export {
   bucketOf,
   decodeThread,
   encodeThread,
+  type FleetKeys,
+  fleetKeys,
   type ThreadKeys,
   threadKeys,
   type WorkerKeys,

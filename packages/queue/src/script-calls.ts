@@ -1,9 +1,13 @@
 import type { BatchType, Origin, QueuedMessage } from './batch.js';
+import { LISTING_SCRIPTS } from './listing-script-calls.js';
+import { OUTBOX_SCRIPTS } from './outbox-script-calls.js';
+import { found, known, ok, type Rung, ringOrOk } from './script-decoders.js';
 import { ScriptStatus } from './script-status.js';
 import { defineScript, type Reply } from './scripts.js';
 
 /**
- * Every Lua script under ./scripts, declared once: its KEYS and ARGV by name and the decoding of its
+ * The thread queue's Lua scripts (the outbox's and the admin listing's have files of their own), and
+ * ALL_SCRIPTS, every script under ./scripts, declared once: its KEYS and ARGV by name and the decoding of its
  * reply. Arguments shared by several scripts carry the same name in all of them (see lib.lua).
  */
 
@@ -49,8 +53,6 @@ function batch(reply: Reply): BatchReply {
   };
 }
 
-export type Rung = { status: 'ring'; epoch: number };
-
 /** What follows a turn boundary (commit, or fail once it dead-lettered). */
 export type Continuation =
   | { status: 'next'; batch: BatchReply }
@@ -76,18 +78,6 @@ function continuation(reply: Reply): Continuation {
   }
 }
 
-/** `{RING, epoch}` or `{OK}`: rung again, or nothing to do. */
-function ringOrOk(reply: Reply): Rung | { status: 'ok' } {
-  if (reply.status === ScriptStatus.Ring) return { status: 'ring', epoch: reply.num(1) };
-  if (reply.status === ScriptStatus.Ok) return { status: 'ok' };
-  throw reply.unexpected();
-}
-
-function ok(reply: Reply): Reply {
-  if (reply.status !== ScriptStatus.Ok) throw reply.unexpected();
-  return reply;
-}
-
 const CAPS = ['maxMessages', 'maxTokens', 'lanes'] as const;
 const RETENTION = ['historyMax', 'historyMaxAgeMs', 'idleTtlMs'] as const;
 /** A lease holder continuing after a turn boundary: who it is and how the next batch is formed. */
@@ -105,10 +95,12 @@ const CONTINUE = [
 /** A thread's dedup window (lib.lua's dedup_seen and dedup_remember), which enqueue and revise share. */
 const DEDUP_KEYS = ['dedup', 'dedupUntil'] as const;
 /** The bounds of a thread's receipts, which enqueue, revise and noteRefusal all write. */
-const RECEIPT_KEYS = ['receipts', 'receiptOrder'] as const;
+const RECEIPT_KEYS = ['receipts', 'receiptOrder', 'receiptids', 'receiptidsage'] as const;
 const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
 /** Keys enqueue writes that claim, commit and fail set to expire when the thread goes idle. */
-const IDLE_EXPIRING = ['gate', ...RECEIPT_KEYS] as const;
+const IDLE_EXPIRING = ['gate', 'receipts', 'receiptOrder'] as const;
+/** Where a batch is dead-lettered: the thread's dead letters, the bucket's index and reason counts. */
+const DEAD_LETTER_KEYS = ['dead', 'deadindex', 'deadreasons'] as const;
 
 /** Where the enqueue script pushed a ring itself (its reply's code), if it did. */
 const PUSHED_TO = [undefined, 'ready', 'owner'] as const;
@@ -126,6 +118,7 @@ export const enqueue = defineScript({
     'ready',
     'presence',
     'doorbells',
+    'activity',
   ],
   args: [
     'member',
@@ -145,6 +138,7 @@ export const enqueue = defineScript({
     'affinity',
     'guess',
     'thread',
+    'idleTtlMs',
   ],
   decode(reply) {
     switch (reply.status) {
@@ -175,6 +169,7 @@ export const revise = defineScript({
   name: 'revise',
   keys: ['state', 'inbox', ...DEDUP_KEYS, ...RECEIPT_KEYS],
   args: [
+    'member',
     'dedupMember',
     'messageId',
     'action',
@@ -204,7 +199,7 @@ export const revise = defineScript({
 export const noteRefusal = defineScript({
   name: 'noteRefusal',
   keys: [...RECEIPT_KEYS, 'state'],
-  args: ['messageId', 'reason', ...RECEIPT_BOUNDS],
+  args: ['member', 'messageId', 'reason', ...RECEIPT_BOUNDS],
   decode(reply) {
     ok(reply);
   },
@@ -215,7 +210,17 @@ export type GateCondition = 'not-addressed' | 'bot-turn-limit';
 
 export const claim = defineScript({
   name: 'claim',
-  keys: ['state', 'inbox', 'run', 'sched', 'batchseq', 'dead', 'deadindex', 'history', ...IDLE_EXPIRING],
+  keys: [
+    'state',
+    'inbox',
+    'run',
+    'sched',
+    'batchseq',
+    ...DEAD_LETTER_KEYS,
+    'history',
+    ...IDLE_EXPIRING,
+    'activity',
+  ],
   args: ['member', 'thread', 'owner', 'epoch', 'leaseMs', ...CAPS, 'bucket', 'maxDeliveries', ...RETENTION],
   decode(reply) {
     switch (reply.status) {
@@ -247,7 +252,18 @@ export const renew = defineScript({
 
 export const commit = defineScript({
   name: 'commit',
-  keys: ['state', 'inbox', 'run', 'sched', 'history', 'batchseq', 'replies', 'replydue', ...IDLE_EXPIRING],
+  keys: [
+    'state',
+    'inbox',
+    'run',
+    'sched',
+    'history',
+    'batchseq',
+    'replies',
+    'replydue',
+    ...IDLE_EXPIRING,
+    'activity',
+  ],
   args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound'],
   decode: continuation,
 });
@@ -260,12 +276,12 @@ export const fail = defineScript({
     'run',
     'sched',
     'batchseq',
-    'dead',
-    'deadindex',
+    ...DEAD_LETTER_KEYS,
     'history',
     'replies',
     'replydue',
     ...IDLE_EXPIRING,
+    'activity',
   ],
   args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs', 'outboundIfDead'],
   decode(reply): Continuation | { status: 'retry'; epoch: number; delayMs: number } {
@@ -303,18 +319,19 @@ export const takeover = defineScript({
 
 export const pause = defineScript({
   name: 'pause',
-  keys: ['state'],
-  args: [],
-  decode(reply) {
+  keys: ['state', 'paused'],
+  args: ['member'],
+  decode: known((reply) => {
     ok(reply);
-  },
+    return 'ok' as const;
+  }),
 });
 
 export const resume = defineScript({
   name: 'resume',
-  keys: ['state', 'inbox', 'run', 'sched'],
+  keys: ['state', 'inbox', 'run', 'sched', 'paused'],
   args: ['member'],
-  decode: ringOrOk,
+  decode: known(ringOrOk),
 });
 
 export const dropBuffered = defineScript({
@@ -328,15 +345,15 @@ export const reset = defineScript({
   name: 'reset',
   keys: ['state', 'inbox', 'history'],
   args: [],
-  decode(reply) {
+  decode: known((reply) => {
     ok(reply);
     return { dropped: reply.num(1), generation: reply.num(2) };
-  },
+  }),
 });
 
 export const redrive = defineScript({
   name: 'redrive',
-  keys: ['state', 'inbox', 'run', 'sched', 'dead', 'deadindex', 'history', ...IDLE_EXPIRING],
+  keys: ['state', 'inbox', 'run', 'sched', ...DEAD_LETTER_KEYS, 'history', ...IDLE_EXPIRING],
   args: ['member', 'batchId'],
   decode(reply) {
     switch (reply.status) {
@@ -350,6 +367,13 @@ export const redrive = defineScript({
         throw reply.unexpected();
     }
   },
+});
+
+export const discard = defineScript({
+  name: 'discard',
+  keys: [...DEAD_LETTER_KEYS],
+  args: ['member', 'batchId'],
+  decode: known((reply) => ok(reply).num(1)),
 });
 
 /** What one worker's pass over a bucket found (sweep-scan-5.lua); the members as they appear in keys. */
@@ -384,94 +408,11 @@ export const sweepScan = defineScript({
   },
 });
 
-/** The reply deliverer's holder arguments: the thread, and who holds its outbox lock. */
-const REPLY_HOLDER = ['member', 'owner'] as const;
-const REPLY_LOCKED = ['replies', 'replyLock', 'replydue'] as const;
-
-export const replyTake = defineScript({
-  name: 'replyTake',
-  keys: [...REPLY_LOCKED],
-  args: [...REPLY_HOLDER, 'lockMs'],
-  decode(reply) {
-    switch (reply.status) {
-      case ScriptStatus.Ok:
-        return { status: 'reply' as const, json: reply.str(1) };
-      case ScriptStatus.Busy:
-        return { status: 'busy' as const };
-      case ScriptStatus.Empty:
-        return { status: 'empty' as const };
-      default:
-        throw reply.unexpected();
-    }
-  },
-});
-
-/** `{OK}` or `{FENCED}`: whether the caller still held the outbox lock. */
-function okOrFenced(reply: Reply): 'ok' | 'fenced' {
-  if (reply.status === ScriptStatus.Fenced) return 'fenced';
-  ok(reply);
-  return 'ok';
-}
-
-/** After a delivery: lost (another deliverer took over), or whether the outbox holds more. */
-export type DoneOutcome = 'lost' | 'more' | 'empty';
-
-export const replyDone = defineScript({
-  name: 'replyDone',
-  keys: [...REPLY_LOCKED, 'postedParts'],
-  args: [...REPLY_HOLDER, 'id'],
-  decode(reply): DoneOutcome {
-    if (okOrFenced(reply) === 'fenced') return 'lost';
-    return reply.num(1) > 0 ? 'more' : 'empty';
-  },
-});
-
-export const replyPart = defineScript({
-  name: 'replyPart',
-  keys: ['postedParts'],
-  args: ['part', 'messageId', 'retentionMs'],
-  decode(reply) {
-    ok(reply);
-  },
-});
-
-export const replyRetry = defineScript({
-  name: 'replyRetry',
-  keys: [...REPLY_LOCKED],
-  args: [...REPLY_HOLDER, 'id', 'delayMs', 'error'],
-  decode: okOrFenced,
-});
-
-export const replyBury = defineScript({
-  name: 'replyBury',
-  keys: [...REPLY_LOCKED, 'deadReplies', 'deadreplyindex'],
-  args: [...REPLY_HOLDER, 'id', 'reason'],
-  decode: okOrFenced,
-});
-
-export const replyRedrive = defineScript({
-  name: 'replyRedrive',
-  keys: ['deadReplies', 'deadreplyindex', 'replies', 'replydue'],
-  args: ['member', 'id'],
-  decode(reply) {
-    if (reply.status === ScriptStatus.NotFound) return false;
-    ok(reply);
-    return true;
-  },
-});
-
-/** The scripts of the reply outbox (its store loads them). */
-export const OUTBOX_SCRIPTS = [replyTake, replyDone, replyPart, replyRetry, replyBury, replyRedrive];
-
 export const affinityPush = defineScript({
   name: 'affinityPush',
   keys: ['presence', 'doorbells'],
   args: ['thread', 'epoch', 'ttlMs'],
-  decode(reply) {
-    if (reply.status === ScriptStatus.NotFound) return false;
-    ok(reply);
-    return true;
-  },
+  decode: found,
 });
 
 /** The doorbells of a worker's own list that waited past `waitMs`, taken off it (raw list items). */
@@ -503,6 +444,7 @@ export const QUEUE_SCRIPTS = [
   dropBuffered,
   reset,
   redrive,
+  discard,
 ];
 
-export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, ...OUTBOX_SCRIPTS, affinityPush, passOn];
+export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, ...OUTBOX_SCRIPTS, ...LISTING_SCRIPTS, affinityPush, passOn];

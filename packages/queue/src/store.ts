@@ -6,6 +6,8 @@ import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
 import { type QueueConfig, queueConfig } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
+import { AuditLog } from './stores/audit-log.js';
+import { FleetListing } from './stores/fleet-listing.js';
 import { GateState } from './stores/gate-state.js';
 import { MessageReceipts } from './stores/message-receipts.js';
 import { ReplyOutbox } from './stores/reply-outbox.js';
@@ -13,6 +15,7 @@ import { SessionRecords } from './stores/session-records.js';
 import { ThreadAdmin } from './stores/thread-admin.js';
 import { ThreadControls } from './stores/thread-controls.js';
 import { ThreadParentStore } from './stores/thread-parents.js';
+import { WorkerRegistry } from './stores/worker-registry.js';
 import { ThreadQueue } from './thread-queue.js';
 import { TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
 
@@ -20,7 +23,11 @@ export interface StoreOptions {
   url: string;
   connection: ConnectionProfile;
   queue?: Partial<QueueConfig>;
+  /** Entries the operators' audit log keeps (about: it is trimmed a stream node at a time). */
+  auditMaxEntries?: number;
 }
+
+const DEFAULT_AUDIT_MAX_ENTRIES = 10_000;
 
 /**
  * Tributary's state in Redis, with one owner: every client is built here, and apps reach the data
@@ -39,29 +46,39 @@ export class Store {
   /** `/cancel`, `/cancel-all`, `/reset`, and the workers' subscription to cancels. */
   readonly controls: ThreadControls;
   readonly admin: ThreadAdmin;
+  /** The operators' lists: threads by state, dead letters and replies, the overview, a message by id. */
+  readonly listing: FleetListing;
+  /** The workers as they report themselves; operators' drain requests. */
+  readonly workers: WorkerRegistry;
+  /** The operators' actions, and their idempotency keys. */
+  readonly audit: AuditLog;
 
   private constructor(
     private readonly redis: RedisClient,
     config: Readonly<QueueConfig>,
+    auditMaxEntries: number,
   ) {
     this.doorbell = new BullDoorbell(redis, config);
     this.queue = new ThreadQueue(redis, config, this.doorbell);
     const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf, config.idleTtlMs);
-    this.replies = new ReplyOutbox(redis, keysOf, config);
+    this.replies = new ReplyOutbox(redis, keysOf);
     this.controls = new ThreadControls(redis, this.queue);
-    this.admin = new ThreadAdmin(
-      this.queue,
-      this.sessions,
-      this.replies,
-      new MessageReceipts(redis, keysOf, this.queue),
-    );
+    const receipts = new MessageReceipts(redis, keysOf, this.queue);
+    this.admin = new ThreadAdmin(this.queue, this.sessions, this.replies, receipts);
+    this.listing = new FleetListing(redis, keysOf, config, receipts);
+    this.workers = new WorkerRegistry(redis, config.prefix);
+    this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */
   static open(options: StoreOptions): Store {
-    return new Store(openConnection(options.url, options.connection), queueConfig(options.queue));
+    return new Store(
+      openConnection(options.url, options.connection),
+      queueConfig(options.queue),
+      options.auditMaxEntries ?? DEFAULT_AUDIT_MAX_ENTRIES,
+    );
   }
 
   get config(): Readonly<QueueConfig> {

@@ -49,12 +49,30 @@ export interface BucketKeys {
   /** Threads with a running turn, scored by lease expiry. */
   readonly run: string;
   readonly batchseq: string;
-  /** Threads with dead-lettered batches, scored by the latest dead-letter time. */
+  /** The bucket's dead letters, one member `<thread member>/<batch id>` each, scored by when it died. */
   readonly deadindex: string;
+  /** How many of the bucket's dead letters died of each reason (reason → count): the grouping by reason. */
+  readonly deadreasons: string;
   /** Threads with replies to deliver, scored by when the next attempt is due. */
   readonly replydue: string;
-  /** Threads with dead replies, scored by the latest one. */
+  /** The bucket's dead replies, one member `<thread member>/<reply id>` each, scored by when it died. */
   readonly deadreplyindex: string;
+  /** How many of the bucket's dead replies died of each reason. */
+  readonly deadreplyreasons: string;
+  /** Paused threads, scored by when they were paused. */
+  readonly paused: string;
+  /**
+   * Threads by their latest activity (a message accepted, a turn ended), scored by its time; members
+   * older than the idle time (whose keys have expired) are trimmed as new ones come.
+   */
+  readonly activity: string;
+  /**
+   * The bucket's receipts by platform message id: members `<message id>/<thread member>`, all scored 0
+   * so one message id's threads are found by a prefix range (a thread member holds no '/').
+   */
+  readonly receiptids: string;
+  /** The same members scored by when their receipt was last written, so old ones are trimmed. */
+  readonly receiptidsage: string;
   readonly sweepLock: string;
   /**
    * Doorbells of the bucket's threads for any worker to pop, pushed by the enqueue script itself so a
@@ -101,9 +119,16 @@ export function bucketKeys(prefix: string, bucket: number): BucketKeys {
     sched: `${base}:sched`,
     run: `${base}:run`,
     batchseq: `${base}:batchseq`,
-    deadindex: `${base}:dead`,
+    // Not `dead` and `deadreplies`: those indexed threads, not each dead letter and dead reply.
+    deadindex: `${base}:deadletters`,
+    deadreasons: `${base}:deadletters:reasons`,
     replydue: `${base}:replydue`,
-    deadreplyindex: `${base}:deadreplies`,
+    deadreplyindex: `${base}:deadreplies:items`,
+    deadreplyreasons: `${base}:deadreplies:reasons`,
+    paused: `${base}:paused`,
+    activity: `${base}:activity`,
+    receiptids: `${base}:receiptids`,
+    receiptidsage: `${base}:receiptids:age`,
     sweepLock: `${base}:sweeper`,
     ready: `${base}:ready`,
   };
@@ -122,8 +147,14 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     run: shared.run,
     batchseq: shared.batchseq,
     deadindex: shared.deadindex,
+    deadreasons: shared.deadreasons,
     replydue: shared.replydue,
     deadreplyindex: shared.deadreplyindex,
+    deadreplyreasons: shared.deadreplyreasons,
+    paused: shared.paused,
+    activity: shared.activity,
+    receiptids: shared.receiptids,
+    receiptidsage: shared.receiptidsage,
     sweepLock: shared.sweepLock,
     ready: shared.ready,
     thread,
@@ -174,9 +205,36 @@ export interface WorkerKeys {
   readonly presence: string;
   /** Doorbells handed to this worker directly (a list it pops). */
   readonly doorbells: string;
+  /** What the worker runs and holds (threads, sessions, agent processes), as it last reported; expires. */
+  readonly status: string;
+  /** Set by an operator: the worker stops taking doorbells and hands its threads back. */
+  readonly drain: string;
 }
 
 export function workerKeys(prefix: string, owner: string): WorkerKeys {
   const base = `${prefix}:{w${encodeURIComponent(owner)}}`;
-  return { presence: `${base}:presence`, doorbells: `${base}:doorbells` };
+  return {
+    presence: `${base}:presence`,
+    doorbells: `${base}:doorbells`,
+    status: `${base}:status`,
+    drain: `${base}:drain`,
+  };
+}
+
+/** Keys of the fleet as a whole, each on a hash tag of its own. */
+export interface FleetKeys {
+  /** Workers by when they last reported (a sorted set of owners). */
+  readonly workers: string;
+  /** The operators' audit log: a stream trimmed to a bounded length. */
+  readonly audit: string;
+  /** Where the result of an admin action sent with an idempotency key is kept for its replays. */
+  idempotency(digest: string): string;
+}
+
+export function fleetKeys(prefix: string): FleetKeys {
+  return {
+    workers: `${prefix}:{fleet}:workers`,
+    audit: `${prefix}:{audit}:log`,
+    idempotency: (digest) => `${prefix}:{audit}:idem:${digest}`,
+  };
 }

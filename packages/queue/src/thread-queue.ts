@@ -76,6 +76,10 @@ export type ClaimResult =
 
 export interface ThreadState {
   status: 'idle' | 'scheduled' | 'running';
+  /** The batch in flight, while running. */
+  batchId: string | null;
+  /** When the latest batch was handed to a worker (Redis clock, ms). */
+  claimedAt: number | null;
   epoch: number;
   fence: number;
   owner: string | null;
@@ -127,7 +131,10 @@ export class ThreadQueue {
    * (the one its latest ring named), so the script can hand the ring to it. With no guess, or in a
    * Cluster, the thread's ready list stands in: a key in the thread's slot the script then leaves alone.
    */
-  private withWorkerKeys(k: ThreadKeys, guess: string | undefined): ThreadKeys & WorkerKeys {
+  private withWorkerKeys(
+    k: ThreadKeys,
+    guess: string | undefined,
+  ): ThreadKeys & Pick<WorkerKeys, 'presence' | 'doorbells'> {
     const worker =
       guess === undefined ? { presence: k.ready, doorbells: k.ready } : workerKeys(this.config.prefix, guess);
     return { ...k, ...worker };
@@ -174,6 +181,7 @@ export class ThreadQueue {
       affinity: c.affinity ? 1 : 0,
       guess: guess ?? '',
       thread,
+      idleTtlMs: c.idleTtlMs,
     });
     switch (reply.status) {
       case 'duplicate':
@@ -207,6 +215,7 @@ export class ThreadQueue {
     const k = this.keys(thread);
     const body = revision.action === 'edit' ? revision.body : '';
     const reply = await this.scripts.run(script.revise, k, {
+      member: k.member,
       dedupMember: dedupMember(thread, revision.idempotencyKey),
       messageId: revision.messageId,
       action: revision.action,
@@ -225,7 +234,9 @@ export class ThreadQueue {
 
   /** Records that ingress refused a message addressed to us, for its receipt. */
   async noteRefusal(thread: string, messageId: string, reason: string): Promise<void> {
-    await this.scripts.run(script.noteRefusal, this.keys(thread), {
+    const k = this.keys(thread);
+    await this.scripts.run(script.noteRefusal, k, {
+      member: k.member,
       messageId,
       reason,
       ...this.receiptBounds(),
@@ -358,14 +369,19 @@ export class ThreadQueue {
     return true;
   }
 
-  async pause(thread: string): Promise<void> {
-    await this.scripts.run(script.pause, this.keys(thread), {});
+  /** Starts no new turn until `resume`; false when Redis knows nothing of the thread (nothing is created). */
+  async pause(thread: string): Promise<boolean> {
+    const k = this.keys(thread);
+    return (await this.scripts.run(script.pause, k, { member: k.member })) === 'ok';
   }
 
-  async resume(thread: string): Promise<void> {
+  /** Lifts a pause, ringing the thread when messages wait; false when Redis knows nothing of it. */
+  async resume(thread: string): Promise<boolean> {
     const k = this.keys(thread);
     const reply = await this.scripts.run(script.resume, k, { member: k.member });
+    if (reply === 'notFound') return false;
     if (reply.status === 'ring') await this.ring(k, reply.epoch);
+    return true;
   }
 
   /** Drops waiting messages, never the in-flight batch; returns how many were dropped. */
@@ -373,9 +389,29 @@ export class ThreadQueue {
     return this.scripts.run(script.dropBuffered, this.keys(thread), {});
   }
 
-  /** Drops waiting messages and history and bumps the session generation. */
-  async reset(thread: string): Promise<{ dropped: number; generation: number }> {
-    return this.scripts.run(script.reset, this.keys(thread), {});
+  /**
+   * Drops waiting messages and history and bumps the session generation; undefined when Redis knows
+   * nothing of the thread (a reset creates no state that would never expire).
+   */
+  async reset(thread: string): Promise<{ dropped: number; generation: number } | undefined> {
+    const reply = await this.scripts.run(script.reset, this.keys(thread), {});
+    return reply === 'notFound' ? undefined : reply;
+  }
+
+  /** Drops a dead-lettered batch for good; how many messages it held, or undefined when there is none. */
+  async discard(thread: string, batchId: string): Promise<number | undefined> {
+    const k = this.keys(thread);
+    const reply = await this.scripts.run(script.discard, k, { member: k.member, batchId });
+    return reply === 'notFound' ? undefined : reply;
+  }
+
+  /**
+   * Whether Redis holds anything of the thread an operator could look at: its state, dead letters,
+   * history, pending or dead replies (dead letters and dead replies outlive an idle thread's state).
+   */
+  async exists(thread: string): Promise<boolean> {
+    const k = this.keys(thread);
+    return (await this.redis.exists(k.state, k.dead, k.history, k.replies, k.deadReplies)) > 0;
   }
 
   /** Puts a dead-lettered batch's messages back in the inbox; returns how many (0: no such batch). */
@@ -399,21 +435,13 @@ export class ThreadQueue {
     return records.map((r) => JSON.parse(r) as DeadLetter);
   }
 
-  /** Threads with dead letters, across all buckets. */
-  async threadsWithDeadLetters(): Promise<string[]> {
-    const threads: string[] = [];
-    for (let bucket = 0; bucket < this.config.buckets; bucket++) {
-      const members = await this.redis.zrange(bucketKeys(this.config.prefix, bucket).deadindex, 0, -1);
-      threads.push(...members.map(decodeThread));
-    }
-    return threads;
-  }
-
   async state(thread: string): Promise<ThreadState> {
     const k = this.keys(thread);
     const [fields, backlog] = await Promise.all([this.redis.hgetall(k.state), this.redis.xlen(k.inbox)]);
     return {
       status: (fields.status as ThreadState['status'] | undefined) ?? 'idle',
+      batchId: fields.status === 'running' ? (fields.batch ?? null) : null,
+      claimedAt: fields.claimed ? Number(fields.claimed) : null,
       epoch: Number(fields.epoch ?? 0),
       fence: Number(fields.fence ?? 0),
       owner: fields.owner ?? null,

@@ -49,6 +49,7 @@ export class TurnRunner {
   private readonly loop: TurnLoop;
   private readonly intake: DoorbellIntake;
   private readonly sweeper: Sweeper | undefined;
+  private draining: Promise<void> | undefined;
 
   constructor(options: TurnRunnerOptions) {
     this.owner = options.owner ?? newOwnerId();
@@ -86,10 +87,30 @@ export class TurnRunner {
   }
 
   /**
+   * An operator's drain: stops taking doorbells and hands every running thread back at once (each
+   * turn is aborted and its batch re-delivered elsewhere first), while the process stays up and its
+   * sweeper keeps helping the fleet. It cannot be undone but by a restart.
+   */
+  drain(): Promise<void> {
+    this.draining ??= (async () => {
+      this.loop.stop();
+      await this.intake.stopTaking();
+      this.loop.abortAll();
+      await this.intake.drained();
+    })();
+    return this.draining;
+  }
+
+  /**
    * Stops taking doorbells; turns that finish within `graceMs` commit, the rest are aborted and their
    * threads handed back (with a fresh epoch, so another worker claims them at once).
    */
   async close(graceMs = 0): Promise<void> {
+    if (this.draining) {
+      await this.draining;
+      await this.sweeper?.stop();
+      return;
+    }
     this.loop.stop();
     await this.intake.stopTaking();
     const drained = this.intake.drained();

@@ -10,12 +10,26 @@ afterAll(() => f.close());
 describe('thread controls', () => {
   it('pause keeps messages without ringing; resume rings', async () => {
     const { queue } = await f.make();
-    await queue.pause('th');
-    expect(await queue.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: false });
+    await enqueueAll(queue, 'th', ['a']);
+    const claim = await claimNow(queue, 'th');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    await queue.commit(claim.batch.lease, done);
+    expect(await queue.pause('th')).toBe(true);
+    expect(await queue.enqueue('th', { id: 'b', body: 'x' })).toMatchObject({ rang: false });
     expect(await queue.state('th')).toMatchObject({ status: 'idle', paused: true, backlog: 1 });
-    await queue.resume('th');
+    expect(await queue.resume('th')).toBe(true);
     expect(await queue.state('th')).toMatchObject({ status: 'scheduled', paused: false });
     expect((await claimNow(queue, 'th')).kind).toBe('batch');
+  });
+
+  it('pause, resume and reset of a thread Redis knows nothing of create no key', async () => {
+    const { queue } = await f.make();
+    expect(await queue.pause('ghost')).toBe(false);
+    expect(await queue.resume('ghost')).toBe(false);
+    expect(await queue.reset('ghost')).toBeUndefined();
+    expect(await queue.exists('ghost')).toBe(false);
+    const k = queue.keys('ghost');
+    expect(await f.redis.exists(k.state, k.paused)).toBe(0);
   });
 
   it('a paused scheduled thread idles at claim and keeps its messages', async () => {

@@ -72,6 +72,13 @@ describe('thread keys', () => {
       k.run,
       k.batchseq,
       k.deadindex,
+      k.deadreasons,
+      k.deadreplyindex,
+      k.deadreplyreasons,
+      k.paused,
+      k.activity,
+      k.receiptids,
+      k.receiptidsage,
     ]) {
       expect(key.match(/\{[^}]*\}/g)).toEqual([tag]);
     }

@@ -119,10 +119,30 @@ local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entri
   return batch_reply(code, fence, batch_id, btype, deliveries, lease, generation, entries)
 end
 
-local function set_idle(k, thread)
+-- Removes at most `limit` members of the sorted set `key` scored `before` or lower, and returns them.
+local function trim_before(key, before, limit)
+  local old = redis.call('ZRANGEBYSCORE', key, '-inf', before, 'LIMIT', 0, limit)
+  if #old > 0 then redis.call('ZREM', key, unpack(old)) end
+  return old
+end
+
+-- At most this many expired members leave an index (dedup keys, activity, receipt ids) per write: more
+-- than the one a write adds, so they are cleared faster than they can pile up, and few, so one write
+-- never does a long cleanup.
+local TRIM_PER_WRITE = 32
+
+-- Records the thread's latest activity in its bucket's activity index (the operators' list of threads),
+-- dropping members whose keys have expired meanwhile (no activity for `idle_ms`).
+local function note_activity(k, member, now, idle_ms)
+  redis.call('ZADD', k.activity, now, member)
+  trim_before(k.activity, now - idle_ms, TRIM_PER_WRITE)
+end
+
+local function set_idle(k, thread, now, idle_ms)
   redis.call('HSET', k.state, 'status', 'idle', 'turns', 0)
   redis.call('ZREM', k.run, thread)
   redis.call('ZREM', k.sched, thread)
+  note_activity(k, thread, now, idle_ms)
 end
 
 -- An idle thread with nothing buffered or in flight: its state, inbox, history, gate and receipts expire
@@ -174,14 +194,15 @@ end
 local function continue_after(k, a, now)
   local thread = a.member
   local st = redis.call('HMGET', k.state, 'paused', 'acked')
+  local idle_ms = tonumber(a.idleTtlMs)
   if st[1] == '1' then
-    set_idle(k, thread)
+    set_idle(k, thread, now, idle_ms)
     return { STATUS.PAUSED }
   end
   local entries = read_batch(k.inbox, st[2], batch_caps(a))
   if #entries == 0 then
-    set_idle(k, thread)
-    expire_idle(k, tonumber(a.idleTtlMs))
+    set_idle(k, thread, now, idle_ms)
+    expire_idle(k, idle_ms)
     return { STATUS.IDLE }
   end
   local turns = redis.call('HINCRBY', k.state, 'turns', 1)
@@ -202,6 +223,13 @@ local function message_records(entries)
       body = entry_field(e, 6), lane = entry_lane(e) }
   end
   return messages
+end
+
+-- Adds `by` to the count of `reason` in a bucket's reason counts (dead letters, dead replies); a reason
+-- counted down to nothing leaves the hash.
+local function count_reason(reasons, reason, by)
+  if reason == nil then return end
+  if redis.call('HINCRBY', reasons, reason, by) <= 0 then redis.call('HDEL', reasons, reason) end
 end
 
 -- Retention of the history stream: max records, max age in ms (it expires with the thread: expire_idle).
@@ -236,7 +264,8 @@ local function dead_letter(k, thread, thread_id, reason, now, keep)
     redis.call('RPUSH', k.dead, cjson.encode({ batchId = st[1], thread = thread_id, reason = reason,
       deadAt = now, deliveries = tonumber(st[2]) or 0, failures = tonumber(st[3]) or 0,
       messages = message_records(entries) }))
-    redis.call('ZADD', k.deadindex, now, thread)
+    redis.call('ZADD', k.deadindex, now, thread .. '/' .. st[1])
+    count_reason(k.deadreasons, reason, 1)
   end
   ack_batch(k)
 end
@@ -289,15 +318,17 @@ local function after_reply(k, member, now)
   return left
 end
 
--- Removes the first record of the JSON list `list` whose `field` equals `value`, and drops the thread
--- from `index` once the list is empty (dead letters, dead replies). Returns the record, or nil.
-local function take_record(list, index, member, field, value)
+-- Removes the first record of the JSON list `list` whose `field` equals `value` (dead letters by batch
+-- id, dead replies by reply id) with its member `<member>/<value>` of the bucket's `index` and its count
+-- in `reasons`. Returns the record, or nil.
+local function take_record(list, index, reasons, member, field, value)
   local records = redis.call('LRANGE', list, 0, -1)
   for i = 1, #records do
     local record = cjson.decode(records[i])
     if record[field] == value then
       redis.call('LREM', list, 1, records[i])
-      if redis.call('LLEN', list) == 0 then redis.call('ZREM', index, member) end
+      redis.call('ZREM', index, member .. '/' .. value)
+      count_reason(reasons, record.reason, -1)
       return record
     end
   end
@@ -315,18 +346,11 @@ local function dedup_seen(k, key, now)
   return false
 end
 
--- At most this many expired keys leave per write: more than the one a write adds, so expired keys are
--- cleared faster than they can pile up, and few, so one write never does a long cleanup.
-local DEDUP_TRIM = 32
-
 -- Remembers `key` as accepted at `sid` for `window_ms`, trims expired keys, and lets the whole index
 -- expire with its latest key: the window is the same for every key, so that is `window_ms` from now.
 local function dedup_remember(k, key, sid, now, window_ms)
-  local expired = redis.call('ZRANGEBYSCORE', k.dedupUntil, '-inf', now, 'LIMIT', 0, DEDUP_TRIM)
-  if #expired > 0 then
-    redis.call('ZREM', k.dedupUntil, unpack(expired))
-    redis.call('HDEL', k.dedup, unpack(expired))
-  end
+  local expired = trim_before(k.dedupUntil, now, TRIM_PER_WRITE)
+  if #expired > 0 then redis.call('HDEL', k.dedup, unpack(expired)) end
   redis.call('HSET', k.dedup, key, sid)
   redis.call('ZADD', k.dedupUntil, now + tonumber(window_ms), key)
   redis.call('PEXPIRE', k.dedup, window_ms)
@@ -350,6 +374,13 @@ end
 local function write_receipt(k, a, message_id, receipt, now)
   redis.call('HSET', k.receipts, message_id, cjson.encode(receipt))
   redis.call('ZADD', k.receiptOrder, 'NX', now, message_id)
+  -- Indexed by message id for the operators' search (docs/adr/0028-finding-a-message-without-its-thread.md);
+  -- a member whose receipt is gone is skipped by the reader, and one past the TTL trimmed here.
+  local indexed = message_id .. '/' .. a.member
+  redis.call('ZADD', k.receiptids, 0, indexed)
+  redis.call('ZADD', k.receiptidsage, now, indexed)
+  local old = trim_before(k.receiptidsage, now - tonumber(a.receiptTtlMs), TRIM_PER_WRITE)
+  if #old > 0 then redis.call('ZREM', k.receiptids, unpack(old)) end
   local over = redis.call('ZCARD', k.receiptOrder) - tonumber(a.receiptsMax)
   if over > 0 then
     local dropped = redis.call('ZPOPMIN', k.receiptOrder, over)

@@ -11,9 +11,12 @@ export interface BatchPlace {
   stopReason?: string;
 }
 
-/** Where an inbox entry is: waiting, handed to a turn, or dropped before (`/cancel-all`, `/reset`). */
+/**
+ * Where an inbox entry is: waiting (`paused` while its thread is paused: no turn starts until it is
+ * resumed), handed to a turn, or dropped before (`/cancel-all`, `/reset`).
+ */
 export type EntryPlace =
-  | { status: 'queued' }
+  | { status: 'queued'; paused?: true }
   | { status: 'batched'; batch: BatchPlace }
   | { status: 'dropped' };
 
@@ -92,11 +95,12 @@ class EntryPlaces {
 
   async of(sid: string): Promise<EntryPlace> {
     const k = this.keysOf(this.thread);
-    this.state ??= this.redis.hmget(k.state, 'read', 'acked', 'batch', 'status');
-    const [read, acked, batch, status] = await this.state;
+    this.state ??= this.redis.hmget(k.state, 'read', 'acked', 'batch', 'status', 'paused');
+    const [read, acked, batch, status, paused] = await this.state;
     if (laterId(sid, read ?? '0-0')) {
       const entry = await this.redis.xrange(k.inbox, sid, sid);
-      return entry.length > 0 ? { status: 'queued' } : { status: 'dropped' };
+      if (entry.length === 0) return { status: 'dropped' };
+      return paused === '1' ? { status: 'queued', paused: true } : { status: 'queued' };
     }
     if (laterId(sid, acked ?? '0-0')) {
       return {

@@ -1,8 +1,6 @@
 import type { RedisClient } from '../connections.js';
-import type { QueueConfig } from '../queue-config.js';
-import * as script from '../script-calls.js';
+import * as script from '../outbox-script-calls.js';
 import { Scripts } from '../scripts.js';
-import { type BucketKeys, bucketKeys, decodeThread } from '../thread-keys.js';
 import type { KeysOf } from './keys-of.js';
 
 /** A reply or notice committed with its batch and waiting in the thread's outbox. */
@@ -12,13 +10,14 @@ export interface PendingReply {
   payload: string;
   /** When it entered the outbox (Redis clock, ms): the retry horizon counts from here. */
   at: number;
-  /** Failed delivery attempts so far. */
+  /** Failed delivery attempts so far (a dead reply's count includes the attempt that gave it up). */
   attempts: number;
   lastError?: string;
 }
 
-/** A reply given up after the retry horizon; an operator can re-drive it. */
+/** A reply given up after the retry horizon; an operator can re-drive or discard it. */
 export interface DeadReply extends PendingReply {
+  /** The error of its last attempt: the admin API groups dead replies by it. */
   reason: string;
   deadAt: number;
 }
@@ -40,7 +39,6 @@ export class ReplyOutbox {
   constructor(
     private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
-    private readonly config: Pick<QueueConfig, 'prefix' | 'buckets'>,
   ) {
     this.scripts = new Scripts(redis, script.OUTBOX_SCRIPTS);
   }
@@ -71,10 +69,13 @@ export class ReplyOutbox {
     return (await this.scripts.run(script.replyRetry, k, args)) === 'ok';
   }
 
-  /** Moves the reply to the thread's dead replies; the lock is released. */
-  async bury(thread: string, owner: string, id: string, reason: string): Promise<boolean> {
+  /**
+   * Moves the reply to the thread's dead replies, counting the attempt that failed last; its `error` is
+   * the dead reply's reason. The lock is released.
+   */
+  async bury(thread: string, owner: string, id: string, error: string): Promise<boolean> {
     const k = this.keysOf(thread);
-    return (await this.scripts.run(script.replyBury, k, { member: k.member, owner, id, reason })) === 'ok';
+    return (await this.scripts.run(script.replyBury, k, { member: k.member, owner, id, error })) === 'ok';
   }
 
   /** Puts a dead reply back in the outbox; false when there is no such dead reply. */
@@ -83,26 +84,18 @@ export class ReplyOutbox {
     return this.scripts.run(script.replyRedrive, k, { member: k.member, id });
   }
 
+  /** Drops a dead reply for good; false when there is no such dead reply. */
+  discard(thread: string, id: string): Promise<boolean> {
+    const k = this.keysOf(thread);
+    return this.scripts.run(script.replyDiscard, k, { member: k.member, id });
+  }
+
   async pending(thread: string): Promise<PendingReply[]> {
     return this.list(this.keysOf(thread).replies);
   }
 
   async dead(thread: string): Promise<DeadReply[]> {
     return this.list(this.keysOf(thread).deadReplies);
-  }
-
-  /** Threads with dead replies, across all buckets. */
-  threadsWithDeadReplies(): Promise<string[]> {
-    return this.acrossBuckets((keys) => this.redis.zrange(keys.deadreplyindex, 0, -1));
-  }
-
-  /** Not a pipeline: in a Cluster the buckets live on different primaries. */
-  private async acrossBuckets(read: (keys: BucketKeys) => Promise<string[]>): Promise<string[]> {
-    const { prefix, buckets } = this.config;
-    const members = await Promise.all(
-      Array.from({ length: buckets }, (_, bucket) => read(bucketKeys(prefix, bucket))),
-    );
-    return members.flat().map(decodeThread);
   }
 
   /** Part number → platform message id, of the parts of reply `id` posted so far. */

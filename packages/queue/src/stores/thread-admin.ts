@@ -17,8 +17,8 @@ export interface ThreadReport {
 }
 
 /**
- * The operator's view and levers (the admin API): read a thread, list and re-drive dead letters and
- * dead replies.
+ * The operator's view and levers of one thread (the admin API): read it, pause and resume it, re-drive
+ * or discard its dead letters and dead replies.
  */
 export class ThreadAdmin {
   constructor(
@@ -33,7 +33,14 @@ export class ThreadAdmin {
     return this.receipts.receipt(thread, messageId);
   }
 
-  async report(thread: string): Promise<ThreadReport> {
+  /** Whether Redis holds anything of the thread (its state, history, dead letters, replies). */
+  known(thread: string): Promise<boolean> {
+    return this.queue.exists(thread);
+  }
+
+  /** Undefined when Redis holds nothing of the thread (never seen, or expired). */
+  async report(thread: string): Promise<ThreadReport | undefined> {
+    if (!(await this.queue.exists(thread))) return undefined;
     const [state, history, deadLetters, session, pendingReplies, deadReplies] = await Promise.all([
       this.queue.state(thread),
       this.queue.history(thread),
@@ -45,12 +52,14 @@ export class ThreadAdmin {
     return { thread, state, session: session ?? null, history, deadLetters, pendingReplies, deadReplies };
   }
 
-  threadsWithDeadLetters(): Promise<string[]> {
-    return this.queue.threadsWithDeadLetters();
+  /** False when Redis knows nothing of the thread. */
+  pause(thread: string): Promise<boolean> {
+    return this.queue.pause(thread);
   }
 
-  threadsWithDeadReplies(): Promise<string[]> {
-    return this.replies.threadsWithDeadReplies();
+  /** False when Redis knows nothing of the thread. */
+  resume(thread: string): Promise<boolean> {
+    return this.queue.resume(thread);
   }
 
   /** Puts a dead reply back in its thread's outbox; false when there is no such dead reply. */
@@ -58,8 +67,18 @@ export class ThreadAdmin {
     return this.replies.redrive(thread, id);
   }
 
+  /** Drops a dead reply for good; false when there is no such dead reply. */
+  discardReply(thread: string, id: string): Promise<boolean> {
+    return this.replies.discard(thread, id);
+  }
+
   /** Puts a dead letter's messages back in the inbox; how many (0: no such dead letter). */
   redrive(thread: string, batchId: string): Promise<number> {
     return this.queue.redrive(thread, batchId);
+  }
+
+  /** Drops a dead letter for good; how many messages it held, undefined when there is none. */
+  discard(thread: string, batchId: string): Promise<number | undefined> {
+    return this.queue.discard(thread, batchId);
   }
 }

@@ -32,8 +32,11 @@ export class ThreadControls {
     return { dropped };
   }
 
-  /** As cancel-all, and the next message starts a fresh agent session. */
-  async reset(thread: string): Promise<{ dropped: number; generation: number }> {
+  /**
+   * As cancel-all, and the next message starts a fresh agent session; undefined when Redis knows
+   * nothing of the thread (nothing to reset, and nothing is created).
+   */
+  async reset(thread: string): Promise<{ dropped: number; generation: number } | undefined> {
     const result = await this.queue.reset(thread);
     await this.publishCancel(thread);
     return result;

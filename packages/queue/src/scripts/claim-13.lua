@@ -7,7 +7,7 @@ if st[2] ~= A.epoch or st[1] == false or st[1] == 'idle' then return { STATUS.ST
 local now = now_ms()
 if st[1] == 'running' and tonumber(st[3]) > now then return { STATUS.BUSY, tonumber(st[3]) - now } end
 if st[4] == '1' then
-  set_idle(K, thread)
+  set_idle(K, thread, now, tonumber(A.idleTtlMs))
   return { STATUS.PAUSED }
 end
 
@@ -33,7 +33,7 @@ end
 local acked = redis.call('HGET', K.state, 'acked')
 local entries = read_batch(K.inbox, acked, batch_caps(A))
 if #entries == 0 then
-  set_idle(K, thread)
+  set_idle(K, thread, now, tonumber(A.idleTtlMs))
   expire_idle(K, tonumber(A.idleTtlMs))
   return { STATUS.EMPTY }
 end

@@ -2,7 +2,7 @@
 -- order, behind whatever is already waiting) and the thread is rung when idle. Its keys may have
 -- expired while it was idle (dead letters do not): they live again as for a new message.
 -- Returns: {RING, epoch, count} | {QUEUED, count} | {NOT_FOUND}
-local record = take_record(K.dead, K.deadindex, A.member, 'batchId', A.batchId)
+local record = take_record(K.dead, K.deadindex, K.deadreasons, A.member, 'batchId', A.batchId)
 if not record then return { STATUS.NOT_FOUND } end
 local now = now_ms()
 keep_alive(K)

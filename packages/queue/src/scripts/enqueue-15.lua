@@ -6,6 +6,7 @@
 -- so ingress needs one round trip per message. A retry of an accepted message is a duplicate first,
 -- whatever the gate now says; a refusal in a conversation that is ours (the loop guard, the backlog cap)
 -- is kept as the message's receipt.
+-- Every acceptance is the thread's latest activity, for the operators' list of threads (`activity`).
 -- Returns: {RING, stream id, seq, epoch, last owner or '', pushed} | {QUEUED, stream id, seq}
 --        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
 -- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
@@ -40,6 +41,7 @@ if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
 else redis.call('HSET', K.gate, 'botTurns', '0') end
 -- The dedup window is at most the idle time (its own keys expire with it).
 keep_alive(K)
+note_activity(K, A.member, now, tonumber(A.idleTtlMs))
 
 local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner')
 if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then

@@ -1,0 +1,90 @@
+import { found, ok, okOrFenced } from './script-decoders.js';
+import { ScriptStatus } from './script-status.js';
+import { defineScript } from './scripts.js';
+
+/** The reply outbox's Lua scripts (reply-*.lua), declared as script-calls.ts declares the queue's. */
+
+/** Where a dead reply is kept: the thread's dead replies, the bucket's index and reason counts. */
+const DEAD_REPLY_KEYS = ['deadReplies', 'deadreplyindex', 'deadreplyreasons'] as const;
+/** The reply deliverer's holder arguments: the thread, and who holds its outbox lock. */
+const REPLY_HOLDER = ['member', 'owner'] as const;
+const REPLY_LOCKED = ['replies', 'replyLock', 'replydue'] as const;
+
+export const replyTake = defineScript({
+  name: 'replyTake',
+  keys: [...REPLY_LOCKED],
+  args: [...REPLY_HOLDER, 'lockMs'],
+  decode(reply) {
+    switch (reply.status) {
+      case ScriptStatus.Ok:
+        return { status: 'reply' as const, json: reply.str(1) };
+      case ScriptStatus.Busy:
+        return { status: 'busy' as const };
+      case ScriptStatus.Empty:
+        return { status: 'empty' as const };
+      default:
+        throw reply.unexpected();
+    }
+  },
+});
+
+/** After a delivery: lost (another deliverer took over), or whether the outbox holds more. */
+export type DoneOutcome = 'lost' | 'more' | 'empty';
+
+export const replyDone = defineScript({
+  name: 'replyDone',
+  keys: [...REPLY_LOCKED, 'postedParts'],
+  args: [...REPLY_HOLDER, 'id'],
+  decode(reply): DoneOutcome {
+    if (okOrFenced(reply) === 'fenced') return 'lost';
+    return reply.num(1) > 0 ? 'more' : 'empty';
+  },
+});
+
+export const replyPart = defineScript({
+  name: 'replyPart',
+  keys: ['postedParts'],
+  args: ['part', 'messageId', 'retentionMs'],
+  decode(reply) {
+    ok(reply);
+  },
+});
+
+export const replyRetry = defineScript({
+  name: 'replyRetry',
+  keys: [...REPLY_LOCKED],
+  args: [...REPLY_HOLDER, 'id', 'delayMs', 'error'],
+  decode: okOrFenced,
+});
+
+export const replyBury = defineScript({
+  name: 'replyBury',
+  keys: [...REPLY_LOCKED, ...DEAD_REPLY_KEYS],
+  args: [...REPLY_HOLDER, 'id', 'error'],
+  decode: okOrFenced,
+});
+
+export const replyRedrive = defineScript({
+  name: 'replyRedrive',
+  keys: [...DEAD_REPLY_KEYS, 'replies', 'replydue'],
+  args: ['member', 'id'],
+  decode: found,
+});
+
+export const replyDiscard = defineScript({
+  name: 'replyDiscard',
+  keys: [...DEAD_REPLY_KEYS],
+  args: ['member', 'id'],
+  decode: found,
+});
+
+/** The scripts of the reply outbox (its store loads them). */
+export const OUTBOX_SCRIPTS = [
+  replyTake,
+  replyDone,
+  replyPart,
+  replyRetry,
+  replyBury,
+  replyRedrive,
+  replyDiscard,
+];
