@@ -8,6 +8,8 @@ export interface SessionIdentity {
   cwd: (thread: string) => string;
   /** Called when a thread's saved session predates a reset, before its fresh session opens. */
   onReset?: (thread: string) => Promise<void>;
+  /** Called when this worker takes a thread that another worker ran last, naming that worker. */
+  onMoved?: (thread: string, from: string) => void;
 }
 
 /** A session this worker holds live for a thread. */
@@ -51,6 +53,7 @@ export class SessionContinuity {
     if (this.pool.has(thread)) await this.pool.release(thread);
 
     const saved = await this.records.get(thread);
+    if (saved !== undefined && saved.worker !== lease.owner) this.identity.onMoved?.(thread, saved.worker);
     if (saved !== undefined && saved.generation < generation) await this.identity.onReset?.(thread);
     const resumable =
       !fresh &&
@@ -86,6 +89,32 @@ export class SessionContinuity {
       savedAt: Date.now(),
     });
     held.saved = true;
+  }
+
+  /**
+   * Closes the live sessions of threads that Redis now records under another worker: the thread moved,
+   * and its session (an agent process) is of no use here. Sessions being opened or running a turn
+   * (`busy`) are left alone: their turn decides. The check behind a lost `moved` message.
+   */
+  async releaseMoved(owner: string, busy: (thread: string) => boolean): Promise<number> {
+    const candidates = [...this.held].filter(
+      ([thread, held]) => held.saved && this.pool.has(thread) && !busy(thread),
+    );
+    let released = 0;
+    for (const [thread, held] of candidates) {
+      const saved = await this.records.get(thread);
+      if (saved === undefined || saved.worker === owner || this.held.get(thread) !== held || busy(thread))
+        continue;
+      await this.release(thread);
+      released++;
+    }
+    return released;
+  }
+
+  /** Forgets the thread's session here and closes it (its agent process stops). */
+  async release(thread: string): Promise<void> {
+    this.held.delete(thread);
+    await this.pool.release(thread);
   }
 
   /**

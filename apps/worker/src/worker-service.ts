@@ -74,6 +74,9 @@ export interface RunningWorker {
 /** Longest a single attachment download may take. */
 const ATTACHMENT_TIMEOUT_MS = 30_000;
 
+/** How often sessions kept for threads that moved elsewhere are looked for (behind the `moved` message). */
+const MOVED_CHECK_MS = 10_000;
+
 /** Failed agent starts in a row after which the worker reports not ready (and says why). */
 const AGENT_START_FAILURES_NOT_READY = 3;
 
@@ -177,9 +180,41 @@ export async function startWorker(
     config.workingReactionDelayMs,
   );
   const running = new Map<string, AbortController>();
-  const controls = await store.controls.subscribe((thread) => {
-    running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
+  const continuity = new SessionContinuity(store.sessions, pool, {
+    agent: [agent.command, ...agent.args].join(' '),
+    cwd: (thread) => directories.of(thread),
+    onReset: (thread) => directories.reset(thread),
+    onMoved: (thread, from) => {
+      store.controls
+        .announceMove(thread, from)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, thread, from }, 'move not announced; the old worker finds it on its own'),
+        );
+    },
   });
+  const controls = await store.controls.subscribe((message) => {
+    const { thread } = message;
+    if (message.action === 'cancel') {
+      running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
+    } else if (message.from === owner && !running.has(thread)) {
+      // Another worker took the thread: the session kept here for it is an agent process for nothing.
+      void continuity
+        .release(thread)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, thread }, 'session of a moved thread not closed'),
+        );
+    }
+  });
+  const movedCheck = setInterval(() => {
+    continuity
+      .releaseMoved(owner, (thread) => running.has(thread))
+      .then((released) => {
+        if (released > 0)
+          logger.info({ released }, 'closed the sessions of threads that moved to other workers');
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, 'moved sessions not checked; trying again'));
+  }, MOVED_CHECK_MS);
+  movedCheck.unref();
 
   let canary: DoorbellCanary | undefined;
   let status: WorkerStatusReporter | undefined;
@@ -209,11 +244,7 @@ export async function startWorker(
     },
     handler: createTurnHandler({
       pool,
-      continuity: new SessionContinuity(store.sessions, pool, {
-        agent: [agent.command, ...agent.args].join(' '),
-        cwd: (thread) => directories.of(thread),
-        onReset: (thread) => directories.reset(thread),
-      }),
+      continuity,
       fresh: {
         history: (thread) => queue.history(thread),
         parent: (thread) => parents.get(thread),
@@ -327,6 +358,7 @@ export async function startWorker(
     failed,
     async close() {
       accepting = false;
+      clearInterval(movedCheck);
       canary?.stop();
       const started = performance.now();
       await runner.close(config.shutdownGraceMs);

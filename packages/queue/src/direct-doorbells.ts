@@ -25,6 +25,11 @@ export interface DirectDoorbellHandlers {
   onDoorbell(doorbell: DirectDoorbell, source: ListSource): void;
   /** Rings the shared queue with a doorbell of the worker's own list that waited too long. */
   passOn(doorbell: DirectDoorbell): Promise<void>;
+  /**
+   * Whether a worker could serve a passed-on doorbell sooner than this one: only then is moving a
+   * thread (a new agent session elsewhere) cheaper than letting it wait here.
+   */
+  othersHaveRoom(): Promise<boolean>;
   /** How long a doorbell of the worker's own list may wait for a slot before it is passed on. */
   affinityWaitMs: number;
 }
@@ -34,8 +39,8 @@ export interface DirectDoorbellHandlers {
  * this worker (session affinity), then any bucket's ready list (rings nobody prefers, pushed by the
  * enqueue script). Each runs in the next free slot; one this worker cannot run goes back to the head
  * of its list. While every slot is busy, the doorbells of its own list that waited the affinity wait
- * are passed on to the shared queue, and all of them when the worker stops: only this worker reads
- * that list. What a worker that died or froze leaves in a list (or popped before its claim) is
+ * are passed on to the shared queue if another worker has a slot to spare (else they wait here, where
+ * their sessions are), and all of them when the worker stops: only this worker reads that list. What a worker that died or froze leaves in a list (or popped before its claim) is
  * re-rung by the sweeper.
  */
 export class DirectDoorbells {
@@ -126,7 +131,17 @@ export class DirectDoorbells {
         continue;
       }
       nextTick += tickMs;
-      if (!this.stopped) await this.passOnOverdue(affinityWaitMs);
+      if (!this.stopped && (await this.othersHaveRoom())) await this.passOnOverdue(affinityWaitMs);
+    }
+  }
+
+  /** A failed check keeps the doorbells here: waiting is always safe, moving is an optimisation. */
+  private async othersHaveRoom(): Promise<boolean> {
+    try {
+      return await this.handlers.othersHaveRoom();
+    } catch (error) {
+      this.errors.report(error);
+      return false;
     }
   }
 

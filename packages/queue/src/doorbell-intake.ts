@@ -12,7 +12,8 @@ import {
 import type { QueueConfig } from './queue-config.js';
 import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
-import { bucketKeys, workerKeys } from './thread-keys.js';
+import { SpareCapacity } from './spare-capacity.js';
+import { bucketKeys, fleetKeys, workerKeys } from './thread-keys.js';
 import type { OnBusy } from './turn-loop.js';
 import { type Presence, WorkerPresence } from './worker-presence.js';
 
@@ -58,6 +59,7 @@ export class DoorbellIntake {
   private readonly errors: RepeatedErrors;
   private readonly gate: SlotGate;
   private readonly presence: Presence;
+  private readonly spare: SpareCapacity;
   private readonly direct: DirectDoorbells | undefined;
   private readonly directTurns = new Set<Promise<void>>();
   private closed: Promise<void> = Promise.resolve();
@@ -80,6 +82,13 @@ export class DoorbellIntake {
       options.presence ??
       new WorkerPresence(options.connection, keys, config.presenceTtlMs, config.affinity, logger);
     this.gate = new SlotGate(concurrency);
+    this.spare = new SpareCapacity(
+      options.connection,
+      fleetKeys(config.prefix).spare,
+      options.owner,
+      this.gate,
+      logger,
+    );
     const ready = popsAcrossSlots(options.connection)
       ? Array.from({ length: config.buckets }, (_, bucket) => bucketKeys(config.prefix, bucket).ready)
       : [];
@@ -91,6 +100,7 @@ export class DoorbellIntake {
       {
         onDoorbell: (doorbell, source) => this.fromList(doorbell, source),
         passOn: options.passOn,
+        othersHaveRoom: () => this.spare.othersHaveRoom(),
         affinityWaitMs: config.affinityWaitMs,
       },
       logger,
@@ -103,6 +113,7 @@ export class DoorbellIntake {
     for (const worker of this.workers) void worker.run();
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     this.direct?.start();
+    this.spare.start();
     this.watchdog = setInterval(() => void this.replaceStalled(), STALL_CHECK_MS);
     this.watchdog.unref();
   }
@@ -118,6 +129,7 @@ export class DoorbellIntake {
    */
   async stopTaking(): Promise<void> {
     clearInterval(this.watchdog);
+    await this.spare.stop();
     await this.presence.retire();
     // The consumers stop first, so the doorbells the lists pass on at their stop go to other workers.
     this.closed = Promise.all(this.workers.map((worker) => worker.close())).then(() => {});

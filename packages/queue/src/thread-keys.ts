@@ -225,6 +225,8 @@ export function workerKeys(prefix: string, owner: string): WorkerKeys {
 export interface FleetKeys {
   /** Workers by when they last reported (a sorted set of owners). */
   readonly workers: string;
+  /** Workers with a turn slot to spare, by when they last said so (SpareCapacity). */
+  readonly spare: string;
   /** The operators' audit log: a stream trimmed to a bounded length. */
   readonly audit: string;
   /** Where the result of an admin action sent with an idempotency key is kept for its replays. */
@@ -234,6 +236,7 @@ export interface FleetKeys {
 export function fleetKeys(prefix: string): FleetKeys {
   return {
     workers: `${prefix}:{fleet}:workers`,
+    spare: `${prefix}:{fleet}:spare`,
     audit: `${prefix}:{audit}:log`,
     idempotency: (digest) => `${prefix}:{audit}:idem:${digest}`,
   };

@@ -499,7 +499,9 @@ export class ThreadQueue {
       case 'paused':
         return { kind: reply.status };
       case 'yield':
-        await this.ring(k, reply.epoch);
+        // The back of this worker's own line, where its session is: another worker takes the thread
+        // only if this one cannot serve it within the affinity wait (docs/adr/0007).
+        await this.ring(k, reply.epoch, this.config.affinity ? { prefer: { owner: lease.owner } } : {});
         return { kind: 'yielded' };
       case 'fenced':
         throw new LeaseLostError(lease.thread, lease.fence);

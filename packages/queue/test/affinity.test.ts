@@ -224,6 +224,41 @@ describe('turn runners with session affinity', () => {
     letGo.shift()!();
   });
 
+  it('keeps an overdue doorbell while every other worker is busy too, and passes it on once one has room', async () => {
+    const made = await f.make(passOnWithin(100));
+    const { queue } = made;
+    const blocked = new Map<string, () => void>();
+    const ran: { thread: string; owner: string }[] = [];
+    const handler: TurnHandler = async (batch) => {
+      const { thread, owner } = batch.lease;
+      ran.push({ thread, owner });
+      if (thread.startsWith('long')) await new Promise<void>((resolve) => blocked.set(thread, resolve));
+      return done;
+    };
+    const passed = { byA: 0 };
+    const a = await runner(made, handler, 1, { passedOn: () => passed.byA++ });
+    await queue.enqueue('kept', { id: 'k1', body: 'x' });
+    await waitFor(async () => (await queue.state('kept')).status === 'idle', { what: 'kept on A' });
+    await queue.enqueue('long-a', { id: 'la', body: 'x' });
+    await waitFor(() => blocked.has('long-a'), { what: 'A busy' });
+    const b = await runner(made, handler, 1);
+    await queue.enqueue('long-b', { id: 'lb', body: 'x' });
+    await waitFor(() => blocked.has('long-b'), { what: 'B busy' });
+    await queue.enqueue('kept', { id: 'k2', body: 'x' });
+
+    // Absence can only be shown over time: ten affinity waits, and the doorbell is still A's.
+    const since = Date.now();
+    await waitFor(() => Date.now() - since > 1_000, { what: 'ten affinity waits' });
+    expect(passed.byA).toBe(0);
+    expect(await directList(queue, a.owner)).toHaveLength(1);
+
+    blocked.get('long-b')!();
+    await waitFor(() => ran.filter((r) => r.thread === 'kept').length === 2, { what: 'kept again' });
+    expect(ran.filter((r) => r.thread === 'kept').map((r) => r.owner)).toEqual([a.owner, b.owner]);
+    expect(passed.byA).toBe(1);
+    blocked.get('long-a')!();
+  });
+
   it('passes on what its own list holds when it stops', async () => {
     const { queue, a, b, keptTurns, passed } = await busyOwner(passOnWithin(60_000));
     expect(await directList(queue, a.owner)).toHaveLength(1);

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
+import { parseDirectDoorbell } from '../src/doorbells.js';
+import { workerKeys } from '../src/thread-keys.js';
 import type { NextStep } from '../src/thread-queue.js';
+import { PRESENCE } from '../src/worker-presence.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -56,6 +59,21 @@ describe('commit and drain', () => {
     const after = await queue.state('th');
     expect(after).toMatchObject({ status: 'scheduled', epoch: before + 1, backlog: 2 });
     expect(await doorbell.pending(queue.keys('th').member, after.epoch)).toBe(true);
+  });
+
+  it('yields to the back of its own worker’s line while that worker takes doorbells, not to any worker', async () => {
+    const { queue, doorbell } = await f.make({ yieldAfterTurns: 1, maxBatchMessages: 1 });
+    const own = workerKeys(queue.config.prefix, 'owner-a');
+    await f.redis.set(own.presence, PRESENCE.taking, 'PX', 60_000);
+    await enqueueAll(queue, 'th', ['a', 'b']);
+    const claim = await claimNow(queue, 'th');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'yielded' });
+    const { epoch } = await queue.state('th');
+    // The session is where the thread yielded; the shared queue holds nothing for it.
+    const listed = (await f.redis.lrange(own.doorbells, 0, -1)).map(parseDirectDoorbell);
+    expect(listed).toEqual([expect.objectContaining({ thread: 'th', epoch })]);
+    expect(await doorbell.pending(queue.keys('th').member, epoch)).toBe(false);
   });
 
   it('stops draining a paused thread after the running turn commits', async () => {

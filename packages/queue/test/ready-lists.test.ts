@@ -59,6 +59,7 @@ describe('the buckets’ ready lists', () => {
         gate.release();
       },
       passOn: async () => {},
+      othersHaveRoom: async () => false,
       affinityWaitMs: 500,
     });
     lists.start();
@@ -114,6 +115,7 @@ describe('the buckets’ ready lists', () => {
         gate.release();
       },
       passOn: async () => {},
+      othersHaveRoom: async () => false,
       affinityWaitMs: 500,
     });
     lists.start();

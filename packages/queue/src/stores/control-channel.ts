@@ -1,10 +1,12 @@
 import { blockingConnection, type RedisClient } from '../connections.js';
 
-/** Signals to whichever worker runs a thread's turn right now. */
-export interface ControlMessage {
-  thread: string;
-  action: 'cancel';
-}
+/**
+ * Signals between workers: `cancel` to whichever runs a thread's turn right now; `moved` to the
+ * worker (`from`) that ran the thread before another one took it, so it closes the session it keeps.
+ */
+export type ControlMessage =
+  | { thread: string; action: 'cancel' }
+  | { thread: string; action: 'moved'; from: string };
 
 function channelName(prefix: string): string {
   return `${prefix}:control`;
@@ -12,7 +14,8 @@ function channelName(prefix: string): string {
 
 /**
  * Publishes a control message. Delivery is best effort (Redis pub/sub): a cancel that reaches no
- * worker cancels nothing, which is the right answer when no turn is running.
+ * worker cancels nothing, which is the right answer when no turn is running; a lost `moved` leaves a
+ * session to the old worker's periodic check.
  */
 export async function publishControl(
   redis: RedisClient,
@@ -50,9 +53,12 @@ export class ControlSubscriber {
 
 function parseControl(raw: string): ControlMessage | undefined {
   try {
-    const value = JSON.parse(raw) as Partial<ControlMessage>;
-    if (typeof value.thread === 'string' && value.action === 'cancel')
-      return { thread: value.thread, action: 'cancel' };
+    const value = JSON.parse(raw) as { thread?: unknown; action?: unknown; from?: unknown };
+    if (typeof value.thread !== 'string') return undefined;
+    if (value.action === 'cancel') return { thread: value.thread, action: 'cancel' };
+    if (value.action === 'moved' && typeof value.from === 'string') {
+      return { thread: value.thread, action: 'moved', from: value.from };
+    }
   } catch {
     // Not ours: ignore anything else published on the channel.
   }

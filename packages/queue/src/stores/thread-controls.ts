@@ -1,6 +1,6 @@
 import type { RedisClient } from '../connections.js';
 import type { ThreadQueue } from '../thread-queue.js';
-import { ControlSubscriber, publishControl } from './control-channel.js';
+import { type ControlMessage, ControlSubscriber, publishControl } from './control-channel.js';
 
 /** A listener for cancels, on a connection of its own; `close` ends it. */
 export interface ControlSubscription {
@@ -42,11 +42,14 @@ export class ThreadControls {
     return result;
   }
 
-  /** Calls `onCancel` with the thread of every cancel published from now on. */
-  async subscribe(onCancel: (thread: string) => void): Promise<ControlSubscription> {
-    const subscriber = new ControlSubscriber(this.redis, this.queue.config.prefix, ({ thread }) =>
-      onCancel(thread),
-    );
+  /** Tells the worker that ran the thread before that another one has taken it (and its session). */
+  async announceMove(thread: string, from: string): Promise<void> {
+    await publishControl(this.redis, this.queue.config.prefix, { thread, action: 'moved', from });
+  }
+
+  /** Calls `on` with every control message published from now on. */
+  async subscribe(on: (message: ControlMessage) => void): Promise<ControlSubscription> {
+    const subscriber = new ControlSubscriber(this.redis, this.queue.config.prefix, on);
     await subscriber.start();
     return subscriber;
   }
