@@ -35,6 +35,25 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
+ * CPU ms of a live process's threads to the nanosecond (the scheduler's sum_exec_runtime of each,
+ * /proc/<pid>/task/<tid>/sched), for spans too short for clock ticks; `processCpuMs` where the kernel
+ * does not expose it. Threads that already ended are not counted, so compare spans of a process whose
+ * threads live on (Node's do).
+ */
+export function processCpuMsFine(pid: number): number {
+  try {
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const sched = readFileSync(`/proc/${pid}/task/${task}/sched`, 'utf8');
+      total += Number(/^se\.sum_exec_runtime\s*:\s*([\d.]+)$/m.exec(sched)![1]);
+    }
+    return total;
+  } catch {
+    return processCpuMs(pid);
+  }
+}
+
+/**
  * CPU ms of everything below a process: its live descendants, plus the children it has already
  * reaped (their time is added to its cutime/cstime when they are waited for).
  */
@@ -47,4 +66,9 @@ export function descendantsCpuMs(pid: number): number {
     pending.push(...childrenOf(child));
   }
   return total;
+}
+
+/** Bytes a process has passed to write(2) so far (/proc/<pid>/io wchar: files, pipes, sockets). */
+export function processBytesWritten(pid: number): number {
+  return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 }

@@ -174,6 +174,13 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.cluster_over_one_node_messages_per_second).toBeGreaterThan(0);
   });
 
+  it('agent-turns measures a long conversation against a short one', { timeout: 60_000 }, async () => {
+    const result = await smoke('agent-turns');
+    expect(result.rows).toHaveLength(2);
+    expect(result.ratios.cpu_per_turn_late_over_turn_10).toBeGreaterThan(0);
+    expect(result.ratios.bytes_per_turn_late_over_turn_10).toBeGreaterThan(0);
+  });
+
   it('the report renders what ran and names what did not', { timeout: 60_000 }, async () => {
     // Every result but latency's, so the page must say that one was not run.
     const partial = join(results, 'without-latency');

@@ -338,6 +338,24 @@ function startupHeadline(r: BenchResult): string {
   );
 }
 
+function agentTurnsReading(r: BenchResult): string {
+  const [early, late] = r.rows;
+  return (
+    `The built-in agent spent ${early?.[1]} ms of CPU and wrote ${early?.[2]} bytes per turn at turns ${early?.[0]}, ` +
+    `and ${late?.[1]} ms and ${late?.[2]} bytes at turns ${late?.[0]} (${r.ratios.cpu_per_turn_late_over_turn_10}× ` +
+    `the CPU, ${r.ratios.bytes_per_turn_late_over_turn_10}× the bytes): it appends each history entry to its ` +
+    'session file instead of rewriting the whole conversation, so end-to-end figures measure the broker, not ' +
+    'how long the benchmark has been talking to the agent.'
+  );
+}
+
+function agentTurnsHeadline(r: BenchResult): string {
+  return (
+    `the built-in agent's turn costs ${r.ratios.cpu_per_turn_late_over_turn_10}× the CPU and ` +
+    `${r.ratios.bytes_per_turn_late_over_turn_10}× the bytes written late in a long conversation as at turn 10`
+  );
+}
+
 export const sections: readonly Section[] = [
   {
     name: 'economy',
@@ -419,6 +437,15 @@ export const sections: readonly Section[] = [
       'Enqueue to committed turn on one Redis node and on a 3-primary Redis Cluster, alternating rounds.',
     reading: clusterReading,
     headline: clusterHeadline,
+  },
+  {
+    name: 'agent-turns',
+    heading: "The built-in agent's cost per turn",
+    about:
+      'CPU and bytes written per turn of the built-in agent late in long conversations, against the same ' +
+      'agent process around turn 10 of others, measured in alternation.',
+    reading: agentTurnsReading,
+    headline: agentTurnsHeadline,
   },
 ];
 

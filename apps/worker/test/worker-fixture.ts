@@ -1,7 +1,7 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ContentBlock } from '@tributary/acp';
+import { readStoredSessions } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
 import type { QueueConfig } from '@tributary/queue';
@@ -100,15 +100,11 @@ export async function startHarness(
       await harness.worker.queue.enqueue(thread, queuedArrival(event));
     },
     async prompts() {
-      const dir = join(stateDir, 'sessions');
-      const files = await readdir(dir).catch(() => []);
-      const sessions = await Promise.all(
-        files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8'))),
-      );
-      return sessions.map((s: { sessionId: string; history: { role: string; prompt?: ContentBlock[] }[] }) =>
-        s.history
-          .filter((h) => h.role === 'user')
-          .map((h) => ({ sessionId: s.sessionId, events: unpackBatch(h.prompt ?? []) })),
+      const sessions = await readStoredSessions(stateDir);
+      return sessions.map((s) =>
+        s.history.flatMap((h) =>
+          h.role === 'user' ? [{ sessionId: s.sessionId, events: unpackBatch(h.prompt) }] : [],
+        ),
       );
     },
     async close() {
