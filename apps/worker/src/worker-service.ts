@@ -107,6 +107,7 @@ export async function startWorker(
     ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
+    onAgentStarted: () => metrics.agentProcessStartsTotal.inc(),
     onAgentStartFailed: ({ consecutive, lastError }) => {
       metrics.agentStartFailuresTotal.inc();
       const context = { consecutive, err: lastError, agent: agent.command };

@@ -118,6 +118,13 @@ export async function startHarness(
   return harness;
 }
 
+/** The value of one series on the worker's /metrics, e.g. `tributary_turns_total{outcome="ok"}`. */
+export async function metric(harness: WorkerHarness, series: string): Promise<number> {
+  const text = await (await fetch(`${harness.worker.healthUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return Number(line?.split(' ')[1]);
+}
+
 export function replies(h: WorkerHarness, thread: string): OutboundMessage[] {
   return h.sent.filter((m) => m.thread === thread && m.kind === 'reply');
 }
