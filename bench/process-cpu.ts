@@ -53,19 +53,24 @@ export function processCpuMsFine(pid: number): number {
   }
 }
 
+/** The ids of every live process below `pid`: children, their children, and so on. */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const pending = childrenOf(pid);
+  while (pending.length > 0) {
+    const child = pending.pop()!;
+    found.push(child);
+    pending.push(...childrenOf(child));
+  }
+  return found;
+}
+
 /**
  * CPU ms of everything below a process: its live descendants, plus the children it has already
  * reaped (their time is added to its cutime/cstime when they are waited for).
  */
 export function descendantsCpuMs(pid: number): number {
-  let total = statTimes(pid).children;
-  const pending = childrenOf(pid);
-  while (pending.length > 0) {
-    const child = pending.pop()!;
-    total += statTimes(child).own;
-    pending.push(...childrenOf(child));
-  }
-  return total;
+  return descendants(pid).reduce((total, child) => total + statTimes(child).own, statTimes(pid).children);
 }
 
 /** Bytes a process has passed to write(2) so far (/proc/<pid>/io wchar: files, pipes, sockets). */
