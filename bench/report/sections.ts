@@ -356,6 +356,31 @@ function agentTurnsHeadline(r: BenchResult): string {
   );
 }
 
+function scaleReading(r: BenchResult): string {
+  const at = (row: Cell[], column: string) => row[r.columns.indexOf(column)];
+  const lines = r.rows.map(
+    (row) =>
+      `${row[0]} worker(s): ${at(row, 'turns/s')} turns/s (efficiency ${at(row, 'efficiency') || 'n/a'}), ` +
+      `${at(row, 'agent CPU ms/turn')} ms of agent CPU and ${at(row, 'broker CPU ms/turn')} ms of broker CPU ` +
+      `per turn, ${at(row, 'agent starts/turn')} agent starts and ${at(row, 'session moves/turn')} session moves ` +
+      `per turn, ${at(row, 'agent processes/thread')} agent processes per thread at the peak`,
+  );
+  return (
+    `Adding workers should add turns, not agent processes. ${lines.join('; ')}. The largest agent starts per ` +
+    `turn is ${r.ratios.agent_starts_per_turn} and the most agent processes per thread ` +
+    `${r.ratios.agent_processes_per_thread}.`
+  );
+}
+
+function scaleHeadline(r: BenchResult): string {
+  const efficiency = Object.entries(r.ratios).filter(([name]) => name.startsWith('efficiency_'));
+  return (
+    `${efficiency.map(([name, value]) => `\`${name}\` = ${value}`).join(', ') || 'one worker count'}, ` +
+    `${r.ratios.agent_starts_per_turn} agent starts per turn, ${r.ratios.agent_processes_per_thread} agent ` +
+    'processes per thread at the peak'
+  );
+}
+
 export const sections: readonly Section[] = [
   {
     name: 'economy',
@@ -446,6 +471,16 @@ export const sections: readonly Section[] = [
       'agent process around turn 10 of others, measured in alternation.',
     reading: agentTurnsReading,
     headline: agentTurnsHeadline,
+  },
+  {
+    name: 'scale',
+    heading: 'Scale-out',
+    about:
+      'The end-to-end fleet with 1, 2, … workers under a saturating closed-loop load: turns per second ' +
+      'against the same run’s single worker, and what each turn costs in agent processes started, ' +
+      'sessions moved between workers and agent processes kept alive.',
+    reading: scaleReading,
+    headline: scaleHeadline,
   },
 ];
 
