@@ -10,7 +10,7 @@
  * same run's 1-worker configuration: efficiency at N workers = turns/s at N / (N × turns/s at 1).
  *
  *   npm run bench:scale [-- --workers 1,2,4,8 --ingress 1 --cluster --threads 24 --concurrency 4
- *                          --seconds 15 --warmup-seconds 10 --load closed|open --rate 24] [-- --smoke]
+ *                          --seconds 15 --warmup-seconds 10 --load closed|open --rate 24 --rounds 1] [-- --smoke]
  *
  * `npm run bench:scale:bundle` packs this benchmark with node, redis-server and redis-cli for a machine
  * that has none of them (bench/scale/bundle.ts).
@@ -20,7 +20,7 @@ import { startRedis, startRedisCluster } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { type GatewayPost, startGatewayStub } from './fleet/gateway-stub.js';
-import { type ConfigurationResult, runConfiguration } from './scale/configuration.js';
+import { type ConfigurationResult, combineRounds, runConfiguration } from './scale/configuration.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -36,6 +36,7 @@ const { values } = parseArgs({
     load: { type: 'string' },
     rate: { type: 'string' },
     'max-sessions': { type: 'string' },
+    rounds: { type: 'string' },
   },
 });
 const workerCounts = (values.workers ?? '1,2').split(',').map((n) => Number(n.trim()));
@@ -53,6 +54,7 @@ const rate = sizeOption(values, 'rate', threads);
 // As bench/e2e.ts: enough live sessions on one worker for every thread, so a configuration measures
 // the fleet's placement of threads and not a cap that is too small for the load.
 const maxSessions = sizeOption(values, 'max-sessions', Math.max(threads, concurrency));
+const rounds = sizeOption(values, 'rounds', 1);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const cluster = values.cluster ? await startRedisCluster() : undefined;
@@ -63,9 +65,14 @@ let listener: ((post: GatewayPost) => void) | undefined;
 const gateway = await startGatewayStub((post) => listener?.(post));
 const redisLabel = values.cluster ? '3-primary cluster' : 'single';
 
-const results = new Map<number, ConfigurationResult>();
+const measured = new Map<number, ConfigurationResult[]>(workerCounts.map((workers) => [workers, []]));
 try {
-  for (const workers of workerCounts) {
+  // Rounds alternate the order of the worker counts, so a machine busier at one end of the run does
+  // not favour one configuration.
+  const order = Array.from({ length: rounds }, (_, r) =>
+    r % 2 === 0 ? workerCounts : [...workerCounts].reverse(),
+  );
+  for (const workers of order.flat()) {
     log(`scale bench: ${workers} worker(s), ${ingress} ingress, ${redisLabel} Redis, ${load} load`);
     const result = await runConfiguration({
       workers,
@@ -85,7 +92,7 @@ try {
       },
     });
     if (result.turns === 0) throw new Error(`no turn completed in the window with ${workers} worker(s)`);
-    results.set(workers, result);
+    measured.get(workers)!.push(result);
     log(
       `scale bench: ${workers} worker(s): ${(result.turns / result.seconds).toFixed(1)} turns/s, ` +
         `${result.agentStarts} agent starts, ${result.moves} moves, peak ${result.peakAgents} agent processes` +
@@ -98,6 +105,7 @@ try {
   await server.stop();
 }
 
+const results = new Map([...measured].map(([workers, runs]) => [workers, combineRounds(runs)]));
 const turnsPerSecond = (r: ConfigurationResult) => r.turns / r.seconds;
 const single = results.get(1);
 const efficiency = (workers: number, r: ConfigurationResult) =>
@@ -177,7 +185,7 @@ const written = await writeBenchResult(values, {
     { title: 'Peak agent processes per thread by workers', x: 'workers', y: 'agent processes/thread' },
   ],
   notes: [
-    `${ingress} ingress process(es), ${redisLabel} Redis, ${threads} threads, ${concurrency} concurrent turns and up to ${maxSessions} live sessions per worker (WORKER_CONCURRENCY, AGENT_MAX_SESSIONS), the built-in agent with one state folder for the fleet; a fresh fleet per row, warmed up until every thread had a turn and at least ${warmupSeconds} s had passed, then measured for ${seconds} s.`,
+    `${rounds} round(s), the order of the worker counts alternating; a row pools its rounds (ack percentiles: the median round's, peak agent processes: the highest). ${ingress} ingress process(es), ${redisLabel} Redis, ${threads} threads, ${concurrency} concurrent turns and up to ${maxSessions} live sessions per worker (WORKER_CONCURRENCY, AGENT_MAX_SESSIONS), the built-in agent with one state folder for the fleet; a fresh fleet per row, warmed up until every thread had a turn and at least ${warmupSeconds} s had passed, then measured for ${seconds} s.`,
     load === 'closed'
       ? 'Closed loop: each thread sends one message, waits for the reply and sends the next at once, so the fleet is saturated whenever threads outnumber its turn slots and msgs/s equals turns/s.'
       : `Open loop, chat-like: bursts of 1-4 messages 200-800 ms apart, starting at random times on random threads, ${rate} messages/s on average whatever the replies; messages that arrive during a turn go in the next one together.`,

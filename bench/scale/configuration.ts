@@ -13,7 +13,7 @@ import type { Redis } from 'ioredis';
 import { type Fleet, startFleet } from '../fleet/fleet.js';
 import type { GatewayPost } from '../fleet/gateway-stub.js';
 import { redisCpuMs } from '../redis-cpu.js';
-import { percentile } from '../stats.js';
+import { median, percentile } from '../stats.js';
 import { closedLoad, openLoad, type RunningLoad } from './loads.js';
 
 export interface ConfigurationOptions {
@@ -58,6 +58,36 @@ export interface ConfigurationResult {
   retried: number;
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/**
+ * One configuration's rounds as one: counts, CPU and time added up (so rates and per-turn figures are
+ * over all of them), the median round's acknowledgement percentiles, the highest peak of agents.
+ */
+export function combineRounds(runs: ConfigurationResult[]): ConfigurationResult {
+  const total = (pick: (r: ConfigurationResult) => number) => sum(runs.map(pick));
+  return {
+    seconds: total((r) => r.seconds),
+    turns: total((r) => r.turns),
+    messages: total((r) => r.messages),
+    cpuMs: {
+      ingress: total((r) => r.cpuMs.ingress),
+      busiestIngress: total((r) => r.cpuMs.busiestIngress),
+      workers: total((r) => r.cpuMs.workers),
+      agents: total((r) => r.cpuMs.agents),
+      redis: total((r) => r.cpuMs.redis),
+      busiestRedis: total((r) => r.cpuMs.busiestRedis),
+    },
+    ackP50: median(runs.map((r) => r.ackP50)),
+    ackP99: median(runs.map((r) => r.ackP99)),
+    agentStarts: total((r) => r.agentStarts),
+    moves: total((r) => r.moves),
+    opened: total((r) => r.opened),
+    peakAgents: Math.max(...runs.map((r) => r.peakAgents)),
+    retried: total((r) => r.retried),
+  };
+}
+
 /** Everything the fleet's log lines tell, counted from the start. */
 class Tally {
   turns = 0;
@@ -85,8 +115,6 @@ class Tally {
     return { turns, messages, agentStarts, moves, opened };
   }
 }
-
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 async function cpuNow(fleet: Fleet, redisServers: Redis[]) {
   return { fleet: fleet.cpuMs(), redis: await Promise.all(redisServers.map(redisCpuMs)) };
