@@ -15,21 +15,21 @@
  *   npm run bench:e2e [-- --threads 16 --messages 40 --rounds 3 --concurrency 4] [-- --smoke]
  *
  * With PROFILE_DIR set, ingress and each worker write a V8 CPU profile there when they stop (`--cpu-prof`).
+ * bench/scale.ts runs the same fleet with N workers and M ingress processes under a steady load.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
+import { startFleet } from './fleet/fleet.js';
+import { startGatewayStub } from './fleet/gateway-stub.js';
+import { gatewayEventBody, gatewayWebhook } from './gateway-event.js';
 import { closedLoop } from './load.js';
-import { onLogLines } from './log-lines.js';
-import { descendantsCpuMs, processCpuMs } from './process-cpu.js';
+import { processCpuMs } from './process-cpu.js';
+import { redisCpuMs } from './redis-cpu.js';
 import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -46,123 +46,50 @@ const perThread = sizeOption(values, 'messages', 40, 5);
 const rounds = sizeOption(values, 'rounds', 3, 1);
 const concurrency = sizeOption(values, 'concurrency', 4, 2);
 const WORKERS = 2;
-const SECRET = 'bench-gateway-secret';
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const cli = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
 const bare = fileURLToPath(new URL('./bare-webhook-server.ts', import.meta.url));
 const CONNECTIONS = 50;
 
 const server = await startRedis({ private: true });
 const redis = new Redis(server.url);
 const prefix = uniquePrefix('bench-e2e');
-
-// The gateway: every reply and reaction is answered at once.
-const replies = { posts: 0 };
-const gateway = createServer((request, response) => {
-  request.resume();
-  request.on('end', () => {
-    replies.posts++;
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-});
-await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-const replyUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/reply`;
-
-const shared = {
-  PATH: process.env.PATH,
-  HOME: process.env.HOME,
-  REDIS_URL: server.url,
-  REDIS_PREFIX: prefix,
-  GATEWAY_SECRET: SECRET,
-  GATEWAY_REPLY_URL: replyUrl,
-  LOG_LEVEL: 'info',
-};
-
-interface Service {
-  child: ChildProcess;
-  dispatches: number[];
-  started: boolean;
-}
-
-function spawnService(args: string[], env: NodeJS.ProcessEnv): Service {
-  const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', cli, ...args], {
-    env: { ...shared, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // Messages per dispatch, from the one info line each dispatch logs.
-  const service: Service = { child, dispatches: [], started: false };
-  onLogLines(child.stdout!, (line) => {
-    if (line.includes('"worker started"')) service.started = true;
-    if (line.includes('"msg":"dispatch"'))
-      service.dispatches.push((JSON.parse(line) as { events: number }).events);
-  });
-  return service;
-}
-
-const ingressPort = await freePort();
-const ingress = spawnService(['ingress'], {
-  PORT: String(ingressPort),
-  HOST: '127.0.0.1',
-  RATE_LIMIT_PER_MINUTE: '100000000',
-  REDIS_TIMEOUT_MS: '2500',
-  LOG_LEVEL: 'warn',
-});
-const workers = Array.from({ length: WORKERS }, () =>
-  spawnService(['worker'], {
-    METRICS_PORT: '0',
+const gateway = await startGatewayStub();
+const replyUrl = gateway.replyUrl;
+// Turns and the messages they carried, from the one info line each dispatch logs.
+const dispatches = { turns: 0, messages: 0 };
+const fleet = await startFleet({
+  redisUrl: server.url,
+  prefix,
+  replyUrl,
+  ingress: 1,
+  workers: WORKERS,
+  workerEnv: {
     WORKER_CONCURRENCY: String(concurrency),
     AGENT_MAX_SESSIONS: String(Math.max(concurrency, threads)),
-    SHUTDOWN_GRACE_MS: '0',
-  }),
-);
-const ingressUrl = `http://127.0.0.1:${ingressPort}`;
-
-async function redisCpuMs(): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
-}
+  },
+  onDispatch: (_, dispatch) => {
+    dispatches.turns++;
+    dispatches.messages += dispatch.events;
+  },
+});
+const ingressUrl = fleet.ingressUrls[0]!;
 
 function cpuNow() {
-  return {
-    ingress: processCpuMs(ingress.child.pid!),
-    workers: workers.reduce((sum, w) => sum + processCpuMs(w.child.pid!), 0),
-    agents: workers.reduce((sum, w) => sum + descendantsCpuMs(w.child.pid!), 0),
-  };
-}
-
-function event(round: number, thread: number, n: number): string {
-  return JSON.stringify({
-    schema: 'openab.gateway.event.v1',
-    event_id: `evt-${round}-${thread}-${n}`,
-    timestamp: new Date().toISOString(),
-    platform: 'bench',
-    event_type: 'message',
-    channel: { id: 'room', type: 'group', thread_id: `t-${thread}` },
-    sender: { id: 'ualice', name: 'alice', display_name: 'Alice', is_bot: false },
-    content: { type: 'text', text: `message ${n}: is the build green yet?` },
-    mentions: [],
-    message_id: `m-${round}-${thread}-${n}`,
-  });
+  const { ingress, workers, agents } = fleet.cpuMs();
+  return { ingress: ingress[0]!, workers: workers.reduce((a, b) => a + b, 0), agents };
 }
 
 /** The i-th webhook of a round, as closedLoop sends it. */
 function webhook(round: number, i: number) {
-  const body = event(round, i % threads, Math.floor(i / threads));
-  return {
-    path: '/webhooks/gateway',
-    headers: { 'content-type': 'application/json', ...signedRequestHeaders(SECRET, body) },
-    body,
-  };
-}
-
-/** Resolves once the gateway stub has had no call for a moment: the calls a round set off are in. */
-async function callsSettled(): Promise<void> {
-  for (let seen = -1; seen !== replies.posts; ) {
-    seen = replies.posts;
-    await sleep(250);
-  }
+  const thread = i % threads;
+  const n = Math.floor(i / threads);
+  return gatewayWebhook(
+    gatewayEventBody({
+      id: `${round}-${thread}-${n}`,
+      thread: `t-${thread}`,
+      text: `message ${n}: is the build green yet?`,
+    }),
+  );
 }
 
 interface Round {
@@ -189,19 +116,17 @@ function sendWebhooks(
 
 async function tributaryRound(round: number): Promise<Round> {
   const total = threads * perThread;
-  const dispatched = () => workers.reduce((sum, w) => sum + w.dispatches.length, 0);
-  const delivered = () => workers.reduce((sum, w) => sum + w.dispatches.reduce((a, b) => a + b, 0), 0);
-  const turnsBefore = dispatched();
-  const messagesBefore = delivered();
+  const turnsBefore = dispatches.turns;
+  const messagesBefore = dispatches.messages;
   const cpuBefore = cpuNow();
-  const redisBefore = await redisCpuMs();
-  const postsBefore = replies.posts;
+  const redisBefore = await redisCpuMs(redis);
+  const postsBefore = gateway.posts;
   const started = performance.now();
   const sent = await sendWebhooks(ingressUrl, round, total, { retryUnavailable: true });
   if (sent.retried > 0)
     log(`e2e bench: round ${round}: ${sent.retried} requests answered 503 and were sent again`);
   // Every message dispatched; the turns then finish with their commits.
-  await waitFor(() => delivered() - messagesBefore >= total || undefined, {
+  await waitFor(() => dispatches.messages - messagesBefore >= total || undefined, {
     what: `${total} messages to be dispatched`,
     timeoutMs: 600_000,
   });
@@ -211,14 +136,14 @@ async function tributaryRound(round: number): Promise<Round> {
   });
   const seconds = (performance.now() - started) / 1000;
   // A finished turn's last reaction may still be on its way; its CPU and its call belong to the round.
-  await callsSettled();
+  await gateway.settled();
   const cpu = cpuNow();
-  const redisMs = (await redisCpuMs()) - redisBefore;
-  const turns = dispatched() - turnsBefore;
+  const redisMs = (await redisCpuMs(redis)) - redisBefore;
+  const turns = dispatches.turns - turnsBefore;
   return {
     turns,
     messages: total,
-    platformCalls: replies.posts - postsBefore,
+    platformCalls: gateway.posts - postsBefore,
     seconds,
     turnsPerSecond: turns / seconds,
     messagesPerSecond: total / seconds,
@@ -268,22 +193,22 @@ async function floorRound(round: number, ours: Round): Promise<Floor> {
       timeoutMs: 30_000,
     });
     const pass = async (perSecond: number) => {
-      const postsBefore = replies.posts;
+      const postsBefore = gateway.posts;
       const sent = await sendWebhooks(url, round, total, { perSecond });
-      await waitFor(() => replies.posts - postsBefore >= ours.platformCalls || undefined, {
+      await waitFor(() => gateway.posts - postsBefore >= ours.platformCalls || undefined, {
         what: `the HTTP floor's ${ours.platformCalls} platform calls`,
         timeoutMs: 60_000,
       });
-      return { perSecond: sent.perSecond, calls: replies.posts - postsBefore };
+      return { perSecond: sent.perSecond, calls: gateway.posts - postsBefore };
     };
     // A fresh process: one unpaced pass first, so the measured one runs warm code, as Tributary's
     // processes do after the warm-up round.
     await pass(Number.POSITIVE_INFINITY);
     const cpuBefore = processCpuMs(child.pid!);
-    const redisBefore = await redisCpuMs();
+    const redisBefore = await redisCpuMs(redis);
     const measured = await pass(total / ours.seconds);
     const cpuMs = processCpuMs(child.pid!) - cpuBefore;
-    const redisMs = (await redisCpuMs()) - redisBefore;
+    const redisMs = (await redisCpuMs(redis)) - redisBefore;
     return {
       messagesPerSecond: measured.perSecond,
       callsPerMessage: measured.calls / total,
@@ -299,7 +224,7 @@ async function bullmqRound(): Promise<{ jobsPerSecond: number; redisPerJob: numb
   const bullPrefix = uniquePrefix('bench-bull');
   const queue = new Queue('noop', { connection: redis, prefix: bullPrefix });
   const total = threads * perThread;
-  const redisBefore = await redisCpuMs();
+  const redisBefore = await redisCpuMs(redis);
   const started = performance.now();
   let done = 0;
   const connection = redis.duplicate({ maxRetriesPerRequest: null });
@@ -321,7 +246,7 @@ async function bullmqRound(): Promise<{ jobsPerSecond: number; redisPerJob: numb
   }
   await waitFor(() => done >= total || undefined, { what: 'the BullMQ jobs', timeoutMs: 300_000 });
   const seconds = (performance.now() - started) / 1000;
-  const redisMs = (await redisCpuMs()) - redisBefore;
+  const redisMs = (await redisCpuMs(redis)) - redisBefore;
   await worker.close();
   connection.disconnect();
   await queue.obliterate({ force: true });
@@ -333,14 +258,6 @@ const ours: Round[] = [];
 const bull: { jobsPerSecond: number; redisPerJob: number }[] = [];
 const floors: Floor[] = [];
 try {
-  await waitFor(async () => (await fetch(`${ingressUrl}/readyz`).catch(() => undefined))?.ok || undefined, {
-    what: 'ingress to be ready',
-    timeoutMs: 30_000,
-  });
-  await waitFor(() => workers.every((w) => w.started) || undefined, {
-    what: 'the workers',
-    timeoutMs: 30_000,
-  });
   log('e2e bench: warming up');
   const warm = threads;
   await tributaryRound(0).catch((error: unknown) => {
@@ -361,15 +278,7 @@ try {
     );
   }
 } finally {
-  // A profiled process writes its profile when it exits, so it is stopped, not killed.
-  if (process.env.PROFILE_DIR) {
-    for (const { child } of [ingress, ...workers]) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
-  for (const service of [ingress, ...workers]) service.child.kill('SIGKILL');
+  await fleet.stop();
   gateway.close();
   redis.disconnect();
   await server.stop();

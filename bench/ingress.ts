@@ -14,11 +14,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { signedRequestHeaders } from '@tributary/platforms';
 import { freePort, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
+import { BENCH_GATEWAY_SECRET, gatewayEventBody, gatewayWebhook } from './gateway-event.js';
 import { closedLoop, type LoadResult } from './load.js';
+import { redisCpuMs } from './redis-cpu.js';
 import { median, rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -36,25 +37,9 @@ const connections = sizeOption(values, 'connections', 50, 10);
 const threads = sizeOption(values, 'threads', 2000, 100);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const GATEWAY_SECRET = 'bench-gateway-secret';
 const cli = fileURLToPath(new URL('../apps/cli/bin/tributary.js', import.meta.url));
 const bare = fileURLToPath(new URL('./bare-webhook-server.ts', import.meta.url));
 const probe = fileURLToPath(new URL('./intake-cpu-probe.ts', import.meta.url));
-
-function gatewayEvent(id: string, thread: string): string {
-  return JSON.stringify({
-    schema: 'openab.gateway.event.v1',
-    event_id: `evt-${id}`,
-    timestamp: new Date().toISOString(),
-    platform: 'bench',
-    event_type: 'message',
-    channel: { id: 'room', type: 'group', thread_id: thread },
-    sender: { id: 'ualice', name: 'alice', display_name: 'Alice', is_bot: false },
-    content: { type: 'text', text: 'is the build green yet? run the e2e suite when it is' },
-    mentions: [],
-    message_id: `m-${id}`,
-  });
-}
 
 interface Target {
   name: string;
@@ -96,12 +81,6 @@ async function cpuOf(child: ChildProcess): Promise<number> {
   return (cpu.user + cpu.system) / 1000;
 }
 
-async function redisCpuMs(): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(info.match(new RegExp(`${name}:([\\d.]+)`))![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
-}
-
 interface Round extends LoadResult {
   cpuUs: number;
   redisUs: number;
@@ -110,18 +89,18 @@ interface Round extends LoadResult {
 let sequence = 0;
 async function round(target: Target, roundNo: number): Promise<Round> {
   const cpuBefore = await cpuOf(target.child!);
-  const redisBefore = await redisCpuMs();
-  const result = await closedLoop(target.url!, connections, seconds, (i) => {
-    const id = `${roundNo}-${sequence++}`;
-    const body = gatewayEvent(id, `t-${roundNo}-${i % threads}`);
-    return {
-      path: '/webhooks/gateway',
-      headers: { 'content-type': 'application/json', ...signedRequestHeaders(GATEWAY_SECRET, body) },
-      body,
-    };
-  });
+  const redisBefore = await redisCpuMs(redis);
+  const result = await closedLoop(target.url!, connections, seconds, (i) =>
+    gatewayWebhook(
+      gatewayEventBody({
+        id: `${roundNo}-${sequence++}`,
+        thread: `t-${roundNo}-${i % threads}`,
+        text: 'is the build green yet? run the e2e suite when it is',
+      }),
+    ),
+  );
   const cpuUs = ((await cpuOf(target.child!)) - cpuBefore) * 1000;
-  const redisUs = ((await redisCpuMs()) - redisBefore) * 1000;
+  const redisUs = ((await redisCpuMs(redis)) - redisBefore) * 1000;
   return { ...result, cpuUs: cpuUs / result.requests, redisUs: redisUs / result.requests };
 }
 
@@ -133,7 +112,7 @@ const targets: Target[] = [
       REDIS_URL: redisServer.url,
       REDIS_PREFIX: uniquePrefix('bench-ingress'),
       HOST: '127.0.0.1',
-      GATEWAY_SECRET,
+      GATEWAY_SECRET: BENCH_GATEWAY_SECRET,
       RATE_LIMIT_PER_MINUTE: '100000000',
       MAX_THREAD_BACKLOG: '100000',
       LOG_LEVEL: 'warn',

@@ -12,6 +12,36 @@ export interface LoadResult {
   p99: number;
 }
 
+export interface WebhookRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * POSTs one request on `pool` until it is answered 200 and resolves with the ms from sending to that
+ * answer and the 503s sent again on the way (only when `retryUnavailable`, as a platform would retry).
+ * Any other answer fails it, so a figure never counts refusals.
+ */
+export async function postWebhook(
+  pool: Pool,
+  origin: string,
+  { path, headers, body }: WebhookRequest,
+  retryUnavailable: boolean,
+): Promise<{ ms: number; retried: number }> {
+  const sent = performance.now();
+  let retried = 0;
+  for (;;) {
+    const answer = await pool.request({ origin, path, method: 'POST', headers, body });
+    const text = await answer.body.text();
+    if (answer.statusCode === 200) return { ms: performance.now() - sent, retried };
+    if (answer.statusCode !== 503 || !retryUnavailable) {
+      throw new Error(`${path} answered ${answer.statusCode}: ${text}`);
+    }
+    retried++;
+  }
+}
+
 /**
  * Keeps `connections` requests in flight against `origin` for `seconds` (closed loop, kept-alive
  * connections, no pipelining) and reports requests per second and latency percentiles. `next(i)`
@@ -24,7 +54,7 @@ export async function closedLoop(
   connections: number,
   seconds: number,
   /** The i-th request; undefined ends the run early. */
-  next: (i: number) => { path: string; headers: Record<string, string>; body: string } | undefined,
+  next: (i: number) => WebhookRequest | undefined,
   /** Send a request that got 503 again, as a platform would, instead of failing the run. */
   retryUnavailable = false,
   perSecond = Number.POSITIVE_INFINITY,
@@ -40,20 +70,11 @@ export async function closedLoop(
       const i = issued++;
       const request = next(i);
       if (request === undefined) return;
-      const { path, headers, body } = request;
       const due = started + (i * 1000) / perSecond - performance.now();
       if (due > 0) await sleep(due);
-      const sent = performance.now();
-      for (;;) {
-        const answer = await pool.request({ origin, path, method: 'POST', headers, body });
-        const text = await answer.body.text();
-        if (answer.statusCode === 200) break;
-        if (answer.statusCode !== 503 || !retryUnavailable) {
-          throw new Error(`${path} answered ${answer.statusCode}: ${text}`);
-        }
-        retried++;
-      }
-      latencies.push(performance.now() - sent);
+      const answered = await postWebhook(pool, origin, request, retryUnavailable);
+      retried += answered.retried;
+      latencies.push(answered.ms);
     }
   };
   await Promise.all(Array.from({ length: connections }, loop));

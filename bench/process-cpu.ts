@@ -35,16 +35,45 @@ export function processCpuMs(pid: number): number {
 }
 
 /**
+ * CPU ms of a live process's threads to the nanosecond (the scheduler's sum_exec_runtime of each,
+ * /proc/<pid>/task/<tid>/sched), for spans too short for clock ticks; `processCpuMs` where the kernel
+ * does not expose it. Threads that already ended are not counted, so compare spans of a process whose
+ * threads live on (Node's do).
+ */
+export function processCpuMsFine(pid: number): number {
+  try {
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      const sched = readFileSync(`/proc/${pid}/task/${task}/sched`, 'utf8');
+      total += Number(/^se\.sum_exec_runtime\s*:\s*([\d.]+)$/m.exec(sched)![1]);
+    }
+    return total;
+  } catch {
+    return processCpuMs(pid);
+  }
+}
+
+/** The ids of every live process below `pid`: children, their children, and so on. */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const pending = childrenOf(pid);
+  while (pending.length > 0) {
+    const child = pending.pop()!;
+    found.push(child);
+    pending.push(...childrenOf(child));
+  }
+  return found;
+}
+
+/**
  * CPU ms of everything below a process: its live descendants, plus the children it has already
  * reaped (their time is added to its cutime/cstime when they are waited for).
  */
 export function descendantsCpuMs(pid: number): number {
-  let total = statTimes(pid).children;
-  const pending = childrenOf(pid);
-  while (pending.length > 0) {
-    const child = pending.pop()!;
-    total += statTimes(child).own;
-    pending.push(...childrenOf(child));
-  }
-  return total;
+  return descendants(pid).reduce((total, child) => total + statTimes(child).own, statTimes(pid).children);
+}
+
+/** Bytes a process has passed to write(2) so far (/proc/<pid>/io wchar: files, pipes, sockets). */
+export function processBytesWritten(pid: number): number {
+  return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 }

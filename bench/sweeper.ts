@@ -11,6 +11,7 @@ import { BullDoorbell, doorbellJobId, queueDefaults } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
+import { redisCpuMs } from './redis-cpu.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, looks: { type: 'string' } } });
@@ -20,11 +21,8 @@ const BACKLOGS = values.smoke ? [100, 1_000] : [1_000, 10_000, 50_000];
 const server = await startRedis({ private: true });
 const redis = new Redis(server.url);
 
-async function redisCpuUs(): Promise<number> {
-  const info = await redis.info('cpu');
-  const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)![1]);
-  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
-}
+/** Redis's CPU so far, in µs. */
+const redisCpuUs = async () => (await redisCpuMs(redis)) * 1000;
 
 async function measure(look: (i: number) => Promise<unknown>): Promise<{ redisUs: number; wallUs: number }> {
   const cpu = await redisCpuUs();

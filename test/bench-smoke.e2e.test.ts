@@ -174,6 +174,43 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.cluster_over_one_node_messages_per_second).toBeGreaterThan(0);
   });
 
+  it('agent-turns measures a long conversation against a short one', { timeout: 60_000 }, async () => {
+    const result = await smoke('agent-turns');
+    expect(result.rows).toHaveLength(2);
+    expect(result.ratios.cpu_per_turn_late_over_turn_10).toBeGreaterThan(0);
+    expect(result.ratios.bytes_per_turn_late_over_turn_10).toBeGreaterThan(0);
+  });
+
+  it('scale runs 1 and 2 workers under the closed load and counts agent processes', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('scale');
+    const column = (name: string) => result.columns.indexOf(name);
+    expect(result.rows.map((row) => row[0])).toEqual([1, 2]);
+    for (const row of result.rows) {
+      expect(row[column('turns/s')]).toBeGreaterThan(0);
+      // Every thread had a session by the end of the warm-up, each in an agent process of its own.
+      expect(row[column('peak agent processes')]).toBeGreaterThan(0);
+      expect(row[column('agent starts/turn')]).toBeGreaterThanOrEqual(0);
+    }
+    expect(result.ratios.efficiency_2_workers).toBeGreaterThan(0);
+    expect(result.ratios.agent_processes_per_thread).toBeGreaterThan(0);
+  });
+
+  it('scale runs on a Redis Cluster with two ingress processes under the open load', {
+    timeout: 120_000,
+  }, async () => {
+    const elsewhere = join(results, 'scale-cluster');
+    const args = ['--smoke', '--cluster', '--load', 'open', '--workers', '1', '--ingress', '2'];
+    const { code, output } = await run('scale', [...args, '--results', elsewhere]);
+    expect(code, output).toBe(0);
+    const path = join(elsewhere, 'scale.json');
+    const result = parseBenchResult(await readFile(path, 'utf8'), path);
+    expect(result.command).toBe(`npm run bench:scale -- ${args.join(' ')}`);
+    expect(result.rows[0]![result.columns.indexOf('msgs/s')]).toBeGreaterThan(0);
+    expect(result.rows[0]![result.columns.indexOf('busiest ingress cores')]).toBeGreaterThan(0);
+  });
+
   it('the report renders what ran and names what did not', { timeout: 60_000 }, async () => {
     // Every result but latency's, so the page must say that one was not run.
     const partial = join(results, 'without-latency');

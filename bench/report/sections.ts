@@ -338,6 +338,49 @@ function startupHeadline(r: BenchResult): string {
   );
 }
 
+function agentTurnsReading(r: BenchResult): string {
+  const [early, late] = r.rows;
+  return (
+    `The built-in agent spent ${early?.[1]} ms of CPU and wrote ${early?.[2]} bytes per turn at turns ${early?.[0]}, ` +
+    `and ${late?.[1]} ms and ${late?.[2]} bytes at turns ${late?.[0]} (${r.ratios.cpu_per_turn_late_over_turn_10}× ` +
+    `the CPU, ${r.ratios.bytes_per_turn_late_over_turn_10}× the bytes): it appends each history entry to its ` +
+    'session file instead of rewriting the whole conversation, so end-to-end figures measure the broker, not ' +
+    'how long the benchmark has been talking to the agent.'
+  );
+}
+
+function agentTurnsHeadline(r: BenchResult): string {
+  return (
+    `the built-in agent's turn costs ${r.ratios.cpu_per_turn_late_over_turn_10}× the CPU and ` +
+    `${r.ratios.bytes_per_turn_late_over_turn_10}× the bytes written late in a long conversation as at turn 10`
+  );
+}
+
+function scaleReading(r: BenchResult): string {
+  const at = (row: Cell[], column: string) => row[r.columns.indexOf(column)];
+  const lines = r.rows.map(
+    (row) =>
+      `${row[0]} worker(s): ${at(row, 'turns/s')} turns/s (efficiency ${at(row, 'efficiency') || 'n/a'}), ` +
+      `${at(row, 'agent CPU ms/turn')} ms of agent CPU and ${at(row, 'broker CPU ms/turn')} ms of broker CPU ` +
+      `per turn, ${at(row, 'agent starts/turn')} agent starts and ${at(row, 'session moves/turn')} session moves ` +
+      `per turn, ${at(row, 'agent processes/thread')} agent processes per thread at the peak`,
+  );
+  return (
+    `Adding workers should add turns, not agent processes. ${lines.join('; ')}. The largest agent starts per ` +
+    `turn is ${r.ratios.agent_starts_per_turn} and the most agent processes per thread ` +
+    `${r.ratios.agent_processes_per_thread}.`
+  );
+}
+
+function scaleHeadline(r: BenchResult): string {
+  const efficiency = Object.entries(r.ratios).filter(([name]) => name.startsWith('efficiency_'));
+  return (
+    `${efficiency.map(([name, value]) => `\`${name}\` = ${value}`).join(', ') || 'one worker count'}, ` +
+    `${r.ratios.agent_starts_per_turn} agent starts per turn, ${r.ratios.agent_processes_per_thread} agent ` +
+    'processes per thread at the peak'
+  );
+}
+
 export const sections: readonly Section[] = [
   {
     name: 'economy',
@@ -419,6 +462,25 @@ export const sections: readonly Section[] = [
       'Enqueue to committed turn on one Redis node and on a 3-primary Redis Cluster, alternating rounds.',
     reading: clusterReading,
     headline: clusterHeadline,
+  },
+  {
+    name: 'agent-turns',
+    heading: "The built-in agent's cost per turn",
+    about:
+      'CPU and bytes written per turn of the built-in agent late in long conversations, against the same ' +
+      'agent process around turn 10 of others, measured in alternation.',
+    reading: agentTurnsReading,
+    headline: agentTurnsHeadline,
+  },
+  {
+    name: 'scale',
+    heading: 'Scale-out',
+    about:
+      'The end-to-end fleet with 1, 2, … workers under a saturating closed-loop load: turns per second ' +
+      'against the same run’s single worker, and what each turn costs in agent processes started, ' +
+      'sessions moved between workers and agent processes kept alive.',
+    reading: scaleReading,
+    headline: scaleHeadline,
   },
 ];
 

@@ -14,7 +14,8 @@ import { type AgentFeatures, agentCapabilities } from './features.js';
 import type { Log } from './log.js';
 import { type AgentScript, ScriptError, scriptFromPrompt } from './script.js';
 import { playTurn, sendLateChunk } from './scripted-turn.js';
-import type { HistoryEntry, SessionRecord, SessionStore } from './session-store.js';
+import type { HistoryEntry, SessionRecord } from './session-log.js';
+import type { SessionStore } from './session-store.js';
 import { AGENT_VERSION } from './version.js';
 
 export interface AgentAppDeps {
@@ -34,6 +35,8 @@ export interface AgentAppDeps {
 interface LiveSession {
   record: SessionRecord;
   turn: AbortController | undefined;
+  /** Prompts in the record's history, counted once when the session is attached, then kept. */
+  turns: number;
   /** The last turn of this process on the session was cancelled (for `emptyAfterCancel`). */
   cancelled?: boolean;
 }
@@ -67,7 +70,8 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
   const attach = (record: SessionRecord): LiveSession => {
     const existing = live.get(record.sessionId);
     if (existing) return existing;
-    const session: LiveSession = { record, turn: undefined };
+    const turns = record.history.filter((entry) => entry.role === 'user').length;
+    const session: LiveSession = { record, turn: undefined, turns };
     live.set(record.sessionId, session);
     return session;
   };
@@ -91,10 +95,11 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
     mcpServers: McpServer[],
   ): Promise<{ modes?: SessionModeState }> => {
     const session = attach(record);
-    session.record.mcpServers = mcpServers;
     const modes = modesOf(session.record);
-    if (modes.modes) session.record.modeId = modes.modes.currentModeId;
-    await store.save(session.record);
+    await store.update(session.record, {
+      mcpServers,
+      ...(modes.modes ? { modeId: modes.modes.currentModeId } : {}),
+    });
     return modes;
   };
 
@@ -156,13 +161,13 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       log('info', 'ending the prompt after a cancel at once, as scripted', { sessionId: record.sessionId });
       return { stopReason: 'end_turn' };
     }
-    const earlierTurns = record.history.filter((entry) => entry.role === 'user').length;
+    const earlierTurns = session.turns;
     // Registered before the first await: a session/cancel right behind the prompt must find the turn.
     const turn = new AbortController();
     session.turn = turn;
     try {
-      record.history.push({ role: 'user', prompt });
-      await store.save(record);
+      session.turns++;
+      await store.appendEntry(record, { role: 'user', prompt });
       const outcome = await playTurn({
         sessionId: record.sessionId,
         cwd: record.cwd,
@@ -176,8 +181,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
         mcpServers: record.mcpServers ?? [],
         log,
       });
-      record.history.push({ role: 'agent', text: outcome.text });
-      await store.save(record);
+      await store.appendEntry(record, { role: 'agent', text: outcome.text });
       session.cancelled = outcome.stopReason === 'cancelled';
       if (script.lateChunk !== undefined)
         sendLateChunk({ client, sessionId: record.sessionId, log }, script.lateChunk);
@@ -213,8 +217,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       if (!features.modes.includes(params.modeId)) {
         throw RequestError.invalidParams(undefined, `unknown session mode "${params.modeId}"`);
       }
-      session.record.modeId = params.modeId;
-      await store.save(session.record);
+      await store.update(session.record, { modeId: params.modeId });
       await client.notify(methods.client.session.update, {
         sessionId: params.sessionId,
         update: { sessionUpdate: 'current_mode_update', currentModeId: params.modeId },
@@ -228,11 +231,9 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       const session = liveSession(params.sessionId);
       session.turn?.abort();
       live.delete(params.sessionId);
-      // Re-read: with a state directory shared across workers, another agent process may have carried
-      // the session on since this one loaded it, and this copy must not overwrite those turns.
-      const record = (await store.read(params.sessionId)) ?? session.record;
-      record.closedAt = new Date().toISOString();
-      await store.save(record);
+      // An append: with a state directory shared across workers, another agent process may have
+      // carried the session on since this one loaded it, and its turns stay in the file.
+      await store.update(session.record, { closedAt: new Date().toISOString() });
       log('info', 'session/close', { sessionId: params.sessionId });
       return {};
     });

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export { isBrokerBlock } from './broker-blocks.js';
 export type { AgentFeatures } from './features.js';
 export type { AgentScript } from './script.js';
-export type { HistoryEntry, SessionRecord } from './session-store.js';
+export { type HistoryEntry, readStoredSessions, type SessionRecord } from './session-log.js';
 
 export interface AgentCommand {
   command: string;

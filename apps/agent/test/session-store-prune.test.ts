@@ -17,10 +17,10 @@ describe('session store', () => {
     const stale = await store.create('/a');
     const fresh = await store.create('/b');
     const past = new Date(Date.now() - 2 * HOUR);
-    await utimes(join(dir, 'sessions', `${stale.sessionId}.json`), past, past);
+    await utimes(join(dir, 'sessions', `${stale.sessionId}.jsonl`), past, past);
 
     expect(await store.prune()).toBe(1);
-    expect(await readdir(join(dir, 'sessions'))).toEqual([`${fresh.sessionId}.json`]);
+    expect(await readdir(join(dir, 'sessions'))).toEqual([`${fresh.sessionId}.jsonl`]);
     expect(await store.read(stale.sessionId)).toBeUndefined();
     expect(await store.read(fresh.sessionId)).toMatchObject({ cwd: '/b' });
   });
@@ -30,9 +30,9 @@ describe('session store', () => {
     const first = new SessionStore(dir, HOUR);
     const old = await first.create('/a');
     const past = new Date(Date.now() - 2 * HOUR);
-    await utimes(join(dir, 'sessions', `${old.sessionId}.json`), past, past);
+    await utimes(join(dir, 'sessions', `${old.sessionId}.jsonl`), past, past);
     // A new agent process over the same folder: its first session/new looks.
     const next = await new SessionStore(dir, HOUR).create('/b');
-    expect(await readdir(join(dir, 'sessions'))).toEqual([`${next.sessionId}.json`]);
+    expect(await readdir(join(dir, 'sessions'))).toEqual([`${next.sessionId}.jsonl`]);
   });
 });

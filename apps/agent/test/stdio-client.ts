@@ -17,6 +17,8 @@ import { builtInAgentCommand } from '../src/index.js';
 export interface ConnectedAgent {
   agent: ClientContext;
   initialized: InitializeResponse;
+  /** The agent process's id, for tests that read what it did from /proc. */
+  pid: number;
   /** Every session/update received, in arrival order. */
   updates: SessionNotification[];
   /** Closes stdin and resolves with the exit code once the agent has gone. */
@@ -58,6 +60,7 @@ export async function connectAgent(env: Record<string, string>): Promise<Connect
   return {
     agent: connection.agent,
     initialized,
+    pid: child.pid!,
     updates,
     stop: () => {
       child.stdin.end();

@@ -155,6 +155,7 @@ export async function startWorker(
     watcher: warden,
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
+    onAgentStarted: () => metrics.agentProcessStartsTotal.inc(),
     onAgentStartFailed: ({ consecutive, lastError }) => {
       metrics.agentStartFailuresTotal.inc();
       const context = { consecutive, err: lastError, agent: agent.command };

@@ -1,6 +1,6 @@
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
+import { message, metric, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
 afterEach(async () => {
@@ -17,12 +17,6 @@ const deadLetterLine = (harness: WorkerHarness, thread: string) =>
     (l) =>
       l.level === 50 && l.thread === thread && String(l.msg).startsWith('turn failed; batch dead-lettered'),
   );
-
-async function metric(harness: WorkerHarness, series: string): Promise<number> {
-  const text = await (await fetch(`${harness.worker.healthUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return Number(line?.split(' ')[1]);
-}
 
 describe('every agent failure reaches the user, the log and the metrics', () => {
   it('an agent that keeps failing: retried, then set aside with a notice, an error line and a metric', async () => {

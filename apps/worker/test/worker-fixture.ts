@@ -1,8 +1,7 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ContentBlock } from '@tributary/acp';
-import { isBrokerBlock } from '@tributary/agent';
+import { isBrokerBlock, readStoredSessions } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
 import type { QueueConfig } from '@tributary/queue';
@@ -40,19 +39,14 @@ export type SessionPrompts = { sessionId: string; events: UnpackedEvent[] }[];
 
 /** Every prompt the built-in agent kept in `stateDir`, per session, unpacked into events. */
 export async function agentPrompts(stateDir: string): Promise<SessionPrompts[]> {
-  const dir = join(stateDir, 'sessions');
-  const files = await readdir(dir).catch(() => []);
-  const sessions = await Promise.all(
-    files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8'))),
-  );
-  return sessions.map((s: { sessionId: string; history: { role: string; prompt?: ContentBlock[] }[] }) =>
-    s.history
-      .filter((h) => h.role === 'user')
+  const sessions = await readStoredSessions(stateDir);
+  return sessions.map((s) =>
+    s.history.flatMap((h) =>
       // The broker's own blocks (a fresh session's history) are not events.
-      .map((h) => ({
-        sessionId: s.sessionId,
-        events: unpackBatch((h.prompt ?? []).filter((block) => !isBrokerBlock(block))),
-      })),
+      h.role === 'user'
+        ? [{ sessionId: s.sessionId, events: unpackBatch(h.prompt.filter((block) => !isBrokerBlock(block))) }]
+        : [],
+    ),
   );
 }
 
@@ -130,6 +124,13 @@ export async function startHarness(
     },
   };
   return harness;
+}
+
+/** The value of one series on the worker's /metrics, e.g. `tributary_turns_total{outcome="ok"}`. */
+export async function metric(harness: WorkerHarness, series: string): Promise<number> {
+  const text = await (await fetch(`${harness.worker.healthUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return Number(line?.split(' ')[1]);
 }
 
 export function replies(h: WorkerHarness, thread: string): OutboundMessage[] {

@@ -58,6 +58,8 @@ export interface SessionPoolOptions {
    * own, a kill after a cancel timeout): its thread's next turn starts another process.
    */
   onAgentRestart?: () => void;
+  /** Called for each agent process started (spawned and initialized). */
+  onAgentStarted?: () => void;
   /** Called for each failed start of an agent process (spawn or `initialize`), with the run so far. */
   onAgentStartFailed?: (failures: StartFailures) => void;
   /**
@@ -143,6 +145,9 @@ export class SessionPool {
           logger: this.#logger,
           onSessionUpdate: (notification, from) => this.#route(notification, from),
           onPermissionRequest: (request, from) => this.#answerPermission(request, from),
+        }).then((agent) => {
+          options.onAgentStarted?.();
+          return agent;
         }),
       (ended) => this.#ended(ended),
       (failures) => options.onAgentStartFailed?.(failures),

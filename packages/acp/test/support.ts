@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AgentFeatures,
   type AgentScript,
   builtInAgentCommand,
-  type SessionRecord,
+  readStoredSessions,
 } from '@tributary/agent';
 import type { LogSink } from '@tributary/observability';
 import { onTestFinished } from 'vitest';
@@ -56,13 +56,7 @@ export async function startPool(setup: PoolSetup = {}): Promise<{ pool: SessionP
 }
 
 /** The built-in agent's persisted sessions: the ground truth of what the agent was asked to do. */
-export async function storedSessions(stateDir: string): Promise<SessionRecord[]> {
-  const dir = join(stateDir, 'sessions');
-  const files = (await readdir(dir).catch(() => [])).filter((file) => file.endsWith('.json'));
-  return Promise.all(
-    files.map(async (file) => JSON.parse(await readFile(join(dir, file), 'utf8')) as SessionRecord),
-  );
-}
+export const storedSessions = readStoredSessions;
 
 export const text = (value: string): ContentBlock => ({ type: 'text', text: value });
 

@@ -122,6 +122,10 @@ export const CATALOGUE = {
     'tributary_agent_start_failures_total',
     'Agent processes that could not be started or did not complete initialize.',
   ),
+  agentProcessStartsTotal: counter(
+    'tributary_agent_process_starts_total',
+    'Agent processes started (spawned and initialized). Per turn, near 0 when sessions are reused; each start costs a real agent seconds and a re-read of the conversation.',
+  ),
   agentRestartsTotal: counter(
     'tributary_agent_restarts_total',
     'Agent processes that ended without the worker stopping them (crash, exit, kill after a cancel timeout).',

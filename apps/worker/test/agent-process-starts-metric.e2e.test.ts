@@ -1,0 +1,19 @@
+import { afterEach, expect, it } from 'vitest';
+import { message, metric, startHarness, type WorkerHarness, waitForReplies } from './worker-fixture.js';
+
+let h: WorkerHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+it('counts every agent process it starts in tributary_agent_process_starts_total', async () => {
+  h = await startHarness();
+  for (const thread of ['th-1', 'th-2']) {
+    await h.send(thread, message(`hello ${thread}`));
+    await waitForReplies(h, thread, 1);
+  }
+  const started = h.logs.filter((line) => line.msg === 'agent process started').length;
+  expect(started).toBeGreaterThanOrEqual(1);
+  expect(await metric(h, 'tributary_agent_process_starts_total')).toBe(started);
+});
