@@ -109,7 +109,7 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
     };
     const ingressConfig = loadIngressConfig(stackEnv);
     const workerConfig = loadWorkerConfig(stackEnv);
-    const metrics = createMetrics();
+    const metrics = createMetrics(undefined, { logger });
     const clients = createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics));
     const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
     const ingress = await startIngress(ingressConfig, {

@@ -73,7 +73,7 @@ export async function startWorker(
   options: WorkerOptions,
 ): Promise<RunningWorker> {
   const { logger } = options;
-  const metrics = options.metrics ?? createMetrics();
+  const metrics = options.metrics ?? createMetrics(undefined, { logger });
   const store = Store.open({
     url: config.redisUrl,
     connection: { kind: 'patient' },
