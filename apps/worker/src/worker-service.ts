@@ -228,7 +228,8 @@ export async function startWorker(
     metrics.acpSessionsLive.set(pool.liveSessions);
     metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
   });
-  const health: FastifyInstance = await startHealthServer(config.metricsPort, config.metricsHost, metrics, {
+  const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };
+  const health: FastifyInstance = await startHealthServer(endpoint, metrics, {
     accepting: () => accepting,
     redis: () => store.ready(),
     consuming: () => canary?.consuming() ?? false,

@@ -14,6 +14,15 @@ export function readOptional(env: Env, name: string): string | undefined {
 }
 
 /** `what` says what the variable is for, so the error tells the operator what to fill in. */
+/** A bearer token: unset, or long enough not to be guessed. */
+export function readToken(env: Env, name: string): string | undefined {
+  const token = readOptional(env, name);
+  if (token !== undefined && token.length < 16) {
+    throw new ConfigError(name, 'must be at least 16 characters; generate one with `openssl rand -hex 24`');
+  }
+  return token;
+}
+
 export function readRequired(env: Env, name: string, what: string): string {
   const value = readOptional(env, name);
   if (value === undefined) throw new ConfigError(name, `is required (${what})`);

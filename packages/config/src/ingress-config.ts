@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { queueDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
-import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
+import { type Env, readChoice, readInteger, readOptional, readString, readToken } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
 
 export const DEFAULT_INGRESS_PORT = 8080;
@@ -96,14 +96,6 @@ function readList(env: Env, name: string): string[] {
 }
 
 /** An optional bearer token, long enough not to be guessed. */
-function readToken(env: Env, name: string): string | undefined {
-  const token = readOptional(env, name);
-  if (token !== undefined && token.length < 16) {
-    throw new ConfigError(name, 'must be at least 16 characters; generate one with `openssl rand -hex 24`');
-  }
-  return token;
-}
-
 /** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
 export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
   const settings = readServiceSettings(env);
