@@ -9,7 +9,7 @@ import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 
 /** Panels read the datasource the dashboard's datasource variable names. */
-export const DATASOURCE = { type: 'prometheus', uid: '${datasource}' };
+export const DATASOURCE = { type: 'prometheus', uid: `\${datasource}` };
 
 /** A query and the legend of each series it returns. */
 export type Query = readonly [expr: string, legend: string];

@@ -10,14 +10,14 @@ import {
   VariableRefresh,
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
-import { type PanelSpec, timeseries } from './panels.js';
+import { DATASOURCE, type PanelSpec, timeseries } from './panels.js';
 import { fleet, increaseBy, PLATFORM, quantile, rateBy, scope } from './queries.js';
 
 /** A multi-value variable of the values label `name` takes on the series `from` (All: any, or none). */
 function labelVariable(name: string, label: string, from: string): QueryVariableBuilder {
   return new QueryVariableBuilder(name)
     .label(label)
-    .datasource({ type: 'prometheus', uid: '${datasource}' })
+    .datasource(DATASOURCE)
     .query({ query: `label_values(${from}, ${name})`, refId: name })
     .refresh(VariableRefresh.OnTimeRangeChanged)
     .sort(VariableSort.AlphabeticalAsc)

@@ -94,7 +94,7 @@ describe('the dashboard', () => {
   it('is provisioned under uid tributary, each panel on the datasource variable', () => {
     expect(dashboard.uid).toBe('tributary');
     expect(variable('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
-    for (const panel of queried) expect(panel.datasource?.uid, panel.title).toBe('${datasource}');
+    for (const panel of queried) expect(panel.datasource?.uid, panel.title).toBe(`\${datasource}`);
     // docker-compose's Grafana provisions the Prometheus the variable finds.
     const datasources = infra('grafana/provisioning/datasources/prometheus.yml');
     expect(parse(datasources).datasources[0]).toMatchObject({
