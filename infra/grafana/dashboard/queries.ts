@@ -6,6 +6,14 @@ export function scope(...matchers: string[]): string {
   return `{${['namespace=~"$namespace"', 'job=~"$job"', ...matchers].join(', ')}}`;
 }
 
+/**
+ * A recording rule's series: the rules aggregate over jobs and keep `namespace` (infra/prometheus/
+ * rules.yml), so they carry no `job` to filter on.
+ */
+export function recorded(name: string, ...matchers: string[]): string {
+  return `${name}{${['namespace=~"$namespace"', ...matchers].join(', ')}}`;
+}
+
 /** Also filtered by the platform variable. */
 export const PLATFORM = 'platform=~"$platform"';
 

@@ -11,7 +11,7 @@ import {
   VariableSort,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DATASOURCE, type PanelSpec, timeseries } from './panels.js';
-import { fleet, increaseBy, PLATFORM, quantile, rateBy, scope } from './queries.js';
+import { fleet, increaseBy, PLATFORM, quantile, rateBy, recorded, scope } from './queries.js';
 
 /** A multi-value variable of the values label `name` takes on the series `from` (All: any, or none). */
 function labelVariable(name: string, label: string, from: string): QueryVariableBuilder {
@@ -49,7 +49,7 @@ const MISSION: Row = [
       unit: 'short',
       axis: 'events per prompt',
       span: 6,
-      queries: [[`tributary:p95_batch_size${scope(PLATFORM)}`, '{{platform}}']],
+      queries: [[recorded('tributary:p95_batch_size', PLATFORM), '{{platform}}']],
     },
     {
       title: 'Envelope tokens per dispatch',
@@ -60,7 +60,7 @@ const MISSION: Row = [
       span: 6,
       queries: [
         [
-          `tributary:p95_batch_size${scope(PLATFORM)} * on (namespace, platform) tributary:context_tokens_per_event:mean1h${scope(PLATFORM)}`,
+          `${recorded('tributary:p95_batch_size', PLATFORM)} * on (namespace, platform) ${recorded('tributary:context_tokens_per_event:mean1h', PLATFORM)}`,
           '{{platform}}',
         ],
       ],
