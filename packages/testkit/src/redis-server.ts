@@ -19,6 +19,8 @@ export interface StartRedisOptions {
    * handed its threads back).
    */
   ownProcessGroup?: boolean;
+  /** Have the server write its pid here (and remove it when it stops cleanly). */
+  pidFile?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -64,10 +66,12 @@ async function startPrivateRedis({
   appendfsync = 'everysec',
   dataDir,
   ownProcessGroup = false,
+  pidFile,
 }: StartRedisOptions): Promise<RedisHandle> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
   await mkdir(dir, { recursive: true });
-  const server = redisProcess(await freePort(), dir, appendfsync, [], ownProcessGroup);
+  const extraArgs = pidFile ? ['--pidfile', pidFile] : [];
+  const server = redisProcess(await freePort(), dir, appendfsync, extraArgs, ownProcessGroup);
   await server.launch();
   return {
     url: server.url,
