@@ -150,8 +150,13 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
 
   it('probes /livez and /readyz on the port each process listens on', () => {
     const all = objects();
-    const listens = { 'tributary-ingress': 'PORT', 'tributary-worker': 'METRICS_PORT' } as const;
+    const listens = {
+      'tributary-ingress': 'PORT',
+      'tributary-worker': 'METRICS_PORT',
+      'tributary-discord-forwarder': 'METRICS_PORT',
+    } as const;
     for (const [name, variable] of Object.entries(listens)) {
+      if (!all.some((o: K8sObject) => o.kind === 'Deployment' && o.metadata.name === name)) continue;
       const deployment = named(all, 'Deployment', name);
       const container = deployment.spec.template.spec.containers[0];
       const port = Number(environment(all, container).get(variable));

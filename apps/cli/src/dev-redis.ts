@@ -43,7 +43,14 @@ export async function devRedis(url: string, dataDir: string): Promise<DevRedis> 
         'then start again.',
     );
   }
-  const server = await harness.startRedis({ private: true, dataDir: folder, ownProcessGroup: true, pidFile });
+  // Bound to loopback and printed in the banner: no password, so the banner shows none.
+  const server = await harness.startRedis({
+    private: true,
+    dataDir: folder,
+    ownProcessGroup: true,
+    pidFile,
+    auth: false,
+  });
   return {
     url: server.url,
     started: true,

@@ -23,8 +23,10 @@ afterAll(async () => {
 
 it('reads the fleet once Redis answers, whatever failed while the store was connecting', async () => {
   await admin.call('ACL', 'SETUSER', 'ingress', 'on', '>secret', '~*', '&*', '+@all', '-info');
-  const url = redis.url.replace('redis://', 'redis://ingress:secret@');
-  const store = Store.open({ url, connection: { kind: 'fail-fast', timeoutMs: 1_000 } });
+  const url = new URL(redis.url);
+  url.username = 'ingress';
+  url.password = 'secret';
+  const store = Store.open({ url: url.href, connection: { kind: 'fail-fast', timeoutMs: 1_000 } });
   try {
     await store.whenReady(5_000);
     // Whatever BullMQ does on connecting has happened before INFO is allowed.

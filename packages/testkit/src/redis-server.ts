@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +22,11 @@ export interface StartRedisOptions {
   ownProcessGroup?: boolean;
   /** Have the server write its pid here (and remove it when it stops cleanly). */
   pidFile?: string;
+  /**
+   * Require a password, carried in the handle's URL. On by default, so every suite runs with
+   * authentication as deployments do (a fresh random password per server); `false` for none.
+   */
+  auth?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -67,11 +73,13 @@ async function startPrivateRedis({
   dataDir,
   ownProcessGroup = false,
   pidFile,
+  auth = true,
 }: StartRedisOptions): Promise<RedisHandle> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
   await mkdir(dir, { recursive: true });
   const extraArgs = pidFile ? ['--pidfile', pidFile] : [];
-  const server = redisProcess(await freePort(), dir, appendfsync, extraArgs, ownProcessGroup);
+  const password = auth ? randomBytes(12).toString('hex') : undefined;
+  const server = redisProcess(await freePort(), dir, appendfsync, extraArgs, ownProcessGroup, password);
   await server.launch();
   return {
     url: server.url,
