@@ -4,12 +4,11 @@
 // evaluated through Prometheus's HTTP API. None may fail; every panel whose series the traffic
 // produced must return data; and with the targets gone, the KEDA query must answer its fallback.
 import { readFileSync } from 'node:fs';
-import { signedRequestHeaders } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { renderDashboard } from '../../infra/grafana/generate-dashboard.js';
-import { STACK_SECRETS, type Stack, startStack } from '../stack/stack-fixture.js';
+import { postGatewayMessage, type Stack, startStack } from '../stack/stack-fixture.js';
 import { type PrometheusServer, RULES, startPrometheus } from './prometheus-server.js';
 
 const NAMESPACE = 'tributary';
@@ -74,23 +73,7 @@ beforeAll(async () => {
   // Traffic: three threads, two messages each, every one answered; the first delivered twice (a
   // duplicate, absorbed).
   for (const [i, n] of [1, 2, 3, 4, 5, 6, 1].entries()) {
-    const body = JSON.stringify({
-      schema: 'openab.gateway.event.v1',
-      event_id: `evt-${n}`,
-      timestamp: new Date().toISOString(),
-      platform: 'cli',
-      event_type: 'message',
-      channel: { id: 'prom', type: 'thread', thread_id: `t${n % 3}` },
-      sender: { id: `u${n % 2}`, name: `user${n % 2}`, display_name: `User ${n % 2}`, is_bot: false },
-      content: { type: 'text', text: `message ${n}` },
-      mentions: [],
-      message_id: `msg-${n}`,
-    });
-    const answer = await stack.post(
-      '/webhooks/gateway',
-      body,
-      signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body),
-    );
+    const answer = await postGatewayMessage(stack, n, `t${n % 3}`, `message ${n}`);
     expect(answer.body).toMatchObject({ outcome: i < 6 ? 'accepted' : 'duplicate' });
   }
   // Every series the traffic makes, and the recording rules over them, are in Prometheus.
