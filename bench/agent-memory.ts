@@ -5,7 +5,7 @@
  * one short turn. Agents: the built-in agent (node + tsx loader, as the worker runs it) and a
  * minimal agent on the ACP SDK in plain node (the floor of any Node agent).
  *
- *   npm run bench:agent-memory [-- --sessions 8] [-- --smoke]
+ *   [AGENT_COMMAND='your-agent --acp'] npm run bench:agent-memory [-- --sessions 8] [-- --smoke]
  *
  * Prints a Markdown table; docs/adr/0015 holds one run.
  */
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
+import { splitCommandLine } from '@tributary/config';
 import { type Cell, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { rounded } from './stats.js';
 
@@ -57,6 +58,11 @@ const agents: { name: string; config: AgentCommandConfig }[] = [
   },
   { name: 'minimal SDK agent (plain node)', config: { command: process.execPath, args: [minimalAgent] } },
 ];
+// The agent a worker will run, to size the worker for it (infra/k8s/README.md, "Worker sizing").
+if (process.env.AGENT_COMMAND) {
+  const [command, ...args] = splitCommandLine('AGENT_COMMAND', process.env.AGENT_COMMAND);
+  agents.push({ name: `AGENT_COMMAND (${command})`, config: { command: command!, args } });
+}
 
 interface Memory {
   rssKb: number;

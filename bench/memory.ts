@@ -209,6 +209,8 @@ const rows: [string, string, number, number | string][] = [
   ['per thread after its turns', 'bytes', m((r) => r.committedPerThread), ''],
   ['waiting doorbell job', 'bytes', Math.round(median(bells)), ''],
   ['right after the last commit', 'thread keys', keysBefore, ''],
+  // The "after" of that before, drawn even when nothing is left (the point of the idle TTL).
+  ['idle TTL later', 'thread keys', m((r) => Object.values(r.leftByKind).reduce((sum, n) => sum + n, 0)), ''],
   ...leftKinds.map((kind): [string, string, number, string] => [
     `idle TTL later: ${kind}`,
     'thread keys',

@@ -168,7 +168,7 @@ describe('Ctrl-C on tributary dev with its private Redis', () => {
     const privateUrl = dev.output().match(/redis {8}(redis:\/\/\S+)/)?.[1];
     expect(privateUrl, dev.output()).toBeDefined();
     const send = runCli(['send', 'a long one\n@agent {"delayMs": 60000}'], { cwd: dir });
-    await waitFor(() => dev.output().includes('"msg":"dispatch"'), { what: 'the turn to start' });
+    await waitFor(() => /\bdispatch \(/.test(dev.output()), { what: 'the turn to start' });
 
     process.kill(-dev.child.pid!, 'SIGINT');
     expect(await dev.exited()).toBe(0);

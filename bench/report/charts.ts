@@ -9,6 +9,10 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import type { BenchResult, ChartHint } from '../bench-result.js';
 
 const FONT = 'DejaVu Sans';
+/** Roughly how wide one character of an axis label draws, in pixels. */
+const LABEL_CHAR_PX = 7;
+/** Bar values: four significant digits, thousands separated, no SI prefixes ("970m" ms misleads). */
+const VALUE_FORMAT = ',.4~r';
 
 /** The charts the result asks for, or bars of its first numeric column per its first column. */
 export function chartHints(result: BenchResult): ChartHint[] {
@@ -18,24 +22,73 @@ export function chartHints(result: BenchResult): ChartHint[] {
   return [{ title: result.columns[numeric]!, x: result.columns[0]!, y: result.columns[numeric]! }];
 }
 
-export function chartSpec(result: BenchResult, hint: ChartHint): TopLevelSpec {
+type Datum = Record<string, string | number>;
+
+/** The rows drawn: those with a number to draw, less any facet that is zero throughout. */
+function chartData(result: BenchResult, hint: ChartHint): Datum[] {
   const values = result.rows
-    .map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])))
+    .map((row) => Object.fromEntries(result.columns.map((c, i) => [c, row[i]])) as Datum)
     .filter((datum) => typeof datum[hint.y] === 'number');
-  const bars = {
-    mark: { type: 'bar', tooltip: false },
-    encoding: {
-      x: {
-        field: hint.x,
+  if (!hint.facet) return values;
+  const drawn = new Set(values.filter((v) => v[hint.y] !== 0).map((v) => v[hint.facet!]));
+  return values.filter((v) => drawn.has(v[hint.facet!]));
+}
+
+export function chartSpec(result: BenchResult, hint: ChartHint): TopLevelSpec {
+  const values = chartData(result, hint);
+  // Bars turn sideways when their labels would not fit under them, so every label reads in full.
+  const width = hint.facet ? 220 : 480;
+  const categories = new Set(values.map((v) => v[hint.x]));
+  const longest = Math.max(...[...categories].map((c) => String(c).length));
+  const sideways = longest * LABEL_CHAR_PX > width / categories.size;
+  const category = {
+    field: hint.x,
+    type: 'nominal',
+    sort: null,
+    // Sideways, the title stands above the labels instead of across them.
+    axis: sideways
+      ? {
+          labelLimit: 0,
+          title: hint.x,
+          titleAngle: 0,
+          titleAlign: 'right',
+          titleBaseline: 'bottom',
+          titleX: -6,
+          titleY: -6,
+        }
+      : { labelLimit: 0, title: hint.x, labelAngle: 0 },
+  };
+  const measure = { field: hint.y, type: 'quantitative', title: hint.y };
+  // A group (baseline against Tributary, before against after) gets a colour each and a legend.
+  const color = hint.group
+    ? {
+        field: hint.group,
         type: 'nominal',
         sort: null,
-        axis: { labelAngle: -35, labelLimit: 320, title: null },
+        legend: { title: hint.group, orient: 'top', labelLimit: 0 },
+      }
+    : { value: '#4c78a8' };
+  const offset = hint.group ? { [sideways ? 'yOffset' : 'xOffset']: { field: hint.group, sort: null } } : {};
+  const encoding = sideways
+    ? { y: category, x: measure, color, ...offset }
+    : { x: category, y: measure, color, ...offset };
+  // The value on each bar, so a zero (an "after" that emptied) is seen, not missed.
+  const label = sideways
+    ? { type: 'text', align: 'left', dx: 3, fontSize: 10 }
+    : { type: 'text', baseline: 'bottom', dy: -2, fontSize: 10 };
+  const bars = {
+    encoding,
+    layer: [
+      { mark: { type: 'bar', tooltip: false } },
+      {
+        mark: label,
+        encoding: {
+          text: { field: hint.y, type: 'quantitative', format: VALUE_FORMAT },
+          color: { value: '#333' },
+        },
       },
-      y: { field: hint.y, type: 'quantitative', title: null },
-      color: { field: hint.group ?? hint.x, type: 'nominal', sort: null, legend: null },
-      ...(hint.group ? { xOffset: { field: hint.group, type: 'nominal', sort: null } } : {}),
-    },
-  } as const;
+    ],
+  };
   const common = {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     title: hint.title,
@@ -43,7 +96,9 @@ export function chartSpec(result: BenchResult, hint: ChartHint): TopLevelSpec {
     data: { values },
     config: { font: FONT, view: { stroke: null } },
   };
-  if (!hint.facet) return { ...common, width: 480, height: 220, ...bars } as TopLevelSpec;
+  const size = (width: number, height: number) =>
+    sideways ? { width, height: { step: hint.group ? 26 : 20 } } : { width, height };
+  if (!hint.facet) return { ...common, ...size(width, 220), ...bars } as TopLevelSpec;
   return {
     ...common,
     // In the table's order: Vega-Lite sorts facets by name unless given the order.
@@ -51,12 +106,13 @@ export function chartSpec(result: BenchResult, hint: ChartHint): TopLevelSpec {
       field: hint.facet,
       type: 'nominal',
       sort: [...new Set(values.map((v) => v[hint.facet!]))],
-      title: null,
+      title: hint.facet,
+      header: { labelFontWeight: 'bold', labelFontSize: 12 },
     },
-    columns: 3,
+    columns: sideways ? 2 : 3,
     // Each facet shows only its own bars: a table may hold different measures per facet (e2e, memory).
     resolve: { scale: { x: 'independent', y: 'independent' } },
-    spec: { width: 220, height: 140, ...bars },
+    spec: { ...size(width, 140), ...bars },
   } as TopLevelSpec;
 }
 

@@ -40,8 +40,12 @@ export const DESIGN_ENV = [
  */
 export const PLATFORM_ENV = [...variablesRead(loadPlatformConfig)].sort();
 
-/** The DESIGN §10 variables that are credentials: never committed with a value, kept in a Secret. */
+/**
+ * The variables that are credentials: never committed with a value, kept in a Secret. REDIS_URL is one
+ * because it carries the Redis password; METRICS_TOKEN is the scrape's bearer token.
+ */
 export const SECRET_ENV = [
+  'REDIS_URL',
   'SLACK_SIGNING_SECRET',
   'SLACK_BOT_TOKEN',
   'TELEGRAM_SECRET_TOKEN',
@@ -51,13 +55,15 @@ export const SECRET_ENV = [
   'DISCORD_FORWARDER_SECRET',
   'GATEWAY_SECRET',
   'ADMIN_TOKEN',
+  'METRICS_TOKEN',
 ] as const;
 
 /**
  * Variables the deployment files set that no Tributary loader reads: HOME, the agent's home directory,
- * moved onto a writable volume under a read-only root filesystem.
+ * moved onto a writable volume under a read-only root filesystem; REDIS_PASSWORD, which the dev
+ * cluster's Redis component expands into REDIS_URL.
  */
-export const DEPLOYMENT_ENV = ['HOME'] as const;
+export const DEPLOYMENT_ENV = ['HOME', 'REDIS_PASSWORD'] as const;
 
 /** Defaults the manifests rely on when they leave a variable at its default. */
 export const DEFAULTS = {

@@ -59,6 +59,7 @@ if (problem) {
       const example = await readFile(join(root, '.env.example'), 'utf8');
       const filled = example
         .replace(/^GATEWAY_SECRET=$/m, `GATEWAY_SECRET=${secret}`)
+        .replace(/^REDIS_PASSWORD=$/m, `REDIS_PASSWORD=${randomBytes(12).toString('hex')}`)
         .replace(/^LOG_LEVEL=.*$/m, 'LOG_LEVEL=debug');
       expect(filled).toContain(`GATEWAY_SECRET=${secret}`);
       await writeFile(join(dir, '.env'), filled);

@@ -102,6 +102,24 @@ if (problem) {
       await redis?.stop();
     });
 
+    it('holds no test tooling: no testcontainers, no test harness, and `tributary dev` says why', async () => {
+      const output = await podman(
+        'run',
+        '--rm',
+        '--entrypoint',
+        'sh',
+        IMAGE,
+        '-c',
+        'for m in testcontainers dockerode ssh2 @grpc/grpc-js @tributary/testkit; do test -e node_modules/$m && echo "has $m"; done; echo checked',
+      );
+      expect(output.trim()).toBe('checked');
+      const dev = await podman('run', '--rm', IMAGE, 'dev').then(
+        () => 'exited 0',
+        (error: Error) => error.message,
+      );
+      expect(dev).toContain('this installation has no development tools');
+    });
+
     it('runs compiled JavaScript as the node user, without a writable root', async () => {
       const output = await podman(
         'run',

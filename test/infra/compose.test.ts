@@ -1,4 +1,4 @@
-// docker-compose.yml's structure: the services and their wiring, Redis durability flags, start order on health, grace periods matched to
+// docker-compose.yml's structure: the services and their wiring, Redis durability flags and password, start order on health, grace periods matched to
 // the worker's shutdown hand-off, mounted files present, known variables only, and no committed
 // secret values, in a syntax Docker Compose and podman-compose read alike. test/deploy/compose.e2e.test.ts
 // starts it.
@@ -71,14 +71,23 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('runs the official Redis image with AOF everysec and noeviction on a volume, health-checked', () => {
+  it('runs the official Redis image with AOF always, maxmemory and noeviction, a password, on a volume', () => {
     const redis = services.redis!;
     // Official images have no namespace ("redis:7.4", not "someone/redis").
     expect(redis.image).toMatch(/^redis:\d/);
     const flags = redis.command!.join(' ');
     expect(flags).toContain('--appendonly yes');
-    expect(flags).toContain('--appendfsync everysec');
+    expect(flags).toContain('--appendfsync always');
+    expect(flags).toMatch(/--maxmemory \d+mb/);
     expect(flags).toContain('--maxmemory-policy noeviction');
+    expect(flags).toContain('--requirepass "$$REDIS_PASSWORD"');
+    // No password, no Redis: an empty one would switch authentication off.
+    expect(flags).toContain('test -n "$$REDIS_PASSWORD" ||');
+    const password = `\${REDIS_PASSWORD}`;
+    expect(redis.environment).toMatchObject({ REDIS_PASSWORD: password });
+    for (const [name, service] of tributary) {
+      expect(service.environment?.REDIS_URL, name).toBe(`redis://:${password}@redis:6379`);
+    }
     expect(redis.volumes).toContainEqual(expect.stringMatching(/^[\w-]+:\/data$/));
     const volume = redis.volumes!.find((v) => v.endsWith(':/data'))!.split(':')[0]!;
     expect(Object.keys((compose as { volumes?: object }).volumes ?? {})).toContain(volume);
@@ -165,8 +174,13 @@ describe('docker-compose.yml', () => {
   });
 
   it('commits no secret values: secrets come from .env, empty when unset', () => {
+    // REDIS_URL is composed from the password (above); METRICS_TOKEN is not used on one machine.
+    const secrets = [
+      ...SECRET_ENV.filter((name) => name !== 'REDIS_URL' && name !== 'METRICS_TOKEN'),
+      'REDIS_PASSWORD',
+    ];
     for (const [name, service] of Object.entries(services)) {
-      for (const secret of SECRET_ENV) {
+      for (const secret of secrets) {
         const value = service.environment?.[secret];
         if (value !== undefined) expect(value, `${name}: ${secret}`).toBe(`\${${secret}}`);
       }
@@ -178,7 +192,7 @@ describe('docker-compose.yml', () => {
         .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
         .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
     );
-    for (const secret of SECRET_ENV) expect(entries.get(secret), `.env.example ${secret}`).toBe('');
+    for (const secret of secrets) expect(entries.get(secret), `.env.example ${secret}`).toBe('');
     // Every variable .env.example offers is one compose reads.
     const interpolated = new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
     expect([...entries.keys()].filter((variable) => !interpolated.has(variable))).toEqual([]);

@@ -3,20 +3,10 @@
 // cannot: that selectors select, probes hit the ports the processes listen on, every DESIGN §10
 // variable reaches the process that reads it, grace periods cover the worker's hand-off, KEDA scales
 // on the runnable-threads gauge, and the PrometheusRule is the current rules.yml.
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import * as kedaV1alpha1 from '@kubernetes-models/keda/keda.sh/v1alpha1';
-import * as monitoringV1 from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
-import * as appsV1 from 'kubernetes-models/apps/v1';
-import * as autoscalingV2 from 'kubernetes-models/autoscaling/v2';
-import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
-import * as policyV1 from 'kubernetes-models/policy/v1';
-import * as coreV1 from 'kubernetes-models/v1';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import {
   DEFAULTS,
   DESIGN_ENV,
@@ -26,110 +16,25 @@ import {
   SECRET_ENV,
 } from '../../infra/k8s/env-contract.js';
 import { RULES_PATH, renderPrometheusRule } from '../../infra/k8s/generate-prometheus-rule.js';
+import {
+  type Container,
+  containerOf,
+  environment,
+  type K8sObject,
+  MODELS,
+  named,
+  OVERLAYS,
+  ofKind,
+  podTemplates,
+  REDIS_SECRET,
+  renderOverlaysBeforeAll,
+  root,
+  secretTemplate,
+  selects,
+  tributaryDeployments,
+} from './rendered-overlays.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const OVERLAYS = ['dev', 'production'] as const;
-type Overlay = (typeof OVERLAYS)[number];
-
-// Loosely typed views of rendered objects: the schema test below is what vouches for their shape.
-// biome-ignore lint/suspicious/noExplicitAny: rendered YAML, validated by kubernetes-models
-type K8sObject = any;
-// biome-ignore lint/suspicious/noExplicitAny: rendered YAML, validated by kubernetes-models
-type Container = any;
-
-// Model classes by apiVersion and kind, from every module whose kinds the manifests may use.
-type ModelClass = { apiVersion?: string; kind?: string } & (new (data: object) => { validate(): void });
-const MODELS = new Map<string, ModelClass>();
-for (const module of [coreV1, appsV1, autoscalingV2, policyV1, networkingV1, kedaV1alpha1, monitoringV1]) {
-  for (const value of Object.values(module) as unknown[]) {
-    if (typeof value !== 'function') continue;
-    const model = value as ModelClass;
-    if (model.apiVersion && model.kind) MODELS.set(`${model.apiVersion}/${model.kind}`, model);
-  }
-}
-
-const kubectl = process.env.KUBECTL || 'kubectl';
-
-async function render(overlay: Overlay): Promise<K8sObject[]> {
-  const dir = join(root, 'infra/k8s/overlays', overlay);
-  let stdout: string;
-  try {
-    ({ stdout } = await promisify(execFile)(kubectl, ['kustomize', dir], { maxBuffer: 16 * 1024 * 1024 }));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new Error(
-        `'${kubectl}' was not found: rendering the Kustomize overlays needs kubectl. ` +
-          "Install Debian's package kubernetes-client (apt-get install kubernetes-client), as .ci/run does.",
-      );
-    }
-    throw new Error(`${kubectl} kustomize ${dir} failed: ${(error as { stderr?: string }).stderr ?? error}`);
-  }
-  return parseAllDocuments(stdout)
-    .map((doc) => doc.toJS() as K8sObject | null)
-    .filter((object): object is K8sObject => object !== null);
-}
-
-// A render failure (kubectl missing included) is kept and thrown by every test that reads the
-// overlay, so each of them fails with the reason rather than being reported as skipped.
-const rendered = new Map<Overlay, K8sObject[] | Error>();
-beforeAll(async () => {
-  for (const overlay of OVERLAYS) {
-    rendered.set(overlay, await render(overlay).catch((error: Error) => error));
-  }
-});
-function renderedObjects(overlay: Overlay): K8sObject[] {
-  const result = rendered.get(overlay);
-  if (result instanceof Error) throw result;
-  if (!result) throw new Error(`overlay ${overlay} was not rendered`);
-  return result;
-}
-
-const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
-const named = (objects: K8sObject[], kind: string, name: string): K8sObject => {
-  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
-  if (!found) throw new Error(`no ${kind} ${name} in the rendered overlay`);
-  return found;
-};
-const selects = (selector: Record<string, string>, labels: Record<string, string> = {}) =>
-  Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels[k] === v);
-const podTemplates = (objects: K8sObject[]) =>
-  [...ofKind(objects, 'Deployment'), ...ofKind(objects, 'StatefulSet')].map((o) => ({
-    owner: o,
-    labels: o.spec.template.metadata.labels as Record<string, string>,
-    spec: o.spec.template.spec,
-  }));
-const tributaryDeployments = (objects: K8sObject[]) =>
-  ofKind(objects, 'Deployment').filter(
-    (d) => d.spec.template.spec.containers[0].image.split(':')[0].split('/').at(-1) === 'tributary',
-  );
-const containerOf = (objects: K8sObject[], deployment: string): Container =>
-  named(objects, 'Deployment', deployment).spec.template.spec.containers[0];
-
-/** The Secret the deployments read: rendered in dev; in production created from the same template. */
-const secretTemplate = parse(readFileSync(join(root, 'infra/k8s/secret/secret.yaml'), 'utf8')) as K8sObject;
-
-/** Every variable a container sees, with its literal value where the manifests set one. */
-function environment(objects: K8sObject[], container: Container): Map<string, string | undefined> {
-  const env = new Map<string, string | undefined>();
-  for (const source of container.envFrom ?? []) {
-    if (source.configMapRef) {
-      const map = named(objects, 'ConfigMap', source.configMapRef.name);
-      for (const [key, value] of Object.entries(map.data ?? {})) env.set(key, value as string);
-    }
-    if (source.secretRef) {
-      expect(source.secretRef.name).toBe(secretTemplate.metadata.name);
-      for (const key of Object.keys(secretTemplate.stringData)) env.set(key, undefined);
-    }
-  }
-  for (const entry of container.env ?? []) {
-    if (entry.valueFrom?.secretKeyRef) {
-      expect(entry.valueFrom.secretKeyRef.name).toBe(secretTemplate.metadata.name);
-      expect(Object.keys(secretTemplate.stringData)).toContain(entry.valueFrom.secretKeyRef.key);
-    }
-    env.set(entry.name, entry.value);
-  }
-  return env;
-}
+const rendered = renderOverlaysBeforeAll();
 
 /** The container port a probe or Service refers to, by name or number. */
 function portNumber(container: Container, port: string | number): number {
@@ -140,7 +45,7 @@ function portNumber(container: Container, port: string | number): number {
 }
 
 describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
-  const objects = () => renderedObjects(overlay);
+  const objects = () => rendered(overlay).objects;
 
   it('renders objects that all validate against their schemas', () => {
     expect(objects().length).toBeGreaterThan(10);
@@ -225,10 +130,15 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     }
     for (const deployment of tributaryDeployments(all)) {
       for (const entry of deployment.spec.template.spec.containers[0].env ?? []) {
-        if ((SECRET_ENV as readonly string[]).includes(entry.name)) expect(entry.value).toBeUndefined();
+        // A credential set in the pod only by reference: from a Secret, or expanded from a variable
+        // that comes from one (the dev Redis's REDIS_URL).
+        if ((SECRET_ENV as readonly string[]).includes(entry.name) && entry.value !== undefined) {
+          expect(entry.value).toMatch(/\$\([A-Z_]+\)/);
+        }
       }
     }
-    const secrets = ofKind(all, 'Secret');
+    // The dev Redis's own password is the one committed value (a development cluster's, by design).
+    const secrets = ofKind(all, 'Secret').filter((s) => !s.metadata.name.startsWith(`${REDIS_SECRET}-`));
     if (overlay === 'dev') {
       expect(secrets.map((s) => s.metadata.name)).toEqual([secretTemplate.metadata.name]);
       expect(secrets[0].stringData).toEqual(secretTemplate.stringData);
@@ -240,8 +150,13 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
 
   it('probes /livez and /readyz on the port each process listens on', () => {
     const all = objects();
-    const listens = { 'tributary-ingress': 'PORT', 'tributary-worker': 'METRICS_PORT' } as const;
+    const listens = {
+      'tributary-ingress': 'PORT',
+      'tributary-worker': 'METRICS_PORT',
+      'tributary-discord-forwarder': 'METRICS_PORT',
+    } as const;
     for (const [name, variable] of Object.entries(listens)) {
+      if (!all.some((o: K8sObject) => o.kind === 'Deployment' && o.metadata.name === name)) continue;
       const deployment = named(all, 'Deployment', name);
       const container = deployment.spec.template.spec.containers[0];
       const port = Number(environment(all, container).get(variable));
@@ -289,6 +204,22 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
     expect(trigger.metadata.threshold).toBe(
       env.get('WORKER_CONCURRENCY') ?? String(DEFAULTS.WORKER_CONCURRENCY),
     );
+  });
+
+  it('fails safe: absent or NaN gauges ask for the fallback fleet, never 0, and so does a failing Prometheus', () => {
+    const scaled = named(objects(), 'ScaledObject', 'tributary-worker');
+    const [trigger] = scaled.spec.triggers;
+    const { fallback, minReplicaCount, maxReplicaCount } = scaled.spec;
+    expect(fallback.failureThreshold).toBeGreaterThanOrEqual(1);
+    expect(fallback.replicas).toBeGreaterThanOrEqual(minReplicaCount);
+    expect(fallback.replicas).toBeLessThanOrEqual(maxReplicaCount);
+    // The demand the query answers without data is the one that makes KEDA keep fallback.replicas.
+    const answer = /^\((.+) >= 0\) or on \(\) vector\((\d+)\)$/.exec(trigger.metadata.query);
+    expect(answer, trigger.metadata.query).not.toBeNull();
+    expect(Number(answer![2])).toBe(fallback.replicas * Number(trigger.metadata.threshold));
+    expect(answer![1]).not.toContain('vector(0)');
+    // An empty answer (a query edited to lose its fallback) is an error, so KEDA's fallback, not 0.
+    expect(trigger.metadata.ignoreNullValues).toBe('false');
   });
 
   it('selects what it means to: Services, PDBs, NetworkPolicies, ServiceMonitors and their ports', () => {

@@ -1,8 +1,7 @@
 import { arrivalFromBody, envelopeTokens } from '@tributary/packing';
-import { signedRequestHeaders } from '@tributary/platforms';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postGatewayMessage, type Stack, startStack } from './stack-fixture.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -13,23 +12,7 @@ afterAll(() => stack.close());
 let n = 0;
 async function say(text: string) {
   n++;
-  const body = JSON.stringify({
-    schema: 'openab.gateway.event.v1',
-    event_id: `evt-${n}`,
-    timestamp: new Date().toISOString(),
-    platform: 'cli',
-    event_type: 'message',
-    channel: { id: 'metrics', type: 'thread', thread_id: 'm1' },
-    sender: { id: `u${n % 2}`, name: `user${n % 2}`, display_name: `User ${n % 2}`, is_bot: false },
-    content: { type: 'text', text },
-    mentions: [],
-    message_id: `msg-${n}`,
-  });
-  const answer = await stack.post(
-    '/webhooks/gateway',
-    body,
-    signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body),
-  );
+  const answer = await postGatewayMessage(stack, n, 'm1', text, 'metrics');
   expect(answer.body).toMatchObject({ outcome: 'accepted' });
 }
 

@@ -52,6 +52,27 @@ export async function postTelegramMessage(stack: Stack, chatId: number, id: numb
   });
 }
 
+/**
+ * Posts message `n` of a generic-gateway conversation (openab.gateway.event.v1), signed; senders
+ * alternate between two users. Re-posting the same `n` is a redelivery of the same message. Its thread
+ * key is `gateway:cli:<channel>:<thread>`.
+ */
+export function postGatewayMessage(stack: Stack, n: number, thread: string, text: string, channel = 'stack') {
+  const body = JSON.stringify({
+    schema: 'openab.gateway.event.v1',
+    event_id: `evt-${n}`,
+    timestamp: new Date().toISOString(),
+    platform: 'cli',
+    event_type: 'message',
+    channel: { id: channel, type: 'thread', thread_id: thread },
+    sender: { id: `u${n % 2}`, name: `user${n % 2}`, display_name: `User ${n % 2}`, is_bot: false },
+    content: { type: 'text', text },
+    mentions: [],
+    message_id: `msg-${n}`,
+  });
+  return stack.post('/webhooks/gateway', body, signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body));
+}
+
 /** Posts a Slack Events API body, signed as Slack signs it, now. */
 export function postSlackEvent(stack: Stack, body: string) {
   const timestamp = String(Math.floor(Date.now() / 1000));

@@ -4,12 +4,13 @@ import { DEFAULT_REDIS_URL, LOOPBACK, loadIngressConfig, loadWorkerConfig } from
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
-import { startFakePlatformApi } from '@tributary/testkit';
 import { startWorker } from '@tributary/worker';
 import type { Logger } from 'pino';
 import { type Command, refuseArguments } from './command-line.js';
-import { devRedis } from './dev-redis.js';
+import { loadDevHarness } from './dev-harness.js';
+import { type DevRedis, devRedis } from './dev-redis.js';
 import { devDataDir, removeDevStack, writeDevStack } from './dev-stack-file.js';
+import { readableLog } from './readable-log.js';
 import { untilSignal } from './until-signal.js';
 
 /** The built-in agent takes a moment per turn, so messages sent together visibly become one batch. */
@@ -44,20 +45,45 @@ function projectPrefix(root: string): string {
 
 async function runDev(): Promise<void> {
   const env = process.env;
-  const say = (line: string) => process.stdout.write(`${line}\n`);
-  const logger = createLogger(env.LOG_LEVEL ?? 'warn');
+  // Output goes to a person, often through a pipe (`npm run dev | tee log`) whose reader Ctrl-C ends
+  // first: then there is nobody to tell, and the stop must go on rather than die of EPIPE.
+  let reader = true;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    reader = false;
+  });
+  const say = (line: string) => {
+    if (reader) process.stdout.write(`${line}\n`);
+  };
+  const logger = createLogger(
+    env.LOG_LEVEL ?? 'warn',
+    readableLog((line) => say(`  ${line}`)),
+  );
   const configured = env.AGENT_COMMAND?.trim();
+  // A private redis-server runs in a process group of its own (out of reach of Ctrl-C, so it outlives
+  // the worker's hand-off); whatever way this process leaves, it takes that server with it.
+  let redisServer: DevRedis | undefined;
+  const stopRedisNow = () => redisServer?.stopNow();
+  process.once('exit', stopRedisNow);
   // Armed first: a Ctrl-C while the stack starts (or the instant its banner shows) stops it in order
-  // once it is up, so no private redis-server or agent is left behind. A second Ctrl-C, with the
-  // handler spent, kills at once: the way out of a stop that hangs.
+  // once it is up, so no private redis-server or agent is left behind. Another Ctrl-C later (not the
+  // same one delivered twice, as `npm run` does) stops Redis and exits at once: the way out of a stop
+  // that hangs.
   let starting = true;
-  const stopped = untilSignal(logger).then(() => {
+  const stopped = untilSignal(logger, stopRedisNow).then(() => {
     if (starting) say('tributary dev: stopping as soon as it has started…');
   });
   say(
     `tributary dev: starting Redis, ingress, a worker and ${configured ? 'its agent' : 'the built-in agent'}…`,
   );
-  const { redis, replies, ingress, worker, agent, adminToken } = await startStack(env, logger, say);
+  const { redis, replies, ingress, worker, agent, adminToken } = await startStack(
+    env,
+    logger,
+    say,
+    (started) => {
+      redisServer = started;
+    },
+  );
   starting = false;
   say(`
   ingress      ${ingress.url}   (webhooks under /webhooks/*, health /livez /readyz)
@@ -88,18 +114,24 @@ async function runDev(): Promise<void> {
  * fails to start stops those started before it: a private redis-server left running would hold the
  * project's AOF, which the next start's own redis-server would then write too.
  */
-async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: string) => void) {
+async function startStack(
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  say: (line: string) => void,
+  redisStarted: (redis: DevRedis) => void,
+) {
   const started: (() => Promise<void>)[] = [];
   try {
     const dataDir = devDataDir();
     const redis = await devRedis(env.REDIS_URL ?? DEFAULT_REDIS_URL, dataDir);
+    redisStarted(redis);
     started.push(() => redis.stop());
     if (redis.started) say(`tributary dev: private Redis at ${redis.url} (AOF in .tributary/redis)`);
     const gatewaySecret = env.GATEWAY_SECRET ?? randomBytes(24).toString('hex');
     // The console and `tributary admin` of this stack sign in with it (it is printed and kept in
     // .tributary/dev.json, readable by the user only), unless the operator brought tokens of their own.
     const adminToken = env.ADMIN_TOKEN ?? randomBytes(24).toString('hex');
-    const replies = await startFakePlatformApi({ gatewaySecret });
+    const replies = await (await loadDevHarness()).startFakePlatformApi({ gatewaySecret });
     started.push(() => replies.close());
     const stackEnv = {
       ...env,
@@ -122,7 +154,7 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
     };
     const ingressConfig = loadIngressConfig(stackEnv);
     const workerConfig = loadWorkerConfig(stackEnv);
-    const metrics = createMetrics();
+    const metrics = createMetrics(undefined, { logger });
     const clients = createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics));
     const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
     const ingress = await startIngress(ingressConfig, {

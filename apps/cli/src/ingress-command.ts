@@ -17,7 +17,7 @@ Stops on SIGTERM or SIGINT after draining the requests in flight.`,
     refuseArguments('ingress', argv);
     const config = loadIngressConfig(process.env);
     const logger = createLogger(config.logLevel);
-    const metrics = createMetrics();
+    const metrics = createMetrics(undefined, { logger });
     const clients = createPlatformClients(config.platforms, platformCallCounter(metrics));
     // Before listening: without our identity every channel mention would be ignored.
     const identities = await discoverBotIdentities(config.platforms, clients, logger);

@@ -21,6 +21,8 @@ export interface Forwarder {
   close(): Promise<void>;
   /** Settles only if the Gateway connection is lost for good (bad token, disallowed intents, …). */
   readonly failure: Promise<Error>;
+  /** Whether the Gateway session is up: readiness. */
+  connected(): boolean;
 }
 
 /** Holds the Gateway connection and forwards every channel message to ingress; never waits on agent work. */
@@ -35,6 +37,7 @@ export function startForwarder(config: Readonly<ForwarderConfig>, options: Forwa
     logger,
   );
   let botUserId: string | undefined;
+  let connected = false;
   let reportFailure: (error: Error) => void = () => {};
   const failure = new Promise<Error>((resolve) => {
     reportFailure = resolve;
@@ -47,6 +50,9 @@ export function startForwarder(config: Readonly<ForwarderConfig>, options: Forwa
   const gateway = connectGateway(config, logger, {
     onReady(user) {
       botUserId = user.id;
+    },
+    onConnected(up) {
+      connected = up;
     },
     onDispatch(payload) {
       channels.observe(payload);
@@ -77,6 +83,7 @@ export function startForwarder(config: Readonly<ForwarderConfig>, options: Forwa
   let closing: Promise<void> | undefined;
   return {
     failure,
+    connected: () => connected,
     close() {
       closing ??= (async () => {
         await gateway.destroy();

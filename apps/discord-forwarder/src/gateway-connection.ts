@@ -47,6 +47,8 @@ export class GatewayFatalError extends Error {
 
 export interface GatewayHandlers {
   onReady(user: APIUser): void;
+  /** The session is up (ready or resumed), or closed and being reconnected by the library. */
+  onConnected(connected: boolean): void;
   onDispatch(payload: GatewayDispatchPayload): void;
   /** The connection is gone for good (see GatewayFatalError), or could not be set up at all. */
   onFatal(error: Error): void;
@@ -84,10 +86,15 @@ export function connectGateway(
   manager.on(WebSocketShardEvents.Ready, (data, shardId) => {
     logger.info({ shardId, botUserId: data.user.id, guilds: data.guilds.length }, 'gateway session ready');
     handlers.onReady(data.user);
+    handlers.onConnected(true);
   });
-  manager.on(WebSocketShardEvents.Resumed, (shardId) => logger.info({ shardId }, 'gateway session resumed'));
+  manager.on(WebSocketShardEvents.Resumed, (shardId) => {
+    logger.info({ shardId }, 'gateway session resumed');
+    handlers.onConnected(true);
+  });
   manager.on(WebSocketShardEvents.Dispatch, (payload) => handlers.onDispatch(payload));
   manager.on(WebSocketShardEvents.Closed, (code, shardId) => {
+    handlers.onConnected(false);
     const hint = FATAL_CLOSES.get(code);
     if (destroyed) logger.debug({ shardId, code }, 'gateway connection closed');
     else if (hint !== undefined) handlers.onFatal(new GatewayFatalError(code, hint));

@@ -13,9 +13,15 @@ export interface ForwarderProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts main.ts with exactly `env`, so nothing from the test runner's environment leaks in. */
+/**
+ * Starts main.ts with exactly `env` (its health server on any free port unless `env` names one), so
+ * nothing from the test runner's environment leaks in.
+ */
 export function spawnForwarder(env: Record<string, string>): ForwarderProcess {
-  const child = spawn(process.execPath, ['--import', TSX, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+    env: { METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {

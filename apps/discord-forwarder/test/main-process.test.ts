@@ -56,6 +56,24 @@ describe('main.ts as a process', () => {
     expect(output).not.toContain(SECRET);
   });
 
+  it('serves /livez and, once its Gateway session is up, /readyz, for the probes', async () => {
+    forwarder = spawnForwarder(await startFakes());
+    const running = forwarder;
+    await waitFor(() => running.stdout().includes('"health endpoints up"'), { what: 'the health server' });
+    const line = running
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"health endpoints up"'))!;
+    const health = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
+    expect((await fetch(`${health}/livez`)).status).toBe(200);
+    await waitFor(() => running.stdout().includes('"gateway session ready"'), {
+      what: 'the Gateway session',
+    });
+    await waitFor(async () => (await fetch(`${health}/readyz`)).status === 200, { what: 'ready' });
+    running.child.kill('SIGTERM');
+    await running.exited;
+  });
+
   it('exits 1 naming a missing required variable', async () => {
     const { DISCORD_FORWARDER_SECRET: _omitted, ...env } = await startFakes();
     forwarder = spawnForwarder(env);

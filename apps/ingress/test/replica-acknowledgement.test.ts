@@ -24,6 +24,8 @@ async function replicaOfPrimary() {
   const server = await startRedis({ private: true });
   const client = new Redis(server.url);
   const primary = new URL(h.server.url);
+  // The harness's servers require a password; a replica gives the primary's.
+  if (primary.password) await client.config('SET', 'masterauth', decodeURIComponent(primary.password));
   await client.replicaof(primary.hostname, Number(primary.port));
   await waitFor(async () => /master_link_status:up/.test(await client.info('replication')), {
     what: 'the replica to sync',

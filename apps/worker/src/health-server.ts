@@ -1,5 +1,6 @@
 import type { Metrics } from '@tributary/observability';
 import { metricsContentType } from '@tributary/observability';
+import { sameSecret } from '@tributary/platforms';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 
 export interface HealthChecks {
@@ -16,10 +17,16 @@ export interface HealthChecks {
   agentProblem(): string | undefined;
 }
 
+export interface HealthServerOptions {
+  port: number;
+  host: string;
+  /** METRICS_TOKEN: `/metrics` answers 401 without `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
+}
+
 /** `/livez`, `/readyz` and `/metrics` of a worker, on METRICS_PORT. */
 export async function startHealthServer(
-  port: number,
-  host: string,
+  { port, host, metricsToken }: HealthServerOptions,
   metrics: Metrics,
   checks: HealthChecks,
 ): Promise<FastifyInstance> {
@@ -37,9 +44,14 @@ export async function startHealthServer(
       ? { ok: true }
       : reply.code(503).send({ error: problems.join('; '), code: 'not_ready' });
   });
-  app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', metricsContentType).send(await metrics.registry.metrics()),
-  );
+  app.get('/metrics', async (request, reply) => {
+    if (metricsToken && !sameSecret(request.headers.authorization ?? '', `Bearer ${metricsToken}`)) {
+      return reply
+        .code(401)
+        .send({ error: '/metrics needs `Authorization: Bearer <METRICS_TOKEN>`', code: 'unauthorized' });
+    }
+    return reply.header('content-type', metricsContentType).send(await metrics.registry.metrics());
+  });
   await app.listen({ port, host });
   return app;
 }

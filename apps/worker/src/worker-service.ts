@@ -90,7 +90,7 @@ export async function startWorker(
   options: WorkerOptions,
 ): Promise<RunningWorker> {
   const { logger } = options;
-  const metrics = options.metrics ?? createMetrics();
+  const metrics = options.metrics ?? createMetrics(undefined, { logger });
   const store = Store.open({
     url: config.redisUrl,
     connection: { kind: 'patient' },
@@ -328,7 +328,8 @@ export async function startWorker(
     metrics.agentSparesReady.set(pool.readySpares);
     metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
   });
-  const health: FastifyInstance = await startHealthServer(config.metricsPort, config.metricsHost, metrics, {
+  const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };
+  const health: FastifyInstance = await startHealthServer(endpoint, metrics, {
     notAccepting: () =>
       !accepting
         ? 'shutting down'

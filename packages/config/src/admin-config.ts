@@ -1,5 +1,12 @@
 import { ConfigError } from './config-error.js';
-import { type Env, readInteger, readOptional, readString } from './env-readers.js';
+import {
+  checkTokenLength,
+  type Env,
+  readInteger,
+  readOptional,
+  readString,
+  readToken,
+} from './env-readers.js';
 
 /** What an admin token may do: `read` the lists and reports, or also `act` (every POST). */
 export type AdminRole = 'read' | 'act';
@@ -27,24 +34,7 @@ export const DEFAULT_ADMIN_PORT = 8081;
 /** Where the admin listener answers unless told otherwise: this machine only. */
 export const LOOPBACK = '127.0.0.1';
 
-const MIN_TOKEN_LENGTH = 16;
 const TOKEN_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** An optional bearer token, long enough not to be guessed. */
-export function readToken(env: Env, name: string): string | undefined {
-  const token = readOptional(env, name);
-  if (token !== undefined) checkTokenLength(name, token);
-  return token;
-}
-
-function checkTokenLength(variable: string, token: string): void {
-  if (token.length < MIN_TOKEN_LENGTH) {
-    throw new ConfigError(
-      variable,
-      `tokens must be at least ${MIN_TOKEN_LENGTH} characters; generate one with \`openssl rand -hex 24\``,
-    );
-  }
-}
 
 /**
  * ADMIN_TOKENS: comma-separated `name:role:token` (role `read` or `act`), e.g.

@@ -13,6 +13,25 @@ export function readOptional(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** A bearer token: unset, or long enough not to be guessed. */
+export function readToken(env: Env, name: string): string | undefined {
+  const token = readOptional(env, name);
+  if (token !== undefined) checkTokenLength(name, token);
+  return token;
+}
+
+const MIN_TOKEN_LENGTH = 16;
+
+/** A bearer token must be long enough not to be guessed. */
+export function checkTokenLength(variable: string, token: string): void {
+  if (token.length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      variable,
+      `tokens must be at least ${MIN_TOKEN_LENGTH} characters; generate one with \`openssl rand -hex 24\``,
+    );
+  }
+}
+
 /** `what` says what the variable is for, so the error tells the operator what to fill in. */
 export function readRequired(env: Env, name: string, what: string): string {
   const value = readOptional(env, name);

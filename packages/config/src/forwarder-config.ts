@@ -1,5 +1,14 @@
-import { type Env, type LogLevel, readLogLevel, readRequired, readUrl } from './env-readers.js';
+import {
+  type Env,
+  type LogLevel,
+  readInteger,
+  readLogLevel,
+  readRequired,
+  readString,
+  readUrl,
+} from './env-readers.js';
 import { DEFAULT_INGRESS_PORT } from './ingress-config.js';
+import { ALL_INTERFACES } from './service-settings.js';
 
 export interface ForwarderConfig {
   /** DISCORD_BOT_TOKEN. Named `token` so the shared log redaction (`*.token`) covers it. */
@@ -13,6 +22,9 @@ export interface ForwarderConfig {
   /** REST API base without the version; undefined: the library's default (Discord itself). */
   apiUrl: string | undefined;
   logLevel: LogLevel;
+  /** `/livez` and `/readyz` (Gateway session up) for the orchestrator's probes; 0: any free port. */
+  healthPort: number;
+  healthHost: string;
 }
 
 /** Variables the forwarder cannot start without, with placeholder values for contract checks. */
@@ -30,5 +42,7 @@ export function loadForwarderConfig(env: Env): Readonly<ForwarderConfig> {
     // the version itself, so the same value serves both.
     apiUrl: readUrl(env, 'DISCORD_API_URL', ['http:', 'https:'])?.replace(/\/v\d+\/?$/, ''),
     logLevel: readLogLevel(env),
+    healthPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
+    healthHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
   });
 }

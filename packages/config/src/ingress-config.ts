@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
 import { queueDefaults } from '@tributary/queue/config';
-import { type AdminSettings, readAdminSettings, readToken } from './admin-config.js';
+import { type AdminSettings, readAdminSettings } from './admin-config.js';
 import { ConfigError } from './config-error.js';
-import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
+import { type Env, readChoice, readInteger, readOptional, readString, readToken } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
 
 export const DEFAULT_INGRESS_PORT = 8080;

@@ -17,6 +17,7 @@ import {
   readInteger,
   readOptional,
   readString,
+  readToken,
   splitCommandLine,
 } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
@@ -80,6 +81,8 @@ export interface WorkerConfig
   /** `/livez`, `/readyz`, `/metrics`; 0: any free port. */
   metricsPort: number;
   metricsHost: string;
+  /** METRICS_TOKEN: the bearer token `/metrics` requires; undefined: open to whoever reaches it. */
+  metricsToken: string | undefined;
 }
 
 /**
@@ -143,6 +146,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     attachmentMaxCount: readInteger(env, 'ATTACHMENT_MAX_COUNT', 10, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
+    metricsToken: readToken(env, 'METRICS_TOKEN'),
   });
 }
 

@@ -22,6 +22,8 @@ describe('forwarder configuration', () => {
       gatewayUrl: undefined,
       apiUrl: undefined,
       logLevel: 'info',
+      healthPort: 9464,
+      healthHost: '0.0.0.0',
     });
   });
 
@@ -32,8 +34,12 @@ describe('forwarder configuration', () => {
       DISCORD_GATEWAY_URL: 'ws://127.0.0.1:9000/gateway',
       DISCORD_API_URL: 'http://127.0.0.1:9000/api',
       LOG_LEVEL: 'debug',
+      METRICS_PORT: '9000',
+      METRICS_HOST: '127.0.0.1',
     });
     expect(config).toMatchObject({
+      healthPort: 9000,
+      healthHost: '127.0.0.1',
       forwardUrl: 'https://ingress.example:8443/tributary',
       gatewayUrl: 'ws://127.0.0.1:9000/gateway',
       apiUrl: 'http://127.0.0.1:9000/api',

@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { CATALOGUE } from './catalogue.js';
 import { REPLY_OUTCOMES, REVIVAL_REASONS, TURN_OUTCOMES } from './label-values.js';
+import { type LogSink, silentLogger } from './log-sink.js';
 import type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 import { type ScrapeRead, ScrapeReaders } from './scrape-readers.js';
 
@@ -20,8 +21,8 @@ export interface Metrics extends MetricSet {
   readonly registry: Registry;
   /**
    * Registers a read that sets `gauges` before each scrape reports them. When the read throws, those
-   * gauges report NaN (or, when labelled, no series) for that scrape instead of a stale value, and
-   * `tributary_scrape_read_failures_total` counts it.
+   * gauges report NaN (or, when labelled, no series) for that scrape instead of a stale value,
+   * `tributary_scrape_read_failures_total` counts it and the logger says why (rate-limited).
    */
   onScrape(gauges: readonly Gauge<string>[], read: ScrapeRead): void;
 }
@@ -29,6 +30,8 @@ export interface Metrics extends MetricSet {
 export interface MetricsOptions {
   /** The `version` label of `tributary_build_info`. */
   readonly version?: string;
+  /** Where a failed scrape-time read is explained, at warn; pass the process's logger. */
+  readonly logger?: LogSink;
 }
 
 /** The Content-Type of `registry.metrics()` output (Prometheus text format 0.0.4). */
@@ -42,17 +45,19 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
   collectDefaultMetrics({ register: registry, prefix: 'tributary_' });
 
   const unlabelled = new Set<Gauge<string>>();
+  const gaugeNames = new Map<Gauge<string>, string>();
   const readers = new ScrapeReaders((gauges) => {
     metrics.scrapeReadFailuresTotal.inc();
     for (const gauge of gauges) {
       gauge.reset();
       if (unlabelled.has(gauge)) gauge.set(Number.NaN);
     }
-  });
+  }, options.logger ?? silentLogger);
   const collect = () => readers.run();
 
   const entries = Object.entries(CATALOGUE).map(([key, spec]: [string, MetricSpec]) => {
     const metric = instantiate(spec, registry, collect);
+    if (metric instanceof Gauge) gaugeNames.set(metric, spec.name);
     if (metric instanceof Gauge && spec.labelNames.length === 0) unlabelled.add(metric);
     return [key, metric];
   });
@@ -69,7 +74,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
     ...metrics,
     registry,
     onScrape(gauges, read) {
-      readers.add(gauges, read);
+      readers.add(gauges.map((gauge) => gaugeNames.get(gauge) ?? 'unnamed').join(','), gauges, read);
     },
   };
 }

@@ -1,9 +1,13 @@
 import type { Gauge } from 'prom-client';
+import type { LogSink } from './log-sink.js';
+import { RepeatedErrors } from './repeated-errors.js';
 
 /** Reads current values (from Redis, from the process) and sets them on its gauges. */
 export type ScrapeRead = () => void | Promise<void>;
 
 interface Reader {
+  /** Says why the read failed: once per condition, then a counted line a minute, then its end. */
+  readonly errors: RepeatedErrors;
   readonly gauges: readonly Gauge<string>[];
   readonly read: ScrapeRead;
 }
@@ -15,16 +19,21 @@ interface Reader {
  */
 export class ScrapeReaders {
   readonly #readers: Reader[] = [];
-  readonly #onFailure: (gauges: readonly Gauge<string>[]) => void;
   #inFlight: Promise<void> | undefined;
 
-  /** `onFailure` gets the gauges of a read that threw, so they can stop showing stale values. */
-  constructor(onFailure: (gauges: readonly Gauge<string>[]) => void) {
-    this.#onFailure = onFailure;
-  }
+  /**
+   * `onFailure` gets the gauges of a read that threw, so they can stop showing stale values; `logger`
+   * is told why it threw, at warn.
+   */
+  constructor(
+    private readonly onFailure: (gauges: readonly Gauge<string>[]) => void,
+    private readonly logger: LogSink,
+  ) {}
 
-  add(gauges: readonly Gauge<string>[], read: ScrapeRead): void {
-    this.#readers.push({ gauges, read });
+  /** `name` says which read failed in the log (createMetrics names it after its gauges). */
+  add(name: string, gauges: readonly Gauge<string>[], read: ScrapeRead): void {
+    const what = `scrape-time read of ${name} failed: its gauges report NaN (or no series) until it succeeds`;
+    this.#readers.push({ errors: new RepeatedErrors(this.logger, what), gauges, read });
   }
 
   run(): Promise<void> {
@@ -36,13 +45,15 @@ export class ScrapeReaders {
 
   async #runAll(): Promise<void> {
     await Promise.all(
-      this.#readers.map(async ({ gauges, read }) => {
+      this.#readers.map(async ({ errors, gauges, read }) => {
         try {
           await read();
-        } catch {
+          errors.cleared();
+        } catch (error) {
           // A failed read must not fail the scrape: the process's other metrics (ingress answering 503
           // while Redis is down, say) matter most exactly then.
-          this.#onFailure(gauges);
+          this.onFailure(gauges);
+          errors.report(error);
         }
       }),
     );

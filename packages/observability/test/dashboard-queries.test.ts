@@ -6,15 +6,23 @@ import { exportedSeries, referencedNames, unknownNames } from './series-names.js
 const infra = (path: string) => readFileSync(new URL(`../../../infra/${path}`, import.meta.url), 'utf8');
 
 interface Panel {
+  type: string;
   title?: string;
   datasource?: { uid?: string };
-  targets?: { expr: string }[];
+  targets?: { expr: string; legendFormat?: string }[];
+  fieldConfig?: { defaults: { unit?: string; custom?: { axisLabel?: string } } };
+  options?: { legend?: { showLegend?: boolean } };
   panels?: Panel[];
+}
+interface Variable {
+  type: string;
+  name: string;
+  query: string | { query: string };
 }
 interface Dashboard {
   uid: string;
   panels: Panel[];
-  templating: { list: { name: string; query: { query: string } }[] };
+  templating: { list: Variable[] };
 }
 interface RuleFile {
   groups: { rules: ({ record: string; expr: string } | { alert: string; expr: string })[] }[];
@@ -49,7 +57,8 @@ describe('series names in the dashboard and the rules', () => {
   it.each(rules.map((rule) => ['record' in rule ? rule.record : rule.alert, rule.expr]))(
     'rule %s reads only exported series',
     (_name, expr) => {
-      expect(referencedNames(expr)).not.toEqual([]);
+      // Only the scrape-health rule reads nothing of ours: Prometheus's own `up`.
+      if (!/\bup\{/.test(expr)) expect(referencedNames(expr)).not.toEqual([]);
       expect(unknownNames(expr, known)).toEqual([]);
     },
   );
@@ -79,28 +88,62 @@ describe('series names in the dashboard and the rules', () => {
 });
 
 describe('the dashboard', () => {
-  it('is provisioned under uid tributary, against the Prometheus datasource', () => {
+  const queried = panels.filter((panel) => panel.targets);
+  const variable = (name: string) => dashboard.templating.list.find((v) => v.name === name);
+
+  it('is provisioned under uid tributary, each panel on the datasource variable', () => {
     expect(dashboard.uid).toBe('tributary');
-    for (const panel of panels.filter((candidate) => candidate.targets)) {
-      expect(panel.datasource?.uid, panel.title).toBe('prometheus');
-    }
+    expect(variable('datasource')).toMatchObject({ type: 'datasource', query: 'prometheus' });
+    for (const panel of queried) expect(panel.datasource?.uid, panel.title).toBe(`\${datasource}`);
+    // docker-compose's Grafana provisions the Prometheus the variable finds.
     const datasources = infra('grafana/provisioning/datasources/prometheus.yml');
     expect(parse(datasources).datasources[0]).toMatchObject({
-      uid: 'prometheus',
+      type: 'prometheus',
       url: 'http://prometheus:9090',
     });
   });
 
-  it('filters by a platform variable', () => {
-    const platform = dashboard.templating.list.find((variable) => variable.name === 'platform');
-    expect(unknownNames(platform!.query.query, known)).toEqual([]);
+  it('scopes every query by the namespace variable and every raw series by the job variable', () => {
+    for (const name of ['namespace', 'job', 'platform']) {
+      const query = variable(name)!.query as { query: string };
+      expect(unknownNames(query.query, known), name).toEqual([]);
+    }
+    expect(panelExprs.length).toBeGreaterThan(30);
+    for (const expr of panelExprs) {
+      const selectors = [...expr.matchAll(/tributary[_:][A-Za-z0-9_:]*(\{[^}]*\})?/g)];
+      for (const [selector, matchers] of selectors) {
+        expect(matchers, expr).toContain('namespace=~"$namespace"');
+        // Recording rules aggregate over jobs: their series have no job label to match.
+        if (!selector.includes(':')) expect(matchers, expr).toContain('job=~"$job"');
+      }
+    }
     expect(panelExprs.filter((expr) => expr.includes('platform=~"$platform"')).length).toBeGreaterThan(5);
   });
 
-  it('shows the three mission metrics', () => {
+  it('gives every panel a unit, an axis title and a legend, and every query a legend format', () => {
+    for (const panel of queried) {
+      expect(panel.fieldConfig?.defaults.unit, panel.title).toBeTruthy();
+      expect(panel.fieldConfig?.defaults.custom?.axisLabel, panel.title).toBeTruthy();
+      expect(panel.options?.legend?.showLegend, panel.title).toBe(true);
+      for (const target of panel.targets!) expect(target.legendFormat, panel.title).toBeTruthy();
+    }
+  });
+
+  it('shows the mission metrics, replies, Redis, agents and the processes themselves', () => {
     const read = new Set(panelExprs.flatMap(referencedNames));
-    expect(read).toContain('tributary_context_tokens_per_event_bucket');
-    expect(read).toContain('tributary:p95_batch_size');
-    expect(read).toContain('tributary_packed_block_count_bucket');
+    for (const name of [
+      'tributary_context_tokens_per_event_bucket',
+      'tributary:p95_batch_size',
+      'tributary_packed_block_count_bucket',
+      'tributary_reply_deliveries_total',
+      'tributary_ingress_redis_down',
+      'tributary_agent_start_failures_total',
+      'tributary_process_cpu_seconds_total',
+      'tributary_process_resident_memory_bytes',
+      'tributary_nodejs_eventloop_lag_p99_seconds',
+    ]) {
+      expect(read, name).toContain(name);
+    }
+    expect(panelExprs.some((expr) => expr.includes('outcome="dead"'))).toBe(true);
   });
 });

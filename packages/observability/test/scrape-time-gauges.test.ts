@@ -43,4 +43,32 @@ describe('gauges computed at scrape time', () => {
     redisUp = true;
     expect(await metrics.registry.metrics()).toContain('tributary_backlog_messages 5');
   });
+
+  it('says why a read failed, at warn with the error, once per condition rather than once a scrape', async () => {
+    const lines: { level: string; fields: Record<string, unknown>; message: string | undefined }[] = [];
+    const log = (level: string) => (fields: object, message?: string) =>
+      lines.push({ level, fields: fields as Record<string, unknown>, message });
+    const logger = { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+    const metrics = createMetrics(undefined, { logger });
+    let failure: Error | undefined = new Error('NOPERM this user has no permissions to run the info command');
+    metrics.onScrape([metrics.threadsRunnable, metrics.backlogMessages], () => {
+      if (failure) throw failure;
+      metrics.threadsRunnable.set(1);
+    });
+
+    for (let scrape = 0; scrape < 5; scrape++) await metrics.registry.metrics();
+    failure = new Error('Connection is closed.');
+    await metrics.registry.metrics();
+    failure = undefined;
+    await metrics.registry.metrics();
+
+    expect(lines.map((line) => [line.level, line.fields.err])).toEqual([
+      ['warn', expect.objectContaining({ message: expect.stringContaining('NOPERM') })],
+      ['warn', expect.objectContaining({ message: 'Connection is closed.' })],
+      ['info', undefined],
+    ]);
+    expect(lines[0]!.message).toContain('tributary_threads_runnable,tributary_backlog_messages');
+    expect(lines[0]!.message).toContain('NaN');
+    expect(await metrics.registry.metrics()).toContain('tributary_scrape_read_failures_total 6');
+  });
 });

@@ -1,7 +1,6 @@
-import { type LogSink, silentLogger } from '@tributary/observability';
+import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type DirectDoorbell, parseDirectDoorbell } from './doorbells.js';
-import { RepeatedErrors } from './repeated-errors.js';
 import { passOn } from './script-calls.js';
 import { Scripts } from './scripts.js';
 import type { SlotGate } from './slot-gate.js';

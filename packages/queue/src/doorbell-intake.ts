@@ -1,5 +1,5 @@
-import type { LogSink } from '@tributary/observability';
-import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { type LogSink, RepeatedErrors } from '@tributary/observability';
+import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
 import { blockingConnection, popsAcrossSlots, type RedisClient } from './connections.js';
 import { DirectDoorbells, type ListSource } from './direct-doorbells.js';
 import {
@@ -8,9 +8,9 @@ import {
   DOORBELL_QUEUE,
   type DoorbellData,
   doorbellPrefix,
+  doorbellQueue,
 } from './doorbells.js';
 import type { QueueConfig } from './queue-config.js';
-import { RepeatedErrors } from './repeated-errors.js';
 import { SlotGate } from './slot-gate.js';
 import { SpareCapacity } from './spare-capacity.js';
 import { bucketKeys, fleetKeys, workerKeys } from './thread-keys.js';
@@ -70,13 +70,7 @@ export class DoorbellIntake {
     const queues = Array.from({ length: config.doorbellQueues }, (_, i) => i);
     this.workers = queues.map((i) => this.newWorker(i));
     this.lastTaken = queues.map(() => performance.now());
-    this.counters = queues.map(
-      (i) =>
-        new Queue<DoorbellData>(DOORBELL_QUEUE, {
-          connection: options.connection,
-          prefix: doorbellPrefix(config.prefix, i, config.doorbellQueues),
-        }),
-    );
+    this.counters = queues.map((i) => doorbellQueue(options.connection, config, i));
     const keys = workerKeys(config.prefix, options.owner);
     this.presence =
       options.presence ??

@@ -89,6 +89,21 @@ export const DIRECT_LIST_TTL_MS = 60_000;
 
 export type DoorbellLayout = Pick<QueueConfig, 'prefix' | 'buckets' | 'doorbellQueues'>;
 
+/**
+ * A BullMQ queue handle for doorbell queue `index`, on a connection the caller owns. BullMQ's version
+ * check sends INFO once, right after connecting, and keeps a failure of it for the handle's life: one
+ * refused or timed-out INFO at start-up left every later call on the handle failing, which showed as
+ * fleet gauges reading NaN for an ingress's whole life while its enqueues (which need no BullMQ)
+ * worked. Without the check the handle only waits for the connection, which recovers on its own.
+ */
+export function doorbellQueue(connection: RedisClient, layout: DoorbellLayout, index: number) {
+  return new Queue<DoorbellData>(DOORBELL_QUEUE, {
+    connection,
+    prefix: doorbellPrefix(layout.prefix, index, layout.doorbellQueues),
+    skipVersionCheck: true,
+  });
+}
+
 export class BullDoorbell implements Doorbell {
   /** Queue i rings the threads of the buckets b with b mod count = i; every worker consumes all. */
   readonly queues: readonly Queue<DoorbellData>[];
@@ -98,14 +113,8 @@ export class BullDoorbell implements Doorbell {
     connection: RedisClient,
     private readonly layout: DoorbellLayout,
   ) {
-    const { prefix, doorbellQueues } = layout;
-    this.queues = Array.from(
-      { length: doorbellQueues },
-      (_, i) =>
-        new Queue<DoorbellData>(DOORBELL_QUEUE, {
-          connection,
-          prefix: doorbellPrefix(prefix, i, doorbellQueues),
-        }),
+    this.queues = Array.from({ length: layout.doorbellQueues }, (_, i) =>
+      doorbellQueue(connection, layout, i),
     );
     this.scripts = new Scripts(connection, [affinityPush]);
   }

@@ -1,6 +1,5 @@
-import { type LogSink, silentLogger } from '@tributary/observability';
+import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
-import { RepeatedErrors } from './repeated-errors.js';
 import type { SlotGate } from './slot-gate.js';
 
 /** A free slot must stay free this long before it is announced: one freed and taken at once is not spare. */

@@ -1,7 +1,6 @@
-import { type LogSink, silentLogger } from '@tributary/observability';
+import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import type { Doorbell } from './doorbells.js';
-import { RepeatedErrors } from './repeated-errors.js';
 import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
 import type { ThreadQueue } from './thread-queue.js';
 

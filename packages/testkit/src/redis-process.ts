@@ -22,8 +22,10 @@ export function redisProcess(
   extraArgs: readonly string[] = [],
   /** Out of reach of the terminal's Ctrl-C (see StartRedisOptions.ownProcessGroup). */
   ownProcessGroup = false,
+  /** Clients must AUTH with it; the URL carries it, as REDIS_URL does in a deployment. */
+  password?: string,
 ): RedisProcess {
-  const url = `redis://127.0.0.1:${port}`;
+  const url = password ? `redis://:${password}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`;
   let child: ChildProcess | undefined;
   const args = [
     '--port',
@@ -44,6 +46,7 @@ export function redisProcess(
     'no',
     '--protected-mode',
     'yes',
+    ...(password ? ['--requirepass', password] : []),
     ...extraArgs,
   ];
   return {

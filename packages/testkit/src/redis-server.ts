@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,13 @@ export interface StartRedisOptions {
    * handed its threads back).
    */
   ownProcessGroup?: boolean;
+  /** Have the server write its pid here (and remove it when it stops cleanly). */
+  pidFile?: string;
+  /**
+   * Require a password, carried in the handle's URL. On by default, so every suite runs with
+   * authentication as deployments do (a fresh random password per server); `false` for none.
+   */
+  auth?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -64,10 +72,14 @@ async function startPrivateRedis({
   appendfsync = 'everysec',
   dataDir,
   ownProcessGroup = false,
+  pidFile,
+  auth = true,
 }: StartRedisOptions): Promise<RedisHandle> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
   await mkdir(dir, { recursive: true });
-  const server = redisProcess(await freePort(), dir, appendfsync, [], ownProcessGroup);
+  const extraArgs = pidFile ? ['--pidfile', pidFile] : [];
+  const password = auth ? randomBytes(12).toString('hex') : undefined;
+  const server = redisProcess(await freePort(), dir, appendfsync, extraArgs, ownProcessGroup, password);
   await server.launch();
   return {
     url: server.url,

@@ -1,4 +1,4 @@
-import type { LogSink } from '@tributary/observability';
+import type { LogSink } from './log-sink.js';
 
 // While a condition lasts, it is logged again at most this often, with how many times it recurred.
 const SUMMARY_EVERY_MS = 60_000;

@@ -1,0 +1,351 @@
+// The Tributary dashboard, as code. `npx tsx infra/grafana/generate-dashboard.ts` writes it to
+// infra/grafana/dashboards/tributary.json, which Grafana provisions; a test fails when that file is
+// not this code's current output.
+import {
+  DashboardBuilder,
+  DashboardCursorSync,
+  DatasourceVariableBuilder,
+  QueryVariableBuilder,
+  RowBuilder,
+  VariableRefresh,
+  VariableSort,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import { DATASOURCE, type PanelSpec, timeseries } from './panels.js';
+import { fleet, increaseBy, PLATFORM, quantile, rateBy, recorded, scope } from './queries.js';
+
+/** A multi-value variable of the values label `name` takes on the series `from` (All: any, or none). */
+function labelVariable(name: string, label: string, from: string): QueryVariableBuilder {
+  return new QueryVariableBuilder(name)
+    .label(label)
+    .datasource(DATASOURCE)
+    .query({ query: `label_values(${from}, ${name})`, refId: name })
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .sort(VariableSort.AlphabeticalAsc)
+    .includeAll(true)
+    .multi(true)
+    .allValue('.*')
+    .current({ text: ['All'], value: ['$__all'] });
+}
+
+type Row = readonly [title: string, panels: readonly PanelSpec[]];
+
+const MISSION: Row = [
+  'Mission: what one dispatched prompt carries',
+  [
+    {
+      title: 'Envelope tokens per event',
+      description: "Tokens of one event's <sender_context> envelope, per dispatched event.",
+      unit: 'short',
+      axis: 'tokens',
+      span: 6,
+      queries: [
+        [quantile(0.5, 'platform', 'tributary_context_tokens_per_event', PLATFORM), 'p50 {{platform}}'],
+        [quantile(0.95, 'platform', 'tributary_context_tokens_per_event', PLATFORM), 'p95 {{platform}}'],
+      ],
+    },
+    {
+      title: 'p95 batch size (1 h)',
+      description: 'Events per dispatched prompt at the 95th percentile over the last hour (recording rule).',
+      unit: 'short',
+      axis: 'events per prompt',
+      span: 6,
+      queries: [[recorded('tributary:p95_batch_size', PLATFORM), '{{platform}}']],
+    },
+    {
+      title: 'Envelope tokens per dispatch',
+      description:
+        'p95 batch size × mean envelope tokens: what repeating the sender context costs a prompt. TributaryContextPerDispatchHigh fires at 1000.',
+      unit: 'short',
+      axis: 'tokens per prompt',
+      span: 6,
+      queries: [
+        [
+          `${recorded('tributary:p95_batch_size', PLATFORM)} * on (namespace, platform) ${recorded('tributary:context_tokens_per_event:mean1h', PLATFORM)}`,
+          '{{platform}}',
+        ],
+      ],
+    },
+    {
+      title: 'Packed blocks per prompt',
+      description: 'ACP ContentBlocks in one dispatched prompt, 95th percentile.',
+      unit: 'short',
+      axis: 'blocks per prompt',
+      span: 6,
+      queries: [[quantile(0.95, 'platform', 'tributary_packed_block_count', PLATFORM), 'p95 {{platform}}']],
+    },
+  ],
+];
+
+const TURNS: Row = [
+  'Turns',
+  [
+    {
+      title: 'Turn duration by stop reason',
+      description: 'How long agent turns take, by how they ended.',
+      unit: 's',
+      axis: 'duration',
+      queries: [
+        [quantile(0.5, 'stop_reason', 'tributary_turn_duration_seconds'), 'p50 {{stop_reason}}'],
+        [quantile(0.95, 'stop_reason', 'tributary_turn_duration_seconds'), 'p95 {{stop_reason}}'],
+      ],
+    },
+    {
+      title: 'Turns by outcome',
+      description: 'Turns ended per second, by outcome.',
+      unit: 'ops',
+      axis: 'turns per second',
+      queries: [[rateBy('outcome', 'tributary_turns_total'), '{{outcome}}']],
+    },
+    {
+      title: 'Queue wait',
+      description:
+        'From acceptance at ingress to dispatch to the agent, per event: near 0 for an idle thread (I1).',
+      unit: 's',
+      axis: 'wait',
+      queries: [
+        [quantile(0.5, 'platform', 'tributary_queue_wait_seconds', PLATFORM), 'p50 {{platform}}'],
+        [quantile(0.95, 'platform', 'tributary_queue_wait_seconds', PLATFORM), 'p95 {{platform}}'],
+      ],
+    },
+  ],
+];
+
+const QUEUE: Row = [
+  'Queue and workers',
+  [
+    {
+      title: 'Backlog',
+      description: 'Messages in the inboxes of runnable and running threads (fleet-wide, read from Redis).',
+      unit: 'short',
+      axis: 'messages',
+      span: 6,
+      queries: [[fleet('tributary_backlog_messages'), 'backlog']],
+    },
+    {
+      title: 'Runnable and running threads',
+      description: 'Threads waiting for a worker (the autoscaling signal) and threads whose turn runs.',
+      unit: 'short',
+      axis: 'threads',
+      span: 6,
+      queries: [
+        [fleet('tributary_threads_runnable'), 'runnable'],
+        [fleet('tributary_threads_running'), 'running'],
+      ],
+    },
+    {
+      title: 'Doorbell jobs by state',
+      description: 'BullMQ doorbell jobs by state (fleet-wide).',
+      unit: 'short',
+      axis: 'jobs',
+      span: 6,
+      queries: [[fleet('tributary_bullmq_jobs', 'state'), '{{state}}']],
+    },
+    {
+      title: 'Live ACP sessions and consuming workers',
+      description: 'Agent sessions held open across workers, and workers whose doorbell canary is consumed.',
+      unit: 'short',
+      axis: 'count',
+      span: 6,
+      queries: [
+        [`sum (tributary_acp_sessions_live${scope()})`, 'live sessions'],
+        [`sum (tributary_doorbell_consumer_up${scope()})`, 'consuming workers'],
+      ],
+    },
+  ],
+];
+
+const INGRESS: Row = [
+  'Ingress',
+  [
+    {
+      title: 'Ingress requests by outcome',
+      description: 'Webhook requests per second by outcome.',
+      unit: 'reqps',
+      axis: 'requests per second',
+      queries: [[rateBy('outcome', 'tributary_ingress_requests_total', PLATFORM), '{{outcome}}']],
+    },
+    {
+      title: 'Acknowledgement time',
+      description: "Time ingress takes to answer a webhook. Slack's deadline is 3 s.",
+      unit: 's',
+      axis: 'duration',
+      queries: [
+        [
+          quantile(0.5, 'platform', 'tributary_ingress_request_duration_seconds', PLATFORM),
+          'p50 {{platform}}',
+        ],
+        [
+          quantile(0.99, 'platform', 'tributary_ingress_request_duration_seconds', PLATFORM),
+          'p99 {{platform}}',
+        ],
+      ],
+    },
+    {
+      title: 'Refusals and duplicates',
+      description: 'Messages refused before acknowledgement (backpressure, gates) and duplicates absorbed.',
+      unit: 'reqps',
+      axis: 'per second',
+      queries: [
+        [rateBy('platform, reason', 'tributary_refusals_total', PLATFORM), 'refused {{platform}} {{reason}}'],
+        [rateBy('platform', 'tributary_duplicates_total', PLATFORM), 'duplicate {{platform}}'],
+      ],
+    },
+    {
+      title: 'Redis down (ingress)',
+      description:
+        'Ingress instances refusing webhooks (503) because Redis does not answer, and outages begun.',
+      unit: 'short',
+      axis: 'instances / outages',
+      queries: [
+        [`sum (tributary_ingress_redis_down${scope()})`, 'instances with Redis down'],
+        [increaseBy('', 'tributary_ingress_redis_outages_total'), 'outages begun'],
+      ],
+    },
+  ],
+];
+
+const REPLIES: Row = [
+  'Replies and agents',
+  [
+    {
+      title: 'Reply deliveries by outcome',
+      description: 'Committed replies and notices delivered, retried later, or given up (dead) per second.',
+      unit: 'ops',
+      axis: 'deliveries per second',
+      queries: [[rateBy('outcome', 'tributary_reply_deliveries_total'), '{{outcome}}']],
+    },
+    {
+      title: 'Dead replies',
+      description:
+        'Replies given up after REPLY_RETRY_HORIZON_MS: the agent answered but the user did not see it. Re-drive from the admin API.',
+      unit: 'short',
+      axis: 'replies',
+      queries: [[increaseBy('', 'tributary_reply_deliveries_total', 'outcome="dead"'), 'dead replies']],
+    },
+    {
+      title: 'Agent start failures and restarts',
+      description: 'Agent processes that failed to start or initialize, and agents restarted.',
+      unit: 'short',
+      axis: 'events',
+      queries: [
+        [increaseBy('', 'tributary_agent_start_failures_total'), 'start failures'],
+        [increaseBy('', 'tributary_agent_restarts_total'), 'restarts'],
+      ],
+    },
+  ],
+];
+
+const ERRORS: Row = [
+  'Errors and recoveries',
+  [
+    {
+      title: 'Failures',
+      description: 'Dead-lettered batches, lease expiries, fence rejections and failed scrape-time reads.',
+      unit: 'short',
+      axis: 'events',
+      queries: [
+        [increaseBy('', 'tributary_dead_lettered_batches_total'), 'dead-lettered batches'],
+        [increaseBy('', 'tributary_lease_expiries_total'), 'lease expiries'],
+        [increaseBy('', 'tributary_fence_rejections_total'), 'fence rejections'],
+        [increaseBy('', 'tributary_scrape_read_failures_total'), 'failed gauge reads'],
+      ],
+    },
+    {
+      title: 'Recoveries',
+      description: 'Threads revived by the sweeper, agent restarts, doorbells passed on.',
+      unit: 'short',
+      axis: 'events',
+      queries: [
+        [increaseBy('reason', 'tributary_sweeper_revivals_total'), 'revived: {{reason}}'],
+        [increaseBy('', 'tributary_doorbells_passed_on_total'), 'doorbells passed on'],
+      ],
+    },
+    {
+      title: 'Platform API calls not 2xx',
+      description: 'Calls to the platforms that did not succeed, by method and status.',
+      unit: 'reqps',
+      axis: 'calls per second',
+      queries: [
+        [
+          rateBy('platform, method, status', 'tributary_platform_api_calls_total', PLATFORM, 'status!~"2.."'),
+          '{{platform}} {{method}} {{status}}',
+        ],
+      ],
+    },
+    {
+      title: 'Attachments not fetched',
+      description: 'Attachment downloads that failed or were refused, by outcome.',
+      unit: 'ops',
+      axis: 'per second',
+      queries: [
+        [
+          rateBy('platform, outcome', 'tributary_attachment_fetches_total', PLATFORM, 'outcome!="fetched"'),
+          '{{platform}} {{outcome}}',
+        ],
+      ],
+    },
+  ],
+];
+
+const PROCESSES: Row = [
+  'Processes',
+  [
+    {
+      title: 'Process CPU',
+      description: 'CPU time per second of each ingress and worker process (1 = one core).',
+      unit: 'percentunit',
+      axis: 'cores',
+      queries: [[rateBy('job, instance', 'tributary_process_cpu_seconds_total'), '{{job}} {{instance}}']],
+    },
+    {
+      title: 'Process memory',
+      description: "Resident memory of each process (the worker's agents run in processes of their own).",
+      unit: 'bytes',
+      axis: 'resident memory',
+      queries: [
+        [
+          `sum by (job, instance) (tributary_process_resident_memory_bytes${scope()})`,
+          'rss {{job}} {{instance}}',
+        ],
+        [
+          `sum by (job, instance) (tributary_nodejs_heap_size_used_bytes${scope()})`,
+          'heap {{job}} {{instance}}',
+        ],
+      ],
+    },
+    {
+      title: 'Event-loop lag',
+      description: 'p99 event-loop delay of each process: above ~100 ms, webhooks and lease renewals wait.',
+      unit: 's',
+      axis: 'lag',
+      queries: [
+        [
+          `max by (job, instance) (tributary_nodejs_eventloop_lag_p99_seconds${scope()})`,
+          'p99 {{job}} {{instance}}',
+        ],
+      ],
+    },
+  ],
+];
+
+export const ROWS: readonly Row[] = [MISSION, TURNS, QUEUE, INGRESS, REPLIES, ERRORS, PROCESSES];
+
+export function tributaryDashboard(): DashboardBuilder {
+  const dashboard = new DashboardBuilder('Tributary')
+    .uid('tributary')
+    .tags(['tributary'])
+    .timezone('utc')
+    .editable()
+    .tooltip(DashboardCursorSync.Crosshair)
+    .time({ from: 'now-6h', to: 'now' })
+    .refresh('30s')
+    .withVariable(new DatasourceVariableBuilder('datasource').label('Data source').type('prometheus'))
+    .withVariable(labelVariable('namespace', 'Namespace', 'tributary_build_info'))
+    .withVariable(labelVariable('job', 'Job', `tributary_build_info{namespace=~"$namespace"}`))
+    .withVariable(labelVariable('platform', 'Platform', `tributary_ingress_requests_total${scope()}`));
+  for (const [title, panels] of ROWS) {
+    dashboard.withRow(new RowBuilder(title));
+    for (const panel of panels) dashboard.withPanel(timeseries(panel));
+  }
+  return dashboard;
+}
