@@ -9,7 +9,7 @@
  *
  * Prints a Markdown table; docs/adr/0015 holds one run.
  */
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +17,7 @@ import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { splitCommandLine } from '@tributary/config';
 import { type Cell, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
+import { groupMemory, type Memory } from './process-memory.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });
@@ -62,35 +63,6 @@ const agents: { name: string; config: AgentCommandConfig }[] = [
 if (process.env.AGENT_COMMAND) {
   const [command, ...args] = splitCommandLine('AGENT_COMMAND', process.env.AGENT_COMMAND);
   agents.push({ name: `AGENT_COMMAND (${command})`, config: { command: command!, args } });
-}
-
-interface Memory {
-  rssKb: number;
-  pssKb: number;
-  processes: number;
-}
-
-const field = (text: string, name: string): number =>
-  Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
-
-/** RSS and PSS summed over every process of the group `pgid` (the agent spawns detached: pgid = pid). */
-async function groupMemory(pgid: number): Promise<Memory> {
-  const total: Memory = { rssKb: 0, pssKb: 0, processes: 0 };
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (pgrp !== pgid) continue;
-      const rollup = await readFile(`/proc/${entry}/smaps_rollup`, 'utf8');
-      total.rssKb += field(rollup, 'Rss');
-      total.pssKb += field(rollup, 'Pss');
-      total.processes++;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return total;
 }
 
 const sum = (memories: Memory[]): Memory =>

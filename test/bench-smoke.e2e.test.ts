@@ -76,6 +76,18 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.idle_p99_over_bullmq_p99).toBeGreaterThan(0);
   });
 
+  it('first-prompt measures a new thread’s wait for its agent with and without a warm spare', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('first-prompt');
+    expect(result.rows.map((row) => row[0])).toEqual([
+      'with a warm spare (AGENT_WARM_SPARES=1)',
+      'without (AGENT_WARM_SPARES=0)',
+    ]);
+    expect(result.rows.every((row) => Number(row[1]) > 0 && Number(row[2]) >= Number(row[1]))).toBe(true);
+    expect(result.ratios.spare_pss_mb).toBeGreaterThan(0);
+  });
+
   it('takeover re-prompts a killed worker’s turn elsewhere', { timeout: 120_000 }, async () => {
     const result = await smoke('takeover');
     expect(result.rows.map((row) => row[0])).toEqual(['takeover p50', 'takeover max', 'lease']);

@@ -91,6 +91,27 @@ function latencyHeadline(r: BenchResult): string {
   );
 }
 
+function firstPromptReading(r: BenchResult): string {
+  const [warm, cold] = r.rows;
+  return (
+    `A new thread's first message, from its acknowledgement to the prompt reaching the agent process: ` +
+    `p50 ${warm?.[1]} ms / p99 ${warm?.[2]} ms with a warm spare agent, ${cold?.[1]} / ${cold?.[2]} ms when ` +
+    `the worker must start one (${r.ratios.cold_p99_over_warm_p99}× at p99). A spare costs about ` +
+    `${r.ratios.spare_pss_mb} MB PSS for the built-in agent; a real coding agent's start takes seconds, ` +
+    `which is what a spare hides.`
+  );
+}
+
+function firstPromptHeadline(r: BenchResult): string {
+  const [warm, cold] = r.rows;
+  const busy = r.machine?.load1 === undefined ? '' : `; load ${r.machine.load1} on ${r.machine.cpus} CPUs`;
+  return (
+    `a new thread's first message reaches its agent ${warm?.[1]} ms (p50) / ${warm?.[2]} ms (p99) after it ` +
+    `was acknowledged, with a warm spare agent (${cold?.[1]} / ${cold?.[2]} ms starting one; ` +
+    `${r.ratios.spare_pss_mb} MB per spare${busy})`
+  );
+}
+
 function takeoverHeadline(r: BenchResult): string {
   const value = (measure: string) => cell(r, [measure], 'ms');
   return (
@@ -390,6 +411,15 @@ export const sections: readonly Section[] = [
       'processing modes and three common bot dispatch policies, on the same agent timings.',
     reading: economyReading,
     headline: economyHeadline,
+  },
+  {
+    name: 'first-prompt',
+    heading: 'New thread to the agent’s prompt',
+    about:
+      "A new thread's first message from its acknowledgement to the prompt reaching the built-in agent, " +
+      'on a worker with a warm spare agent and on one without, sample by sample.',
+    reading: firstPromptReading,
+    headline: firstPromptHeadline,
   },
   {
     name: 'latency',

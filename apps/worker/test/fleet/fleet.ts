@@ -73,6 +73,8 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
           ...process.env,
           METRICS_PORT: '0',
           SHUTDOWN_GRACE_MS: '0',
+          // A frozen worker is given up on after 2 s, as fleets of these tests were written for.
+          WORKER_STALL_TOLERANCE_MS: '2000',
           TRIBUTARY_AGENT_SCRIPTING: 'on',
           ...env,
           ...options.env,
