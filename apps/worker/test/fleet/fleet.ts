@@ -13,6 +13,7 @@ type LogLine = Record<string, unknown>;
 /** One worker process of a fleet and what it logged. */
 export interface FleetWorker {
   readonly name: string;
+  readonly pid: number;
   readonly logs: LogLine[];
   /** SIGKILL: no hand-back, no goodbye; its agent goes down with its stdin. */
   kill(): Promise<void>;
@@ -93,6 +94,7 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       const worker: FleetWorker = {
         name: `worker-${workers.length + 1}`,
+        pid: child.pid!,
         logs,
         async kill() {
           child.kill('SIGKILL');
