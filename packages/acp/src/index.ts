@@ -48,11 +48,11 @@ export {
 } from './permission-policy.js';
 export { applySessionMode, type ModeOutcome } from './session-mode.js';
 export {
-  type LateUpdate,
   type OpenedSession,
   type SessionPath,
   SessionPool,
   type SessionPoolOptions,
 } from './session-pool.js';
+export type { LateUpdate } from './session-router.js';
 export type { TurnOptions, TurnResult } from './turn.js';
 export type { TurnEvent } from './turn-events.js';

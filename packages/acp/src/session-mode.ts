@@ -1,4 +1,5 @@
 import type { SessionModeState } from '@agentclientprotocol/sdk';
+import type { LogSink } from '@tributary/observability';
 import type { AgentProcess } from './agent-process.js';
 import { AgentRequestError } from './errors.js';
 
@@ -38,4 +39,43 @@ export async function applySessionMode(
     return { kind: 'refused', modeId, reason: error.agentMessage };
   }
   return { kind: 'set', modeId };
+}
+
+/** A just-opened session and the mode it is to be put in. */
+export interface ModeRequest {
+  agent: AgentProcess;
+  threadKey: string;
+  sessionId: string;
+  modes: SessionModeState | null | undefined;
+  modeId: string;
+}
+
+/**
+ * Puts the session in the configured mode and says what became of it: a mode the agent does not offer
+ * or refuses is a warning naming what it offers, an agent with no modes a debug record.
+ */
+export async function applyConfiguredMode(request: ModeRequest, logger: LogSink): Promise<void> {
+  const { agent, threadKey, sessionId, modes, modeId } = request;
+  const outcome = await applySessionMode(agent, sessionId, modes, modeId);
+  const fields = { threadKey, sessionId, ...outcome };
+  switch (outcome.kind) {
+    case 'set':
+      logger.info(fields, 'session mode set');
+      return;
+    case 'current':
+      logger.debug(fields, 'session already in the configured mode');
+      return;
+    case 'no-modes':
+      logger.debug(fields, 'agent offers no session modes; configured mode not applied');
+      return;
+    case 'not-offered':
+      logger.warn(
+        fields,
+        `agent does not offer session mode "${modeId}" (it offers ${outcome.offered.join(', ')}); the session stays in "${outcome.current}"`,
+      );
+      return;
+    case 'refused':
+      logger.warn(fields, 'agent refused session/set_mode; the session stays in its mode');
+      return;
+  }
 }

@@ -1,11 +1,4 @@
-import type {
-  ContentBlock,
-  Implementation,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionNotification,
-  ToolKind,
-} from '@agentclientprotocol/sdk';
+import type { ContentBlock, Implementation } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { agentDefaults } from './agent-defaults.js';
 import type { AgentInfo } from './agent-info.js';
@@ -17,16 +10,10 @@ import {
 } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
-import {
-  choosePermission,
-  DEFAULT_PERMISSION_POLICY,
-  type PermissionPolicy,
-  policyFor,
-} from './permission-policy.js';
-import { applySessionMode } from './session-mode.js';
+import { applyConfiguredMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
+import { SessionRouter, type SessionRouterOptions } from './session-router.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
-import { type TurnEvent, toTurnEvent } from './turn-events.js';
 import { WarmSpares } from './warm-spares.js';
 
 /** How a thread got its session: already held, or via session/resume, session/load or session/new. */
@@ -37,14 +24,7 @@ export interface OpenedSession {
   path: SessionPath;
 }
 
-/** An update that arrived for a session with no turn running (e.g. after the turn was answered). */
-export interface LateUpdate {
-  threadKey: string;
-  sessionId: string;
-  event: TurnEvent;
-}
-
-export interface SessionPoolOptions {
+export interface SessionPoolOptions extends SessionRouterOptions {
   agent: AgentCommandConfig;
   /** Absolute working directory of the agent processes, and of every session unless `sessionCwd` says otherwise. */
   cwd: string;
@@ -77,9 +57,6 @@ export interface SessionPoolOptions {
   cancelTimeoutMs?: number;
   killGraceMs?: number;
   initializeTimeoutMs?: number;
-  permissionPolicy?: PermissionPolicy;
-  /** Policies for requests of these tool kinds, over `permissionPolicy`. */
-  permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
   /**
    * A mode id (ACP session modes) each session is put in once opened, with session/set_mode, when the
    * agent offers it; a mode it does not offer is logged and the session kept as opened. Unset: none.
@@ -89,8 +66,6 @@ export interface SessionPoolOptions {
   /** Told of each agent process group the pool starts and of its end. */
   watcher?: ProcessWatcher;
   logger?: LogSink;
-  /** Receives late updates; without it they are dropped with a debug record. */
-  onLateUpdate?: (update: LateUpdate) => void;
 }
 
 type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession & SessionSetup>;
@@ -98,11 +73,6 @@ type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession
 interface Attached {
   session: PooledSession;
   path: SessionPath;
-}
-
-/** The session's turn while it still owns the session's updates (not yet answered). */
-function runningTurn(session: PooledSession): ActiveTurn | undefined {
-  return session.turn && !session.turn.answered ? session.turn : undefined;
 }
 
 /**
@@ -133,6 +103,7 @@ export class SessionPool {
     const warmSpares = Math.max(0, options.warmSpares ?? agentDefaults.warmSpares);
     this.#maxProcesses = maxSessions + warmSpares;
     this.#sessions = new SessionRegistry(maxSessions);
+    const router = new SessionRouter(this.#sessions, options, this.#logger);
     this.#agents = new AgentSupervisor(
       () =>
         AgentProcess.start({
@@ -143,8 +114,8 @@ export class SessionPool {
           initializeTimeoutMs: options.initializeTimeoutMs,
           ...(options.watcher ? { watcher: options.watcher } : {}),
           logger: this.#logger,
-          onSessionUpdate: (notification, from) => this.#route(notification, from),
-          onPermissionRequest: (request, from) => this.#answerPermission(request, from),
+          onSessionUpdate: (notification, from) => router.route(notification, from),
+          onPermissionRequest: (request, from) => router.answerPermission(request, from),
         }).then((agent) => {
           options.onAgentStarted?.();
           return agent;
@@ -338,7 +309,13 @@ export class SessionPool {
     try {
       const { modes, ...rest } = await opener(agent, cwd);
       opened = rest;
-      await this.#applyMode(threadKey, agent, opened.sessionId, modes);
+      const modeId = this.#options.sessionMode;
+      if (modeId !== undefined) {
+        await applyConfiguredMode(
+          { agent, threadKey, sessionId: opened.sessionId, modes, modeId },
+          this.#logger,
+        );
+      }
     } catch (error) {
       // A process that could not take the thread's session carries nothing; it is not kept.
       void this.#agents.retire(agent);
@@ -347,39 +324,6 @@ export class SessionPool {
     const session = this.#sessions.add(threadKey, opened.sessionId, agent);
     this.#logger.info({ threadKey, ...opened, cwd, pid: agent.pid }, 'session opened');
     return { session, path: opened.path };
-  }
-
-  /** Puts the just-opened session in the configured mode, when there is one and the agent offers it. */
-  async #applyMode(
-    threadKey: string,
-    agent: AgentProcess,
-    sessionId: string,
-    modes: SessionSetup['modes'],
-  ): Promise<void> {
-    const modeId = this.#options.sessionMode;
-    if (modeId === undefined) return;
-    const outcome = await applySessionMode(agent, sessionId, modes, modeId);
-    const fields = { threadKey, sessionId, ...outcome };
-    switch (outcome.kind) {
-      case 'set':
-        this.#logger.info(fields, 'session mode set');
-        return;
-      case 'current':
-        this.#logger.debug(fields, 'session already in the configured mode');
-        return;
-      case 'no-modes':
-        this.#logger.debug(fields, 'agent offers no session modes; configured mode not applied');
-        return;
-      case 'not-offered':
-        this.#logger.warn(
-          fields,
-          `agent does not offer session mode "${modeId}" (it offers ${outcome.offered.join(', ')}); the session stays in "${outcome.current}"`,
-        );
-        return;
-      case 'refused':
-        this.#logger.warn(fields, 'agent refused session/set_mode; the session stays in its mode');
-        return;
-    }
   }
 
   /**
@@ -438,60 +382,5 @@ export class SessionPool {
       );
       return undefined;
     }
-  }
-
-  #route({ sessionId, update }: SessionNotification, agent: AgentProcess): void {
-    const session = this.#sessions.find(agent, sessionId);
-    if (!session) {
-      this.#logger.debug(
-        { sessionId, update: update.sessionUpdate },
-        'update for a session no thread holds dropped',
-      );
-      return;
-    }
-    const event = toTurnEvent(update);
-    const turn = runningTurn(session);
-    if (turn) {
-      turn.deliver(event);
-      return;
-    }
-    const { threadKey } = session;
-    if (!this.#options.onLateUpdate) {
-      this.#logger.debug({ threadKey, sessionId, kind: event.kind }, 'late update dropped');
-      return;
-    }
-    try {
-      this.#options.onLateUpdate({ threadKey, sessionId, event });
-    } catch (error) {
-      this.#logger.warn({ threadKey, sessionId, err: error }, 'late update listener threw');
-    }
-  }
-
-  #answerPermission(request: RequestPermissionRequest, agent: AgentProcess): RequestPermissionResponse {
-    const session = this.#sessions.find(agent, request.sessionId);
-    const turn = session && runningTurn(session);
-    const { permissionPolicy, permissionRules } = this.#options;
-    const kind = request.toolCall.kind ?? 'other';
-    const policy = policyFor(
-      { policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY, byKind: permissionRules },
-      kind,
-    );
-    // Outside a running turn nobody owns the decision, so the request is cancelled.
-    const outcome = turn
-      ? choosePermission(policy, request.options, turn.cancelling)
-      : { outcome: 'cancelled' as const };
-    this.#logger.info(
-      {
-        threadKey: session?.threadKey,
-        sessionId: request.sessionId,
-        policy,
-        outcome,
-        tool: request.toolCall.title,
-        toolKind: kind,
-      },
-      'permission request answered',
-    );
-    turn?.deliver({ kind: 'permission', request, outcome });
-    return { outcome };
   }
 }

@@ -1,0 +1,105 @@
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+  ToolKind,
+} from '@agentclientprotocol/sdk';
+import type { LogSink } from '@tributary/observability';
+import type { AgentProcess } from './agent-process.js';
+import {
+  choosePermission,
+  DEFAULT_PERMISSION_POLICY,
+  type PermissionPolicy,
+  policyFor,
+} from './permission-policy.js';
+import type { PooledSession, SessionRegistry } from './session-registry.js';
+import type { ActiveTurn } from './turn.js';
+import { type TurnEvent, toTurnEvent } from './turn-events.js';
+
+/** An update that arrived for a session with no turn running (e.g. after the turn was answered). */
+export interface LateUpdate {
+  threadKey: string;
+  sessionId: string;
+  event: TurnEvent;
+}
+
+export interface SessionRouterOptions {
+  permissionPolicy?: PermissionPolicy;
+  /** Policies for requests of these tool kinds, over `permissionPolicy`. */
+  permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
+  /** Receives late updates; without it they are dropped with a debug record. */
+  onLateUpdate?: (update: LateUpdate) => void;
+}
+
+/** The session's turn while it still owns the session's updates (not yet answered). */
+function runningTurn(session: PooledSession): ActiveTurn | undefined {
+  return session.turn && !session.turn.answered ? session.turn : undefined;
+}
+
+/**
+ * What an agent sends without being asked, taken to the turn it belongs to: its session's updates, and
+ * its permission requests, answered by the configured policy (nobody is there to click). Agents are
+ * told apart by process, sessions by id, since one process may carry several sessions.
+ */
+export class SessionRouter {
+  constructor(
+    private readonly sessions: SessionRegistry,
+    private readonly options: SessionRouterOptions,
+    private readonly logger: LogSink,
+  ) {}
+
+  route({ sessionId, update }: SessionNotification, agent: AgentProcess): void {
+    const session = this.sessions.find(agent, sessionId);
+    if (!session) {
+      this.logger.debug(
+        { sessionId, update: update.sessionUpdate },
+        'update for a session no thread holds dropped',
+      );
+      return;
+    }
+    const event = toTurnEvent(update);
+    const turn = runningTurn(session);
+    if (turn) {
+      turn.deliver(event);
+      return;
+    }
+    const { threadKey } = session;
+    if (!this.options.onLateUpdate) {
+      this.logger.debug({ threadKey, sessionId, kind: event.kind }, 'late update dropped');
+      return;
+    }
+    try {
+      this.options.onLateUpdate({ threadKey, sessionId, event });
+    } catch (error) {
+      this.logger.warn({ threadKey, sessionId, err: error }, 'late update listener threw');
+    }
+  }
+
+  answerPermission(request: RequestPermissionRequest, agent: AgentProcess): RequestPermissionResponse {
+    const session = this.sessions.find(agent, request.sessionId);
+    const turn = session && runningTurn(session);
+    const { permissionPolicy, permissionRules } = this.options;
+    const kind = request.toolCall.kind ?? 'other';
+    const policy = policyFor(
+      { policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY, byKind: permissionRules },
+      kind,
+    );
+    // Outside a running turn nobody owns the decision, so the request is cancelled.
+    const outcome = turn
+      ? choosePermission(policy, request.options, turn.cancelling)
+      : { outcome: 'cancelled' as const };
+    this.logger.info(
+      {
+        threadKey: session?.threadKey,
+        sessionId: request.sessionId,
+        policy,
+        outcome,
+        tool: request.toolCall.title,
+        toolKind: kind,
+      },
+      'permission request answered',
+    );
+    turn?.deliver({ kind: 'permission', request, outcome });
+    return { outcome };
+  }
+}
