@@ -55,7 +55,8 @@ beforeAll(async () => {
   prometheus = await startPrometheus([
     {
       job: JOBS[0]!,
-      targets: [hostPort(stack.ingress.url)],
+      // Ingress serves /metrics on its admin listener, never on the webhook port.
+      targets: [hostPort(stack.ingress.adminUrl)],
       labels: { namespace: NAMESPACE },
       bearerToken: METRICS_TOKEN,
     },

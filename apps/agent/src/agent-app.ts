@@ -133,7 +133,10 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       // When the prompt reached the agent, in epoch milliseconds with a fraction: what latency is measured to.
-      log('info', 'session/prompt', { sessionId: params.sessionId, at: performance.timeOrigin + performance.now() });
+      log('info', 'session/prompt', {
+        sessionId: params.sessionId,
+        at: performance.timeOrigin + performance.now(),
+      });
       const session = liveSession(params.sessionId);
       if (session.turn)
         throw RequestError.invalidRequest(undefined, 'a prompt is already running on this session');

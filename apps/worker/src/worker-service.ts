@@ -4,14 +4,7 @@ import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tribut
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
-import {
-  newOwnerId,
-  type QueueConfig,
-  Store,
-  type ThreadControls,
-  type ThreadQueue,
-  workerKeys,
-} from '@tributary/queue';
+import { newOwnerId, type QueueConfig, Store, type ThreadControls, type ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
@@ -116,7 +109,8 @@ export async function startWorker(
   const warden = await AgentWarden.start(
     {
       redisUrl: config.redisUrl,
-      presenceKey: workerKeys(store.queue.config.prefix, owner).presence,
+      prefix: store.queue.config.prefix,
+      owner,
       presenceTtlMs: 2 * config.stallToleranceMs,
       stallToleranceMs: config.stallToleranceMs,
       takesDirect: store.queue.config.affinity,

@@ -46,6 +46,8 @@ describe('an agent that prints its secrets as it fails', () => {
     await waitFor(async () => (await h!.worker.queue.deadLetters('th')).length === 1, {
       what: 'the batch set aside',
     });
+    // Delivered from the outbox after the commit that set the batch aside.
+    await waitFor(() => h!.sent.some((m) => m.kind === 'notice'), { what: 'the notice' });
     const notices = h.sent.filter((m) => m.kind === 'notice');
     expect(notices).toHaveLength(1);
     expect(notices[0]!.text).toContain('The agent stopped unexpectedly while answering these messages');
@@ -82,7 +84,7 @@ describe('an agent that prints its secrets as it fails', () => {
     });
     const [deadLetter] = await h.worker.queue.deadLetters('th');
     expect(deadLetter!.reason).toContain('upstream refused key [redacted]');
-    const notice = h.sent.find((m) => m.kind === 'notice');
+    const notice = await waitFor(() => h!.sent.find((m) => m.kind === 'notice'), { what: 'the notice' });
     expect(notice?.text).toContain('The agent reported an error while answering these messages');
     expect(JSON.stringify(h.logs)).not.toContain(EXPLICIT);
   });

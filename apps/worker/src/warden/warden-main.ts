@@ -7,7 +7,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { openConnection } from '@tributary/queue/connections';
+import { PresenceWriter } from '@tributary/queue/presence';
 import { killGroups } from './process-groups.js';
 import { presenceDue, trustAfterWrite, wardenVerdict } from './warden-policy.js';
 import { encodeReport, parseCommand, type WardenReport } from './warden-protocol.js';
@@ -15,7 +15,7 @@ import { parseWardenSettings } from './warden-settings.js';
 
 const TICK_MS = 100;
 const settings = parseWardenSettings(process.env.TRIBUTARY_WARDEN);
-const { presenceKey, presenceTtlMs, stallToleranceMs } = settings;
+const { presenceTtlMs, stallToleranceMs } = settings;
 const reports = createWriteStream('', { fd: 3 });
 let workerGone = false;
 
@@ -37,9 +37,8 @@ reports.on('error', () => {
   workerGone = true;
 });
 
-const redis = openConnection(settings.redisUrl, { kind: 'fail-fast', timeoutMs: 1_000 });
 let redisError: string | undefined;
-redis.on('error', (error: Error) => {
+const announcement = new PresenceWriter(settings.redisUrl, settings.prefix, settings.owner, (error) => {
   // Said once per kind of error: a Redis outage must not flood the log at every reconnect.
   if (error.message === redisError) return;
   redisError = error.message;
@@ -58,7 +57,7 @@ async function writePresence(): Promise<void> {
   const sentAt = performance.now();
   clock.lastWriteAt = sentAt;
   try {
-    await redis.set(presenceKey, presence, 'PX', presenceTtlMs);
+    await announcement.write(presence, presenceTtlMs);
     clock.trustedUntil = trustAfterWrite(sentAt, presenceTtlMs);
     redisError = undefined;
     revoked = false;
@@ -72,8 +71,8 @@ async function writePresence(): Promise<void> {
 }
 
 async function deletePresence(): Promise<void> {
-  await redis
-    .del(presenceKey)
+  await announcement
+    .withdraw()
     .catch((error: Error) =>
       log('warn', 'presence not deleted; it expires on its own', { err: error.message }),
     );
@@ -150,7 +149,7 @@ commands.on('close', () => {
       } else log('warn', 'agents left running at the worker stop were killed', { killed, survivors });
     }
     if (!goodbye) await deletePresence();
-    redis.disconnect();
+    announcement.close();
     process.exit(0);
   })();
 });
