@@ -19,5 +19,8 @@ On SIGTERM or SIGINT it lets running turns finish for SHUTDOWN_GRACE_MS, hands t
     const worker = await startWorker(config, { logger });
     await untilSignal(logger);
     await worker.close();
+    // A close cut short by its deadline leaves reconnecting clients behind: they must not keep the
+    // process (and a pod's rollout) waiting.
+    process.exit(0);
   },
 };

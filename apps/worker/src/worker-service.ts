@@ -52,9 +52,41 @@ export interface RunningWorker {
   readonly healthUrl: string;
   /**
    * Turns not-ready, stops taking turns, lets running ones finish within SHUTDOWN_GRACE_MS, hands
-   * the rest back, stops the agent process group.
+   * the rest back, stops the agent process group. Bounded whatever Redis does (see `shutdownDeadlineMs`).
    */
   close(): Promise<void>;
+}
+
+/**
+ * How long a close may take before it is cut short: the turns' grace period, then the cancel and
+ * hand-back of the rest (the pod's termination grace period covers both, infra/k8s/base/worker.yaml).
+ */
+export function shutdownDeadlineMs(
+  config: Pick<WorkerConfig, 'shutdownGraceMs' | 'cancelTimeoutMs'>,
+): number {
+  return config.shutdownGraceMs + config.cancelTimeoutMs;
+}
+
+/**
+ * `done` when `work` succeeds within `ms`; otherwise why not (it goes on in the background, its later
+ * failure ignored).
+ */
+async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'timed out' | { err: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => 'done' as const,
+        (err: unknown) => ({ err }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Longest a single attachment download may take. */
@@ -86,6 +118,7 @@ export async function startWorker(
       ...options.queue,
     },
   });
+  store.logConnectionErrors(logger.child({ component: 'redis' }));
   await store.checkSafety(config.redisSafety, logger);
   const { queue, doorbell } = store;
 
@@ -255,14 +288,28 @@ export async function startWorker(
       accepting = false;
       canary?.stop();
       const started = performance.now();
-      await runner.close(config.shutdownGraceMs);
-      await delivery?.stop();
-      logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
-      await pool.close();
-      await health.close();
-      await controls.close();
-      await store.close();
-      logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
+      const inOrder = (async () => {
+        await runner.close(config.shutdownGraceMs);
+        await delivery?.stop();
+        logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
+        await pool.close();
+        await health.close();
+        await controls.close();
+        await store.close();
+        logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
+      })();
+      const deadlineMs = shutdownDeadlineMs(config);
+      const outcome = await within(inOrder, deadlineMs);
+      if (outcome === 'done') return;
+      // Redis (or an agent) held the orderly close up: what was not handed back is left to the
+      // sweeper, as after a crash (the leases expire), and no agent may outlive the worker.
+      const notHandedBack = runner.running;
+      store.disconnect();
+      await Promise.allSettled([pool.close(), health.close(), controls.close()]);
+      logger.warn(
+        { owner: runner.owner, deadlineMs, notHandedBack, ...(outcome === 'timed out' ? {} : outcome) },
+        `shutdown cut short (${outcome === 'timed out' ? 'not finished in time' : 'failed'}; is Redis reachable?): agents killed, threads not handed back are left to the sweeper`,
+      );
     },
   };
 }

@@ -94,6 +94,11 @@ export class TurnRunner {
     await this.sweeper?.stop();
   }
 
+  /** Turns running now (during a close: those not yet finished or handed back). */
+  get running(): number {
+    return this.loop.running;
+  }
+
   /** Whether a doorbell could start a turn here now. */
   get hasFreeSlot(): boolean {
     return this.intake.hasFreeSlot;
