@@ -174,6 +174,17 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.cluster_over_one_node_messages_per_second).toBeGreaterThan(0);
   });
 
+  it('replica-ack compares acknowledging with and without a replica on a Cluster with replicas', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('replica-ack');
+    expect(result.rows.map((row) => row[0])).toEqual([
+      'REDIS_ACK_REPLICAS=0 (baseline)',
+      'auto (default: WAIT 1)',
+    ]);
+    expect(result.ratios.auto_over_off_ack_p50).toBeGreaterThan(0);
+  });
+
   it('the report renders what ran and names what did not', { timeout: 60_000 }, async () => {
     // Every result but latency's, so the page must say that one was not run.
     const partial = join(results, 'without-latency');

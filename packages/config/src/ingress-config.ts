@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { queueDefaults } from '@tributary/queue/config';
+import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
@@ -42,11 +42,12 @@ export interface IngressConfig extends ServiceSettings {
   /** Messages a thread may hold (in flight plus waiting) before new ones are refused with 429. */
   maxThreadBacklog: number;
   /**
-   * Replicas that must confirm a message (WAIT) before it is acknowledged; 0: none (a failover may
-   * lose the last acknowledged writes, see docs/adr/0024-redis-cluster.md). Slower than
-   * `ackReplicasTimeoutMs`: 503, the platform retries.
+   * Replicas that must confirm a message (WAIT) before it is acknowledged: `auto` (one whenever the
+   * thread's primary has a replica online), a count, or 0 (none: a failover may lose the last
+   * acknowledged writes; docs/adr/0035). Slower than `ackReplicasTimeoutMs`: 503, the platform retries.
    */
-  ackReplicas: number;
+  ackReplicas: QueueConfig['ackReplicas'];
+  /** Below `redisTimeoutMs`, or the client would time the WAIT out before Redis answers it. */
   ackReplicasTimeoutMs: number;
   gates: GateConfig;
   adminToken: string | undefined;
@@ -95,6 +96,13 @@ function readList(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
+/** `REDIS_ACK_REPLICAS`: `auto` (the default) or a count of replicas, 0 to opt out. */
+function readAckReplicas(env: Env): QueueConfig['ackReplicas'] {
+  return readString(env, 'REDIS_ACK_REPLICAS', 'auto') === 'auto'
+    ? 'auto'
+    : readInteger(env, 'REDIS_ACK_REPLICAS', 0, 0, 5);
+}
+
 /** An optional bearer token, long enough not to be guessed. */
 function readToken(env: Env, name: string): string | undefined {
   const token = readOptional(env, name);
@@ -107,23 +115,31 @@ function readToken(env: Env, name: string): string | undefined {
 /** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
 export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
   const settings = readServiceSettings(env);
+  const redisTimeoutMs = readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500);
+  const ackReplicasTimeoutMs = readInteger(
+    env,
+    'REDIS_ACK_TIMEOUT_MS',
+    queueDefaults.ackReplicasTimeoutMs,
+    1,
+    2_500,
+  );
+  if (ackReplicasTimeoutMs >= redisTimeoutMs) {
+    throw new ConfigError(
+      'REDIS_ACK_TIMEOUT_MS',
+      `must be less than REDIS_TIMEOUT_MS (${redisTimeoutMs}), or every wait for a replica times out as an unanswered command`,
+    );
+  }
   return Object.freeze({
     ...settings,
     port: readInteger(env, 'PORT', DEFAULT_INGRESS_PORT, 0, 65_535),
     host: readString(env, 'HOST', ALL_INTERFACES),
-    redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500),
+    redisTimeoutMs,
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
     trustProxy: readTrustProxy(env),
     maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', queueDefaults.maxBacklog),
-    ackReplicas: readInteger(env, 'REDIS_ACK_REPLICAS', queueDefaults.ackReplicas, 0, 5),
-    ackReplicasTimeoutMs: readInteger(
-      env,
-      'REDIS_ACK_TIMEOUT_MS',
-      queueDefaults.ackReplicasTimeoutMs,
-      1,
-      2_500,
-    ),
+    ackReplicas: readAckReplicas(env),
+    ackReplicasTimeoutMs,
     gates: Object.freeze({
       allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),
       trustedBotIds: readList(env, 'TRUSTED_BOT_IDS'),

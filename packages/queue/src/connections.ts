@@ -167,7 +167,7 @@ export function whenReady(redis: RedisClient, timeoutMs: number): Promise<void> 
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
-    /Stream isn't writeable|Command timed out|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Too many Cluster redirections/i.test(
+    /Stream isn't writeable|Command timed out|Command aborted due to connection close|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Too many Cluster redirections/i.test(
       error.message,
     ) ||
     /^(MOVED|ASK) \d+ /.test(error.message) ||

@@ -3,7 +3,7 @@ import { popsAcrossSlots, type RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type Doorbell, type RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
-import { awaitReplicas } from './replication.js';
+import { ReplicaAcknowledgement } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
 import {
@@ -102,6 +102,7 @@ export class ThreadQueue {
   private readonly readyLists: boolean;
   /** The last owner each recent thread's latest ring named. */
   private readonly lastOwners = new Map<string, string>();
+  private readonly replicas: ReplicaAcknowledgement;
 
   constructor(
     private readonly redis: RedisClient,
@@ -110,6 +111,7 @@ export class ThreadQueue {
   ) {
     this.scripts = new Scripts(redis, script.QUEUE_SCRIPTS);
     this.readyLists = popsAcrossSlots(redis);
+    this.replicas = new ReplicaAcknowledgement(redis, config.ackReplicas, config.ackReplicasTimeoutMs);
   }
 
   keys(thread: string): ThreadKeys {
@@ -232,10 +234,9 @@ export class ThreadQueue {
     });
   }
 
-  /** With `ackReplicas`, waits until that many replicas hold the thread's writes (or throws). */
-  private async replicated(k: ThreadKeys): Promise<void> {
-    const { ackReplicas, ackReplicasTimeoutMs } = this.config;
-    if (ackReplicas > 0) await awaitReplicas(this.redis, k.state, ackReplicas, ackReplicasTimeoutMs);
+  /** Waits until the replicas `ackReplicas` asks for hold the thread's writes (or throws). */
+  private replicated(k: ThreadKeys): Promise<void> {
+    return this.replicas.confirm(k.state);
   }
 
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {
