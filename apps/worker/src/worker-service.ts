@@ -14,6 +14,7 @@ import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
 import type { ReplySink } from './outbox.js';
 import { PlatformReplySink, postTargetOf } from './platform-reply-sink.js';
+import { PostedParts } from './posted-parts.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, ReplyDelivery } from './reply-delivery.js';
 import { FIRST_REPLY_RETRY_MS } from './reply-retry-policy.js';
 import { ReplyStream } from './reply-stream.js';
@@ -150,9 +151,10 @@ export async function startWorker(
   });
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
+  const postedParts = new PostedParts(store.replies);
   // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
   const sinks: ReplySink[] = [
-    new PlatformReplySink(clients, store.replies),
+    new PlatformReplySink(clients, postedParts),
     new LogReplySink(logger.child({ component: 'outbox' }), clients),
     ...(options.sinks ?? []),
   ];
@@ -219,7 +221,7 @@ export async function startWorker(
         return new ReplyStream(
           { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
           postTargetOf(target),
-          store.replies,
+          postedParts,
           { thread, batchId },
           config.replyStreamIntervalMs,
           logger,
