@@ -88,8 +88,15 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** `given`: a server or cluster the caller started and stops; by default the stack starts its own. */
-export async function startStack(env: Record<string, string> = {}, given?: RedisHandle): Promise<Stack> {
+/**
+ * `given`: a server or cluster the caller started and stops; by default the stack starts its own.
+ * `agentEnv`: set in the built-in agent's environment too.
+ */
+export async function startStack(
+  env: Record<string, string> = {},
+  given?: RedisHandle,
+  agentEnv: Record<string, string> = {},
+): Promise<Stack> {
   const server = given ?? (await startRedis());
   const redis = openConnection(server.url, { kind: 'patient' });
   const prefix = uniquePrefix('stack');
@@ -137,7 +144,7 @@ export async function startStack(env: Record<string, string> = {}, given?: Redis
       metrics: workerMetrics,
       queue: { retryDelayMs: 100 },
       // Tests script the agent with `@agent` lines in their messages.
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on' },
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on', ...agentEnv },
     },
   );
   return {

@@ -26,12 +26,28 @@ function parseRetention(raw: string | undefined): number | undefined {
   return Number(raw);
 }
 
+/**
+ * `TRIBUTARY_AGENT_MAX_MESSAGE_BYTES`: the longest protocol message it reads, as an agent's ACP SDK
+ * limits it (the SDK's own default when unset); a longer one closes the connection, as such agents do.
+ */
+function parseMaxMessageBytes(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
+    throw new Error(
+      `TRIBUTARY_AGENT_MAX_MESSAGE_BYTES must be a positive whole number, not ${JSON.stringify(raw)}`,
+    );
+  }
+  return Number(raw);
+}
+
 let features: AgentFeatures;
 let defaults: AgentScript;
 let scripting: boolean;
 let retentionMs: number | undefined;
+let maxMessageBytes: number | undefined;
 try {
   retentionMs = parseRetention(process.env.TRIBUTARY_AGENT_SESSION_RETENTION_MS);
+  maxMessageBytes = parseMaxMessageBytes(process.env.TRIBUTARY_AGENT_MAX_MESSAGE_BYTES);
   features = parseFeatures(process.env.TRIBUTARY_AGENT_CAPS);
   scripting = parseScripting(process.env.TRIBUTARY_AGENT_SCRIPTING);
   const rawDefaults = process.env.TRIBUTARY_AGENT_DEFAULTS;
@@ -51,7 +67,11 @@ const app = createAgentApp({
   log: stderrLog,
 });
 const connection = app.connect(
-  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+  ndJsonStream(
+    Writable.toWeb(process.stdout),
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    maxMessageBytes === undefined ? {} : { maxMessageBytes },
+  ),
 );
 stderrLog('info', 'ready', { stateDir, features, scripting });
 

@@ -10,7 +10,7 @@ import {
   type TurnHandler,
 } from '@tributary/queue';
 import type { Logger } from 'pino';
-import type { AttachmentContents } from './attachment-contents.js';
+import type { AttachmentContents, ResolvedAttachments } from './attachment-contents.js';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import { type OutboundMessage, type ReplyTarget, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
@@ -92,14 +92,15 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       toOutbound({ thread, batchId: batch.id, kind, text, target, ...(stopReason ? { stopReason } : {}) });
     const started = performance.now();
     let outcome: { result: TurnResult } | { error: unknown };
+    let files: ResolvedAttachments | undefined;
     let ending: TurnEnding = 'failed';
     try {
       const session = await continuity.attach(thread, batch.generation, batch.lease);
       const caps = (await pool.agentInfo()).promptCapabilities;
       const context =
         session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
-      const contents = (await deps.attachments?.resolve(events, caps, turn.signal)) ?? events;
-      const blocks = [...(context?.blocks ?? []), ...packBatch(contents, caps)];
+      files = await deps.attachments?.resolve(events, caps, turn.signal);
+      const blocks = [...(context?.blocks ?? []), ...packBatch(files?.events ?? events, caps)];
       const now = Date.now();
       const tokensPerEvent = events.map(envelopeTokens);
       const waitsMs = batch.messages.map((m) => now - m.acceptedAt);
@@ -135,6 +136,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           result: await pool.runTurn(thread, blocks, {
             signal: turn.signal,
             onUpdate: (event) => {
+              // The agent answers only once it has read the whole prompt: its files are no longer held for it.
+              files?.release();
               watchdog.activity();
               if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
                 stream?.chunk(event.content.text);
@@ -153,6 +156,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     } catch (error) {
       outcome = { error };
     } finally {
+      files?.release();
       leaseSignal.removeEventListener('abort', onLeaseAbort);
       if (running.get(thread) === turn) running.delete(thread);
     }
@@ -173,14 +177,22 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           'turn timed out; batch dead-lettered',
         );
         const notice = `The agent showed no activity for ${Math.round(limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
-        throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`, [
-          outbound('notice', notice),
-        ]);
+        // Not split: each message alone could take the whole timeout again.
+        throw new FinalTurnError(
+          `turn timed out: ${turn.signal.reason.message}`,
+          [outbound('notice', notice)],
+          false,
+        );
       }
       if ('error' in outcome) {
         deps.observer?.ended('error', seconds);
         const failure = describeTurnFailure(outcome.error);
-        throw new TurnFailedError(failure.reason, [outbound('notice', failure.notice)], failure.final);
+        throw new TurnFailedError(
+          failure.reason,
+          [outbound('notice', failure.notice)],
+          failure.final,
+          failure.splits,
+        );
       }
       const { stopReason, text } = outcome.result;
       deps.observer?.ended(stopReason, seconds);

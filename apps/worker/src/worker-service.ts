@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
 import { AttachmentContents } from './attachment-contents.js';
+import { ByteBudget } from './byte-budget.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
@@ -89,9 +90,6 @@ async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'tim
     clearTimeout(timer);
   }
 }
-
-/** Longest a single attachment download may take. */
-const ATTACHMENT_TIMEOUT_MS = 30_000;
 
 /** Failed agent starts in a row after which the worker reports not ready (and says why). */
 const AGENT_START_FAILURES_NOT_READY = 3;
@@ -210,8 +208,10 @@ export async function startWorker(
         limits: {
           maxBytes: config.attachmentMaxBytes,
           maxCount: config.attachmentMaxCount,
-          timeoutMs: ATTACHMENT_TIMEOUT_MS,
+          maxTurnBytes: config.attachmentMaxTurnBytes,
+          timeoutMs: config.attachmentTimeoutMs,
         },
+        budget: new ByteBudget(config.attachmentWorkerBytes),
         logger: logger.child({ component: 'attachments' }),
         onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
       }),

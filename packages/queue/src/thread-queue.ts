@@ -59,13 +59,28 @@ export type EnqueueResult =
   | { outcome: 'duplicate'; streamId: string }
   | { outcome: 'gated'; refusal: script.GateCondition };
 
+/** How a failed turn is recorded (ThreadQueue.fail). */
+export interface FailureOptions {
+  /** Retrying cannot help: no retry after this failure. */
+  final?: boolean;
+  /** What the thread is told if the batch ends dead-lettered. */
+  outboundIfDead?: Outbound[];
+  /**
+   * The failure may come from one message's content, so a batch of several messages that keeps
+   * failing is split rather than dead-lettered whole. Default true; false for a failure of the agent
+   * itself (it cannot sign in), which every message would meet.
+   */
+  splits?: boolean;
+}
+
 /** What the holder of a lease does next after a turn boundary. */
 export type NextStep =
   | { kind: 'batch'; batch: Batch }
   | { kind: 'idle' }
   | { kind: 'paused' }
   | { kind: 'yielded' }
-  | { kind: 'retry'; delayMs: number };
+  /** `split`: the batch was taken back, its messages are retried one at a time (docs/adr/0033). */
+  | { kind: 'retry'; delayMs: number; split?: true };
 
 export type ClaimResult =
   | { kind: 'batch'; batch: Batch }
@@ -286,15 +301,16 @@ export class ThreadQueue {
   }
 
   /**
-   * Records a failed turn: the batch is retried later, or dead-lettered after `maxFailures`; a
-   * `final` failure (retrying cannot help) is dead-lettered at once, and `outboundIfDead` (the user's
-   * notice) enters the reply outbox with the dead letter.
+   * Records a failed turn: the batch is retried later; after `maxFailures` (at once for a `final`
+   * failure, which retrying cannot help) a batch of several messages is split when `splits` (the
+   * failure may come from one message's content: its messages are retried one at a time), and one of
+   * a single message dead-lettered, `outboundIfDead` (the user's notice) entering the reply outbox
+   * with it.
    */
   async fail(
     lease: Lease,
     reason: string,
-    final = false,
-    outboundIfDead: Outbound[] = [],
+    { final = false, outboundIfDead = [], splits = true }: FailureOptions = {},
   ): Promise<NextStep> {
     const k = this.keys(lease.thread);
     const c = this.config;
@@ -304,10 +320,11 @@ export class ThreadQueue {
       maxFailures: final ? 1 : c.maxFailures,
       retryDelayMs: c.retryDelayMs,
       outboundIfDead: JSON.stringify(outboundIfDead),
+      split: splits ? 1 : 0,
     });
-    if (reply.status !== 'retry') return this.nextStep(k, lease, reply);
+    if (reply.status !== 'retry' && reply.status !== 'split') return this.nextStep(k, lease, reply);
     await this.ring(k, reply.epoch, { delayMs: reply.delayMs });
-    return { kind: 'retry', delayMs: reply.delayMs };
+    return { kind: 'retry', delayMs: reply.delayMs, ...(reply.status === 'split' ? { split: true } : {}) };
   }
 
   /** Hands the thread back (shutdown): the in-flight batch is re-delivered first, to whoever claims. */
