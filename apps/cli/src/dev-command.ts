@@ -114,7 +114,7 @@ async function startStack(env: NodeJS.ProcessEnv, logger: Logger, say: (line: st
     const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
     const ingress = await startIngress(ingressConfig, {
       logger: logger.child({ component: 'ingress' }),
-      webhooks: webhookDefinitions(ingressConfig.platforms, identities),
+      webhooks: webhookDefinitions(ingressConfig.platforms, identities, ingressConfig),
       clients,
       metrics,
     });

@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import type { ControlCommand } from '@tributary/platforms';
 import type { ThreadAdmin, ThreadControls } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
@@ -13,13 +14,20 @@ export interface AdminRouteOptions {
 
 const COMMANDS: readonly ControlCommand[] = ['cancel', 'cancel-all', 'reset'];
 
+/** Requests with a wrong token a client address may send a minute before the admin API answers 429. */
+export const ADMIN_FAILED_AUTH_PER_MINUTE = 20;
+
 /**
  * Operator API under `/admin`, bearer `ADMIN_TOKEN`; registered only when the token is set. Thread ids
- * travel URL-encoded in the path.
+ * travel URL-encoded in the path. A client address that sends more than ADMIN_FAILED_AUTH_PER_MINUTE
+ * wrong tokens a minute gets 429 until the minute is over.
  */
 export async function adminRoutes(app: FastifyInstance, options: AdminRouteOptions): Promise<void> {
   const { admin, controls, token } = options;
-  app.addHook('onRequest', bearerGuard(token, 'ADMIN_TOKEN'));
+  await app.register(rateLimit, { global: false });
+  // Keyed by the client address (request.ip, which TRUST_PROXY makes the real one).
+  const failures = app.createRateLimit({ max: ADMIN_FAILED_AUTH_PER_MINUTE, timeWindow: 60_000 });
+  app.addHook('onRequest', bearerGuard(token, 'ADMIN_TOKEN', failures));
 
   app.get('/admin/dead-letters', async () => ({ threads: await admin.threadsWithDeadLetters() }));
 

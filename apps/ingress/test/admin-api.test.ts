@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_FAILED_AUTH_PER_MINUTE } from '../src/admin-routes.js';
 import {
   gatewayEvent,
   hmacHeaders,
@@ -25,6 +26,24 @@ describe('admin API', () => {
     expect(answer.status).toBe(401);
     expect(await answer.json()).toMatchObject({ code: 'unauthorized' });
     expect((await fetch(`${h.url}/admin/dead-letters`)).status).toBe(401);
+  });
+
+  it('answers 429 once an address has sent too many wrong tokens in a minute; the right token still works', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      statuses.push((await admin('/dead-letters', 'GET', `guess-${i}-of-the-same-length-00000`)).status);
+    }
+    // 401 until the address's budget is spent (the first test's refusals spent some), then 429 only.
+    const first429 = statuses.indexOf(429);
+    expect(first429).toBeGreaterThan(0);
+    expect(first429).toBeLessThanOrEqual(ADMIN_FAILED_AUTH_PER_MINUTE);
+    expect(statuses.slice(0, first429).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(first429).every((status) => status === 429)).toBe(true);
+    const refused = await admin('/dead-letters', 'GET', 'one-more-guess-of-the-same-length0');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    expect((await admin('/dead-letters')).status).toBe(200);
   });
 
   it('shows a thread and drops its waiting messages on cancel-all', async () => {

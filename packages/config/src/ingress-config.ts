@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { TELEGRAM_MAX_AGE_MS } from '@tributary/platforms';
 import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
@@ -50,6 +51,8 @@ export interface IngressConfig extends ServiceSettings {
   /** Below `redisTimeoutMs`, or the client would time the WAIT out before Redis answers it. */
   ackReplicasTimeoutMs: number;
   gates: GateConfig;
+  /** A Telegram message (or edit) older than this by its own date is ignored: a replay, not a retry. */
+  telegramMaxAgeMs: number;
   adminToken: string | undefined;
   /** Bearer token `/metrics` requires; open when undefined. */
   metricsToken: string | undefined;
@@ -153,6 +156,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       allowedUsers: readList(env, 'ALLOWED_USERS'),
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
+    telegramMaxAgeMs: readInteger(env, 'TELEGRAM_MAX_AGE_MS', TELEGRAM_MAX_AGE_MS, 60_000),
     adminToken: readToken(env, 'ADMIN_TOKEN'),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });
