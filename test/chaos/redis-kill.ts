@@ -10,9 +10,8 @@
  *
  *   npm run chaos:redis-kill [-- --seconds 60 --every 8 --producers 8 --threads 40]
  */
-import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, signedRequestHeaders } from '@tributary/platforms';
+import { signedRequestHeaders } from '@tributary/platforms';
 import {
   type FakeApiCall,
   startFakePlatformApi,
@@ -21,6 +20,7 @@ import {
   waitFor,
 } from '@tributary/testkit';
 import { runCli } from '../support/cli-process.js';
+import { gatewayEventBody } from '../support/gateway-event.js';
 
 const { values } = parseArgs({
   options: {
@@ -67,19 +67,7 @@ let kills = 0;
 
 /** Posts one message as a platform would, again after any refusal, until it is acknowledged. */
 async function deliver(thread: number, token: string): Promise<void> {
-  const event: GatewayEvent = {
-    schema: GATEWAY_EVENT_SCHEMA,
-    event_id: randomUUID(),
-    timestamp: new Date().toISOString(),
-    platform: 'telegram',
-    event_type: 'message',
-    channel: { id: 'kill', type: 'group', thread_id: `t${thread}` },
-    sender: { id: 'u1', name: 'ada', display_name: 'Ada', is_bot: false },
-    content: { type: 'text', text: token },
-    mentions: [],
-    message_id: token,
-  };
-  const body = JSON.stringify(event);
+  const body = gatewayEventBody({ id: token, thread: `t${thread}`, channel: 'kill', text: token });
   for (;;) {
     const status = await fetch(`${ingressUrl}/webhooks/gateway`, {
       method: 'POST',

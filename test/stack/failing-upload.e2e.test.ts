@@ -1,8 +1,7 @@
 import { arrivalFromBody } from '@tributary/packing';
-import { signedRequestHeaders } from '@tributary/platforms';
 import { type FakeFile, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postGatewayEvent, type Stack, startStack } from './stack-fixture.js';
 
 const THREAD = 'gateway:line:room:split';
 
@@ -23,29 +22,14 @@ beforeAll(async () => {
 afterAll(() => stack.close());
 
 function post(id: string, sender: string, text: string, files: FakeFile[] = []) {
-  const body = JSON.stringify({
-    schema: 'openab.gateway.event.v1',
-    event_id: `evt_${id}`,
-    timestamp: new Date().toISOString(),
-    platform: 'line',
-    event_type: 'message',
-    channel: { id: 'room', type: 'group', thread_id: 'split' },
-    sender: { id: sender, name: sender, display_name: sender, is_bot: false },
-    content: {
-      type: 'text',
-      text,
-      attachments: files.map((file) => ({
-        type: 'text_file',
-        filename: 'dump.txt',
-        mime_type: 'text/plain',
-        size: file.size,
-        url: file.gatewayUrl,
-      })),
-    },
-    mentions: [],
-    message_id: id,
-  });
-  return stack.post('/webhooks/gateway', body, signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body));
+  const attachments = files.map((file) => ({
+    type: 'text_file',
+    filename: 'dump.txt',
+    mime_type: 'text/plain',
+    size: file.size,
+    url: file.gatewayUrl,
+  }));
+  return postGatewayEvent(stack, { id, thread: 'split', sender, text, attachments });
 }
 
 const replies = () =>

@@ -1,7 +1,6 @@
-import { signedRequestHeaders } from '@tributary/platforms';
 import { type FakeFile, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postGatewayEvent, type Stack, startStack } from './stack-fixture.js';
 
 /** 10 MB of text in lines, as a log file is: under the default 10 MiB per file. */
 const TEN_MB = Buffer.from(`${'x'.repeat(99)}\n`.repeat(100_000));
@@ -17,29 +16,18 @@ afterAll(() => stack.close());
 
 /** One gateway message in its own thread carrying `count` links to the 10 MB file. */
 function postFiles(thread: string, count: number) {
-  const body = JSON.stringify({
-    schema: 'openab.gateway.event.v1',
-    event_id: `evt_${thread}`,
-    timestamp: new Date().toISOString(),
-    platform: 'line',
-    event_type: 'message',
-    channel: { id: 'room', type: 'group', thread_id: thread },
-    sender: { id: 'u1', name: 'ada', display_name: 'Ada', is_bot: false },
-    content: {
-      type: 'text',
-      text: `${count} logs for you`,
-      attachments: Array.from({ length: count }, (_, i) => ({
-        type: 'text_file',
-        filename: `log-${i + 1}.txt`,
-        mime_type: 'text/plain',
-        size: file.size,
-        url: file.gatewayUrl,
-      })),
-    },
-    mentions: [],
-    message_id: `m_${thread}`,
+  return postGatewayEvent(stack, {
+    id: `m_${thread}`,
+    thread,
+    text: `${count} logs for you`,
+    attachments: Array.from({ length: count }, (_, i) => ({
+      type: 'text_file',
+      filename: `log-${i + 1}.txt`,
+      mime_type: 'text/plain',
+      size: file.size,
+      url: file.gatewayUrl,
+    })),
   });
-  return stack.post('/webhooks/gateway', body, signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body));
 }
 
 function replyOf(count: number): string | undefined {

@@ -22,6 +22,7 @@ import {
 } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
+import { type GatewayMessage, gatewayEventBody } from '../support/gateway-event.js';
 
 export const STACK_SECRETS = {
   SLACK_SIGNING_SECRET: 'stack-slack-signing-secret',
@@ -59,6 +60,12 @@ export function postSlackEvent(stack: Stack, body: string) {
     'x-slack-request-timestamp': timestamp,
     'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
   });
+}
+
+/** Posts one signed gateway event (test/support/gateway-event.ts). */
+export function postGatewayEvent(stack: Stack, message: GatewayMessage) {
+  const body = gatewayEventBody(message);
+  return stack.post('/webhooks/gateway', body, signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body));
 }
 
 /** Posts what `tributary discord-forwarder` posts for a gateway message, signed with its secret. */
