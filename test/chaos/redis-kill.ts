@@ -67,22 +67,24 @@ let kills = 0;
 
 /** Posts one message as a platform would, again after any refusal, until it is acknowledged. */
 async function deliver(thread: number, token: string): Promise<void> {
-  const body = gatewayEventBody({ id: token, thread: `t${thread}`, channel: 'kill', text: token });
+  // A conversation (channel) per thread: ingress's rate limit is per conversation.
+  const body = gatewayEventBody({ id: token, thread: 'main', channel: `c${thread}`, text: token });
   for (;;) {
-    const status = await fetch(`${ingressUrl}/webhooks/gateway`, {
+    const answer = await fetch(`${ingressUrl}/webhooks/gateway`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...signedRequestHeaders(SECRET, body) },
       body,
     }).then(
-      (response) => response.status,
-      () => 0,
+      (response) => ({ status: response.status, retryAfter: Number(response.headers.get('retry-after')) }),
+      () => ({ status: 0, retryAfter: 0 }),
     );
-    if (status === 200) {
+    if (answer.status === 200) {
       acknowledged.add(token);
       return;
     }
     refusals++;
-    await sleep(100);
+    // As a platform does: again after the wait ingress asked for, else soon.
+    await sleep(answer.retryAfter > 0 ? answer.retryAfter * 1000 : 100);
   }
 }
 
@@ -116,9 +118,15 @@ const quoted = () => {
 };
 
 const running = [...Array.from({ length: producers }, (_, p) => produce(p)), killRedis()];
+const started = Date.now();
+const progress = setInterval(() => {
+  const elapsed = Math.round((Date.now() - started) / 1000);
+  log(`redis-kill: t=${elapsed}s acknowledged=${acknowledged.size} refusals=${refusals} kills=${kills}`);
+}, 5_000);
 await sleep(seconds * 1000);
 producing = false;
 await Promise.all(running);
+clearInterval(progress);
 log(`redis-kill: producers stopped at ${acknowledged.size} acknowledged; waiting for their answers`);
 await waitFor(() => [...acknowledged].every((token) => quoted().has(token)), {
   what: 'an answer to every acknowledged message',
