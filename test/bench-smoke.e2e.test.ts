@@ -223,6 +223,26 @@ describe('benchmark smoke runs', () => {
     expect(result.rows[0]![result.columns.indexOf('busiest ingress cores')]).toBeGreaterThan(0);
   });
 
+  it('replica-ack compares acknowledging with and without a replica on a Cluster with replicas', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('replica-ack');
+    expect(result.rows.map((row) => row[0])).toEqual([
+      'REDIS_ACK_REPLICAS=0 (baseline)',
+      'auto (default: WAIT 1)',
+    ]);
+    expect(result.ratios.auto_over_off_ack_p50).toBeGreaterThan(0);
+  });
+
+  it('attachment-memory samples a worker through turns with and without large files', {
+    timeout: 180_000,
+  }, async () => {
+    const result = await smoke('attachment-memory');
+    expect(result.rows).toHaveLength(4);
+    expect(result.ratios.worst_peak_over_baseline).toBeGreaterThan(0);
+    expect(result.ratios.lease_lost).toBe(0);
+  });
+
   it('the report renders what ran and names what did not', { timeout: 60_000 }, async () => {
     // Every result but latency's, so the page must say that one was not run.
     const partial = join(results, 'without-latency');

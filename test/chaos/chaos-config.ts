@@ -4,7 +4,11 @@ import { type QueueConfig, queueConfig } from '@tributary/queue';
  * Short leases and a fast sweeper so that kills and freezes turn into takeovers within the run. On a
  * Cluster, one doorbell queue per primary.
  */
-export function chaosQueueConfig(prefix: string, doorbellQueues = 1): Readonly<QueueConfig> {
+export function chaosQueueConfig(
+  prefix: string,
+  doorbellQueues = 1,
+  overrides: Partial<QueueConfig> = {},
+): Readonly<QueueConfig> {
   return queueConfig({
     prefix,
     buckets: 16,
@@ -19,5 +23,6 @@ export function chaosQueueConfig(prefix: string, doorbellQueues = 1): Readonly<Q
     maxDeliveries: 1_000,
     maxFailures: 1_000,
     retryDelayMs: 100,
+    ...overrides,
   });
 }

@@ -3,20 +3,26 @@
  * restarted while producers send; a share of doorbells is dropped on purpose. Session affinity is on
  * (the default), so doorbells handed to a killed or frozen worker must fall back to the shared queue.
  * Ends with
- * `chaos: sent=<n> committed=<n> lost=0 duplicates=0 reordered=0 overlaps_committed=0`
- * and exits non-zero when any of the last four is not zero.
+ * `chaos: sent=<n> committed=<n> lost=0 duplicates=0 reordered=0 overlaps_committed=0 errors_500=0`
+ * and exits non-zero when any of the last five is not zero.
  *
  *   npm run chaos -- --seconds 60 [--workers 3] [--threads 120] [--rate 400] [--drop 0.1] [--cluster]
+ *                    [--failover] [--ack-replicas <n|auto>]
  *
  * `--cluster` runs it on a private 3-primary Redis Cluster, with one doorbell queue per primary.
  * `--failover` adds a replica to each primary and SIGKILLs one primary halfway through: its replica is
- * promoted, the run goes on, and the killed node comes back as the new primary's replica. `--ack-replicas 1` makes enqueue wait for a replica (WAIT) before it
- * acknowledges; a message refused meanwhile counts as refused, not sent.
+ * promoted, the run goes on, and the killed node comes back as the new primary's replica.
+ * Producers enqueue as ingress does (its fail-fast connection, the default REDIS_ACK_REPLICAS `auto`:
+ * a replica confirms each message when the primary has one); `--ack-replicas <n|auto>` overrides it. A
+ * message refused meanwhile counts as refused, not sent; a refusal ingress would answer with 500 rather
+ * than 503 (anything but "Redis unavailable") fails the run. The time to each acknowledgement is
+ * printed (p50, p95): with replicas, what the wait for one costs per message.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { BullDoorbell, openConnection, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, isRedisUnavailable, openConnection, ThreadQueue } from '@tributary/queue';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
+import { percentile } from '../../bench/stats.js';
 import { chaosQueueConfig } from './chaos-config.js';
 import { DroppingDoorbell } from './dropping-doorbell.js';
 import { addTallies, type Tally, tallyThread } from './tally.js';
@@ -30,7 +36,7 @@ const { values } = parseArgs({
     drop: { type: 'string', default: '0.1' },
     cluster: { type: 'boolean', default: false },
     failover: { type: 'boolean', default: false },
-    'ack-replicas': { type: 'string', default: '0' },
+    'ack-replicas': { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -51,13 +57,25 @@ const redisHandle: RedisHandle = cluster ?? (await startRedis());
 const doorbellQueues = onCluster ? 3 : 1;
 const prefix = uniquePrefix('chaos');
 const redis = openConnection(redisHandle.url, { kind: 'patient' });
-const config = { ...chaosQueueConfig(prefix, doorbellQueues), ackReplicas: Number(values['ack-replicas']) };
-const bull = new BullDoorbell(redis, config);
+// What ingress uses to acknowledge: no offline queue, a command that hangs times out.
+const intake = openConnection(redisHandle.url, { kind: 'fail-fast', timeoutMs: 1_000 });
+const ackReplicas = values['ack-replicas'];
+const config = chaosQueueConfig(
+  prefix,
+  doorbellQueues,
+  ackReplicas === undefined ? {} : { ackReplicas: ackReplicas === 'auto' ? 'auto' : Number(ackReplicas) },
+);
+const bull = new BullDoorbell(intake, config);
 const doorbell = new DroppingDoorbell(bull, dropRate);
+const ingress = new ThreadQueue(intake, config, doorbell);
+// Reads thread state and history; rings nothing.
 const queue = new ThreadQueue(redis, config, doorbell);
 
 const workers: (ChildProcess | undefined)[] = [];
 const stats = { kills: 0, freezes: 0, refused: 0, failedOver: 0, stolen: 0 };
+/** Refusals ingress would answer with 500 (not "Redis unavailable"), by message. */
+const internalErrors = new Map<string, number>();
+const ackMs: number[] = [];
 
 /** Halfway through, SIGKILLs a primary; the cluster promotes its replica and the run goes on. */
 async function failOver(): Promise<void> {
@@ -120,13 +138,19 @@ const byStreamPosition = (a: { at: [number, number] }, b: { at: [number, number]
  */
 async function send(thread: string, id: string): Promise<void> {
   for (;;) {
+    const started = performance.now();
     try {
-      const result = await queue.enqueue(thread, { id, body: JSON.stringify({ thread, id }) });
+      const result = await ingress.enqueue(thread, { id, body: JSON.stringify({ thread, id }) });
       if (result.outcome === 'gated') throw new Error('an ungated enqueue was gated');
+      ackMs.push(performance.now() - started);
       sent.get(thread)!.push({ id, at: streamPosition(result.streamId) });
       return;
-    } catch {
+    } catch (error) {
       stats.refused++;
+      if (!isRedisUnavailable(error)) {
+        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        internalErrors.set(message, (internalErrors.get(message) ?? 0) + 1);
+      }
       await sleep(50);
     }
   }
@@ -192,7 +216,7 @@ log(
   `chaos: ${workerCount} workers, ${threadCount} threads, ~${rate} msg/s, drop=${dropRate}, ${seconds}s` +
     (onCluster ? `, Redis Cluster of 3 primaries, ${doorbellQueues} doorbell queues` : '') +
     (values.failover ? ', a replica each, one primary killed halfway' : '') +
-    (config.ackReplicas > 0 ? `, acknowledged after WAIT ${config.ackReplicas}` : ''),
+    `, REDIS_ACK_REPLICAS=${config.ackReplicas}`,
 );
 const started = Date.now();
 const progress = setInterval(() => {
@@ -244,15 +268,24 @@ await Promise.all(
 );
 await bull.close();
 redis.disconnect();
+intake.disconnect();
 await redisHandle.stop();
+
+const errors500 = [...internalErrors.values()].reduce((sum, n) => sum + n, 0);
+for (const [message, count] of internalErrors) log(`chaos: ${count} x 500: ${message}`);
 
 log(
   `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} stolen_rings=${stats.stolen} refused=${stats.refused} dead_letters=${dead}` +
     (values.failover ? ` failovers=${stats.failedOver}` : ''),
 );
+log(
+  `chaos: acknowledgement per message (REDIS_ACK_REPLICAS=${config.ackReplicas}): ` +
+    `p50 ${percentile(ackMs, 50).toFixed(2)} ms, p95 ${percentile(ackMs, 95).toFixed(2)} ms; ` +
+    'npm run bench:replica-ack compares it with acknowledging without a replica',
+);
 process.stdout.write(
   `chaos: sent=${totalSent()} committed=${tally.committed} lost=${tally.lost} duplicates=${tally.duplicates} ` +
-    `reordered=${tally.reordered} overlaps_committed=${tally.overlapsCommitted}\n`,
+    `reordered=${tally.reordered} overlaps_committed=${tally.overlapsCommitted} errors_500=${errors500}\n`,
 );
-const clean = tally.lost + tally.duplicates + tally.reordered + tally.overlapsCommitted === 0;
+const clean = tally.lost + tally.duplicates + tally.reordered + tally.overlapsCommitted + errors500 === 0;
 process.exit(clean ? 0 : 1);

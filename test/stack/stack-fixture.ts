@@ -22,6 +22,7 @@ import {
 } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
+import { type GatewayMessage, gatewayEventBody } from '../support/gateway-event.js';
 
 export const STACK_SECRETS = {
   SLACK_SIGNING_SECRET: 'stack-slack-signing-secret',
@@ -82,6 +83,12 @@ export function postSlackEvent(stack: Stack, body: string) {
   });
 }
 
+/** Posts one signed gateway event (test/support/gateway-event.ts). */
+export function postGatewayEvent(stack: Stack, message: GatewayMessage) {
+  const body = gatewayEventBody(message);
+  return stack.post('/webhooks/gateway', body, signedRequestHeaders(STACK_SECRETS.GATEWAY_SECRET, body));
+}
+
 /** Posts what `tributary discord-forwarder` posts for a gateway message, signed with its secret. */
 export function postDiscordForwarded(stack: Stack, body: string) {
   return stack.post(
@@ -109,8 +116,15 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** `given`: a server or cluster the caller started and stops; by default the stack starts its own. */
-export async function startStack(env: Record<string, string> = {}, given?: RedisHandle): Promise<Stack> {
+/**
+ * `given`: a server or cluster the caller started and stops; by default the stack starts its own.
+ * `agentEnv`: set in the built-in agent's environment too.
+ */
+export async function startStack(
+  env: Record<string, string> = {},
+  given?: RedisHandle,
+  agentEnv: Record<string, string> = {},
+): Promise<Stack> {
   const server = given ?? (await startRedis());
   const redis = openConnection(server.url, { kind: 'patient' });
   const prefix = uniquePrefix('stack');
@@ -159,7 +173,7 @@ export async function startStack(env: Record<string, string> = {}, given?: Redis
       metrics: workerMetrics,
       queue: { retryDelayMs: 100 },
       // Tests script the agent with `@agent` lines in their messages.
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on' },
+      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on', ...agentEnv },
     },
   );
   return {

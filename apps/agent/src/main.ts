@@ -15,13 +15,17 @@ function parseScripting(raw: string | undefined): boolean {
   throw new Error(`TRIBUTARY_AGENT_SCRIPTING must be "on" or "off", not ${JSON.stringify(raw)}`);
 }
 
-/** `TRIBUTARY_AGENT_SESSION_RETENTION_MS`: how long an untouched session file is kept; default 7 days. */
-function parseRetention(raw: string | undefined): number | undefined {
+/**
+ * A positive whole number from the environment variable `name`, undefined when unset. Read so:
+ * `TRIBUTARY_AGENT_SESSION_RETENTION_MS`, how long an untouched session file is kept (default 7 days);
+ * `TRIBUTARY_AGENT_MAX_MESSAGE_BYTES`, the longest protocol message it reads, as an agent's ACP SDK
+ * limits it (the SDK's own default when unset: a longer one closes the connection, as such agents do).
+ */
+function positiveWholeNumber(name: string): number | undefined {
+  const raw = process.env[name];
   if (raw === undefined || raw === '') return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < 1) {
-    throw new Error(
-      `TRIBUTARY_AGENT_SESSION_RETENTION_MS must be a positive whole number, not ${JSON.stringify(raw)}`,
-    );
+    throw new Error(`${name} must be a positive whole number, not ${JSON.stringify(raw)}`);
   }
   return Number(raw);
 }
@@ -30,8 +34,10 @@ let features: AgentFeatures;
 let defaults: AgentScript;
 let scripting: boolean;
 let retentionMs: number | undefined;
+let maxMessageBytes: number | undefined;
 try {
-  retentionMs = parseRetention(process.env.TRIBUTARY_AGENT_SESSION_RETENTION_MS);
+  retentionMs = positiveWholeNumber('TRIBUTARY_AGENT_SESSION_RETENTION_MS');
+  maxMessageBytes = positiveWholeNumber('TRIBUTARY_AGENT_MAX_MESSAGE_BYTES');
   features = parseFeatures(process.env.TRIBUTARY_AGENT_CAPS);
   scripting = parseScripting(process.env.TRIBUTARY_AGENT_SCRIPTING);
   const rawDefaults = process.env.TRIBUTARY_AGENT_DEFAULTS;
@@ -51,7 +57,11 @@ const app = createAgentApp({
   log: stderrLog,
 });
 const connection = app.connect(
-  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>),
+  ndJsonStream(
+    Writable.toWeb(process.stdout),
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+    maxMessageBytes === undefined ? {} : { maxMessageBytes },
+  ),
 );
 stderrLog('info', 'ready', { stateDir, features, scripting });
 

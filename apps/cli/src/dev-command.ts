@@ -159,7 +159,7 @@ async function startStack(
     const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
     const ingress = await startIngress(ingressConfig, {
       logger: logger.child({ component: 'ingress' }),
-      webhooks: webhookDefinitions(ingressConfig.platforms, identities),
+      webhooks: webhookDefinitions(ingressConfig.platforms, identities, ingressConfig),
       clients,
       metrics,
     });

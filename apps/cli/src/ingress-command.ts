@@ -23,7 +23,7 @@ Stops on SIGTERM or SIGINT after draining the requests in flight.`,
     const identities = await discoverBotIdentities(config.platforms, clients, logger);
     const ingress = await startIngress(config, {
       logger,
-      webhooks: webhookDefinitions(config.platforms, identities),
+      webhooks: webhookDefinitions(config.platforms, identities, config),
       clients,
       metrics,
     });

@@ -19,7 +19,9 @@ On SIGTERM or SIGINT it lets running turns finish for SHUTDOWN_GRACE_MS, hands t
     const worker = await startWorker(config, { logger });
     const failure = await Promise.race([untilSignal(logger).then(() => undefined), worker.failed]);
     await worker.close();
-    // A worker that could not go on exits non-zero, so its supervisor restarts it.
-    if (failure) process.exitCode = 1;
+    // A close cut short by its deadline leaves reconnecting clients behind: they must not keep the
+    // process (and a pod's rollout) waiting. A worker that could not go on exits non-zero, so its
+    // supervisor restarts it.
+    process.exit(failure ? 1 : 0);
   },
 };

@@ -25,10 +25,12 @@ export interface WebhookDefinition {
 /**
  * Every route of DESIGN §10, wired explicitly; a platform without its secret stays off. `identities`
  * are those discovered at start-up (discoverBotIdentities); the configured ones by default.
+ * `telegramMaxAgeMs`: TELEGRAM_MAX_AGE_MS (the adapter's default when not given).
  */
 export function webhookDefinitions(
   platforms: PlatformConfig,
   identities: BotIdentities = configuredIdentities(platforms),
+  { telegramMaxAgeMs }: { telegramMaxAgeMs?: number } = {},
 ): WebhookDefinition[] {
   const { slack, telegram, discord, gateway } = platforms;
   const slackSelf = identities.slack?.id;
@@ -56,6 +58,7 @@ export function webhookDefinitions(
         ? new TelegramInboundAdapter({
             secretToken: telegram.secretToken,
             ...(telegramSelf ? { botUsername: telegramSelf } : {}),
+            ...(telegramMaxAgeMs === undefined ? {} : { maxAgeMs: telegramMaxAgeMs }),
           })
         : undefined,
     },

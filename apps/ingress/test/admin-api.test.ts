@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_FAILED_AUTH_PER_MINUTE } from '../src/admin/admin-auth.js';
 import {
   gatewayEvent,
   hmacHeaders,
@@ -216,5 +217,26 @@ describe('admin API', () => {
     expect((await admin('/threads?cursor=bogus')).status).toBe(400);
     expect((await admin('/threads?state=sleeping')).status).toBe(400);
     expect((await admin('/audit?cursor=bogus')).status).toBe(400);
+  });
+});
+
+// Last: it spends this address's budget of wrong tokens, which the tests above must not meet.
+describe('guessing tokens', () => {
+  it('answers 429 once an address has sent too many wrong tokens in a minute; the right token still works', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      statuses.push((await admin('/dead-letters', 'GET', `guess-${i}-of-the-same-length-00000`)).status);
+    }
+    // 401 until the address's budget is spent (the tests above spent some), then 429 only.
+    const first429 = statuses.indexOf(429);
+    expect(first429).toBeGreaterThan(0);
+    expect(first429).toBeLessThanOrEqual(ADMIN_FAILED_AUTH_PER_MINUTE);
+    expect(statuses.slice(0, first429).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(first429).every((status) => status === 429)).toBe(true);
+    const refused = await admin('/dead-letters', 'GET', 'one-more-guess-of-the-same-length0');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    expect((await admin('/dead-letters')).status).toBe(200);
   });
 });

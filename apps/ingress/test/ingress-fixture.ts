@@ -80,7 +80,7 @@ export async function startIngressHarness(options: HarnessOptions = {}): Promise
   const metrics = createMetrics();
   const ingress = await startIngress(config, {
     logger,
-    webhooks: webhookDefinitions(config.platforms),
+    webhooks: webhookDefinitions(config.platforms, undefined, config),
     clients: options.clients ?? new Map(),
     metrics,
   });
@@ -216,12 +216,17 @@ export function slackMessage(text: string, fields: Record<string, unknown> = {},
   });
 }
 
-export function telegramUpdate(text: string, updateId: number, messageId = updateId): string {
+export function telegramUpdate(
+  text: string,
+  updateId: number,
+  messageId = updateId,
+  date = Math.floor(Date.now() / 1000),
+): string {
   return JSON.stringify({
     update_id: updateId,
     message: {
       message_id: messageId,
-      date: 1_700_000_000,
+      date,
       chat: { id: -1001, type: 'supergroup', title: 'dev' },
       from: { id: 42, is_bot: false, first_name: 'Ada', username: 'ada' },
       text,

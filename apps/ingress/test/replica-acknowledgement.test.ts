@@ -1,6 +1,6 @@
 import { startRedis, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   gatewayEvent,
   hmacHeaders,
@@ -12,13 +12,7 @@ import {
 // REDIS_ACK_REPLICAS: a message is acknowledged only once a replica holds it (WAIT), so a failover
 // right after the 200 cannot lose it; without the replica's confirmation in time the answer is 503.
 let h: IngressHarness;
-beforeAll(async () => {
-  h = await startIngressHarness({
-    privateRedis: true,
-    env: { REDIS_ACK_REPLICAS: '1', REDIS_ACK_TIMEOUT_MS: '100' },
-  });
-});
-afterAll(() => h.close());
+afterEach(() => h.close());
 
 async function replicaOfPrimary() {
   const server = await startRedis({ private: true });
@@ -31,8 +25,12 @@ async function replicaOfPrimary() {
     what: 'the replica to sync',
   });
   return {
+    /** SIGSTOP: still connected as far as the primary knows, answering nothing. */
+    freeze: () => server.kill('SIGSTOP'),
+    thaw: () => server.kill('SIGCONT'),
     async stop() {
       client.disconnect();
+      await server.kill('SIGCONT');
       // A replica's SIGTERM shutdown may wait on its own AOF work; nothing of it is needed afterwards.
       await server.kill();
       await server.stop();
@@ -61,7 +59,64 @@ async function deliverUntilAcknowledged(text: string, messageId: string) {
 }
 
 describe('acknowledgement by a replica', () => {
+  it('by default, acknowledges at once without a replica, and only what a replica holds once there is one', async () => {
+    h = await startIngressHarness({ privateRedis: true, env: { REDIS_ACK_TIMEOUT_MS: '100' } });
+    expect((await deliver('no replica yet', 'm-1')).status).toBe(200);
+
+    const replica = await replicaOfPrimary();
+    try {
+      expect((await deliverUntilAcknowledged('a replica holds this one', 'm-2')).answer.status).toBe(200);
+      // A replica that stops answering holds up acknowledgements: refused, never acknowledged unconfirmed.
+      await replica.freeze();
+      let n = 3;
+      await waitFor(async () => (await deliver('the replica is frozen', `m-${n++}`)).status === 503, {
+        what: 'a 503 while the only replica cannot confirm',
+        timeoutMs: 10_000,
+      });
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('REDIS_ACK_REPLICAS=0 opts out: acknowledged though the replica cannot confirm', async () => {
+    h = await startIngressHarness({ privateRedis: true, env: { REDIS_ACK_REPLICAS: '0' } });
+    const replica = await replicaOfPrimary();
+    try {
+      await replica.freeze();
+      for (let n = 1; n <= 3; n++) expect((await deliver('not waited for', `m-${n}`)).status).toBe(200);
+    } finally {
+      await replica.stop();
+    }
+  });
+
+  it('answers 503, never 500, when the primary goes down while it waits for its replica', async () => {
+    h = await startIngressHarness({
+      privateRedis: true,
+      env: { REDIS_ACK_REPLICAS: '1', REDIS_TIMEOUT_MS: '2500', REDIS_ACK_TIMEOUT_MS: '2000' },
+    });
+    const replica = await replicaOfPrimary();
+    try {
+      await replica.freeze();
+      const answer = deliver('the primary dies under this one', 'm-1');
+      await waitFor(async () => /^blocked_clients:1\b/m.test(await h.redis.info('clients')), {
+        what: 'the WAIT in progress',
+      });
+      // The answer to the write came before the kill; the WAIT pipelined behind it is aborted.
+      await h.server.kill();
+      const { status, body } = await answer;
+      expect(body).toMatchObject({ code: 'redis_unavailable' });
+      expect(status).toBe(503);
+      await h.server.restart();
+    } finally {
+      await replica.stop();
+    }
+  });
+
   it('answers 503 while no replica confirms the write; the retry once one does is the same message', async () => {
+    h = await startIngressHarness({
+      privateRedis: true,
+      env: { REDIS_ACK_REPLICAS: '1', REDIS_ACK_TIMEOUT_MS: '100' },
+    });
     const unconfirmed = await deliver('nobody replicates this yet', 'm-1');
     expect(unconfirmed.status).toBe(503);
     expect(unconfirmed.body).toMatchObject({ code: 'redis_unavailable' });

@@ -15,6 +15,16 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe('duplicate deliveries become one queued message', () => {
+  it('ignores a Telegram update older than the freshness window: a replay the dedup window forgot', async () => {
+    const before = await h.queuedCount();
+    // Dated 2001-01-01, delivered now with the right secret token.
+    const replay = telegramUpdate('@tributary_bot old news', 7001, 7001, 978_307_200);
+    const answer = await h.post('/webhooks/telegram', replay, telegramHeaders());
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ outcome: 'ignored' });
+    expect(await h.queuedCount()).toBe(before);
+  });
+
   it('absorbs Slack retries of the same event', async () => {
     const before = await h.queuedCount();
     const body = slackMessage('<@UBOT> check the build', { ts: '1700000100.000200' });

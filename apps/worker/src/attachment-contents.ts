@@ -4,38 +4,86 @@ import {
   FileFetchError,
   type FileFetchFailure,
   fileTooLarge,
+  formatBytes,
   PlatformApiError,
   type PlatformClient,
 } from '@tributary/platforms';
-import { fileTypeFromBuffer } from 'file-type';
 import type { Logger } from 'pino';
+import { fileContent, worthFetching } from './attachment-file.js';
+import type { BudgetHold, ByteBudget } from './byte-budget.js';
 
 export interface AttachmentLimits {
   /** Largest file downloaded. */
   maxBytes: number;
   /** Files downloaded per turn. */
   maxCount: number;
+  /**
+   * File content one prompt carries, counted as it travels (base64 media, text as JSON strings): the
+   * whole prompt is one message of the agent connection, whose size the agent limits.
+   */
+  maxTurnBytes: number;
+  /** All of one turn's downloads, together (they run a few at a time). */
   timeoutMs: number;
 }
 
-export type AttachmentOutcome = 'fetched' | FileFetchFailure | 'too_many';
+/**
+ * `fetched`, or why a file reached the agent as a link and a note: FileFetchFailure, `too_many` (the
+ * count), `turn_full` (the prompt's share for files), `busy` (the worker's budget did not free in time),
+ * `timed_out` (the turn's download time ran out), `unsupported` (downloaded, neither text nor media the
+ * agent takes).
+ */
+export type AttachmentOutcome =
+  | 'fetched'
+  | FileFetchFailure
+  | 'too_many'
+  | 'turn_full'
+  | 'busy'
+  | 'timed_out'
+  | 'unsupported';
 
 export interface AttachmentContentsDeps {
   clients: ReadonlyMap<string, PlatformClient>;
   limits: AttachmentLimits;
+  /** Bytes this worker's turns may hold for files at once. */
+  budget: ByteBudget;
   logger: Logger;
   onOutcome?: (platform: string, outcome: AttachmentOutcome) => void;
 }
 
-// Malformed UTF-8 is not text: such a file stays a link rather than reach the agent altered.
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** Events with their files' content, and the worker's budget they hold until `release`. */
+export interface ResolvedAttachments {
+  events: ArrivalEvent[];
+  /** The agent has the prompt (or the turn ended): the files' bytes are no longer held for it. */
+  release(): void;
+}
+
+/** Downloads of one turn in flight at once: enough to overlap slow hosts, few enough to stay polite. */
+const DOWNLOADS_AT_ONCE = 4;
+
+type LinkWithSource = LinkAttachment & Required<Pick<LinkAttachment, 'source'>>;
+
+/** One file of the turn to download, at its place among the events' attachments. */
+interface Wanted {
+  event: ArrivalEvent;
+  link: LinkWithSource;
+  at: [event: number, attachment: number];
+  /** What it may add to the prompt, from its declared size and type (the budget held for it). */
+  estimate: number;
+}
+
+type Fetched =
+  | { kind: 'content'; attachment: Attachment; promptBytes: number; hold: BudgetHold }
+  | { kind: 'link'; attachment: LinkAttachment };
 
 /**
  * Turns the platform files a batch's events link to into content the agent can read, for one turn
  * attempt: the bytes live in this process only, so a re-delivered batch downloads them again and Redis
  * never holds them. Images become image attachments and audio audio ones when the agent takes them,
- * text files text attachments; other files stay links. A file that cannot be fetched stays a link with
- * a broker-origin notice saying why; the turn goes ahead either way.
+ * text files text attachments; other files stay links. Bounded end to end: at most `maxCount` files,
+ * each at most `maxBytes`, together at most `maxTurnBytes` of the prompt, within one `timeoutMs` for
+ * all of a turn's downloads, and within the worker's byte budget across its turns. A file past any
+ * of these, or that cannot be fetched, stays a link with a broker-origin note saying why; the turn goes
+ * ahead either way.
  */
 export class AttachmentContents {
   constructor(private readonly deps: AttachmentContentsDeps) {}
@@ -45,130 +93,180 @@ export class AttachmentContents {
     events: readonly ArrivalEvent[],
     caps: PromptCapabilities,
     signal?: AbortSignal,
-  ): Promise<ArrivalEvent[]> {
-    let budget = this.deps.limits.maxCount;
-    const take = () => budget-- > 0;
-    const resolved: ArrivalEvent[] = [];
-    // One file after another: the count cap goes to the earliest files.
-    for (const event of events) {
-      if (!event.attachments.some(hasSource)) {
-        resolved.push(event);
-        continue;
+  ): Promise<ResolvedAttachments> {
+    const resolved = events.map((event) => ({ ...event, attachments: [...event.attachments] }));
+    const wanted = this.wanted(resolved, caps);
+    if (wanted.length === 0) return { events: resolved, release: () => {} };
+    const deadline = AbortSignal.timeout(this.deps.limits.timeoutMs);
+    const stop = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const fetched = await inTurns(wanted, DOWNLOADS_AT_ONCE, (file) => this.fetch(file, caps, stop, signal));
+    // Earliest first: the files that fit the prompt's share are the first ones sent.
+    const holds: BudgetHold[] = [];
+    let promptBytes = 0;
+    for (const [i, result] of fetched.entries()) {
+      const { event, link, at } = wanted[i]!;
+      let attachment: Attachment = result.attachment;
+      if (result.kind === 'content') {
+        if (promptBytes + result.promptBytes > this.deps.limits.maxTurnBytes) {
+          result.hold.release();
+          attachment = this.refuse(event, link, 'turn_full', this.turnFull(promptBytes));
+        } else {
+          promptBytes += result.promptBytes;
+          holds.push(result.hold);
+        }
       }
-      const attachments: Attachment[] = [];
-      for (const attachment of event.attachments) {
-        attachments.push(
-          hasSource(attachment) && worthFetching(attachment, caps) && !signal?.aborted
-            ? await this.content(event, attachment, caps, take, signal)
-            : attachment,
-        );
-      }
-      resolved.push({ ...event, attachments });
+      resolved[at[0]]!.attachments[at[1]] = attachment;
     }
-    return resolved;
+    const release = () => {
+      for (const hold of holds.splice(0)) hold.release();
+    };
+    return { events: resolved, release };
   }
 
-  private async content(
-    event: ArrivalEvent,
-    link: LinkWithSource,
-    caps: PromptCapabilities,
-    take: () => boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<Attachment> {
-    const { platform, ref, size } = link.source;
-    const { maxBytes, maxCount } = this.deps.limits;
-    const { source: _source, ...plain } = link;
-    const refuse = (outcome: AttachmentOutcome, reason: string): LinkAttachment => {
-      this.deps.onOutcome?.(platform, outcome);
-      this.deps.logger.warn(
-        { platform, eventId: event.eventId, attachment: link.name, outcome, reason },
-        'attachment not fetched; the agent gets a link and a note',
-      );
-      return { ...plain, notice: `Tributary could not fetch this file for the agent: ${reason}.` };
-    };
-    // A file declared too large is refused before it takes one of the turn's downloads.
-    if (size !== undefined && size > maxBytes) {
-      return refuse('too_large', fileTooLarge(maxBytes).message);
+  /**
+   * The files to download, earliest first, as many as the limits let through by their declared sizes;
+   * the others (declared too large, too many, past the prompt's share) get their note now, undownloaded.
+   */
+  private wanted(events: ArrivalEvent[], caps: PromptCapabilities): Wanted[] {
+    const { maxBytes, maxCount, maxTurnBytes } = this.deps.limits;
+    const wanted: Wanted[] = [];
+    let planned = 0;
+    for (const [e, event] of events.entries()) {
+      for (const [a, link] of event.attachments.entries()) {
+        if (!hasSource(link) || !worthFetching(link, caps)) continue;
+        const { size } = link.source;
+        const estimate = promptEstimate(link, size ?? maxBytes);
+        // A file declared too large is refused before it takes one of the turn's downloads.
+        if (size !== undefined && size > maxBytes) {
+          event.attachments[a] = this.refuse(event, link, 'too_large', fileTooLarge(maxBytes).message);
+        } else if (wanted.length >= maxCount) {
+          const reason = `the turn already carries ${maxCount} downloaded files`;
+          event.attachments[a] = this.refuse(event, link, 'too_many', reason);
+        } else if (planned + estimate > maxTurnBytes && wanted.length > 0) {
+          event.attachments[a] = this.refuse(event, link, 'turn_full', this.turnFull(planned));
+        } else {
+          planned += estimate;
+          wanted.push({ event, link, at: [e, a], estimate });
+        }
+      }
     }
-    if (!take()) return refuse('too_many', `the turn already carries ${maxCount} downloaded files`);
+    return wanted;
+  }
+
+  private async fetch(
+    { event, link, estimate }: Wanted,
+    caps: PromptCapabilities,
+    stop: AbortSignal,
+    turn: AbortSignal | undefined,
+  ): Promise<Fetched> {
+    const { platform, ref } = link.source;
+    const { source: _source, ...plain } = link;
+    const note = (outcome: AttachmentOutcome, reason: string): Fetched => ({
+      kind: 'link',
+      attachment: this.refuse(event, link, outcome, reason),
+    });
+    // Stopped by the turn's end, not refused: nothing to tell the agent.
+    const stopped = (): Fetched | undefined =>
+      turn?.aborted ? { kind: 'link', attachment: plain } : undefined;
     const client = this.deps.clients.get(platform);
     if (client?.fetchFile === undefined) {
-      return refuse('refused', `no ${platform} credentials to download it with`);
+      return note('refused', `no ${platform} credentials to download it with`);
     }
-    let bytes: Buffer;
+    const { maxBytes, timeoutMs } = this.deps.limits;
+    let hold: BudgetHold;
     try {
-      const { timeoutMs } = this.deps.limits;
-      ({ bytes } = await client.fetchFile(ref, { maxBytes, timeoutMs, ...(signal ? { signal } : {}) }));
+      hold = await this.deps.budget.take(estimate, stop);
+    } catch {
+      return (
+        stopped() ??
+        note('busy', "this worker's other turns hold all the memory it keeps for files; send it again later")
+      );
+    }
+    try {
+      const { bytes } = await client.fetchFile(ref, { maxBytes, timeoutMs, signal: stop });
+      const content = await fileContent(plain, bytes, caps);
+      if (content.kind === 'unsupported') {
+        hold.release();
+        this.deps.onOutcome?.(platform, 'unsupported');
+        return {
+          kind: 'link',
+          attachment: this.noted(event, link, 'unsupported', unsupported(content.type)),
+        };
+      }
+      hold.shrink(content.promptBytes);
+      this.deps.onOutcome?.(platform, 'fetched');
+      return { kind: 'content', attachment: content.attachment, promptBytes: content.promptBytes, hold };
     } catch (error) {
-      // Stopped by the turn's end, not refused by the platform: nothing to tell the agent.
-      if (signal?.aborted) return plain;
-      if (error instanceof FileFetchError) return refuse(error.failure, error.message);
-      if (error instanceof PlatformApiError) return refuse('failed', error.message);
+      hold.release();
+      const interrupted = stopped();
+      if (interrupted) return interrupted;
+      if (stop.aborted) {
+        return note('timed_out', `the turn's downloads took longer than ${Math.round(timeoutMs / 1000)} s`);
+      }
+      if (error instanceof FileFetchError) return note(error.failure, error.message);
+      if (error instanceof PlatformApiError) return note('failed', error.message);
       throw error;
     }
-    this.deps.onOutcome?.(platform, 'fetched');
-    return (await fileContent(plain, bytes, caps)) ?? plain;
+  }
+
+  private turnFull(promptBytes: number): string {
+    const limit = formatBytes(this.deps.limits.maxTurnBytes);
+    return `the files before it already take ${formatBytes(promptBytes)} of the ${limit} one prompt carries; send it again on its own`;
+  }
+
+  private refuse(
+    event: ArrivalEvent,
+    link: LinkWithSource,
+    outcome: AttachmentOutcome,
+    reason: string,
+  ): LinkAttachment {
+    this.deps.onOutcome?.(link.source.platform, outcome);
+    return this.noted(event, link, outcome, `Tributary could not fetch this file for the agent: ${reason}.`);
+  }
+
+  private noted(
+    event: ArrivalEvent,
+    link: LinkWithSource,
+    outcome: AttachmentOutcome,
+    notice: string,
+  ): LinkAttachment {
+    this.deps.logger.warn(
+      { platform: link.source.platform, eventId: event.eventId, attachment: link.name, outcome, notice },
+      'attachment not passed to the agent as content; it gets a link and a note',
+    );
+    const { source: _source, ...plain } = link;
+    return { ...plain, notice };
   }
 }
 
-type LinkWithSource = LinkAttachment & Required<Pick<LinkAttachment, 'source'>>;
+/** Base64 makes media a third larger in the prompt than on the platform; text is about its size. */
+function promptEstimate(link: LinkAttachment, bytes: number): number {
+  const type = link.mimeType?.toLowerCase() ?? '';
+  return type.startsWith('image/') || type.startsWith('audio/') ? Math.ceil((bytes * 4) / 3) : bytes;
+}
+
+function unsupported(type: string): string {
+  return `Tributary downloaded this file but did not pass it to the agent: it is ${type}, neither text nor media the agent takes.`;
+}
 
 function hasSource(attachment: Attachment): attachment is LinkWithSource {
   return attachment.kind === 'link' && attachment.source !== undefined;
 }
 
-/**
- * Only what the agent could take as content is downloaded: by the declared type, images when it takes
- * images, audio when it takes audio, text and files of unknown type always; video and documents stay links.
- */
-function worthFetching(link: LinkAttachment, caps: PromptCapabilities): boolean {
-  const type = link.mimeType?.toLowerCase() ?? '';
-  if (type.startsWith('image/')) return caps.image === true;
-  if (type.startsWith('audio/')) return caps.audio === true;
-  return type === '' || type === 'application/octet-stream' || isTextType(type);
-}
-
-function isTextType(type: string): boolean {
-  return (
-    type.startsWith('text/') ||
-    /^application\/(?:json|xml|yaml|x-yaml|toml|javascript|x-sh|x-python|sql|csv)\b/.test(type) ||
-    /\+(?:json|xml)\b/.test(type)
-  );
-}
-
-/**
- * What the bytes are, by their magic numbers, not by the name or the type the sender's client claimed;
- * undefined when they are nothing the agent can take as content.
- */
-async function fileContent(
-  link: LinkAttachment,
-  bytes: Buffer,
-  caps: PromptCapabilities,
-): Promise<Attachment | undefined> {
-  const sniffed = await fileTypeFromBuffer(bytes);
-  if (sniffed !== undefined) {
-    const data = bytes.toString('base64');
-    if (sniffed.mime.startsWith('image/') && caps.image) {
-      return { kind: 'image', mimeType: sniffed.mime, data, name: link.name };
+/** `work` over `items`, at most `width` at once, results in the items' order. */
+async function inTurns<T, R>(
+  items: readonly T[],
+  width: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]!);
     }
-    if (sniffed.mime.startsWith('audio/') && caps.audio) {
-      return { kind: 'audio', mimeType: sniffed.mime, data, name: link.name };
-    }
-    return undefined;
-  }
-  const text = utf8(bytes);
-  if (text === undefined) return undefined;
-  const declared = link.mimeType?.toLowerCase();
-  const mimeType = declared !== undefined && isTextType(declared) ? link.mimeType! : 'text/plain';
-  return { kind: 'text', name: link.name, mimeType, text };
-}
-
-/** The text of UTF-8 bytes without NUL characters (which binary formats have and text does not). */
-function utf8(bytes: Buffer): string | undefined {
-  if (bytes.includes(0)) return undefined;
-  try {
-    return UTF8.decode(bytes);
-  } catch {
-    return undefined;
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  return results;
 }

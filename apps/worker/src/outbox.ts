@@ -25,6 +25,8 @@ export interface OutboundMessage {
 export interface ReplySink {
   readonly name: string;
   send(message: OutboundMessage, replyId: string): Promise<void>;
+  /** The reply left the outbox: whatever the sink kept to resume it is no longer needed. */
+  delivered?(replyId: string): void;
 }
 
 /** A batch has at most one reply and one notice: together they name an outbound message. */

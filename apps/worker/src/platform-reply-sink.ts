@@ -1,6 +1,6 @@
 import { type PlatformClient, type PostTarget, platformOfThread, splitMessage } from '@tributary/platforms';
-import type { ReplyOutbox } from '@tributary/queue';
 import type { OutboundMessage, ReplySink, ReplyTarget } from './outbox.js';
+import type { PostedParts } from './posted-parts.js';
 
 /** Where an answer to the batch's trailing message is posted. */
 export function postTargetOf(target: ReplyTarget): PostTarget {
@@ -15,16 +15,21 @@ export function postTargetOf(target: ReplyTarget): PostTarget {
 
 /**
  * Posts replies through the platform that accepted the thread, split at its length limit. Each part's
- * message id is kept, so a retried reply edits what it already posted rather than posting twice (and a
- * streamed placeholder, part 0, ends as the reply's first part).
+ * message id is kept (PostedParts: in Redis, and in memory while Redis cannot take it), so a retried
+ * reply edits what it already posted rather than posting twice (and a streamed placeholder, part 0,
+ * ends as the reply's first part).
  */
 export class PlatformReplySink implements ReplySink {
   readonly name = 'platform';
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
-    private readonly posted: Pick<ReplyOutbox, 'postedParts' | 'recordPart'>,
+    private readonly posted: PostedParts,
   ) {}
+
+  delivered(replyId: string): void {
+    this.posted.forget(replyId);
+  }
 
   async send(message: OutboundMessage, replyId: string): Promise<void> {
     const client = this.clients.get(platformOfThread(message.thread));
@@ -35,7 +40,7 @@ export class PlatformReplySink implements ReplySink {
       text === '' ? '(the agent finished without a reply)' : text,
       client.maxMessageLength,
     );
-    const already = await this.posted.postedParts(message.thread, replyId);
+    const already = await this.posted.of(message.thread, replyId);
     for (const [index, part] of parts.entries()) {
       const messageId = already.get(index);
       if (messageId !== undefined) {
@@ -45,7 +50,7 @@ export class PlatformReplySink implements ReplySink {
       const posted = await client.send(postTarget, part, {
         idempotencyKey: index === 0 ? replyId : `${replyId}:${index}`,
       });
-      await this.posted.recordPart(message.thread, replyId, index, posted);
+      await this.posted.posted(message.thread, replyId, index, posted);
     }
   }
 }

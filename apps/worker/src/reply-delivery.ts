@@ -1,4 +1,5 @@
-import type { PendingReply, ReplyOutbox } from '@tributary/queue';
+import { PlatformApiError } from '@tributary/platforms';
+import { isRedisUnavailable, type PendingReply, type ReplyOutbox } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { OutboundMessage, ReplySink } from './outbox.js';
 import { type ReplyRetryPolicy, replyStep } from './reply-retry-policy.js';
@@ -97,11 +98,16 @@ export class ReplyDelivery {
       try {
         for (const sink of this.sinks) await sink.send(message, reply.id);
       } catch (error) {
+        // Redis, not the platform, failed under the attempt (a part posted and not yet recorded, say):
+        // the reply stays locked to this worker, which resumes it when Redis answers (a sweep offers
+        // it), editing what it posted; it is no failed delivery.
+        if (!(error instanceof PlatformApiError) && isRedisUnavailable(error)) throw error;
         await this.failed(thread, reply, error);
         return;
       }
       const after = await this.outbox.done(thread, this.owner, reply.id);
       if (after === 'lost') return;
+      for (const sink of this.sinks) sink.delivered?.(reply.id);
       this.onOutcome('delivered');
       if (reply.attempts > 0) {
         this.logger.info(

@@ -1,7 +1,7 @@
 import type { PlatformClient, PostTarget } from '@tributary/platforms';
-import type { ReplyOutbox } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { replyId } from './outbox.js';
+import type { PostedParts } from './posted-parts.js';
 
 /** Where a stream's placeholder is recorded: the batch's reply, part 0. */
 export interface StreamSlot {
@@ -31,7 +31,7 @@ export class ReplyStream {
   constructor(
     private readonly client: PlatformClient & Required<Pick<PlatformClient, 'edit'>>,
     private readonly target: PostTarget,
-    private readonly posted: Pick<ReplyOutbox, 'recordPart'>,
+    private readonly posted: Pick<PostedParts, 'posted'>,
     private readonly slot: StreamSlot,
     private readonly intervalMs: number,
     private readonly logger: Logger,
@@ -83,7 +83,7 @@ export class ReplyStream {
     try {
       if (this.messageId === undefined) {
         this.messageId = await this.client.send(this.target, visible);
-        await this.posted.recordPart(
+        await this.posted.posted(
           this.slot.thread,
           replyId({ batchId: this.slot.batchId, kind: 'reply' }),
           0,

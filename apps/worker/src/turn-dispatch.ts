@@ -1,10 +1,10 @@
-import type { SessionPool, TurnResult } from '@tributary/acp';
+import type { AgentInfo, ContentBlock, OpenedSession, SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
 import { type ArrivalEvent, envelopeTokens, packBatch } from '@tributary/packing';
 import { platformOfThread } from '@tributary/platforms';
 import type { Batch } from '@tributary/queue';
 import type { Logger } from 'pino';
-import type { AttachmentContents } from './attachment-contents.js';
+import type { AttachmentContents, ResolvedAttachments } from './attachment-contents.js';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import type { ReplyTarget } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
@@ -52,13 +52,33 @@ export async function dispatchTurn(
   run: Dispatch,
   freshSession: boolean,
 ): Promise<TurnResult> {
-  const { batch, events, turn, log } = run;
+  const { batch, events, turn } = run;
   const thread = batch.lease.thread;
   const session = await deps.continuity.attach(thread, batch.generation, batch.lease, freshSession);
   const caps = (await deps.pool.agentInfo()).promptCapabilities;
   const context = session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
-  const contents = (await deps.attachments?.resolve(events, caps, turn.signal)) ?? events;
-  const blocks = [...(context?.blocks ?? []), ...packBatch(contents, caps)];
+  const files = await deps.attachments?.resolve(events, caps, turn.signal);
+  try {
+    return await runPrompt(deps, run, { session, context, events: files?.events ?? events, caps, files });
+  } finally {
+    files?.release();
+  }
+}
+
+interface Prompt {
+  session: OpenedSession;
+  context: { blocks: ContentBlock[]; historyTurns: number } | undefined;
+  /** The batch's events, with the contents of the files that were fetched. */
+  events: ArrivalEvent[];
+  caps: AgentInfo['promptCapabilities'];
+  files: ResolvedAttachments | undefined;
+}
+
+async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Promise<TurnResult> {
+  const { batch, events, turn, log } = run;
+  const { session, context, files } = prompt;
+  const thread = batch.lease.thread;
+  const blocks = [...(context?.blocks ?? []), ...packBatch(prompt.events, prompt.caps)];
   const now = Date.now();
   const tokensPerEvent = events.map(envelopeTokens);
   const waitsMs = batch.messages.map((m) => now - m.acceptedAt);
@@ -94,6 +114,8 @@ export async function dispatchTurn(
     return await deps.pool.runTurn(thread, blocks, {
       signal: turn.signal,
       onUpdate: (event) => {
+        // The agent answers only once it has read the whole prompt: its files are no longer held for it.
+        files?.release();
         watchdog.activity();
         if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
           stream?.chunk(event.content.text);

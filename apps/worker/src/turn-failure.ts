@@ -8,6 +8,8 @@ export interface TurnFailure {
   reason: string;
   /** Retrying cannot help: set the batch aside at once. */
   final: boolean;
+  /** The failure may come from one message's content: a batch that keeps failing is split (ADR 0033). */
+  splits: boolean;
   /** For everyone in the thread: the cause and what to do, from a fixed catalogue, never the error's text. */
   notice: string;
 }
@@ -37,10 +39,12 @@ export function describeTurnFailure(error: unknown): TurnFailure {
     return {
       reason: shapes.scrub(`${message}; fix: ${fix}`),
       final: true,
+      // Every message would meet it: one notice for the batch, not one per message.
+      splits: false,
       notice: `The agent needs to be signed in before it can answer. An operator must ${fix}. ${LATER}`,
     };
   }
-  return { reason: shapes.scrub(message), final: false, notice: noticeFor(error) };
+  return { reason: shapes.scrub(message), final: false, splits: true, notice: noticeFor(error) };
 }
 
 function noticeFor(error: unknown): string {

@@ -145,14 +145,22 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           'turn timed out; batch dead-lettered',
         );
         const notice = `The agent showed no activity for ${Math.round(deps.limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
-        throw new FinalTurnError(`turn timed out: ${turn.signal.reason.message}`, [
-          outbound('notice', notice),
-        ]);
+        // Not split: each message alone could take the whole timeout again.
+        throw new FinalTurnError(
+          `turn timed out: ${turn.signal.reason.message}`,
+          [outbound('notice', notice)],
+          false,
+        );
       }
       if ('error' in outcome) {
         deps.observer?.ended('error', seconds);
         const failure = describeTurnFailure(outcome.error);
-        throw new TurnFailedError(failure.reason, [outbound('notice', failure.notice)], failure.final);
+        throw new TurnFailedError(
+          failure.reason,
+          [outbound('notice', failure.notice)],
+          failure.final,
+          failure.splits,
+        );
       }
       const { stopReason, text } = outcome.result;
       deps.observer?.ended(stopReason, seconds);

@@ -9,11 +9,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
 import { AttachmentContents } from './attachment-contents.js';
+import { ByteBudget } from './byte-budget.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
 import type { ReplySink } from './outbox.js';
 import { PlatformReplySink, postTargetOf } from './platform-reply-sink.js';
+import { PostedParts } from './posted-parts.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, ReplyDelivery } from './reply-delivery.js';
 import { FIRST_REPLY_RETRY_MS } from './reply-retry-policy.js';
 import { ReplyStream } from './reply-stream.js';
@@ -59,13 +61,42 @@ export interface RunningWorker {
   readonly failed: Promise<Error>;
   /**
    * Turns not-ready, stops taking turns, lets running ones finish within SHUTDOWN_GRACE_MS, hands
-   * the rest back, stops the agent process group.
+   * the rest back, stops the agent process group. Bounded whatever Redis does (see `shutdownDeadlineMs`).
    */
   close(): Promise<void>;
 }
 
-/** Longest a single attachment download may take. */
-const ATTACHMENT_TIMEOUT_MS = 30_000;
+/**
+ * How long a close may take before it is cut short: the turns' grace period, then the cancel and
+ * hand-back of the rest (the pod's termination grace period covers both, infra/k8s/base/worker.yaml).
+ */
+export function shutdownDeadlineMs(
+  config: Pick<WorkerConfig, 'shutdownGraceMs' | 'cancelTimeoutMs'>,
+): number {
+  return config.shutdownGraceMs + config.cancelTimeoutMs;
+}
+
+/**
+ * `done` when `work` succeeds within `ms`; otherwise why not (it goes on in the background, its later
+ * failure ignored).
+ */
+async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'timed out' | { err: unknown }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => 'done' as const,
+        (err: unknown) => ({ err }),
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** How often sessions kept for threads that moved elsewhere are looked for (behind the `moved` message). */
 const MOVED_CHECK_MS = 10_000;
@@ -96,6 +127,7 @@ export async function startWorker(
       ...options.queue,
     },
   });
+  store.logConnectionErrors(logger.child({ component: 'redis' }));
   await store.checkSafety(config.redisSafety, logger);
   const { queue, doorbell } = store;
 
@@ -160,9 +192,10 @@ export async function startWorker(
   });
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
+  const postedParts = new PostedParts(store.replies);
   // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
   const sinks: ReplySink[] = [
-    new PlatformReplySink(clients, store.replies),
+    new PlatformReplySink(clients, postedParts),
     new LogReplySink(logger.child({ component: 'outbox' }), clients),
     ...(options.sinks ?? []),
   ];
@@ -250,8 +283,10 @@ export async function startWorker(
         limits: {
           maxBytes: config.attachmentMaxBytes,
           maxCount: config.attachmentMaxCount,
-          timeoutMs: ATTACHMENT_TIMEOUT_MS,
+          maxTurnBytes: config.attachmentMaxTurnBytes,
+          timeoutMs: config.attachmentTimeoutMs,
         },
+        budget: new ByteBudget(config.attachmentWorkerBytes),
         logger: logger.child({ component: 'attachments' }),
         onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
       }),
@@ -261,7 +296,7 @@ export async function startWorker(
         return new ReplyStream(
           { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
           postTargetOf(target),
-          store.replies,
+          postedParts,
           { thread, batchId },
           config.replyStreamIntervalMs,
           logger,
@@ -357,16 +392,32 @@ export async function startWorker(
       clearInterval(movedCheck);
       canary?.stop();
       const started = performance.now();
-      await runner.close(config.shutdownGraceMs);
-      await status?.stop();
-      await delivery?.stop();
-      logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
-      await pool.close();
+      const inOrder = (async () => {
+        await runner.close(config.shutdownGraceMs);
+        await status?.stop();
+        await delivery?.stop();
+        logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
+        await pool.close();
+        await warden.close();
+        await health.close();
+        await controls.close();
+        await store.close();
+        logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
+      })();
+      const deadlineMs = shutdownDeadlineMs(config);
+      const outcome = await within(inOrder, deadlineMs);
+      if (outcome === 'done') return;
+      // Redis (or an agent) held the orderly close up: what was not handed back is left to the
+      // sweeper, as after a crash (the leases expire), and no agent may outlive the worker. The warden
+      // is let go last: with the agents gone it has nothing left to kill.
+      const notHandedBack = runner.running;
+      store.disconnect();
+      await Promise.allSettled([pool.close(), health.close(), controls.close()]);
       await warden.close();
-      await health.close();
-      await controls.close();
-      await store.close();
-      logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
+      logger.warn(
+        { owner: runner.owner, deadlineMs, notHandedBack, ...(outcome === 'timed out' ? {} : outcome) },
+        `shutdown cut short (${outcome === 'timed out' ? 'not finished in time' : 'failed'}; is Redis reachable?): agents killed, threads not handed back are left to the sweeper`,
+      );
     },
   };
 }

@@ -205,7 +205,8 @@ export class AgentProcess {
     });
     this.#exitedRejection.catch(() => undefined);
     void this.#connection.closed.then(() => {
-      if (this.#running()) {
+      // A stream closing under a kill we asked for (an eviction, a release) is that kill at work.
+      if (this.#running() && !this.#killRequested) {
         this.#logger.warn({ pid }, 'agent protocol stream closed while the process runs; killing it');
         void this.kill();
       }

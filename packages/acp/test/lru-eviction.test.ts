@@ -1,6 +1,14 @@
 import { expect, it } from 'vitest';
 import { SessionCapacityError } from '../src/index.js';
-import { scripted, startPool, storedSessions, text, waitFor } from './support.js';
+import {
+  processGone,
+  recordingLogger,
+  scripted,
+  startPool,
+  storedSessions,
+  text,
+  waitFor,
+} from './support.js';
 
 it('evicts the least recently used idle session and closes it in the agent', async () => {
   const { pool, stateDir } = await startPool({ maxSessions: 2 });
@@ -43,4 +51,23 @@ it('never evicts a session whose turn is running', async () => {
   await expect(pool.open('c')).rejects.toBeInstanceOf(SessionCapacityError);
   controller.abort();
   expect((await Promise.all(busy)).map((result) => result.stopReason)).toEqual(['cancelled', 'cancelled']);
+});
+
+it('stops an evicted session’s agent quietly: a stream closing under a kill we asked for is no warning', async () => {
+  const { logger, records } = recordingLogger();
+  const { pool } = await startPool({ maxSessions: 1, logger });
+  const pids: number[] = [];
+  for (const thread of ['a', 'b', 'c', 'd']) {
+    await pool.runTurn(thread, [text(`hello from ${thread}`)]);
+    const started = records
+      .filter((r) => r.message === 'agent process started')
+      .map((r) => Number(r.fields.pid));
+    pids.push(started.at(-1)!);
+  }
+  // Every evicted agent is gone, and none of its ends was reported as a fault.
+  await waitFor(
+    async () => (await Promise.all(pids.slice(0, 3).map(processGone))).every(Boolean),
+    'evicted agents gone',
+  );
+  expect(records.filter((r) => r.level === 'warn' || r.level === 'error').map((r) => r.message)).toEqual([]);
 });

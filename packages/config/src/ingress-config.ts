@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { queueDefaults } from '@tributary/queue/config';
+import { TELEGRAM_MAX_AGE_MS } from '@tributary/platforms';
+import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
 import { type AdminSettings, readAdminSettings } from './admin-config.js';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString, readToken } from './env-readers.js';
@@ -43,13 +44,16 @@ export interface IngressConfig extends ServiceSettings, AdminSettings {
   /** Messages a thread may hold (in flight plus waiting) before new ones are refused with 429. */
   maxThreadBacklog: number;
   /**
-   * Replicas that must confirm a message (WAIT) before it is acknowledged; 0: none (a failover may
-   * lose the last acknowledged writes, see docs/adr/0024-redis-cluster.md). Slower than
-   * `ackReplicasTimeoutMs`: 503, the platform retries.
+   * Replicas that must confirm a message (WAIT) before it is acknowledged: `auto` (one whenever the
+   * thread's primary has a replica online), a count, or 0 (none: a failover may lose the last
+   * acknowledged writes; docs/adr/0035). Slower than `ackReplicasTimeoutMs`: 503, the platform retries.
    */
-  ackReplicas: number;
+  ackReplicas: QueueConfig['ackReplicas'];
+  /** Below `redisTimeoutMs`, or the client would time the WAIT out before Redis answers it. */
   ackReplicasTimeoutMs: number;
   gates: GateConfig;
+  /** A Telegram message (or edit) older than this by its own date is ignored: a replay, not a retry. */
+  telegramMaxAgeMs: number;
   /** Bearer token `/metrics` (on the admin listener) requires; open when undefined. */
   metricsToken: string | undefined;
 }
@@ -95,26 +99,41 @@ function readList(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
+/** `REDIS_ACK_REPLICAS`: `auto` (the default) or a count of replicas, 0 to opt out. */
+function readAckReplicas(env: Env): QueueConfig['ackReplicas'] {
+  return readString(env, 'REDIS_ACK_REPLICAS', 'auto') === 'auto'
+    ? 'auto'
+    : readInteger(env, 'REDIS_ACK_REPLICAS', 0, 0, 5);
+}
+
 /** Ingress configuration from environment variables; throws ConfigError naming the first bad one. */
 export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
   const settings = readServiceSettings(env);
+  const redisTimeoutMs = readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500);
+  const ackReplicasTimeoutMs = readInteger(
+    env,
+    'REDIS_ACK_TIMEOUT_MS',
+    queueDefaults.ackReplicasTimeoutMs,
+    1,
+    2_500,
+  );
+  if (ackReplicasTimeoutMs >= redisTimeoutMs) {
+    throw new ConfigError(
+      'REDIS_ACK_TIMEOUT_MS',
+      `must be less than REDIS_TIMEOUT_MS (${redisTimeoutMs}), or every wait for a replica times out as an unanswered command`,
+    );
+  }
   return Object.freeze({
     ...settings,
     port: readInteger(env, 'PORT', DEFAULT_INGRESS_PORT, 0, 65_535),
     host: readString(env, 'HOST', ALL_INTERFACES),
-    redisTimeoutMs: readInteger(env, 'REDIS_TIMEOUT_MS', 1_000, 50, 2_500),
+    redisTimeoutMs,
     bodyLimitBytes: readInteger(env, 'BODY_LIMIT_BYTES', 1_048_576, 1_024),
     rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 1_200),
     trustProxy: readTrustProxy(env),
     maxThreadBacklog: readInteger(env, 'MAX_THREAD_BACKLOG', queueDefaults.maxBacklog),
-    ackReplicas: readInteger(env, 'REDIS_ACK_REPLICAS', queueDefaults.ackReplicas, 0, 5),
-    ackReplicasTimeoutMs: readInteger(
-      env,
-      'REDIS_ACK_TIMEOUT_MS',
-      queueDefaults.ackReplicasTimeoutMs,
-      1,
-      2_500,
-    ),
+    ackReplicas: readAckReplicas(env),
+    ackReplicasTimeoutMs,
     gates: Object.freeze({
       allowBotMessages: readChoice(env, 'ALLOW_BOT_MESSAGES', ['off', 'mentions', 'all'], 'off'),
       trustedBotIds: readList(env, 'TRUSTED_BOT_IDS'),
@@ -129,6 +148,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
     ...readAdminSettings(env),
+    telegramMaxAgeMs: readInteger(env, 'TELEGRAM_MAX_AGE_MS', TELEGRAM_MAX_AGE_MS, 60_000),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });
 }

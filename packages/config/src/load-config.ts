@@ -74,6 +74,15 @@ export interface WorkerConfig
   attachmentMaxBytes: number;
   /** Attachments a worker downloads per turn; the rest reach the agent as links and notes. */
   attachmentMaxCount: number;
+  /**
+   * File content one prompt carries, as it travels to the agent (base64 media, text as JSON strings);
+   * the files past it reach the agent as links and notes. Below the agent connection's message limit.
+   */
+  attachmentMaxTurnBytes: number;
+  /** Bytes of files a worker holds at once across its turns; a turn waits for its share. */
+  attachmentWorkerBytes: number;
+  /** All of one turn's downloads together; the files not in by then reach the agent as links and notes. */
+  attachmentTimeoutMs: number;
   /** How the user sees the agent's tool calls and plan while a turn runs. */
   progress: ProgressDisplay;
   /** A running turn's 'working' reaction shows once the turn has run this long; 0: at its start. */
@@ -107,6 +116,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     concurrency,
   );
   return Object.freeze({
+    ...readAttachmentLimits(env),
     ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
@@ -142,12 +152,51 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     progress: readProgressDisplay(env),
     workingReactionDelayMs: readInteger(env, 'WORKING_REACTION_DELAY_MS', 1_000, 0, 600_000),
-    attachmentMaxBytes: readInteger(env, 'ATTACHMENT_MAX_BYTES', 10 * 1024 * 1024, 1),
-    attachmentMaxCount: readInteger(env, 'ATTACHMENT_MAX_COUNT', 10, 0),
     metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });
+}
+
+const MiB = 1024 * 1024;
+/**
+ * A prompt is one line of the agent connection: agents built on the ACP SDK refuse a line over 32 MiB
+ * (its ndJsonStream's default) by closing the connection, so the files' share stays below it, leaving
+ * room for the messages' text and a fresh session's history.
+ */
+const MAX_TURN_BYTES_LIMIT = 30 * MiB;
+
+type AttachmentLimits = Pick<
+  WorkerConfig,
+  | 'attachmentMaxBytes'
+  | 'attachmentMaxCount'
+  | 'attachmentMaxTurnBytes'
+  | 'attachmentWorkerBytes'
+  | 'attachmentTimeoutMs'
+>;
+
+function readAttachmentLimits(env: Env): AttachmentLimits {
+  const attachmentMaxTurnBytes = readInteger(
+    env,
+    'ATTACHMENT_MAX_TURN_BYTES',
+    24 * MiB,
+    1,
+    MAX_TURN_BYTES_LIMIT,
+  );
+  const attachmentWorkerBytes = readInteger(env, 'ATTACHMENT_WORKER_BYTES', 64 * MiB, 1);
+  if (attachmentWorkerBytes < attachmentMaxTurnBytes) {
+    throw new ConfigError(
+      'ATTACHMENT_WORKER_BYTES',
+      `must be at least ATTACHMENT_MAX_TURN_BYTES (${attachmentMaxTurnBytes}), or a turn could never hold its files`,
+    );
+  }
+  return {
+    attachmentMaxBytes: readInteger(env, 'ATTACHMENT_MAX_BYTES', 10 * MiB, 1),
+    attachmentMaxCount: readInteger(env, 'ATTACHMENT_MAX_COUNT', 10, 0),
+    attachmentMaxTurnBytes,
+    attachmentWorkerBytes,
+    attachmentTimeoutMs: readInteger(env, 'ATTACHMENT_TIMEOUT_MS', 30_000, 1),
+  };
 }
 
 /** `MESSAGE_PROCESSING_MODES`: comma-separated `platform=mode` pairs, e.g. `slack=per-lane,telegram=per-message`. */

@@ -38,6 +38,15 @@ describe('loadIngressConfig', () => {
     expect(loadIngressConfig(env).trustProxy).toEqual(trustProxy);
   });
 
+  it.each([
+    [{}, 'auto'],
+    [{ REDIS_ACK_REPLICAS: 'auto' }, 'auto'],
+    [{ REDIS_ACK_REPLICAS: '0' }, 0],
+    [{ REDIS_ACK_REPLICAS: '2' }, 2],
+  ])('reads REDIS_ACK_REPLICAS %j as %j: a replica confirms by default, 0 opts out', (env, ackReplicas) => {
+    expect(loadIngressConfig(env).ackReplicas).toBe(ackReplicas);
+  });
+
   it('reads lists and policies', () => {
     const config = loadIngressConfig({ TRUSTED_BOT_IDS: ' B1, B2 ,', ALLOW_BOT_MESSAGES: 'mentions' });
     expect(config.gates.trustedBotIds).toEqual(['B1', 'B2']);
@@ -57,6 +66,9 @@ describe('loadIngressConfig', () => {
     [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '10.0.0.0/8,' }, 'TRUST_PROXY'],
     [{ TRUST_PROXY: '0' }, 'TRUST_PROXY'],
+    [{ REDIS_ACK_REPLICAS: 'some' }, 'REDIS_ACK_REPLICAS'],
+    [{ REDIS_ACK_TIMEOUT_MS: '1000' }, 'REDIS_ACK_TIMEOUT_MS'],
+    [{ REDIS_TIMEOUT_MS: '200', REDIS_ACK_TIMEOUT_MS: '250' }, 'REDIS_ACK_TIMEOUT_MS'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadIngressConfig(env)).toThrow(name);
   });

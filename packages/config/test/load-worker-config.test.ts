@@ -140,6 +140,11 @@ describe('worker configuration', () => {
     [{ AGENT_PERMISSION_RULES: 'shell=allow' }, 'AGENT_PERMISSION_RULES: tool kind must be one of read,'],
     [{ AGENT_PERMISSION_RULES: 'read=yes' }, 'AGENT_PERMISSION_RULES: policy of read must be one of'],
     [{ AGENT_PERMISSION_RULES: 'read=allow,read=reject' }, 'AGENT_PERMISSION_RULES: read is given twice'],
+    [{ ATTACHMENT_MAX_TURN_BYTES: '33554432' }, 'ATTACHMENT_MAX_TURN_BYTES: must be between 1 and 31457280'],
+    [
+      { ATTACHMENT_MAX_TURN_BYTES: '2000', ATTACHMENT_WORKER_BYTES: '1000' },
+      'ATTACHMENT_WORKER_BYTES: must be at least ATTACHMENT_MAX_TURN_BYTES (2000)',
+    ],
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadWorkerConfig(env)).toThrow(ConfigError);
     expect(() => loadWorkerConfig(env)).toThrow(message);

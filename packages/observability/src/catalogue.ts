@@ -110,7 +110,7 @@ export const CATALOGUE = {
   ),
   attachmentFetchesTotal: counter(
     'tributary_attachment_fetches_total',
-    'Attachments a worker tried to download for a turn: fetched, or not (too_large, too_many, refused, failed); a failed one reaches the agent as a link with a note.',
+    "Attachments a worker tried to pass to the agent for a turn: fetched, or not (too_large, too_many, turn_full: past the prompt's share for files, busy: the worker's file budget held by other turns, timed_out: past the turn's download time, refused, failed, unsupported: downloaded but neither text nor media); one not passed reaches the agent as a link with a note.",
     ['platform', 'outcome'],
   ),
   platformApiCallsTotal: counter(

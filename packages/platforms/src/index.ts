@@ -3,6 +3,7 @@ export {
   type DownloadLimits,
   type FetchedFile,
   fileTooLarge,
+  formatBytes,
 } from './files/guarded-download.js';
 export { gatewayCommandBody } from './gateway/reply-body.js';
 export * from './hmac-signature.js';

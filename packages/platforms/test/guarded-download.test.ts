@@ -75,6 +75,12 @@ describe('guardedDownload', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('names a URL without a host by its scheme: a file: URL is refused, never read', async () => {
+    const error = await failure(download('/etc/passwd', { base: 'file://' }));
+    expect(error.failure).toBe('refused');
+    expect(error.message).toBe("a file: URL is not this platform's file host");
+  });
+
   it('follows redirects on the host, refuses one off it, and gives up on a loop', async () => {
     expect((await download('/hop')).bytes.toString()).toBe('hello');
     const before = seen.length;

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { messageOf, rejection } from './support-inbound.js';
+import { TELEGRAM_MAX_AGE_MS, TelegramInboundAdapter } from '../src/index.js';
+import { messageOf, rejection, webhookRequest } from './support-inbound.js';
 import {
   alice,
   DATE,
   GROUP,
+  SECRET_TOKEN,
   telegram,
   telegramMessage,
   telegramRequest,
@@ -276,5 +278,28 @@ describe('Telegram parse', () => {
     ],
   ])('rejects %s, naming the field', (_label, body, problem) => {
     expect(rejection(() => telegram.parse(telegramRequest(body))).message).toContain(problem);
+  });
+});
+
+describe('the freshness window of Telegram updates', () => {
+  const window = (maxAgeMs?: number) =>
+    new TelegramInboundAdapter({ secretToken: SECRET_TOKEN, ...(maxAgeMs ? { maxAgeMs } : {}) });
+  const at = (now: number, update: unknown, adapter = window()) =>
+    adapter.parse(webhookRequest(update, { 'x-telegram-bot-api-secret-token': SECRET_TOKEN }, now));
+  const sent = DATE * 1000;
+
+  it('takes a message up to a day old by default, and ignores an older one (a replay)', () => {
+    expect(at(sent + TELEGRAM_MAX_AGE_MS, telegramMessage()).kind).toBe('message');
+    const stale = at(sent + TELEGRAM_MAX_AGE_MS + 1_000, telegramMessage());
+    expect(stale).toMatchObject({ kind: 'ignored', reason: expect.stringContaining('freshness window') });
+    // An update dated 2001, delivered now.
+    expect(at(Date.now(), telegramMessage({ date: 978_307_200 })).kind).toBe('ignored');
+  });
+
+  it('measures an edit by when it was edited, and keeps to a configured window', () => {
+    const edit = { update_id: 9, edited_message: { ...telegramMessage().message, edit_date: DATE + 3_600 } };
+    expect(at(sent + TELEGRAM_MAX_AGE_MS + 60_000, edit).kind).toBe('edit');
+    expect(at(sent + 120_000, telegramMessage(), window(60_000)).kind).toBe('ignored');
+    expect(at(sent + 30_000, telegramMessage(), window(60_000)).kind).toBe('message');
   });
 });

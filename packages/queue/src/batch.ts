@@ -79,6 +79,8 @@ export interface BatchRecord {
   reason?: string;
   /** Failed turns of this batch so far (failed batches). */
   failures?: number;
+  /** The batch kept failing and was split: its messages were retried one at a time (docs/adr/0033). */
+  split?: boolean;
 }
 
 /**

@@ -22,6 +22,12 @@ const PATIENT_CLUSTER_RETRY_MS = 300;
  * redis-address.ts); in a Cluster every script and every BullMQ queue keeps to one hash tag.
  */
 export function openConnection(url: string, profile: ConnectionProfile): RedisClient {
+  const client = connect(url, profile);
+  reportErrors(client, new ConnectionErrors());
+  return client;
+}
+
+function connect(url: string, profile: ConnectionProfile): RedisClient {
   const address = redisAddress(url);
   if (address.kind === 'cluster') return openCluster(address, profile);
   // Commands issued in the same event-loop tick (concurrent requests, turns, sweeps) leave in one
@@ -29,6 +35,37 @@ export function openConnection(url: string, profile: ConnectionProfile): RedisCl
   if (profile.kind === 'patient')
     return new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
   return new Redis(url, { ...failFastOptions(profile.timeoutMs), enableAutoPipelining: true });
+}
+
+/**
+ * Where the connection errors of one client and of every connection duplicated from it go. A client
+ * with no `error` listener makes ioredis print "[ioredis] Unhandled error event" on every reconnect
+ * attempt (thousands of lines through an outage), so each client built here is given one at birth,
+ * which hands the error to whoever listens (the store's owner logs them once per condition).
+ */
+class ConnectionErrors {
+  private readonly listeners = new Set<(error: Error) => void>();
+
+  listen(listener: (error: Error) => void): void {
+    this.listeners.add(listener);
+  }
+
+  readonly report = (error: Error): void => {
+    for (const listener of this.listeners) listener(error);
+  };
+}
+
+const errorsOf = new WeakMap<RedisClient, ConnectionErrors>();
+
+function reportErrors(client: RedisClient, errors: ConnectionErrors): ConnectionErrors {
+  client.on('error', errors.report);
+  errorsOf.set(client, errors);
+  return errors;
+}
+
+/** Connection problems of `redis` and of the connections duplicated from it (each reconnects on its own). */
+export function onConnectionError(redis: RedisClient, listener: (error: Error) => void): void {
+  (errorsOf.get(redis) ?? reportErrors(redis, new ConnectionErrors())).listen(listener);
 }
 
 function failFastOptions(timeoutMs: number) {
@@ -76,13 +113,15 @@ function openCluster(
  */
 export function blockingConnection(redis: RedisClient): RedisClient {
   // A blocking command holds the connection: nothing may be pipelined behind it.
-  if (redis instanceof Cluster) {
-    return redis.duplicate([], {
-      enableAutoPipelining: false,
-      redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null },
-    });
-  }
-  return redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+  const duplicate =
+    redis instanceof Cluster
+      ? redis.duplicate([], {
+          enableAutoPipelining: false,
+          redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null },
+        })
+      : redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+  reportErrors(duplicate, errorsOf.get(redis) ?? new ConnectionErrors());
+  return duplicate;
 }
 
 /**
@@ -128,7 +167,7 @@ export function whenReady(redis: RedisClient, timeoutMs: number): Promise<void> 
 export function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
-    /Stream isn't writeable|Command timed out|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Too many Cluster redirections/i.test(
+    /Stream isn't writeable|Command timed out|Command aborted due to connection close|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Too many Cluster redirections/i.test(
       error.message,
     ) ||
     /^(MOVED|ASK) \d+ /.test(error.message) ||

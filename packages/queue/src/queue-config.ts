@@ -1,3 +1,4 @@
+import type { AckReplicas } from './replication.js';
 import { MAX_BUCKETS } from './thread-keys.js';
 
 /**
@@ -37,11 +38,12 @@ export interface QueueConfig {
    */
   idleTtlMs: number;
   /**
-   * Replicas that must confirm an accepted message (WAIT) before enqueue returns; 0: none. With 1, a
-   * failover of the thread's primary cannot lose an acknowledged message; a confirmation slower than
+   * Replicas that must confirm an accepted message (WAIT) before enqueue returns: `auto` (one whenever
+   * the thread's primary has a replica online), a fixed count, or 0 (none). With one, a failover of
+   * the thread's primary cannot lose an acknowledged message; a confirmation slower than
    * `ackReplicasTimeoutMs` refuses it (ingress answers 503, the platform retries, dedup absorbs it).
    */
-  ackReplicas: number;
+  ackReplicas: AckReplicas;
   ackReplicasTimeoutMs: number;
   /** A thread that ran this many turns in a row goes to the back of the doorbell line. */
   yieldAfterTurns: number;
@@ -107,7 +109,7 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   dedupTtlMs: 24 * 60 * 60 * 1000,
   idleTtlMs: 7 * 24 * 60 * 60 * 1000,
   yieldAfterTurns: 20,
-  ackReplicas: 0,
+  ackReplicas: 'auto',
   ackReplicasTimeoutMs: 100,
   // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
   historyLimit: 200,
@@ -160,9 +162,9 @@ export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<Queu
       throw new RangeError(`queue option ${name} must be a positive integer, got ${config[name]}`);
     }
   }
-  if (!Number.isInteger(config.ackReplicas) || config.ackReplicas < 0) {
+  if (config.ackReplicas !== 'auto' && !(Number.isInteger(config.ackReplicas) && config.ackReplicas >= 0)) {
     throw new RangeError(
-      `queue option ackReplicas must be a non-negative integer, got ${config.ackReplicas}`,
+      `queue option ackReplicas must be 'auto' or a non-negative integer, got ${config.ackReplicas}`,
     );
   }
   if (!Number.isInteger(config.retryDelayMs) || config.retryDelayMs < 0) {

@@ -268,6 +268,11 @@ export const commit = defineScript({
   decode: continuation,
 });
 
+/** The failed batch waits `delayMs` (rung again under `epoch`), whole (`retry`) or split (`split`). */
+type RetryLater =
+  | { status: 'retry'; epoch: number; delayMs: number }
+  | { status: 'split'; epoch: number; delayMs: number };
+
 export const fail = defineScript({
   name: 'fail',
   keys: [
@@ -283,11 +288,12 @@ export const fail = defineScript({
     ...IDLE_EXPIRING,
     'activity',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs', 'outboundIfDead'],
-  decode(reply): Continuation | { status: 'retry'; epoch: number; delayMs: number } {
-    if (reply.status === ScriptStatus.Retry) {
+  args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs', 'outboundIfDead', 'split'],
+  decode(reply): Continuation | RetryLater {
+    if (reply.status === ScriptStatus.Retry)
       return { status: 'retry', epoch: reply.num(1), delayMs: reply.num(2) };
-    }
+    if (reply.status === ScriptStatus.Split)
+      return { status: 'split', epoch: reply.num(1), delayMs: reply.num(2) };
     return continuation(reply);
   },
 });

@@ -14,6 +14,7 @@ export enum ScriptStatus {
   Yield = 21,
   Idle = 22,
   Retry = 23,
+  Split = 24,
   NotFound = 30,
   Dispatched = 31,
   BacklogFull = -1,

@@ -1,7 +1,7 @@
-import type { LogSink } from '@tributary/observability';
+import { type LogSink, RepeatedErrors } from '@tributary/observability';
 import { checkTopology } from './cluster-health.js';
 import type { RedisClient } from './connections.js';
-import { type ConnectionProfile, openConnection, whenReady } from './connections.js';
+import { type ConnectionProfile, onConnectionError, openConnection, whenReady } from './connections.js';
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
 import { type QueueConfig, queueConfig } from './queue-config.js';
@@ -94,9 +94,19 @@ export class Store {
     );
   }
 
-  /** Connection problems (the client reconnects on its own); without a listener they are thrown. */
+  /**
+   * Connection problems of every connection of this store, blocking ones included (each reconnects on
+   * its own); never thrown as unhandled `error` events, listened to or not.
+   */
   onConnectionError(listener: (error: Error) => void): void {
-    this.redis.on('error', listener);
+    onConnectionError(this.redis, listener);
+  }
+
+  /** Logs connection problems once per condition, and their end when the connection is ready again. */
+  logConnectionErrors(logger: LogSink): void {
+    const errors = new RepeatedErrors(logger, 'Redis connection error');
+    this.onConnectionError((error) => errors.report(error));
+    this.onConnectionReady(() => errors.cleared());
   }
 
   /** The connection is (again) ready: after start-up, after each reconnect. */
@@ -134,6 +144,11 @@ export class Store {
 
   async close(): Promise<void> {
     await this.doorbell.close();
+    this.redis.disconnect();
+  }
+
+  /** Drops the connection at once, without waiting for Redis: calls in flight and queued fail. */
+  disconnect(): void {
     this.redis.disconnect();
   }
 }

@@ -3,7 +3,7 @@ import { popsAcrossSlots, type RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type Doorbell, type RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
-import { awaitReplicas } from './replication.js';
+import { ReplicaAcknowledgement } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
 import {
@@ -59,13 +59,28 @@ export type EnqueueResult =
   | { outcome: 'duplicate'; streamId: string }
   | { outcome: 'gated'; refusal: script.GateCondition };
 
+/** How a failed turn is recorded (ThreadQueue.fail). */
+export interface FailureOptions {
+  /** Retrying cannot help: no retry after this failure. */
+  final?: boolean;
+  /** What the thread is told if the batch ends dead-lettered. */
+  outboundIfDead?: Outbound[];
+  /**
+   * The failure may come from one message's content, so a batch of several messages that keeps
+   * failing is split rather than dead-lettered whole. Default true; false for a failure of the agent
+   * itself (it cannot sign in), which every message would meet.
+   */
+  splits?: boolean;
+}
+
 /** What the holder of a lease does next after a turn boundary. */
 export type NextStep =
   | { kind: 'batch'; batch: Batch }
   | { kind: 'idle' }
   | { kind: 'paused' }
   | { kind: 'yielded' }
-  | { kind: 'retry'; delayMs: number };
+  /** `split`: the batch was taken back, its messages are retried one at a time (docs/adr/0033). */
+  | { kind: 'retry'; delayMs: number; split?: true };
 
 export type ClaimResult =
   | { kind: 'batch'; batch: Batch }
@@ -106,6 +121,7 @@ export class ThreadQueue {
   private readonly readyLists: boolean;
   /** The last owner each recent thread's latest ring named. */
   private readonly lastOwners = new Map<string, string>();
+  private readonly replicas: ReplicaAcknowledgement;
 
   constructor(
     private readonly redis: RedisClient,
@@ -114,6 +130,7 @@ export class ThreadQueue {
   ) {
     this.scripts = new Scripts(redis, script.QUEUE_SCRIPTS);
     this.readyLists = popsAcrossSlots(redis);
+    this.replicas = new ReplicaAcknowledgement(redis, config.ackReplicas, config.ackReplicasTimeoutMs);
   }
 
   keys(thread: string): ThreadKeys {
@@ -243,10 +260,9 @@ export class ThreadQueue {
     });
   }
 
-  /** With `ackReplicas`, waits until that many replicas hold the thread's writes (or throws). */
-  private async replicated(k: ThreadKeys): Promise<void> {
-    const { ackReplicas, ackReplicasTimeoutMs } = this.config;
-    if (ackReplicas > 0) await awaitReplicas(this.redis, k.state, ackReplicas, ackReplicasTimeoutMs);
+  /** Waits until the replicas `ackReplicas` asks for hold the thread's writes (or throws). */
+  private replicated(k: ThreadKeys): Promise<void> {
+    return this.replicas.confirm(k.state);
   }
 
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {
@@ -296,15 +312,16 @@ export class ThreadQueue {
   }
 
   /**
-   * Records a failed turn: the batch is retried later, or dead-lettered after `maxFailures`; a
-   * `final` failure (retrying cannot help) is dead-lettered at once, and `outboundIfDead` (the user's
-   * notice) enters the reply outbox with the dead letter.
+   * Records a failed turn: the batch is retried later; after `maxFailures` (at once for a `final`
+   * failure, which retrying cannot help) a batch of several messages is split when `splits` (the
+   * failure may come from one message's content: its messages are retried one at a time), and one of
+   * a single message dead-lettered, `outboundIfDead` (the user's notice) entering the reply outbox
+   * with it.
    */
   async fail(
     lease: Lease,
     reason: string,
-    final = false,
-    outboundIfDead: Outbound[] = [],
+    { final = false, outboundIfDead = [], splits = true }: FailureOptions = {},
   ): Promise<NextStep> {
     const k = this.keys(lease.thread);
     const c = this.config;
@@ -314,10 +331,11 @@ export class ThreadQueue {
       maxFailures: final ? 1 : c.maxFailures,
       retryDelayMs: c.retryDelayMs,
       outboundIfDead: JSON.stringify(outboundIfDead),
+      split: splits ? 1 : 0,
     });
-    if (reply.status !== 'retry') return this.nextStep(k, lease, reply);
+    if (reply.status !== 'retry' && reply.status !== 'split') return this.nextStep(k, lease, reply);
     await this.ring(k, reply.epoch, { delayMs: reply.delayMs });
-    return { kind: 'retry', delayMs: reply.delayMs };
+    return { kind: 'retry', delayMs: reply.delayMs, ...(reply.status === 'split' ? { split: true } : {}) };
   }
 
   /** Hands the thread back (shutdown): the in-flight batch is re-delivered first, to whoever claims. */

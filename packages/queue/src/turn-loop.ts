@@ -23,7 +23,9 @@ export class TurnAbortedError extends Error {
 
 /**
  * Thrown by a handler whose turn failed, with what to tell the user if the batch ends dead-lettered
- * (after its last retry, or at once when `final`: retrying cannot help).
+ * (after its last retry, or at once when `final`: retrying cannot help). `splits`: the failure may
+ * come from one message's content, so a batch of several is split rather than set aside whole
+ * (ThreadQueue.fail).
  */
 export class TurnFailedError extends Error {
   override name = 'TurnFailedError';
@@ -32,17 +34,18 @@ export class TurnFailedError extends Error {
     message: string,
     readonly outboundIfDead: Outbound[] = [],
     readonly final = false,
+    readonly splits = true,
   ) {
     super(message);
   }
 }
 
-/** A failure retrying cannot help: the batch is dead-lettered at once. */
+/** A failure retrying cannot help: the batch is split, or dead-lettered at once. */
 export class FinalTurnError extends TurnFailedError {
   override name = 'FinalTurnError';
 
-  constructor(message: string, outboundIfDead: Outbound[] = []) {
-    super(message, outboundIfDead, true);
+  constructor(message: string, outboundIfDead: Outbound[] = [], splits = true) {
+    super(message, outboundIfDead, true, splits);
   }
 }
 
@@ -64,7 +67,7 @@ export type OnBusy = (retryInMs: number) => Promise<void>;
 
 type TurnOutcome =
   | { kind: 'done'; report: TurnReport }
-  | { kind: 'failed'; reason: string; final: boolean; outboundIfDead: Outbound[] }
+  | { kind: 'failed'; reason: string; final: boolean; splits: boolean; outboundIfDead: Outbound[] }
   | { kind: 'aborted'; error: TurnAbortedError };
 
 export interface TurnLoopOptions {
@@ -145,21 +148,20 @@ export class TurnLoop {
         events?.batchEnded?.('committed', batch.lease.thread);
         return next;
       }
-      const next = await queue.fail(batch.lease, outcome.reason, outcome.final, outcome.outboundIfDead);
+      const { reason, final, splits, outboundIfDead } = outcome;
+      const next = await queue.fail(batch.lease, reason, { final, splits, outboundIfDead });
       // Anything but a retry means the script dead-lettered the batch and moved on.
       const dead = next.kind !== 'retry';
       events?.batchEnded?.(dead ? 'dead_lettered' : 'failed', batch.lease.thread);
-      const context = { thread: batch.lease.thread, batchId: batch.id, reason: outcome.reason };
-      if (dead)
-        this.options.logger.error(
-          context,
-          'turn failed; batch dead-lettered (see the admin API to re-drive it)',
+      const context = { thread: batch.lease.thread, batchId: batch.id, reason };
+      const { logger } = this.options;
+      if (dead) logger.error(context, 'turn failed; batch dead-lettered (see the admin API to re-drive it)');
+      else if (next.split)
+        logger.warn(
+          { ...context, messages: batch.messages.length, retryInMs: next.delayMs },
+          'turn kept failing; its messages are retried one at a time, so one cannot set the others aside',
         );
-      else
-        this.options.logger.warn(
-          { ...context, retryInMs: next.delayMs },
-          'turn failed; batch will be retried',
-        );
+      else logger.warn({ ...context, retryInMs: next.delayMs }, 'turn failed; batch will be retried');
       return next;
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
@@ -192,8 +194,9 @@ export class TurnLoop {
       if (controller.signal.aborted) return { kind: 'aborted', error: controller.signal.reason };
       const reason = error instanceof Error ? error.message : String(error);
       if (!(error instanceof TurnFailedError))
-        return { kind: 'failed', reason, final: false, outboundIfDead: [] };
-      return { kind: 'failed', reason, final: error.final, outboundIfDead: error.outboundIfDead };
+        return { kind: 'failed', reason, final: false, splits: true, outboundIfDead: [] };
+      const { final, splits, outboundIfDead } = error;
+      return { kind: 'failed', reason, final, splits, outboundIfDead };
     } finally {
       stopHeartbeat();
       this.active.delete(controller);

@@ -132,6 +132,11 @@ export class TurnRunner {
     this.loop.abortAll(new TurnAbortedError('shutdown', why));
   }
 
+  /** Turns running now (during a close: those not yet finished or handed back). */
+  get running(): number {
+    return this.loop.running;
+  }
+
   /** Whether a doorbell could start a turn here now. */
   get hasFreeSlot(): boolean {
     return this.intake.hasFreeSlot;

@@ -54,7 +54,7 @@ describe('processing modes', () => {
     await queue.enqueue('lane:C1', { id: 'b3', body: 'x', lane: 'b' });
     const next = await queue.fail(claim.batch.lease, 'boom');
     if (next.kind !== 'batch') throw new Error(`expected the next batch, got ${next.kind}`);
-    await queue.fail(next.batch.lease, 'boom again');
+    await queue.fail(next.batch.lease, 'boom again', { splits: false });
     const dead = await queue.deadLetters('lane:C1');
     expect(dead.map((d) => d.messages.map((m) => [m.id, m.lane]))).toEqual([
       [['a1', 'a']],

@@ -2,7 +2,10 @@
 export interface RedisHandle {
   readonly url: string;
   readonly owned: boolean;
-  /** Kills the server abruptly (default SIGKILL): whatever was not yet on disk is gone. */
+  /**
+   * Kills the server abruptly (default SIGKILL): whatever was not yet on disk is gone. SIGSTOP and
+   * SIGCONT freeze and thaw it.
+   */
   kill(signal?: NodeJS.Signals): Promise<void>;
   /** Starts the server again on the same port and data folder (the AOF is replayed). */
   restart(): Promise<void>;

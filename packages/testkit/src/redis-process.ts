@@ -10,7 +10,10 @@ export interface RedisProcess {
   readonly url: string;
   /** Starts the server (again, on the same port and folder) and waits until it answers PING. */
   launch(): Promise<void>;
-  /** Kills the server (default SIGKILL) and waits for it to exit; a no-op when it is not running. */
+  /**
+   * Kills the server (default SIGKILL) and waits for it to exit; a no-op when it is not running.
+   * SIGSTOP and SIGCONT freeze and thaw it instead (connected, answering nothing meanwhile).
+   */
   kill(signal?: NodeJS.Signals): Promise<void>;
   readonly running: boolean;
 }
@@ -66,6 +69,10 @@ export function redisProcess(
     async kill(signal: NodeJS.Signals = 'SIGKILL') {
       const running = child;
       if (!running) return;
+      if (signal === 'SIGSTOP' || signal === 'SIGCONT') {
+        running.kill(signal);
+        return;
+      }
       const exited = new Promise((resolve) => running.once('exit', resolve));
       running.kill(signal);
       await exited;

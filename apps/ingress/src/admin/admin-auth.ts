@@ -1,7 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AdminRole, AdminToken } from '@tributary/config';
 import type { FastifyRequest } from 'fastify';
+import type { FailureBudget } from '../bearer-guard.js';
 import { IngressError } from '../errors.js';
+
+/** Requests with a wrong token a client address may send a minute before the admin API answers 429. */
+export const ADMIN_FAILED_AUTH_PER_MINUTE = 20;
 
 /** Who is asking: the token's name (the audit log's "who") and what it may do. */
 export interface Operator {
@@ -41,11 +45,23 @@ export class AdminAuth {
     return found;
   }
 
-  /** An `onRequest` hook: 401 without a known token; reads need any role, everything else `act`. */
-  guard(): (request: FastifyRequest) => Promise<void> {
+  /**
+   * An `onRequest` hook: 401 without a known token; reads need any role, everything else `act`. Each
+   * refusal spends the client address's `failures` budget; past it the answer is 429 with Retry-After,
+   * so a token cannot be guessed at the speed of the network.
+   */
+  guard(failures: FailureBudget): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
       const operator = this.identify(request.headers.authorization);
       if (!operator) {
+        const limit = await failures(request);
+        if (!limit.isAllowed && limit.isExceeded) {
+          throw new IngressError(
+            'rate_limited',
+            `more than ${limit.max} requests with a wrong admin token from this address a minute`,
+            Math.max(1, limit.ttlInSeconds),
+          );
+        }
         throw new IngressError('unauthorized', 'this route needs `Authorization: Bearer <admin token>`');
       }
       const reads = request.method === 'GET' || request.method === 'HEAD';

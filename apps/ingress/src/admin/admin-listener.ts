@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import type { AdminToken } from '@tributary/config';
 import { CONSOLE_CSP, CONSOLE_ROOT } from '@tributary/console';
@@ -7,7 +8,7 @@ import { bearerGuard } from '../bearer-guard.js';
 import { answerClientError, sendError } from '../error-handler.js';
 import { IngressError } from '../errors.js';
 import { actionRoutes } from './action-routes.js';
-import { AdminAuth } from './admin-auth.js';
+import { ADMIN_FAILED_AUTH_PER_MINUTE, AdminAuth } from './admin-auth.js';
 import { type AdminStore, listRoutes } from './list-routes.js';
 
 export interface MetricsSource {
@@ -75,7 +76,10 @@ export async function buildAdminApp(deps: AdminListenerDeps): Promise<FastifyIns
       });
       return;
     }
-    admin.addHook('onRequest', new AdminAuth(deps.tokens).guard());
+    await admin.register(rateLimit, { global: false });
+    // Keyed by the client address (request.ip, which TRUST_PROXY makes the real one).
+    const failures = admin.createRateLimit({ max: ADMIN_FAILED_AUTH_PER_MINUTE, timeWindow: 60_000 });
+    admin.addHook('onRequest', new AdminAuth(deps.tokens).guard(failures));
     await listRoutes(admin, deps.store);
     await actionRoutes(admin, deps.store);
   });

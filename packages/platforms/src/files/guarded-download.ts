@@ -80,7 +80,9 @@ export function operatorChosen(configured: string | undefined, defaults: readonl
 function allowedOrigin(url: URL, allowed: readonly string[]): string {
   const origin = allowed.find((candidate) => new URL(candidate).origin === url.origin);
   if (origin === undefined) {
-    throw new FileFetchError('refused', `${url.host} is not this platform's file host`);
+    // A URL without a host (file:, data:) is named by its scheme, so the note never reads " is not…".
+    const where = url.host === '' ? `a ${url.protocol} URL` : url.host;
+    throw new FileFetchError('refused', `${where} is not this platform's file host`);
   }
   return origin;
 }
@@ -137,16 +139,24 @@ async function readCapped(response: IncomingMessage, maxBytes: number, signal: A
     response.destroy();
     throw fileTooLarge(maxBytes);
   }
+  // With the length declared, the chunks are copied into the file's buffer as they come: one copy of
+  // a large file in memory, not its chunks and their concatenation.
+  const sized = Number.isInteger(declared) && declared >= 0 ? Buffer.allocUnsafe(declared) : undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   try {
-    for await (const chunk of response) {
-      size += (chunk as Buffer).length;
-      if (size > maxBytes) {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      if (size + chunk.length > maxBytes) {
         response.destroy();
         throw fileTooLarge(maxBytes);
       }
-      chunks.push(chunk as Buffer);
+      if (sized && size + chunk.length > sized.length) {
+        response.destroy();
+        throw new FileFetchError('failed', 'the host sent more than the length it declared');
+      }
+      if (sized) chunk.copy(sized, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     }
   } catch (error) {
     if (error instanceof FileFetchError) throw error;
@@ -154,7 +164,7 @@ async function readCapped(response: IncomingMessage, maxBytes: number, signal: A
       ? new FileFetchError('failed', 'the download timed out')
       : new FileFetchError('failed', `the download broke off: ${(error as Error).message}`);
   }
-  return Buffer.concat(chunks);
+  return sized ? sized.subarray(0, size) : Buffer.concat(chunks);
 }
 
 /** The refusal of a file over the limit, for hosts that tell the size before the download, too. */

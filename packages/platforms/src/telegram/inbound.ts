@@ -2,12 +2,16 @@ import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../i
 import { InvalidWebhookError } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
+import { isoFromUnixSeconds } from '../platform-time.js';
 import { escapeRegExp, stripMention } from '../strip-mention.js';
 import { rejected, requireSecret, sameSecret, VERIFIED } from '../webhook-checks.js';
 import { parseTelegramEdit } from './edit.js';
 import { parseTelegramMessage } from './message.js';
 
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+
+/** How long Telegram keeps an update it could not deliver: the default freshness window. */
+export const TELEGRAM_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 export interface TelegramInboundOptions {
   /** The `secret_token` given to setWebhook; Telegram echoes it in every delivery. */
@@ -17,12 +21,19 @@ export interface TelegramInboundOptions {
    * messages are reported in `mentions` under exactly this spelling.
    */
   botUsername?: string;
+  /**
+   * A message (or edit) sent longer ago than this, by its `date` (`edit_date`), is ignored: answered,
+   * never queued. Telegram retries an update for at most a day, so an older one is a replay, which
+   * the dedup window may have forgotten. Default TELEGRAM_MAX_AGE_MS.
+   */
+  maxAgeMs?: number;
 }
 
 /**
  * Telegram Bot API webhook Updates. Dedup key `telegram:<chat>:<message_id>`, so an update delivered
  * twice (same update_id) is absorbed; thread rule in `parseTelegramMessage`. Edits arrive as
- * `edited_message` / `edited_channel_post`; the Bot API tells bots of no deletions.
+ * `edited_message` / `edited_channel_post`; the Bot API tells bots of no deletions. A message older
+ * than the freshness window (`maxAgeMs`) is ignored.
  */
 export class TelegramInboundAdapter implements InboundAdapter {
   readonly platform = 'telegram';
@@ -45,11 +56,19 @@ export class TelegramInboundAdapter implements InboundAdapter {
     // An Update carries exactly one optional field besides update_id; its name is the kind.
     const kind = update.keys().find((key) => key !== 'update_id');
     if (kind === undefined) throw new InvalidWebhookError('update carries nothing besides update_id');
-    if (kind === 'edited_message' || kind === 'edited_channel_post') {
-      return parseTelegramEdit(update.object(kind), updateId, this.options.botUsername);
+    const edit = kind === 'edited_message' || kind === 'edited_channel_post';
+    if (!edit && kind !== 'message' && kind !== 'channel_post') return ignored(`telegram ${kind} update`);
+    const message = update.object(kind);
+    const dateField = edit ? 'edit_date' : 'date';
+    const sentAt = isoFromUnixSeconds(message.integer(dateField), message.field(dateField));
+    const maxAgeMs = this.options.maxAgeMs ?? TELEGRAM_MAX_AGE_MS;
+    if (request.now - Date.parse(sentAt) > maxAgeMs) {
+      return ignored(
+        `telegram update ${updateId} is from ${sentAt}, older than the ${maxAgeMs} ms freshness window (TELEGRAM_MAX_AGE_MS)`,
+      );
     }
-    if (kind !== 'message' && kind !== 'channel_post') return ignored(`telegram ${kind} update`);
-    return parseTelegramMessage(update.object(kind), this.options.botUsername);
+    if (edit) return parseTelegramEdit(message, updateId, this.options.botUsername);
+    return parseTelegramMessage(message, this.options.botUsername);
   }
 
   /**

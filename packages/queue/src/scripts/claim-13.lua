@@ -1,5 +1,6 @@
 -- Doorbell start: leases the thread to `owner` under a new fence and hands over its first batch.
--- A batch a previous owner left in flight comes first, unchanged (same batch id), so FIFO holds.
+-- A batch a previous owner left in flight comes first, unchanged (same batch id), so FIFO holds;
+-- one delivered `maxDeliveries` times is split (lib.lua's split_batch) or, alone, dead-lettered.
 -- Returns: {CLAIMED, batch...} | {STALE} | {BUSY, ms until the lease expires} | {EMPTY} | {PAUSED}
 local thread = A.member
 local st = redis.call('HMGET', K.state, 'status', 'epoch', 'lease', 'paused', 'read', 'acked')
@@ -18,9 +19,12 @@ local lease_ms, bucket = tonumber(A.leaseMs), tonumber(A.bucket)
 if st[5] ~= st[6] then
   local deliveries = tonumber(redis.call('HGET', K.state, 'deliveries')) or 0
   if deliveries >= tonumber(A.maxDeliveries) then
-    -- A batch that keeps killing its owners must not block the thread forever.
-    dead_letter(K, thread, A.thread, 'delivered ' .. deliveries .. ' times without completing', now,
-      history_keep(A))
+    -- A batch that keeps killing its owners must not block the thread forever: split, one message
+    -- that does so alone is set aside.
+    local reason = 'delivered ' .. deliveries .. ' times without completing'
+    if not split_batch(K, A.thread, reason, now, history_keep(A)) then
+      dead_letter(K, thread, A.thread, reason, now, history_keep(A))
+    end
   else
     local entries = redis.call('XRANGE', K.inbox, '(' .. st[6], st[5])
     if #entries > 0 then
@@ -31,7 +35,7 @@ if st[5] ~= st[6] then
 end
 
 local acked = redis.call('HGET', K.state, 'acked')
-local entries = read_batch(K.inbox, acked, batch_caps(A))
+local entries = read_batch(K.inbox, acked, batch_caps(A, K))
 if #entries == 0 then
   set_idle(K, thread, now, tonumber(A.idleTtlMs))
   expire_idle(K, tonumber(A.idleTtlMs))

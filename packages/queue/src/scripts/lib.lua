@@ -3,7 +3,7 @@
 -- (lua-lib.ts). So in column 0 only: `local` starting a declaration (one name), the comment above it,
 -- and the `end` or `}` closing it; everything inside is indented. Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
---     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation;
+--     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation, alone;
 --   * the in-flight batch is the inbox range (acked, read];
 --   * inbox entries are written with fields in a fixed order (see enqueue), read positionally here;
 --   * arguments shared by several scripts carry the same name everywhere: `member` (the thread as it
@@ -16,7 +16,7 @@
 
 local STATUS = {
   OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, GATED = 4, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
-  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, NOT_FOUND = 30, DISPATCHED = 31,
+  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, SPLIT = 24, NOT_FOUND = 30, DISPATCHED = 31,
   BACKLOG_FULL = -1, FENCED = -2,
 }
 
@@ -38,6 +38,18 @@ local function id_after(id)
   return ms .. '-' .. string.format('%d', tonumber(seq) + 1)
 end
 
+local function parse_id(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+
+-- Whether stream id `a` comes after `b`.
+local function id_later(a, b)
+  local a_ms, a_seq = parse_id(a)
+  local b_ms, b_seq = parse_id(b)
+  return a_ms > b_ms or (a_ms == b_ms and a_seq > b_seq)
+end
+
 -- Entry fields, in XADD order: seq, id, tok, org, at, body, lane.
 local function entry_field(entry, position)
   return entry[2][position * 2]
@@ -48,15 +60,22 @@ local function entry_lane(entry)
   return entry_field(entry, 7) or ''
 end
 
-local function batch_caps(a)
-  return { msgs = tonumber(a.maxMessages), tokens = tonumber(a.maxTokens), lanes = a.lanes == '1' }
+-- The caps of the thread's next batch: the arguments', and `alone`, the last message of a batch that
+-- was split (split_batch): up to it, batches take one message each.
+local function batch_caps(a, k)
+  return { msgs = tonumber(a.maxMessages), tokens = tonumber(a.maxTokens), lanes = a.lanes == '1',
+    alone = redis.call('HGET', k.state, 'alone') }
 end
 
 -- Greedy batch after `after`: at most caps.msgs entries and caps.tokens tokens, and with caps.lanes
 -- only the entries of the first entry's lane up to the next change of lane (so per-thread FIFO holds).
--- The first entry is always taken, so an oversized message travels alone and is never truncated.
+-- The first entry is always taken, so an oversized message travels alone and is never truncated; up to
+-- caps.alone it travels alone whatever its size.
 local function read_batch(inbox, after, caps)
   local entries = redis.call('XRANGE', inbox, '(' .. after, '+', 'COUNT', caps.msgs)
+  if caps.alone and #entries > 1 and not id_later(entries[1][1], caps.alone) then
+    return { entries[1] }
+  end
   local batch, tokens = {}, 0
   for i = 1, #entries do
     local tok = tonumber(entry_field(entries[i], 3))
@@ -181,10 +200,13 @@ local function reschedule(k, thread, not_before)
   return epoch
 end
 
--- Marks the in-flight batch done: acked catches up with read and the inbox drops it.
+-- Marks the in-flight batch done: acked catches up with read and the inbox drops it. Past the last
+-- message of a split batch, batches are whole again.
 local function ack_batch(k)
-  local read = redis.call('HGET', k.state, 'read')
+  local st = redis.call('HMGET', k.state, 'read', 'alone')
+  local read = st[1]
   redis.call('HSET', k.state, 'acked', read, 'deliveries', 0, 'failures', 0)
+  if st[2] and not id_later(st[2], read) then redis.call('HDEL', k.state, 'alone') end
   redis.call('XTRIM', k.inbox, 'MINID', id_after(read))
   return read
 end
@@ -199,7 +221,7 @@ local function continue_after(k, a, now)
     set_idle(k, thread, now, idle_ms)
     return { STATUS.PAUSED }
   end
-  local entries = read_batch(k.inbox, st[2], batch_caps(a))
+  local entries = read_batch(k.inbox, st[2], batch_caps(a, k))
   if #entries == 0 then
     set_idle(k, thread, now, idle_ms)
     expire_idle(k, idle_ms)
@@ -268,6 +290,20 @@ local function dead_letter(k, thread, thread_id, reason, now, keep)
     count_reason(k.deadreasons, reason, 1)
   end
   ack_batch(k)
+end
+
+-- A batch of several messages that keeps failing is not dead-lettered whole (docs/adr/0033): it is
+-- recorded as failed and taken back, and the thread's next batches carry one message each up to its
+-- last one (`alone`), so only a message that fails on its own is set aside, and in order. Returns
+-- false for a batch of one message, which the caller dead-letters.
+local function split_batch(k, thread_id, reason, now, keep)
+  local st = redis.call('HMGET', k.state, 'acked', 'read', 'failures')
+  local first_two = redis.call('XRANGE', k.inbox, '(' .. st[1], st[2], 'COUNT', 2)
+  if #first_two < 2 then return false end
+  record_batch(k, thread_id, 'failed', now, keep,
+    { reason = reason, failures = tonumber(st[3]) or 0, split = true })
+  redis.call('HSET', k.state, 'alone', st[2], 'read', st[1], 'failures', 0, 'deliveries', 0)
+  return true
 end
 
 -- Deletes every inbox entry after `read`, i.e. everything buffered behind the in-flight batch.
@@ -408,18 +444,6 @@ local function receipt_accepted(k, a, sid, now)
     receipt.editSid = sid
   end
   write_receipt(k, a, a.messageId, receipt, now)
-end
-
-local function parse_id(id)
-  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return tonumber(ms), tonumber(seq)
-end
-
--- Whether stream id `a` comes after `b`.
-local function id_later(a, b)
-  local a_ms, a_seq = parse_id(a)
-  local b_ms, b_seq = parse_id(b)
-  return a_ms > b_ms or (a_ms == b_ms and a_seq > b_seq)
 end
 
 -- Largest stream id strictly smaller than `id` (a real entry's id is never 0-0).

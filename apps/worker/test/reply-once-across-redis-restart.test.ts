@@ -1,0 +1,114 @@
+import type { PlatformClient } from '@tributary/platforms';
+import { Store } from '@tributary/queue';
+import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type OutboundMessage, toOutbound } from '../src/outbox.js';
+import { PlatformReplySink } from '../src/platform-reply-sink.js';
+import { PostedParts } from '../src/posted-parts.js';
+import { ReplyDelivery } from '../src/reply-delivery.js';
+
+const THREAD = 'gateway:c:t';
+const target = { platform: 'telegram', channelId: 'c', threadId: 't', replyToEventId: 'e' };
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup.length = 0;
+});
+
+/** A platform that takes every post and edit; `onPost` runs once the post is taken, before it answers. */
+function platform(onPost: () => Promise<void>) {
+  const posts: string[] = [];
+  const edits: string[] = [];
+  const client: PlatformClient = {
+    platform: 'gateway',
+    maxMessageLength: 1_000,
+    async send(_target, text) {
+      posts.push(text);
+      await onPost();
+      return `platform-${posts.length}`;
+    },
+    async edit(_target, messageId, text) {
+      edits.push(`${messageId}: ${text}`);
+    },
+  };
+  return { client, posts, edits };
+}
+
+describe('a reply posted while Redis goes down (real Redis, killed and restarted)', {
+  timeout: 60_000,
+}, () => {
+  it('is edited on the next attempt, never posted again, and no failed delivery is reported', async () => {
+    const redis = await startRedis({ private: true, appendfsync: 'always' });
+    cleanup.push(() => redis.stop());
+    const store = Store.open({
+      url: redis.url,
+      connection: { kind: 'patient' },
+      queue: { prefix: uniquePrefix('once') },
+    });
+    cleanup.push(async () => store.disconnect());
+
+    await store.queue.enqueue(THREAD, { id: 'm1', body: 'x' });
+    const claim = await store.queue.claim(THREAD, (await store.queue.state(THREAD)).epoch, 'worker');
+    if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
+    const message: OutboundMessage = {
+      thread: THREAD,
+      batchId: claim.batch.id,
+      kind: 'reply',
+      text: 'the answer',
+      target,
+    };
+    await store.queue.commit(claim.batch.lease, {
+      reply: message.text,
+      stopReason: 'end_turn',
+      outbound: [toOutbound(message)],
+    });
+
+    // Redis dies between the platform's answer and the record of the posted part.
+    let killed = false;
+    const { client, posts, edits } = platform(async () => {
+      if (killed) return;
+      killed = true;
+      await redis.kill('SIGKILL');
+    });
+    const logs: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line)) });
+    const outcomes: string[] = [];
+    const delivery = new ReplyDelivery(
+      store.replies,
+      [new PlatformReplySink(new Map([['gateway', client]]), new PostedParts(store.replies))],
+      'me',
+      { retry: { horizonMs: 60_000, firstDelayMs: 20, maxDelayMs: 40 }, concurrency: 1, lockMs: 30_000 },
+      logger,
+      (outcome) => outcomes.push(outcome),
+    );
+    cleanup.push(() => delivery.stop());
+
+    delivery.kick(THREAD);
+    await waitFor(
+      () => logs.some((l) => l.msg === 'reply delivery interrupted; it is retried from the outbox'),
+      {
+        what: 'the attempt to break off while Redis is down',
+      },
+    );
+    await redis.restart();
+    // What the sweeper does once Redis answers: offer the thread whose reply is due.
+    await waitFor(
+      async () => {
+        delivery.offer([THREAD]);
+        return (await store.replies.pending(THREAD)).length === 0;
+      },
+      { what: 'the reply to leave the outbox', intervalMs: 200 },
+    );
+
+    expect(posts).toEqual(['the answer']);
+    expect(edits).toEqual(['platform-1: the answer']);
+    expect(outcomes).toEqual(['delivered']);
+    expect(
+      logs.some(
+        (l) => l.msg === 'reply not delivered; retrying (later replies of the thread wait behind it)',
+      ),
+    ).toBe(false);
+  });
+});
