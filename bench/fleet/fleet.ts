@@ -97,6 +97,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
         ...shared,
         PORT: String(port),
         HOST: '127.0.0.1',
+        // Each ingress has an admin listener of its own: any free port, so several can run side by side.
+        ADMIN_PORT: '0',
         RATE_LIMIT_PER_MINUTE: '100000000',
         REDIS_TIMEOUT_MS: '2500',
         LOG_LEVEL: 'warn',

@@ -7,6 +7,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PresenceWriter } from '@tributary/queue/presence';
 import { killGroups } from './process-groups.js';
 import { presenceDue, trustAfterWrite, wardenVerdict } from './warden-policy.js';
@@ -14,6 +15,8 @@ import { encodeReport, parseCommand, type WardenReport } from './warden-protocol
 import { parseWardenSettings } from './warden-settings.js';
 
 const TICK_MS = 100;
+const DELETE_ATTEMPTS = 5;
+const DELETE_RETRY_MS = 200;
 const settings = parseWardenSettings(process.env.TRIBUTARY_WARDEN);
 const { presenceTtlMs, stallToleranceMs } = settings;
 const reports = createWriteStream('', { fd: 3 });
@@ -70,12 +73,23 @@ async function writePresence(): Promise<void> {
   }
 }
 
+/**
+ * Deletes the presence so other workers take the threads now rather than at its expiry; a few tries,
+ * since the connection may be between reconnects (a failed delete only delays the takeover).
+ */
 async function deletePresence(): Promise<void> {
-  await announcement
-    .withdraw()
-    .catch((error: Error) =>
-      log('warn', 'presence not deleted; it expires on its own', { err: error.message }),
-    );
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await announcement.withdraw();
+      return;
+    } catch (error) {
+      if (attempt === DELETE_ATTEMPTS) {
+        log('warn', 'presence not deleted; it expires on its own', { err: (error as Error).message });
+        return;
+      }
+      await sleep(DELETE_RETRY_MS);
+    }
+  }
 }
 
 async function revoke(why: string): Promise<void> {
