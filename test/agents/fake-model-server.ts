@@ -10,6 +10,7 @@
  * What the model answers is decided by the newest user text of the request:
  *   - a tool result in it: "TOOL-RESULT: <the tool's output>";
  *   - `RUN-SHELL: <command>`: a call of the agent's shell tool with that command;
+ *   - `RUN-ESCALATED: <command>`: the same, asking codex to run it outside its sandboxes (an approval);
  *   - `SLOW`: twenty words, one every `slowWordMs`, so a turn can be cancelled or a worker killed mid-way;
  *   - anything else: "Hello from the fake model." in three chunks.
  * Not a manual test: it is run by test/agents/measure.ts, or alone for trying an agent by hand:
@@ -30,6 +31,10 @@ export interface ModelRequest {
   /** When the request line arrived, and when the first byte of the answer left (epoch ms). */
   at: number;
   firstByteAt?: number;
+  /** When the answer ended: written whole, or its connection closed by the agent (epoch ms). */
+  endedAt?: number;
+  /** The agent closed the connection before the answer was whole (a cancel, a killed process). */
+  abandoned?: boolean;
   /** The API key the agent sent (x-api-key, a bearer token or x-goog-api-key). */
   credential?: string;
   /** An `Upgrade` header: a WebSocket attempt. */
@@ -57,14 +62,16 @@ export interface FakeModelOptions {
   onRequest?: (request: ModelRequest) => void;
 }
 
-type Answer = { kind: 'text'; words: string[]; delayMs: number } | { kind: 'shell'; command: string };
+type Answer =
+  | { kind: 'text'; words: string[]; delayMs: number }
+  | { kind: 'shell'; command: string; escalated: boolean };
 
 const HELLO = ['Hello ', 'from the ', 'fake model.'];
 
 function decide(newestUser: string | undefined, toolResult: string | undefined, slowWordMs: number): Answer {
   if (toolResult !== undefined) return { kind: 'text', words: [`TOOL-RESULT: ${toolResult}`], delayMs: 0 };
-  const shell = /RUN-SHELL: (.+)/.exec(newestUser ?? '');
-  if (shell) return { kind: 'shell', command: shell[1]!.trim() };
+  const shell = /RUN-(SHELL|ESCALATED): (.+)/.exec(newestUser ?? '');
+  if (shell) return { kind: 'shell', command: shell[2]!.trim(), escalated: shell[1] === 'ESCALATED' };
   if (newestUser?.includes('SLOW')) {
     return {
       kind: 'text',
@@ -187,11 +194,22 @@ async function streamAnthropic(res: ServerResponse, answer: Answer, model: strin
 }
 
 /** Codex's shell tool, by the name and argument shape its request offers. */
-function codexShellCall(tools: Json[], command: string): { name: string; arguments: string } {
+function codexShellCall(
+  tools: Json[],
+  command: string,
+  escalated: boolean,
+): { name: string; arguments: string } {
   const names = new Set(tools.map((t) => t?.name));
-  if (names.has('shell_command')) return { name: 'shell_command', arguments: JSON.stringify({ command }) };
-  if (names.has('exec_command')) return { name: 'exec_command', arguments: JSON.stringify({ cmd: command }) };
-  return { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command] }) };
+  const escalation = escalated
+    ? { sandbox_permissions: 'require_escalated', justification: 'The user asked for this command.' }
+    : {};
+  if (names.has('exec_command')) {
+    return { name: 'exec_command', arguments: JSON.stringify({ cmd: command, ...escalation }) };
+  }
+  if (names.has('shell_command')) {
+    return { name: 'shell_command', arguments: JSON.stringify({ command, ...escalation }) };
+  }
+  return { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command], ...escalation }) };
 }
 
 async function streamOpenai(res: ServerResponse, answer: Answer, tools: Json[]): Promise<void> {
@@ -203,7 +221,7 @@ async function streamOpenai(res: ServerResponse, answer: Answer, tools: Json[]):
       type: 'function_call',
       id: `fc_${Date.now()}`,
       call_id: `call_${Date.now()}`,
-      ...codexShellCall(tools, answer.command),
+      ...codexShellCall(tools, answer.command, answer.escalated),
     };
     sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: 0, item });
   } else {
@@ -317,6 +335,10 @@ async function handle(
     body,
   };
   log.push(record);
+  res.once('close', () => {
+    record.endedAt = Date.now();
+    if (!res.writableFinished) record.abandoned = true;
+  });
   const firstByte = () => {
     record.firstByteAt ??= Date.now();
   };
