@@ -70,7 +70,12 @@ export class AgentFleet {
   async #startIngress(): Promise<void> {
     const port = await freePort();
     this.#ingressUrl = `http://127.0.0.1:${port}`;
-    this.#ingress = startCli('ingress', { ...this.#common, PORT: String(port), HOST: '127.0.0.1' });
+    this.#ingress = startCli('ingress', {
+      ...this.#common,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_PORT: String(await freePort()),
+    });
     await ready(this.#ingressUrl, 'ingress');
   }
 
@@ -154,10 +159,18 @@ async function ready(url: string, what: string): Promise<void> {
 
 export const marker = (what: string) => `${what}-${randomUUID().slice(0, 8)}`;
 
-/** Every process below `pid` (children, grandchildren, …) with its process group. */
-export function descendants(pid: number): { pid: number; pgid: number; args: string }[] {
+interface ProcessRow {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+  args: string;
+}
+
+/** Every process below `pid` (children, grandchildren, …) with its process group and session. */
+export function descendants(pid: number): ProcessRow[] {
   const table = psTable();
-  const found: { pid: number; pgid: number; args: string }[] = [];
+  const found: ProcessRow[] = [];
   const parents = new Set([pid]);
   let grew = true;
   while (grew) {
@@ -178,12 +191,18 @@ export function aliveInGroups(pgids: ReadonlySet<number>): { pid: number; args: 
   return psTable().filter((row) => pgids.has(row.pgid));
 }
 
-function psTable(): { pid: number; ppid: number; pgid: number; args: string }[] {
-  return execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,stat=,args='], { encoding: 'utf8' })
+function psTable(): ProcessRow[] {
+  return execFileSync('ps', ['-eo', 'pid=,ppid=,pgid=,sid=,stat=,args='], { encoding: 'utf8' })
     .split('\n')
-    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
-    .filter((m): m is RegExpExecArray => m !== null && !m[4]!.startsWith('Z'))
-    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), args: m[5]! }));
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null && !m[5]!.startsWith('Z'))
+    .map((m) => ({
+      pid: Number(m[1]),
+      ppid: Number(m[2]),
+      pgid: Number(m[3]),
+      sid: Number(m[4]),
+      args: m[6]!,
+    }));
 }
 
 export const newThread = () => `thread-${randomUUID().slice(0, 8)}`;

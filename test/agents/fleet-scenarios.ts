@@ -42,7 +42,11 @@ const killMidTurn: Scenario = {
     const tag = marker('killed');
     const thread = newThread();
     const { eventId } = await fleet.send(thread, `SLOW ${tag}`);
-    const interrupted = await fleet.firstRequestWith(tag);
+    // The turn's streamed request, not a side question the agent asks its model first (gemini does).
+    const interrupted = await waitFor(() => fleet.requestsWith(tag).find((r) => r.streamed), {
+      what: 'the turn to reach the model',
+      timeoutMs: 180_000,
+    });
     // Let the stream run a moment, so the killed turn is mid-answer.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     const workerPid = first.cli.child.pid!;
@@ -73,6 +77,46 @@ const killMidTurn: Scenario = {
       rerunAfterKillMs: rerun.at - killedAt,
       messageTimesInRerun: occurrences(rerun.userTexts, tag),
       reply: excerpt(reply),
+    };
+  },
+};
+
+/** SIGKILL of the worker while a shell command the agent started runs: does the command end too? */
+const killDuringTool: Scenario = {
+  async run(fleet) {
+    const worker = await fleet.startWorker({ AGENT_WARM_SPARES: '0', AGENT_PERMISSION_POLICY: 'allow-once' });
+    const seconds = 61 + Math.floor(Math.random() * 30);
+    const command = `sleep ${seconds}`;
+    await fleet.send(newThread(), `RUN-SHELL: ${command}; echo slept ${marker('tool')}`);
+    const workerPid = worker.cli.child.pid!;
+    const tool = await waitFor(() => descendants(workerPid).find((p) => p.args === command), {
+      what: `the agent's ${command}`,
+      timeoutMs: 180_000,
+      intervalMs: 100,
+    });
+    // Agents are spawned in process groups of their own: the groups of the worker's direct children
+    // other than its own (the warden's).
+    const workerGroup = descendants(process.pid).find((p) => p.pid === workerPid)!.pgid;
+    const agentGroups = new Set(
+      descendants(workerPid)
+        .filter((p) => p.ppid === workerPid && p.pgid !== workerGroup)
+        .map((p) => p.pgid),
+    );
+    const chain = descendants(workerPid).map((p) => `${p.pid}/${p.pgid}/${p.sid} ${p.args.slice(0, 40)}`);
+    const killedAt = Date.now();
+    worker.cli.child.kill('SIGKILL');
+    const endedAt = await waitFor(
+      () => (aliveInGroups(new Set([tool.pgid])).some((p) => p.pid === tool.pid) ? undefined : Date.now()),
+      { what: 'the tool to end', timeoutMs: 10_000, intervalMs: 50 },
+    ).catch(() => undefined);
+    const survivor = endedAt === undefined;
+    if (survivor) process.kill(tool.pid, 'SIGKILL');
+    return {
+      toolInAgentGroup: agentGroups.has(tool.pgid),
+      processes: chain,
+      toolEndedAfterKillMs: survivor
+        ? 'still running 10 s after the kill (killed by this script)'
+        : endedAt - killedAt,
     };
   },
 };
@@ -110,7 +154,8 @@ function shellCommand(request: 'SHELL' | 'ESCALATED'): Scenario {
       const results: Record<string, unknown> = {};
       for (const policy of ['allow-once', 'reject']) {
         const worker = await fleet.startWorker({ AGENT_PERMISSION_POLICY: policy, AGENT_WARM_SPARES: '0' });
-        const text = `RUN-${request}: echo tool-ran-$((6*7)) ${marker('shell')}`;
+        // No $(…) or $((…)): gemini-cli refuses any command with a substitution in it.
+        const text = `RUN-${request}: echo tool-ran ${marker('shell')}`;
         const { eventId } = await fleet.send(newThread(), text);
         const reply = await fleet.reply(eventId);
         const asked = worker.cli.logs.filter((l) => String(l.msg).includes('permission'));
@@ -160,6 +205,7 @@ const codexBaseUrl: Scenario = {
 export const SCENARIOS: Record<string, Scenario> = {
   'new-thread': newThreadLatency,
   kill: killMidTurn,
+  'kill-tool': killDuringTool,
   cancel: cancelThenNext,
   shell: shellCommand('SHELL'),
   escalated: shellCommand('ESCALATED'),

@@ -16,6 +16,7 @@
  *               AGENT_WARM_SPARES 0 and 1
  *   kill        SIGKILL of the worker mid-turn: when its agent's processes are gone, when the model
  *               stream stops, and how often the re-run on the other worker shows the message
+ *   kill-tool   SIGKILL of the worker while a shell command of the agent runs: does the command end
  *   cancel      /cancel mid-turn, then the next message: its reply and whether the worker repaired it
  *   shell       a shell command the model asks for, with AGENT_PERMISSION_POLICY allow-once and reject
  *   escalated   codex only: the same, asked to run outside its sandbox (an approval request)
