@@ -59,6 +59,18 @@ export const SECRET_ENV = [
 ] as const;
 
 /**
+ * The real agents' API keys (docs/agents.md): set in the worker's environment from a Secret (Kubernetes)
+ * or .env (compose), never committed with a value, and handed to the agent only through AGENT_ENV.
+ * No Tributary loader reads them.
+ */
+export const AGENT_CREDENTIAL_ENV = [
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'GEMINI_API_KEY',
+] as const;
+
+/**
  * Variables the deployment files set that no Tributary loader reads: HOME, the agent's home directory,
  * moved onto a writable volume under a read-only root filesystem; REDIS_PASSWORD, which the dev
  * cluster's Redis component expands into REDIS_URL.
@@ -84,5 +96,11 @@ export const READS = {
 
 /** Every name a deployment file may set for a Tributary process. */
 export function knownEnvNames(): Set<string> {
-  return new Set([...DEPLOYMENT_ENV, ...READS.ingress, ...READS.worker, ...READS.forwarder]);
+  return new Set([
+    ...DEPLOYMENT_ENV,
+    ...AGENT_CREDENTIAL_ENV,
+    ...READS.ingress,
+    ...READS.worker,
+    ...READS.forwarder,
+  ]);
 }

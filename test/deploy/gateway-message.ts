@@ -2,12 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, signedRequestHeaders } from '@tributary/platforms';
 import type { FakeApiCall, FakePlatformApi } from '@tributary/testkit';
 
-/** Posts one signed openab.gateway.event.v1 to an ingress; resolves with its event id once accepted. */
+/**
+ * Posts one signed openab.gateway.event.v1 to an ingress; resolves with its event id once ingress
+ * answered with `outcome` (`accepted` for a message, `control` for a command such as /cancel).
+ */
 export async function postGatewayMessage(
   ingressUrl: string,
   secret: string,
   thread: string,
   text: string,
+  outcome: 'accepted' | 'control' = 'accepted',
 ): Promise<string> {
   const event: GatewayEvent = {
     schema: GATEWAY_EVENT_SCHEMA,
@@ -28,7 +32,7 @@ export async function postGatewayMessage(
     body,
   });
   const answer = (await response.json()) as { outcome?: string };
-  if (response.status !== 200 || answer.outcome !== 'accepted') {
+  if (response.status !== 200 || answer.outcome !== outcome) {
     throw new Error(`ingress answered ${response.status} ${JSON.stringify(answer)}`);
   }
   return event.event_id;

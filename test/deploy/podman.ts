@@ -75,28 +75,24 @@ export function podmanEnv(): NodeJS.ProcessEnv {
 }
 
 /**
- * Builds infra/docker/Dockerfile as it is, for the Node major this machine runs (its stand-in base);
- * podman's layer cache makes a rebuild of unchanged sources quick. Prints each build step as it starts.
+ * Builds infra/docker/Dockerfile as it is, for the Node major this machine runs (its stand-in base),
+ * tagged `tag` and with the build args given (a real agent's packages, for one); podman's layer cache
+ * makes a rebuild of unchanged sources quick. Prints each build step as it starts.
  */
-export async function buildImage(): Promise<void> {
+export async function buildImage(
+  options: { tag?: string; buildArgs?: Record<string, string> } = {},
+): Promise<void> {
+  const buildArgs = Object.entries({ NODE_VERSION: NODE_MAJOR, ...options.buildArgs }).flatMap(
+    ([name, value]) => ['--build-arg', `${name}=${value}`],
+  );
+  const tag = options.tag ?? IMAGE;
   await streamLines(
     'podman',
-    [
-      'build',
-      '--network',
-      'host',
-      '--build-arg',
-      `NODE_VERSION=${NODE_MAJOR}`,
-      '--tag',
-      IMAGE,
-      '--file',
-      'infra/docker/Dockerfile',
-      '.',
-    ],
+    ['build', '--network', 'host', ...buildArgs, '--tag', tag, '--file', 'infra/docker/Dockerfile', '.'],
     {
       env: podmanEnv(),
       show: (line) => (/STEP \d|COMMIT|Using cache|^Successfully/.test(line) ? line : undefined),
-      label: 'image',
+      label: tag,
     },
   );
 }

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
+  AGENT_CREDENTIAL_ENV,
   DEFAULTS,
   DESIGN_ENV,
   knownEnvNames,
@@ -17,10 +18,23 @@ import {
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+const agentText = readFileSync(join(root, 'docker-compose.agent.yml'), 'utf8');
+const example = readFileSync(join(root, '.env.example'), 'utf8');
+/** .env.example's `KEY=value` lines. */
+const exampleEntries = new Map(
+  example
+    .split('\n')
+    .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
+    .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
+);
+const interpolations = (text: string) =>
+  [...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
+/** Build args of infra/docker/Dockerfile that the agent override interpolates. */
+const AGENT_BUILD_ARGS = ['AGENT_NPM_PACKAGES', 'AGENT_APT_PACKAGES'];
 
 interface Service {
   image?: string;
-  build?: { context: string; dockerfile: string };
+  build?: { context: string; dockerfile: string; args?: Record<string, string> };
   command?: string[];
   environment?: Record<string, string | number>;
   ports?: string[];
@@ -158,8 +172,7 @@ describe('docker-compose.yml', () => {
     }
     expect(DESIGN_ENV.filter((variable) => !wired.has(variable))).toEqual([]);
     // Interpolations read the user's .env or shell: each names a known variable.
-    const interpolated = [...composeText.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
-    expect(interpolated.filter((variable) => !known.has(variable))).toEqual([]);
+    expect(interpolations(composeText).filter((variable) => !known.has(variable))).toEqual([]);
   });
 
   it('passes every platform variable to ingress and each worker, each offered in .env.example', () => {
@@ -169,8 +182,7 @@ describe('docker-compose.yml', () => {
       );
       expect(missing, name).toEqual([]);
     }
-    const example = readFileSync(join(root, '.env.example'), 'utf8');
-    expect(PLATFORM_ENV.filter((variable) => !new RegExp(`^${variable}=`, 'm').test(example))).toEqual([]);
+    expect(PLATFORM_ENV.filter((variable) => !exampleEntries.has(variable))).toEqual([]);
   });
 
   it('commits no secret values: secrets come from .env, empty when unset', () => {
@@ -185,18 +197,67 @@ describe('docker-compose.yml', () => {
         if (value !== undefined) expect(value, `${name}: ${secret}`).toBe(`\${${secret}}`);
       }
     }
-    const example = readFileSync(join(root, '.env.example'), 'utf8');
-    const entries = new Map(
-      example
-        .split('\n')
-        .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)] as const),
-    );
-    for (const secret of secrets) expect(entries.get(secret), `.env.example ${secret}`).toBe('');
-    // Every variable .env.example offers is one compose reads.
-    const interpolated = new Set([...composeText.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!));
-    expect([...entries.keys()].filter((variable) => !interpolated.has(variable))).toEqual([]);
+    for (const secret of secrets) expect(exampleEntries.get(secret), `.env.example ${secret}`).toBe('');
+    // Every variable .env.example offers is one compose reads, with or without the agent override.
+    const interpolated = new Set([...interpolations(composeText), ...interpolations(agentText)]);
+    expect([...exampleEntries.keys()].filter((variable) => !interpolated.has(variable))).toEqual([]);
     const ignored = readFileSync(join(root, '.gitignore'), 'utf8').split('\n');
     expect(ignored).toContain('.env');
+  });
+});
+
+describe('docker-compose.agent.yml', () => {
+  const agent = (parse(agentText) as { services: Record<string, Service> }).services;
+
+  it('rebuilds only the workers, into an image of their own, with the agent build args the Dockerfile declares', () => {
+    expect(Object.keys(agent)).toEqual(['worker']);
+    const worker = agent.worker!;
+    expect(services.worker!.command).toEqual(['worker']);
+    expect(worker.image).toBeDefined();
+    expect(worker.image).not.toBe(services.worker!.image);
+    const dockerfile = readFileSync(join(root, 'infra/docker/Dockerfile'), 'utf8');
+    expect(Object.keys(worker.build!.args!).sort()).toEqual([...AGENT_BUILD_ARGS].sort());
+    for (const [arg, value] of Object.entries(worker.build!.args!)) {
+      expect(value).toBe(`\${${arg}}`);
+      expect(dockerfile).toMatch(new RegExp(`^ARG ${arg}=""$`, 'm'));
+      expect(exampleEntries.get(arg), `.env.example ${arg}`).toBe('');
+    }
+  });
+
+  it('hands the worker the agent settings and every agent key from .env, keys empty in .env.example', () => {
+    const env = agent.worker!.environment!;
+    const known = knownEnvNames();
+    for (const [variable, value] of Object.entries(env)) {
+      expect(known.has(variable), `${variable} is not a known variable`).toBe(true);
+      // Everything comes from .env: nothing set here overrides what the user chose.
+      expect(value, variable).toBe(`\${${variable}}`);
+      expect(exampleEntries.has(variable), `.env.example offers ${variable}`).toBe(true);
+    }
+    for (const variable of [
+      'AGENT_AUTH_METHOD',
+      'AGENT_ENV',
+      'AGENT_INIT_TIMEOUT_MS',
+      ...AGENT_CREDENTIAL_ENV,
+    ]) {
+      expect(Object.keys(env)).toContain(variable);
+    }
+    // AGENT_COMMAND comes from the base file, so the plain stack can name an agent too.
+    expect(services.worker!.environment!.AGENT_COMMAND).toBe(`\${AGENT_COMMAND}`);
+    for (const key of AGENT_CREDENTIAL_ENV) expect(exampleEntries.get(key), `.env.example ${key}`).toBe('');
+    // No key reaches ingress or any other service.
+    for (const [name, service] of Object.entries(services)) {
+      for (const key of AGENT_CREDENTIAL_ENV)
+        expect(service.environment?.[key], `${name}: ${key}`).toBeUndefined();
+    }
+    expect(interpolations(agentText).filter((v) => !known.has(v) && !AGENT_BUILD_ARGS.includes(v))).toEqual(
+      [],
+    );
+  });
+
+  it('keeps to syntax podman-compose reads as Docker Compose does', () => {
+    expect(agentText).not.toMatch(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}/);
+    // The worker's HOME, where the agent keeps its state, is the base file's writable volume.
+    expect(services.worker!.environment!.HOME).toBe('/home/node');
+    expect(services.worker!.volumes).toContain('/home/node');
   });
 });

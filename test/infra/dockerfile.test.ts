@@ -137,6 +137,35 @@ describe('infra/docker/Dockerfile', () => {
     expect(join('apps/cli', bin)).toBe(target);
   });
 
+  it('adds real agents by build args: npm packages installed as root in a stage of their own, Debian ones beside tini', () => {
+    const agents = dockerfile.stages.find((stage) => stage.name === 'agents');
+    expect(agents, 'a stage named agents').toBeDefined();
+    expect(only(agents!, 'ARG').map((i) => i.args)).toContain('AGENT_NPM_PACKAGES=""');
+    // Nothing of the sources reaches that stage, so a source edit does not download the agents again.
+    expect(only(agents!, 'COPY')).toEqual([]);
+    expect(only(agents!, 'USER')).toEqual([]);
+    const install = only(agents!, 'RUN').at(-1)!.args;
+    const prefix = /npm install --global --prefix (\S+) /.exec(install)?.[1];
+    expect(prefix, 'npm install --global --prefix <dir>').toBeDefined();
+    // Installs only when asked: the default image gets an empty folder.
+    expect(install).toMatch(/if \[ -n "\$AGENT_NPM_PACKAGES" \]; then .*\$AGENT_NPM_PACKAGES/);
+
+    expect(only(final, 'ARG').map((i) => i.args)).toContain('AGENT_APT_PACKAGES=""');
+    const apt = only(final, 'RUN').find((i) => /apt-get install\b.*\btini\b/.test(i.args))!;
+    expect(apt.args).toContain('$AGENT_APT_PACKAGES');
+    // The agents come last, under root, after the compile step: every layer above is the plain image's.
+    const position = (instruction: Instruction | undefined) => final.instructions.indexOf(instruction!);
+    const copy = only(final, 'COPY').find((i) => i.args.startsWith('--from=agents '));
+    expect(copy?.args).toBe(`--from=agents ${prefix} ${prefix}`);
+    const compile = only(final, 'RUN').find((i) => i.args.includes('compile-js.mjs'));
+    expect(position(copy)).toBeGreaterThan(position(compile));
+    expect(position(copy)).toBeLessThan(position(only(final, 'USER').at(-1)));
+    expect(only(final, 'ENV').map((i) => i.args)).toContain(`PATH=${prefix}/bin:$PATH`);
+    // The recipe is documented with the build args it takes.
+    const docs = read('docs/agents.md');
+    for (const arg of ['AGENT_NPM_PACKAGES', 'AGENT_APT_PACKAGES']) expect(docs).toContain(arg);
+  });
+
   it('declares no HEALTHCHECK: probes belong to the orchestrator', () => {
     expect(all.filter((i) => i.keyword === 'HEALTHCHECK')).toEqual([]);
   });

@@ -21,7 +21,6 @@ import {
   containerOf,
   environment,
   type K8sObject,
-  MODELS,
   named,
   OVERLAYS,
   ofKind,
@@ -29,6 +28,7 @@ import {
   REDIS_SECRET,
   renderOverlaysBeforeAll,
   root,
+  schemaFailures,
   secretTemplate,
   selects,
   tributaryDeployments,
@@ -49,21 +49,7 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
 
   it('renders objects that all validate against their schemas', () => {
     expect(objects().length).toBeGreaterThan(10);
-    const failures: string[] = [];
-    for (const object of objects()) {
-      const id = `${object.apiVersion}/${object.kind} ${object.metadata?.name}`;
-      const Model = MODELS.get(`${object.apiVersion}/${object.kind}`);
-      if (!Model) {
-        failures.push(`${id}: no schema known for this kind`);
-        continue;
-      }
-      try {
-        new Model(object).validate();
-      } catch (error) {
-        failures.push(`${id}: ${(error as Error).message}`);
-      }
-    }
-    expect(failures).toEqual([]);
+    expect(schemaFailures(objects())).toEqual([]);
   });
 
   it('has the ingress Deployment, Service, HPA on CPU and PDB, and the worker Deployment, ScaledObject and PDB', () => {

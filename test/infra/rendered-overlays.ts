@@ -2,7 +2,9 @@
 // views of what came out.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as kedaV1alpha1 from '@kubernetes-models/keda/keda.sh/v1alpha1';
@@ -14,6 +16,7 @@ import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { beforeAll, expect } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { AGENT_CREDENTIAL_ENV } from '../../infra/k8s/env-contract.js';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const OVERLAYS = ['dev', 'production'] as const;
@@ -27,7 +30,7 @@ export type Container = any;
 
 // Model classes by apiVersion and kind, from every module whose kinds the manifests may use.
 type ModelClass = { apiVersion?: string; kind?: string } & (new (data: object) => { validate(): void });
-export const MODELS = new Map<string, ModelClass>();
+const MODELS = new Map<string, ModelClass>();
 for (const module of [coreV1, appsV1, autoscalingV2, policyV1, networkingV1, kedaV1alpha1, monitoringV1]) {
   for (const value of Object.values(module) as unknown[]) {
     if (typeof value !== 'function') continue;
@@ -44,8 +47,52 @@ export interface Rendered {
   warnings: string;
 }
 
-export async function render(overlay: Overlay): Promise<Rendered> {
-  const dir = join(root, 'infra/k8s/overlays', overlay);
+export function render(overlay: Overlay): Promise<Rendered> {
+  return renderDir(join(root, 'infra/k8s/overlays', overlay));
+}
+
+/** The real-agent components (infra/k8s/components/agent-*), each added to an overlay by its users. */
+export const AGENT_COMPONENTS = ['agent-claude', 'agent-codex', 'agent-gemini'] as const;
+export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
+
+/**
+ * An overlay with a component added, as a user's overlay adds it: a kustomization in a temporary
+ * folder naming both by relative path (Kustomize refuses absolute ones).
+ */
+export async function renderWithComponent(overlay: Overlay, component: AgentComponent): Promise<Rendered> {
+  const dir = await mkdtemp(join(tmpdir(), 'tributary-kustomize-'));
+  try {
+    const path = (target: string) => relative(dir, join(root, 'infra/k8s', target));
+    await writeFile(
+      join(dir, 'kustomization.yaml'),
+      `resources:\n  - ${path(`overlays/${overlay}`)}\ncomponents:\n  - ${path(`components/${component}`)}\n`,
+    );
+    return await renderDir(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Objects whose kind has no schema known here, or that fail their schema, with the reason. */
+export function schemaFailures(objects: K8sObject[]): string[] {
+  const failures: string[] = [];
+  for (const object of objects) {
+    const id = `${object.apiVersion}/${object.kind} ${object.metadata?.name}`;
+    const Model = MODELS.get(`${object.apiVersion}/${object.kind}`);
+    if (!Model) {
+      failures.push(`${id}: no schema known for this kind`);
+      continue;
+    }
+    try {
+      new Model(object).validate();
+    } catch (error) {
+      failures.push(`${id}: ${(error as Error).message}`);
+    }
+  }
+  return failures;
+}
+
+async function renderDir(dir: string): Promise<Rendered> {
   let stdout: string;
   let stderr: string;
   try {
@@ -108,6 +155,9 @@ export const tributaryDeployments = (objects: K8sObject[]) =>
 export const containerOf = (objects: K8sObject[], deployment: string): Container =>
   named(objects, 'Deployment', deployment).spec.template.spec.containers[0];
 
+/** The Secret a real agent's key comes from: created by the user, never rendered. */
+export const AGENT_SECRET = 'tributary-agent';
+
 /** The dev Redis component's generated Secret: its password. */
 export const REDIS_SECRET = 'tributary-redis';
 
@@ -132,11 +182,16 @@ export function environment(objects: K8sObject[], container: Container): Map<str
   for (const entry of container.env ?? []) {
     const ref = entry.valueFrom?.secretKeyRef;
     if (ref) {
-      // The Secret template, or the dev Redis's generated password (its name carries a hash).
-      const keys = ref.name.startsWith(`${REDIS_SECRET}-`)
-        ? Object.keys(named(objects, 'Secret', ref.name).data)
-        : Object.keys(secretTemplate.stringData);
-      if (!ref.name.startsWith(`${REDIS_SECRET}-`)) expect(ref.name).toBe(secretTemplate.metadata.name);
+      // The Secret template, the dev Redis's generated password (its name carries a hash), or the real
+      // agent's key in a Secret of its own (infra/k8s/components/agent-*).
+      let keys: readonly string[];
+      if (ref.name.startsWith(`${REDIS_SECRET}-`))
+        keys = Object.keys(named(objects, 'Secret', ref.name).data);
+      else if (ref.name === AGENT_SECRET) keys = AGENT_CREDENTIAL_ENV;
+      else {
+        expect(ref.name).toBe(secretTemplate.metadata.name);
+        keys = Object.keys(secretTemplate.stringData);
+      }
       expect(keys).toContain(ref.key);
     }
     env.set(entry.name, entry.value);
