@@ -47,6 +47,11 @@ export interface AgentScript {
   env?: string[];
   /** Starts a long-lived child in the agent's process group, holding its stdout, and reports its pid. */
   spawnGrandchild?: boolean;
+  /**
+   * Starts a long-lived child in a session (and process group) of its own, as claude-agent-acp's shell
+   * tool does, out of reach of a kill of the agent's group, and reports its pid.
+   */
+  spawnDetached?: boolean;
   /** Ignores SIGTERM from now on, so only SIGKILL ends the process. */
   ignoreSigterm?: boolean;
   /** Sends one more agent_message_chunk with this text after the prompt was answered. */
@@ -83,6 +88,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   reportSession: 'boolean',
   env: 'string[]',
   spawnGrandchild: 'boolean',
+  spawnDetached: 'boolean',
   ignoreSigterm: 'boolean',
   lateChunk: 'string',
   reportPrompt: 'boolean',

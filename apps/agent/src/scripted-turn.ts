@@ -83,6 +83,16 @@ function spawnGrandchild(): number | undefined {
   return child.pid;
 }
 
+/** A child that leaves the agent's session and process group (setsid), holding nothing of the agent's. */
+function spawnDetached(): number | undefined {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.unref();
+  return child.pid;
+}
+
 const OPTION_KINDS: readonly PermissionOptionKind[] = [
   'allow_once',
   'allow_always',
@@ -146,6 +156,12 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     await send({
       sessionUpdate: 'agent_thought_chunk',
       content: text(`grandchild pid ${spawnGrandchild()}`),
+    });
+  }
+  if (script.spawnDetached) {
+    await send({
+      sessionUpdate: 'agent_thought_chunk',
+      content: text(`detached child pid ${spawnDetached()}`),
     });
   }
   if (script.hang) {

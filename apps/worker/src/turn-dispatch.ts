@@ -112,6 +112,7 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
   const { progress } = deps;
   try {
     return await deps.pool.runTurn(thread, blocks, {
+      sessionId: session.sessionId,
       signal: turn.signal,
       onUpdate: (event) => {
         // The agent answers only once it has read the whole prompt: its files are no longer held for it.

@@ -1,6 +1,6 @@
+import { agentProcesses, stillRunning } from '@tributary/acp/process-tree';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runningGroups } from '../src/warden/process-groups.js';
 import { type Fleet, type FleetWorker, startFleet } from './fleet/fleet.js';
 import { message } from './worker-fixture.js';
 
@@ -11,16 +11,17 @@ afterEach(async () => {
 });
 
 const THREAD = 'gateway:C1:T1';
-// An agent like codex-acp, which runs on when its stdin closes, running a tool (a long child in its
-// process group): without the warden both outlive a dead worker.
+// An agent like codex-acp, which runs on when its stdin closes, running two tools: a long child in its
+// process group, and one in a session of its own as Claude Code's shell commands are. Without the
+// warden all three outlive a dead worker; a kill of the agent's group alone misses the second tool.
 const STUBBORN = { TRIBUTARY_AGENT_CAPS: JSON.stringify({ outliveStdin: true }) };
-const LONG_TOOL = 'long job\n@agent {"delayMs": 20000, "spawnGrandchild": true}';
+const LONG_TOOL = 'long job\n@agent {"delayMs": 20000, "spawnGrandchild": true, "spawnDetached": true}';
 
 /** The process groups of every agent the worker started (each agent leads its own group). */
 const agentGroups = (worker: FleetWorker) =>
   worker.logs.filter((l) => l.msg === 'agent process started').map((l) => Number(l.pid));
 
-/** Members of the thread's agent group: the agent and the tool it started. */
+/** The agent holding the thread's session: the leader of its process group. */
 async function sessionGroup(worker: FleetWorker): Promise<number> {
   await waitFor(() => worker.logs.some((l) => l.msg === 'session opened' && l.threadKey === THREAD), {
     what: 'the session to open',
@@ -37,13 +38,19 @@ describe('agents never outlive the worker that started them', { timeout: 90_000 
     await waitFor(() => f.dispatches(THREAD).length === 1, { what: 'the turn to start' });
     const victim = f.dispatches(THREAD)[0]!.worker;
     const group = await sessionGroup(victim);
-    // The tool is running: the agent's group has its child as well as the agent.
-    await waitFor(() => runningGroups([group]).length === 1, { what: 'the agent and its tool' });
-    const groups = agentGroups(victim);
+    // Both tools are running: the agent has two descendants.
+    const processes = await waitFor(
+      () => {
+        const found = agentProcesses([group]);
+        return found.length === 3 ? found : undefined;
+      },
+      { what: 'the agent and its two tools' },
+    );
+    const spares = agentProcesses(agentGroups(victim).filter((pid) => pid !== group));
 
     const killedAt = performance.now();
     await victim.kill();
-    await waitFor(() => runningGroups(groups).length === 0, {
+    await waitFor(() => stillRunning([...processes, ...spares]).length === 0, {
       what: 'every process of the dead worker’s agents to end',
       timeoutMs: 2_000,
     });
@@ -64,7 +71,13 @@ describe('agents never outlive the worker that started them', { timeout: 90_000 
     await waitFor(() => f.dispatches(THREAD).length === 1, { what: 'the turn to start' });
     const frozen = f.dispatches(THREAD)[0]!.worker;
     const group = await sessionGroup(frozen);
-    await waitFor(() => runningGroups([group]).length === 1, { what: 'the agent and its tool' });
+    const processes = await waitFor(
+      () => {
+        const found = agentProcesses([group]);
+        return found.length === 3 ? found : undefined;
+      },
+      { what: 'the agent and its two tools' },
+    );
     frozen.freeze();
 
     // The moment another worker starts the batch, nothing of the frozen worker's turn may still run.
@@ -72,7 +85,7 @@ describe('agents never outlive the worker that started them', { timeout: 90_000 
     await waitFor(
       () => {
         if (f.dispatches(THREAD).length < 2) return false;
-        aliveAtTakeover = runningGroups([group]);
+        aliveAtTakeover = stillRunning(processes);
         return true;
       },
       { what: 'the takeover', timeoutMs: 40_000, intervalMs: 5 },

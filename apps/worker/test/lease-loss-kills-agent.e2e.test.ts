@@ -1,6 +1,6 @@
+import { agentProcesses, stillRunning } from '@tributary/acp/process-tree';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runningGroups } from '../src/warden/process-groups.js';
 import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
@@ -18,11 +18,20 @@ describe('a worker that loses a thread’s lease', () => {
     );
     await h.send(
       'th',
-      message('long job\n@agent {"delayMs": 20000, "spawnGrandchild": true, "ignoreCancel": true}'),
+      message(
+        'long job\n@agent {"delayMs": 20000, "spawnGrandchild": true, "spawnDetached": true, "ignoreCancel": true}',
+      ),
     );
     await waitFor(() => h!.worker.pool.pidOf('th'), { what: 'the session' });
     const group = h.worker.pool.pidOf('th')!;
     await waitFor(() => h!.logs.some((l) => l.msg === 'dispatch'), { what: 'the turn to start' });
+    const processes = await waitFor(
+      () => {
+        const found = agentProcesses([group]);
+        return found.length === 3 ? found : undefined;
+      },
+      { what: 'the agent and its two tools' },
+    );
 
     // Another owner's claim: the next renewal finds a fence that is not ours.
     await h.redis.hincrby(h.worker.queue.keys('th').state, 'fence', 1);
@@ -30,7 +39,7 @@ describe('a worker that loses a thread’s lease', () => {
       what: 'the lease loss',
     });
     // The agent ignores cancel: only a kill ends it, and it must not wait for the cancel timeout.
-    await waitFor(() => runningGroups([group]).length === 0, {
+    await waitFor(() => stillRunning(processes).length === 0, {
       what: 'the agent and its tool to end',
       timeoutMs: 2_000,
     });

@@ -1,6 +1,6 @@
+import { stillRunning } from '@tributary/acp/process-tree';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runningGroups } from '../src/warden/process-groups.js';
 import { type Fleet, startFleet } from './fleet/fleet.js';
 import { message } from './worker-fixture.js';
 
@@ -32,7 +32,7 @@ describe('a thread that moves to another worker', { timeout: 90_000 }, () => {
     await f.waitForReplies(KEPT, 2);
     expect(f.dispatches(KEPT).map((d) => d.worker)).toEqual([a, b]);
 
-    await waitFor(() => runningGroups([keptProcess]).length === 0, {
+    await waitFor(() => stillRunning([keptProcess]).length === 0, {
       what: 'the kept thread’s old agent process on A to end',
     });
     expect(

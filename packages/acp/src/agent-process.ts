@@ -34,6 +34,7 @@ import {
   AgentStartTimeoutError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
+import { agentProcesses } from './process-tree.js';
 import { StderrTail } from './stderr-tail.js';
 
 /** How to start an agent: the command and what it may see of our environment. */
@@ -294,13 +295,13 @@ export class AgentProcess {
   async kill(how: { now?: boolean } = {}): Promise<AgentExit> {
     if (this.#exit) return this.#exit;
     this.#killRequested = true;
-    this.#signalGroup(how.now ? 'SIGKILL' : 'SIGTERM');
+    this.#signalAgent(how.now ? 'SIGKILL' : 'SIGTERM');
     const escalation = setTimeout(() => {
       this.#logger.warn(
         { pid: this.pid, graceMs: this.#killGraceMs },
         'agent ignored SIGTERM; sending SIGKILL',
       );
-      this.#signalGroup('SIGKILL');
+      this.#signalAgent('SIGKILL');
     }, this.#killGraceMs);
     try {
       return await this.exited;
@@ -433,6 +434,23 @@ export class AgentProcess {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
       this.#logger.error({ pid: this.pid, signal, err: error }, 'could not signal the agent process group');
+    }
+  }
+
+  /**
+   * Signals the agent's group and the tools it started in sessions of their own (setsid), which a
+   * group signal misses; their parentage still leads to the agent while it runs.
+   */
+  #signalAgent(signal: NodeJS.Signals): void {
+    // Read first: once the agent is dead its tools belong to init, and nothing leads to them.
+    const tools = agentProcesses([this.pid]);
+    this.#signalGroup(signal);
+    for (const pid of tools) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Gone meanwhile.
+      }
     }
   }
 

@@ -115,6 +115,19 @@ export class TurnCancelTimeoutError extends AcpError {
   }
 }
 
+/**
+ * The session a turn was to run on is no longer live (its agent process ended since it was attached):
+ * the turn fails rather than run on a new session that lacks what the caller seeded it with.
+ */
+export class SessionGoneError extends AcpError {
+  constructor(
+    readonly threadKey: string,
+    readonly sessionId: string,
+  ) {
+    super(`session ${sessionId} of thread ${threadKey} ended before its turn started`);
+  }
+}
+
 /** A second turn was started on a thread whose turn is still running (one turn per thread, I2). */
 export class TurnInProgressError extends AcpError {
   constructor(readonly threadKey: string) {

@@ -33,6 +33,7 @@ export {
   AgentStartTimeoutError,
   PoolClosedError,
   SessionCapacityError,
+  SessionGoneError,
   TurnCancelTimeoutError,
   TurnInProgressError,
   UnsupportedProtocolVersionError,

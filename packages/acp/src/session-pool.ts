@@ -9,7 +9,7 @@ import {
   type SessionSetup,
 } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
-import { AgentRequestError, PoolClosedError, TurnInProgressError } from './errors.js';
+import { AgentRequestError, PoolClosedError, SessionGoneError, TurnInProgressError } from './errors.js';
 import { applyConfiguredMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { SessionRouter, type SessionRouterOptions } from './session-router.js';
@@ -85,6 +85,8 @@ export class SessionPool {
   readonly #logger: LogSink;
   readonly #sessions: SessionRegistry;
   readonly #opening = new Map<string, Promise<Attached>>();
+  /** Sessions being opened that have no process yet: each may need one more, so spares leave room. */
+  #awaitingProcess = 0;
   readonly #agents: AgentSupervisor;
   readonly #spares: WarmSpares;
   /** The most processes alive at once, sessions, spares, starting and stopping ones together. */
@@ -127,7 +129,7 @@ export class SessionPool {
       target: warmSpares,
       start: () => this.#agents.start(),
       // One slot stays free for a session being opened, so spares never crowd out a thread.
-      hasRoom: () => this.#agents.processCount + this.#opening.size < this.#maxProcesses,
+      hasRoom: () => this.#agents.processCount + this.#awaitingProcess < this.#maxProcesses,
       logger: this.#logger,
     });
   }
@@ -221,13 +223,25 @@ export class SessionPool {
     return { sessionId: session.sessionId, path };
   }
 
-  /** Runs one prompt turn on the thread's session (opened with session/new if the thread has none). */
+  /**
+   * Runs one prompt turn on the thread's session: the one `options.sessionId` names, which fails the
+   * turn with SessionGoneError if it is no longer live (its process died since it was attached: a new
+   * one would lack what the caller seeded); without it, opened with session/new if the thread has none.
+   */
   async runTurn(threadKey: string, blocks: ContentBlock[], options: TurnOptions = {}): Promise<TurnResult> {
-    const { session } = await this.#open(threadKey, this.#newSession);
-    if (session.turn) throw new TurnInProgressError(threadKey);
     if (options.signal?.aborted) {
-      return { stopReason: 'cancelled', text: '', sessionId: session.sessionId, emptyAfterCancel: false };
+      return {
+        stopReason: 'cancelled',
+        text: '',
+        sessionId: options.sessionId ?? '',
+        emptyAfterCancel: false,
+      };
     }
+    const session =
+      options.sessionId === undefined
+        ? (await this.#open(threadKey, this.#newSession)).session
+        : this.#attached(threadKey, options.sessionId);
+    if (session.turn) throw new TurnInProgressError(threadKey);
     const turn = new ActiveTurn(options.onUpdate, this.#logger);
     session.turn = turn;
     this.#sessions.touch(session);
@@ -300,11 +314,26 @@ export class SessionPool {
     }
   }
 
+  #attached(threadKey: string, sessionId: string): PooledSession {
+    const session = this.#sessions.get(threadKey);
+    if (session?.sessionId !== sessionId) throw new SessionGoneError(threadKey, sessionId);
+    return session;
+  }
+
   async #create(threadKey: string, opener: SessionOpener): Promise<Attached> {
     const evicted = this.#sessions.evictFor(this.#opening.size);
     const closing = Promise.all(evicted.map((session) => this.#closeSession(session, 'evicted')));
-    const cwd = (await this.#options.sessionCwd?.(threadKey)) ?? this.#options.cwd;
-    const agent = await this.#processFor(closing);
+    this.#awaitingProcess++;
+    let agent: AgentProcess;
+    let cwd: string;
+    try {
+      cwd = (await this.#options.sessionCwd?.(threadKey)) ?? this.#options.cwd;
+      agent = await this.#processFor(closing);
+    } finally {
+      this.#awaitingProcess--;
+      // The slot held for this session's process is free again for a spare.
+      this.#spares.fill();
+    }
     let opened: OpenedSession;
     try {
       const { modes, ...rest } = await opener(agent, cwd);

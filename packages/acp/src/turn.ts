@@ -5,6 +5,8 @@ import { AgentRequestError, TurnCancelTimeoutError } from './errors.js';
 import type { TurnEvent } from './turn-events.js';
 
 export interface TurnOptions {
+  /** The session the caller attached for this turn; the turn fails if it is no longer the thread's live one. */
+  sessionId?: string;
   /** Aborting sends session/cancel; the turn then ends `cancelled` or fails with TurnCancelTimeoutError. */
   signal?: AbortSignal;
   /** Every update of this turn, in arrival order, including those that precede the prompt's answer. */

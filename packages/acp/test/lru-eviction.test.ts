@@ -59,10 +59,7 @@ it('stops an evicted session’s agent quietly: a stream closing under a kill we
   const pids: number[] = [];
   for (const thread of ['a', 'b', 'c', 'd']) {
     await pool.runTurn(thread, [text(`hello from ${thread}`)]);
-    const started = records
-      .filter((r) => r.message === 'agent process started')
-      .map((r) => Number(r.fields.pid));
-    pids.push(started.at(-1)!);
+    pids.push(pool.pidOf(thread)!);
   }
   // Every evicted agent is gone, and none of its ends was reported as a fault.
   await waitFor(

@@ -20,13 +20,22 @@ it('hands a new thread a warm spare, so opening its session starts no process, a
   expect(pool.liveProcesses).toBe(2);
 });
 
-it('never lets one spare serve two threads', async () => {
-  const { pool } = await startPool({ warmSpares: 1 });
+it('keeps a spare ready at the session cap, so the next new thread still takes one', async () => {
+  const { logger, records } = recordingLogger();
+  const { pool } = await startPool({ maxSessions: 2, warmSpares: 1, logger });
   pool.warm();
-  await waitFor(() => pool.readySpares === 1, 'the spare to be ready');
-  await Promise.all(['a', 'b', 'c'].map((thread) => pool.open(thread)));
-  const pids = ['a', 'b', 'c'].map((thread) => pool.pidOf(thread));
-  expect(new Set(pids).size).toBe(3);
+  await pool.open('a');
+  await pool.open('b');
+  // Both sessions in place: the third process the cap allows is a spare again.
+  await waitFor(() => pool.readySpares === 1, 'a spare at the cap');
+  const holding = [pool.pidOf('a'), pool.pidOf('b')];
+  const others = records
+    .filter((r) => r.message === 'agent process started')
+    .map((r) => r.fields.pid)
+    .filter((pid) => !holding.includes(pid as number));
+  await pool.open('c');
+  // The new thread went to a process that was already running: the spare, not a fresh start.
+  expect(others).toContain(pool.pidOf('c'));
 });
 
 it('keeps sessions, spares, starting and stopping processes together under maxSessions + warmSpares', async () => {

@@ -9,7 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PresenceWriter } from '@tributary/queue/presence';
-import { killGroups } from './process-groups.js';
+import { killAgents } from './process-groups.js';
 import { presenceDue, trustAfterWrite, wardenVerdict } from './warden-policy.js';
 import { encodeReport, parseCommand, type WardenReport } from './warden-protocol.js';
 import { parseWardenSettings } from './warden-settings.js';
@@ -97,7 +97,7 @@ async function revoke(why: string): Promise<void> {
   const killed = [...groups];
   // Told first, so the worker hands its turns back rather than counting the kills as failures.
   report({ kind: 'revoked', why });
-  const survivors = await killGroups(killed);
+  const survivors = await killAgents(killed);
   log('error', `${why}: killed its agents and withdrew its presence, so other workers can take its threads`, {
     killed,
     survivors,
@@ -150,7 +150,7 @@ commands.on('close', () => {
   void (async () => {
     if (groups.size > 0) {
       const killed = [...groups];
-      const survivors = await killGroups(killed);
+      const survivors = await killAgents(killed);
       if (!goodbye) {
         log(
           'error',
