@@ -103,7 +103,7 @@ async function runDev(): Promise<void> {
   if (failure) say(`tributary dev: the worker cannot go on (${failure.message}); stopping`);
   say('tributary dev: stopping (threads are handed back)…');
   await ingress.close();
-  await worker.close();
+  await worker.close(failure ? { graceMs: 0 } : {});
   await replies.close();
   await redis.stop();
   await removeDevStack();

@@ -18,7 +18,8 @@ On SIGTERM or SIGINT it lets running turns finish for SHUTDOWN_GRACE_MS, hands t
     const logger = createLogger(config.logLevel);
     const worker = await startWorker(config, { logger });
     const failure = await Promise.race([untilSignal(logger).then(() => undefined), worker.failed]);
-    await worker.close();
+    // A worker that cannot keep its guarantees hands its threads back at once.
+    await worker.close(failure ? { graceMs: 0 } : {});
     // A close cut short by its deadline leaves reconnecting clients behind: they must not keep the
     // process (and a pod's rollout) waiting. A worker that could not go on exits non-zero, so its
     // supervisor restarts it.

@@ -92,8 +92,10 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     // Registered before the session is attached, so a `/cancel` sent while it starts is not lost.
     const turn = new AbortController();
     const onLeaseAbort = () => {
-      // Cancelling politely could let the agent's tools run on while another worker starts the batch.
-      if (leaseLost(leaseSignal.reason)) void pool.kill(thread);
+      // The thread goes to another worker now (lost lease, hand-back at shutdown, a drain or a
+      // revocation): cancelling politely could let the agent's tools run on beside the next run.
+      // The kill is sent here, before the runner hands the thread back.
+      void pool.kill(thread);
       turn.abort(leaseSignal.reason);
     };
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
@@ -113,7 +115,10 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     let ending: TurnEnding = 'failed';
     try {
       const dispatchDeps = { ...deps, progress };
-      let result = await dispatchTurn(dispatchDeps, run, batch.deliveries > 1);
+      // Delivered before (a crash, a hand-back, a failure, or a part of a batch that was split): the
+      // session that got it may hold it already.
+      const deliveredBefore = batch.deliveries > 1 || batch.type === 'Continuation';
+      let result = await dispatchTurn(dispatchDeps, run, deliveredBefore);
       if (result.emptyAfterCancel && !turn.signal.aborted) {
         log.warn(
           { sessionId: result.sessionId },
@@ -127,7 +132,6 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       outcome = { error };
     } finally {
       leaseSignal.removeEventListener('abort', onLeaseAbort);
-      if (running.get(thread) === turn) running.delete(thread);
     }
 
     const seconds = (performance.now() - started) / 1000;
@@ -169,6 +173,9 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
       return { reply: text, stopReason, outbound: replyMessages(outbound, text, stopReason) };
     } finally {
+      // Only now: until the session is recorded as this worker's, a check for moved threads must not
+      // take it for one that moved away.
+      if (running.get(thread) === turn) running.delete(thread);
       run.signal('finished', { ending });
     }
   };

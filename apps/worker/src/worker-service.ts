@@ -55,15 +55,16 @@ export interface RunningWorker {
   /** Where `/livez`, `/readyz` and `/metrics` answer. */
   readonly healthUrl: string;
   /**
-   * Settles when the worker can no longer keep its guarantees (its agent warden is gone) and should be
-   * closed and restarted.
+   * Settles when the worker can no longer keep its guarantees (its agent warden is gone, or revoked
+   * it) and should be closed at once (`graceMs: 0`) and restarted.
    */
   readonly failed: Promise<Error>;
   /**
-   * Turns not-ready, stops taking turns, lets running ones finish within SHUTDOWN_GRACE_MS, hands
-   * the rest back, stops the agent process group. Bounded whatever Redis does (see `shutdownDeadlineMs`).
+   * Turns not-ready, stops taking turns, lets running ones finish within `graceMs` (default
+   * SHUTDOWN_GRACE_MS), hands the rest back, stops the agent process group. Bounded whatever Redis
+   * does (see `shutdownDeadlineMs`).
    */
-  close(): Promise<void>;
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /**
@@ -151,7 +152,10 @@ export async function startWorker(
     {
       revoked: (why) => {
         metrics.workerRevocationsTotal.inc();
+        // Its agents are dead and its presence gone: whatever it runs now, another worker may too.
+        logger.error({ why }, 'the agent warden revoked this worker; handing its threads back and stopping');
         handBack(why);
+        failWorker(new Error(`the agent warden revoked this worker: ${why}`));
       },
       lost: (error) => {
         logger.error({ err: error }, 'the agent warden is gone; stopping this worker so it can be restarted');
@@ -387,13 +391,13 @@ export async function startWorker(
     owner: runner.owner,
     healthUrl,
     failed,
-    async close() {
+    async close({ graceMs = config.shutdownGraceMs } = {}) {
       accepting = false;
       clearInterval(movedCheck);
       canary?.stop();
       const started = performance.now();
       const inOrder = (async () => {
-        await runner.close(config.shutdownGraceMs);
+        await runner.close(graceMs);
         await status?.stop();
         await delivery?.stop();
         logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
@@ -404,7 +408,7 @@ export async function startWorker(
         await store.close();
         logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
       })();
-      const deadlineMs = shutdownDeadlineMs(config);
+      const deadlineMs = shutdownDeadlineMs({ ...config, shutdownGraceMs: graceMs });
       const outcome = await within(inOrder, deadlineMs);
       if (outcome === 'done') return;
       // Redis (or an agent) held the orderly close up: what was not handed back is left to the

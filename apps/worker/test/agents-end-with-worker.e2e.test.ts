@@ -97,5 +97,12 @@ describe('agents never outlive the worker that started them', { timeout: 90_000 
     await waitFor(() => frozen.logs.some((l) => l.component === 'warden' && l.level === 50), {
       what: 'the warden to say why it killed the agents',
     });
+    // A revocation is final: the woken worker hands back what it holds and stops, to be restarted.
+    await waitFor(
+      () => frozen.logs.some((l) => String(l.msg).startsWith('the agent warden revoked this worker')),
+      {
+        what: 'the woken worker to stop',
+      },
+    );
   });
 });

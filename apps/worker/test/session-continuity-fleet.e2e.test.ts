@@ -76,24 +76,24 @@ describe('session continuity across a fleet of worker processes', { timeout: 90_
   );
 
   it('a worker that held a session while another worker moved the thread on does not reuse it stale', async () => {
-    const f = await startFleet({});
+    const f = await startFleet({ WORKER_CONCURRENCY: '1' });
     fleet = f;
     const shared = await f.tempDir();
-    await Promise.all([f.spawn({ agentStateDir: shared }), f.spawn({ agentStateDir: shared })]);
+    const holder = await f.spawn({ agentStateDir: shared });
     await f.send(THREAD, message('one'));
     await f.waitForReplies(THREAD, 1);
-    const holder = lastDispatcher(f);
-    const other = f.workers.find((w) => w !== holder)!;
 
-    // The holder stalls; turn 2 falls back to the other worker, which resumes the session.
-    holder.freeze();
+    // The holder is busy with another thread when turn 2 rings, and a second worker has room: the
+    // thread moves, and the second worker resumes the session.
+    await f.send('gateway:C1:busy', message('long job\n@agent {"delayMs": 20000}'));
+    await waitFor(() => f.dispatches('gateway:C1:busy').length === 1, { what: 'the holder busy' });
+    const other = await f.spawn({ agentStateDir: shared });
     await f.send(THREAD, message('two'));
     await f.waitForReplies(THREAD, 2);
-    holder.thaw();
     await committed(f);
     await other.kill();
 
-    // Back on the holder, whose live copy of the session lacks turn 2: it must resume, not reuse it.
+    // Back on the holder, whose copy of the session lacks turn 2: it must resume, not reuse it.
     await f.send(THREAD, message('three'));
     await f.waitForReplies(THREAD, 3);
     const [, turn2, turn3] = f.dispatches(THREAD);

@@ -106,6 +106,16 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   if (stallHardMs <= stallSoftMs)
     throw new ConfigError('STALL_HARD_MS', 'must be greater than STALL_SOFT_MS');
   const settings = readServiceSettings(env);
+  // Renewed every third of it: below 3 s one slow Redis round trip could cost a live turn its lease.
+  const leaseMs = readInteger(env, 'LEASE_MS', queueDefaults.leaseMs, 3_000, 3_600_000);
+  const stallToleranceMs = readInteger(env, 'WORKER_STALL_TOLERANCE_MS', 5_000, 1_000, 600_000);
+  // An expired lease is revived whoever holds it: a frozen worker's agents must be dead before then.
+  if (stallToleranceMs >= (leaseMs * 2) / 3) {
+    throw new ConfigError(
+      'WORKER_STALL_TOLERANCE_MS',
+      `must be below two thirds of LEASE_MS (${leaseMs}), so a frozen worker's agents are killed before its leases can expire`,
+    );
+  }
   const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
   // Idle sessions are what session affinity reuses, so a worker keeps more than it runs at once; each
   // one is an agent process of its own (docs/adr/0015), which bounds how many.
@@ -126,9 +136,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ...readPermissionSettings(env),
     ...readSessionSetupSettings(env),
     concurrency,
-    // Renewed every third of it: below 3 s one slow Redis round trip could cost a live turn its lease.
-    leaseMs: readInteger(env, 'LEASE_MS', queueDefaults.leaseMs, 3_000, 3_600_000),
-    stallToleranceMs: readInteger(env, 'WORKER_STALL_TOLERANCE_MS', 5_000, 1_000, 600_000),
+    leaseMs,
+    stallToleranceMs,
     maxSessions,
     warmSpares: readInteger(env, 'AGENT_WARM_SPARES', agentDefaults.warmSpares, 0, 64),
     agentInitTimeoutMs: readInteger(

@@ -116,6 +116,10 @@ describe('worker configuration', () => {
     [{ MAX_BATCH_MESSAGES: '0' }, 'MAX_BATCH_MESSAGES: must be between 1 and'],
     [{ LEASE_MS: '2999' }, 'LEASE_MS: must be between 3000 and 3600000, got 2999'],
     [{ LEASE_MS: '30s' }, 'LEASE_MS: must be a whole number, got "30s"'],
+    [
+      { LEASE_MS: '6000' },
+      'WORKER_STALL_TOLERANCE_MS: must be below two thirds of LEASE_MS (6000), so a frozen worker',
+    ],
     [{ THREAD_IDLE_TTL_MS: '60000' }, 'THREAD_IDLE_TTL_MS: must be between 600000 and'],
     [
       { MESSAGE_PROCESSING_MODE: 'batch' },

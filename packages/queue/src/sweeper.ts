@@ -1,6 +1,6 @@
 import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
-import type { Doorbell } from './doorbells.js';
+import { type Doorbell, parseDirectDoorbell } from './doorbells.js';
 import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
 import type { ThreadQueue } from './thread-queue.js';
 
@@ -72,11 +72,13 @@ export class Sweeper {
     const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 };
     // Whether each owner seen in this sweep is present; asked once per owner, not once per thread.
     const present = new Map<string, Promise<boolean>>();
+    // The doorbells each owner's own list holds, read once per owner and sweep.
+    const held = new Map<string, Promise<Set<string>>>();
     // Buckets are swept concurrently, so their scans leave together (auto-pipelining). A bucket's keys
     // share a hash tag, so its scan is one script even in a Cluster; the buckets' scans are not.
     await Promise.all(
       Array.from({ length: this.queue.config.buckets }, (_, bucket) =>
-        this.sweepBucket(bucket, report, present),
+        this.sweepBucket(bucket, report, present, held),
       ),
     );
     return report;
@@ -86,6 +88,7 @@ export class Sweeper {
     bucket: number,
     report: SweepReport,
     present: Map<string, Promise<boolean>>,
+    held: Map<string, Promise<Set<string>>>,
   ): Promise<void> {
     const scan = await this.queue.scanBucket(bucket, this.owner, {
       sweepBatch: SWEEP_BATCH,
@@ -102,7 +105,7 @@ export class Sweeper {
     report.takenOver += takenOver;
     const { sched } = bucketKeys(this.queue.config.prefix, bucket);
     for (const member of scan.waiting) {
-      if (await this.reviveDoorbell(member, sched, scan.now)) report.doorbellsRevived++;
+      if (await this.reviveDoorbell(member, sched, scan.now, present, held)) report.doorbellsRevived++;
     }
   }
 
@@ -133,13 +136,46 @@ export class Sweeper {
     return answer;
   }
 
-  private async reviveDoorbell(member: string, sched: string, now: number): Promise<boolean> {
-    const epoch = Number(await this.redis.hget(this.queue.keys(decodeThread(member)).state, 'epoch'));
-    if (await this.doorbell.pending(member, epoch)) {
-      // Still in line behind other threads: look again one grace period from now.
+  private async reviveDoorbell(
+    member: string,
+    sched: string,
+    now: number,
+    present: Map<string, Promise<boolean>>,
+    held: Map<string, Promise<Set<string>>>,
+  ): Promise<boolean> {
+    const thread = decodeThread(member);
+    const [epochField, owner] = await this.redis.hmget(this.queue.keys(thread).state, 'epoch', 'owner');
+    const epoch = Number(epochField);
+    // Still in line: behind other threads in the shared queue, or kept by its busy owner, which
+    // passes it on only when another worker has room (docs/adr/0007). Look again a grace period on.
+    const waiting =
+      (await this.doorbell.pending(member, epoch)) ||
+      (typeof owner === 'string' &&
+        (await this.isPresent(owner, present)) &&
+        (await this.heldBy(owner, held)).has(`${thread}\n${epoch}`));
+    if (waiting) {
       await this.redis.zadd(sched, 'XX', now, member);
       return false;
     }
     return this.queue.revive(member, 'doorbell', epoch);
+  }
+
+  /** The doorbells (thread and epoch) in `owner`'s own list. */
+  private heldBy(owner: string, held: Map<string, Promise<Set<string>>>): Promise<Set<string>> {
+    let doorbells = held.get(owner);
+    if (!doorbells) {
+      const list = workerKeys(this.queue.config.prefix, owner).doorbells;
+      doorbells = this.redis.lrange(list, 0, -1).then(
+        (items) =>
+          new Set(
+            items.map((item) => {
+              const { thread, epoch } = parseDirectDoorbell(item);
+              return `${thread}\n${epoch}`;
+            }),
+          ),
+      );
+      held.set(owner, doorbells);
+    }
+    return doorbells;
   }
 }

@@ -53,6 +53,8 @@ describe('failed turns and dead letters', () => {
     if (alone.kind !== 'batch') throw new Error('no batch');
     expect(alone.batch.messages.map((m) => m.id)).toEqual(['m1']);
     expect(alone.batch.id).not.toBe(whole.batch.id);
+    // Its message reached an agent before, in the batch it was split from.
+    expect(alone.batch.type).toBe('Continuation');
     await queue.fail(alone.batch.lease, 'the agent crashed on m1');
     const retried = await claimNow(queue, 'th');
     if (retried.kind !== 'batch') throw new Error('no batch');

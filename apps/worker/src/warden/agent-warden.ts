@@ -11,13 +11,16 @@ import type { WardenSettings } from './warden-settings.js';
 
 /** How often the worker tells its warden it is alive: well inside any sensible stall tolerance. */
 const PULSE_MS = 250;
-/** How long a stopping worker waits for its warden to confirm the presence is deleted. */
-const WITHDRAW_WAIT_MS = 2_000;
+/** How long a stopping worker waits for its warden to confirm a presence change in Redis. */
+const CONFIRM_WAIT_MS = 2_000;
 /** How long a starting worker waits for its warden to start and Redis to confirm its presence. */
 const ANNOUNCE_WAIT_MS = 30_000;
 
 export interface AgentWardenEvents {
-  /** The warden killed this worker's agents and withdrew its presence (the worker froze or lost Redis). */
+  /**
+   * The warden killed this worker's agents and withdrew its presence for good (the worker froze or
+   * lost Redis): its threads go to other workers, and the worker must stop.
+   */
   revoked(why: string): void;
   /** The warden is gone: nothing would stop this worker's agents if it died now. */
   lost(error: Error): void;
@@ -33,57 +36,51 @@ export class AgentWarden implements ProcessWatcher, Presence {
   readonly #child: ChildProcess;
   readonly #commands: Writable;
   readonly #logger: Logger;
+  readonly #waiting = new Set<{
+    wanted: (report: WardenReport) => boolean;
+    settle: (outcome: 'confirmed' | 'late') => void;
+  }>();
   #presence: string;
   #pulse: NodeJS.Timeout | undefined;
   #stopping = false;
-  #withdrawn: (() => void) | undefined;
-  #present: (() => void) | undefined;
 
   /**
    * Starts the warden and resolves once Redis holds the worker's presence: a worker that claimed a
    * thread before that would see its own sweeper take the thread back.
    */
   static async start(
-    settings: WardenSettings & { takesDirect: boolean },
+    settings: Omit<WardenSettings, 'presence'> & { takesDirect: boolean },
     logger: Logger,
     events: AgentWardenEvents,
   ): Promise<AgentWarden> {
+    const { takesDirect, ...rest } = settings;
+    // As WorkerPresence: a worker that reads no list of its own must not be pushed doorbells.
+    const presence = takesDirect ? PRESENCE.taking : PRESENCE.retiring;
     const { command, args } = nodeEntryCommand(import.meta.url, './warden-main.ts');
     const child = spawn(command, args, {
-      env: { ...process.env, TRIBUTARY_WARDEN: JSON.stringify(settings) },
+      env: { ...process.env, TRIBUTARY_WARDEN: JSON.stringify({ ...rest, presence }) },
       // stdin: commands; stderr: what it says once the worker is gone; fd 3: its reports.
       stdio: ['pipe', 'ignore', 'inherit', 'pipe'],
     });
     await once(child, 'spawn');
-    const warden = new AgentWarden(child, logger, events, settings.takesDirect);
-    const present = new Promise<void>((resolve) => {
-      warden.#present = resolve;
-    });
-    warden.#startPulse();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>(
-      (resolve) => (timer = setTimeout(() => resolve('late'), ANNOUNCE_WAIT_MS)),
-    );
-    const exited = once(child, 'exit').then(() => 'exited' as const);
-    const outcome = await Promise.race([present.then(() => 'present' as const), late, exited]);
-    clearTimeout(timer);
-    if (outcome !== 'present') {
-      await warden.close();
-      throw new Error(
-        outcome === 'late'
-          ? `the agent warden could not announce this worker in Redis within ${ANNOUNCE_WAIT_MS} ms; check REDIS_URL`
-          : 'the agent warden exited as it started',
-      );
+    const warden = new AgentWarden(child, logger, events, presence);
+    if ((await warden.#until((report) => report.kind === 'present', ANNOUNCE_WAIT_MS)) === 'confirmed') {
+      return warden;
     }
-    return warden;
+    const exited = !warden.#alive;
+    await warden.close();
+    throw new Error(
+      exited
+        ? 'the agent warden exited as it started'
+        : `the agent warden could not announce this worker in Redis within ${ANNOUNCE_WAIT_MS} ms; check REDIS_URL`,
+    );
   }
 
-  private constructor(child: ChildProcess, logger: Logger, events: AgentWardenEvents, takesDirect: boolean) {
+  private constructor(child: ChildProcess, logger: Logger, events: AgentWardenEvents, presence: string) {
     this.#child = child;
-    // As WorkerPresence: a worker that reads no list of its own must not be pushed doorbells.
-    this.#presence = takesDirect ? PRESENCE.taking : PRESENCE.retiring;
     this.#commands = child.stdin!;
     this.#logger = logger;
+    this.#presence = presence;
     this.#commands.on('error', (error) => logger.debug({ err: error }, 'warden stdin closed'));
     const reports = createInterface({ input: child.stdio[3] as Readable });
     reports.on('line', (line) => {
@@ -92,39 +89,46 @@ export class AgentWarden implements ProcessWatcher, Presence {
     });
     child.once('exit', (code, signal) => {
       clearInterval(this.#pulse);
-      this.#withdrawn?.();
+      // A gone warden confirms nothing; nobody waits the whole bound for it.
+      for (const waiter of this.#waiting) waiter.settle('late');
       if (this.#stopping) return;
       events.lost(new Error(`the agent warden exited (code ${code}, signal ${signal})`));
     });
+    this.#send({ kind: 'pulse', presence: this.#presence });
+    this.#pulse = setInterval(() => this.#send({ kind: 'pulse', presence: this.#presence }), PULSE_MS);
   }
 
   /** The announcement runs from the warden's start (it must precede the first claim); nothing to do. */
   start(): void {}
 
-  #startPulse(): void {
-    this.#send({ kind: 'pulse', presence: this.#presence });
-    this.#pulse = setInterval(() => this.#send({ kind: 'pulse', presence: this.#presence }), PULSE_MS);
-  }
-
+  /** Takes no more direct doorbells: resolves once Redis says so (bounded), so ringers stop pushing. */
   async retire(): Promise<void> {
     this.#presence = PRESENCE.retiring;
+    const confirmed = this.#until(
+      (report) => report.kind === 'announced' && report.presence === PRESENCE.retiring,
+      CONFIRM_WAIT_MS,
+    );
     this.#send({ kind: 'pulse', presence: this.#presence });
+    if ((await confirmed) === 'late') {
+      this.#logger.warn(
+        { waitedMs: CONFIRM_WAIT_MS },
+        'retirement not confirmed in Redis; ringers may push a little longer',
+      );
+    }
   }
 
   /** Stops the announcement and waits (bounded) until the warden deleted the presence key. */
   async stop(): Promise<void> {
     clearInterval(this.#pulse);
-    if (this.#child.exitCode !== null) return;
-    const withdrawn = new Promise<void>((resolve) => {
-      this.#withdrawn = resolve;
-    });
+    if (!this.#alive) return;
+    const withdrawn = this.#until((report) => report.kind === 'withdrawn', CONFIRM_WAIT_MS);
     this.#send({ kind: 'withdraw' });
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      withdrawn,
-      new Promise((resolve) => (timer = setTimeout(resolve, WITHDRAW_WAIT_MS))),
-    ]);
-    clearTimeout(timer);
+    if ((await withdrawn) === 'late') {
+      this.#logger.warn(
+        { waitedMs: CONFIRM_WAIT_MS },
+        'presence withdrawal not confirmed; it expires on its own',
+      );
+    }
   }
 
   watch(pgid: number): void {
@@ -139,11 +143,31 @@ export class AgentWarden implements ProcessWatcher, Presence {
   async close(): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#pulse);
-    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    if (!this.#alive) return;
     const exited = once(this.#child, 'exit');
     this.#send({ kind: 'bye' });
     this.#commands.end();
     await exited;
+  }
+
+  get #alive(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** Resolves 'confirmed' on the first report `wanted` accepts, 'late' after `timeoutMs`. */
+  #until(wanted: (report: WardenReport) => boolean, timeoutMs: number): Promise<'confirmed' | 'late'> {
+    return new Promise((resolve) => {
+      const waiter = {
+        wanted,
+        settle: (outcome: 'confirmed' | 'late') => {
+          clearTimeout(timer);
+          this.#waiting.delete(waiter);
+          resolve(outcome);
+        },
+      };
+      const timer = setTimeout(() => waiter.settle('late'), timeoutMs);
+      this.#waiting.add(waiter);
+    });
   }
 
   #send(command: WardenCommand): void {
@@ -151,19 +175,11 @@ export class AgentWarden implements ProcessWatcher, Presence {
   }
 
   #receive(report: WardenReport, events: AgentWardenEvents): void {
-    switch (report.kind) {
-      case 'log':
-        this.#logger[report.level]({ ...report.fields, component: 'warden' }, report.msg);
-        return;
-      case 'revoked':
-        events.revoked(report.why);
-        return;
-      case 'withdrawn':
-        this.#withdrawn?.();
-        return;
-      case 'present':
-        this.#present?.();
-        return;
+    for (const waiter of this.#waiting) if (waiter.wanted(report)) waiter.settle('confirmed');
+    if (report.kind === 'log') {
+      this.#logger[report.level]({ ...report.fields, component: 'warden' }, report.msg);
+    } else if (report.kind === 'revoked') {
+      events.revoked(report.why);
     }
   }
 }

@@ -1,9 +1,11 @@
 /**
  * The agent warden: a small process each worker starts beside itself (docs/adr/0037). It holds the
- * worker's presence in Redis and the list of its agents' process groups, and kills those groups
- * when the worker dies (its stdin closes without `bye`), stops answering (no pulse within the stall
+ * worker's presence in Redis and the list of its agents' process groups, and kills the agents when
+ * the worker dies (its stdin closes without `bye`), stops answering (no pulse within the stall
  * tolerance) or can no longer be announced (Redis did not confirm the presence in time), before
- * another worker can take the worker's threads over. Configured by TRIBUTARY_WARDEN (JSON).
+ * another worker can take the worker's threads over. A revocation is final: the warden announces the
+ * worker no more and kills any agent it starts afterwards; the worker stops and is restarted.
+ * Configured by TRIBUTARY_WARDEN (JSON).
  */
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -17,6 +19,8 @@ import { parseWardenSettings } from './warden-settings.js';
 const TICK_MS = 100;
 const DELETE_ATTEMPTS = 5;
 const DELETE_RETRY_MS = 200;
+/** After a failed write, the next one waits this long, so an outage is not met with a write a tick. */
+const WRITE_RETRY_MS = 500;
 const settings = parseWardenSettings(process.env.TRIBUTARY_WARDEN);
 const { presenceTtlMs, stallToleranceMs } = settings;
 const reports = createWriteStream('', { fd: 3 });
@@ -41,79 +45,111 @@ reports.on('error', () => {
 });
 
 let redisError: string | undefined;
-const announcement = new PresenceWriter(settings.redisUrl, settings.prefix, settings.owner, (error) => {
-  // Said once per kind of error: a Redis outage must not flood the log at every reconnect.
+/** Said once per kind of error: a Redis outage must not flood the log at every reconnect or write. */
+function redisFailed(error: Error): void {
   if (error.message === redisError) return;
   redisError = error.message;
-  log('warn', 'warden cannot reach Redis', { err: error.message });
-});
+  log('warn', 'warden cannot announce the worker in Redis', { err: error.message });
+}
+const announcement = new PresenceWriter(settings.redisUrl, settings.prefix, settings.owner, redisFailed);
 
 const groups = new Set<number>();
-let presence = '1';
-let withdrawn = false;
-let revoked = false;
+let presence = settings.presence;
+let state: 'announcing' | 'withdrawn' | 'revoked' = 'announcing';
+/** The presence key's writes and its delete, one after another: a late delete must not undo a write. */
+let writes: Promise<unknown> = Promise.resolve();
+const clock = {
+  lastPulseAt: performance.now(),
+  // No agent runs before Redis first confirms the presence (the worker waits for it), so nothing is
+  // at stake until then.
+  trustedUntil: Number.POSITIVE_INFINITY,
+  lastWriteAt: Number.NEGATIVE_INFINITY,
+};
 let announced = false;
-const start = performance.now();
-const clock = { lastPulseAt: start, trustedUntil: start + stallToleranceMs, lastWriteAt: -Infinity };
 
-async function writePresence(): Promise<void> {
+function writePresence(): Promise<unknown> {
   const sentAt = performance.now();
   clock.lastWriteAt = sentAt;
-  try {
-    await announcement.write(presence, presenceTtlMs);
+  const value = presence;
+  writes = writes.then(async () => {
+    if (state !== 'announcing') return;
+    try {
+      await announcement.write(value, presenceTtlMs);
+    } catch (error) {
+      redisFailed(error as Error);
+      // Tried again soon rather than a quarter of the TTL later.
+      clock.lastWriteAt = sentAt - presenceTtlMs / 4 + WRITE_RETRY_MS;
+      return;
+    }
     clock.trustedUntil = trustAfterWrite(sentAt, presenceTtlMs);
     redisError = undefined;
-    revoked = false;
+    report({ kind: 'announced', presence: value });
     if (!announced) {
       announced = true;
       report({ kind: 'present' });
     }
-  } catch {
-    // Reported by the connection's error listener; the verdict decides what an unconfirmed write means.
-  }
+  });
+  return writes;
 }
 
 /**
  * Deletes the presence so other workers take the threads now rather than at its expiry; a few tries,
  * since the connection may be between reconnects (a failed delete only delays the takeover).
  */
-async function deletePresence(): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await announcement.withdraw();
-      return;
-    } catch (error) {
-      if (attempt === DELETE_ATTEMPTS) {
-        log('warn', 'presence not deleted; it expires on its own', { err: (error as Error).message });
+function deletePresence(): Promise<unknown> {
+  writes = writes.then(async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await announcement.withdraw();
         return;
+      } catch (error) {
+        if (attempt === DELETE_ATTEMPTS) {
+          log('warn', 'presence not deleted; it expires on its own', { err: (error as Error).message });
+          return;
+        }
+        await sleep(DELETE_RETRY_MS);
       }
-      await sleep(DELETE_RETRY_MS);
     }
-  }
+  });
+  return writes;
 }
 
-async function revoke(why: string): Promise<void> {
-  revoked = true;
+/**
+ * Kills the agents and, only once none of them runs, deletes the presence: the sweepers take the
+ * threads over as soon as it is gone. A survivor keeps the key until it expires, which delays the
+ * takeover but never lets two runs of a thread meet.
+ */
+async function killThenWithdraw(why: string, cause: string): Promise<void> {
   const killed = [...groups];
-  // Told first, so the worker hands its turns back rather than counting the kills as failures.
-  report({ kind: 'revoked', why });
   const survivors = await killAgents(killed);
-  log('error', `${why}: killed its agents and withdrew its presence, so other workers can take its threads`, {
-    killed,
-    survivors,
-  });
+  if (survivors.length > 0) {
+    log('error', `${why}: agent processes survived SIGKILL; the presence is left to expire`, {
+      killed,
+      survivors,
+    });
+    return;
+  }
+  log('error', `${why}: ${cause}`, { killed });
   await deletePresence();
 }
 
+async function revoke(why: string): Promise<void> {
+  state = 'revoked';
+  // Told first, so the worker hands its turns back rather than counting the kills as failures.
+  report({ kind: 'revoked', why });
+  await killThenWithdraw(
+    why,
+    'killed its agents and withdrew its presence, so other workers can take its threads',
+  );
+}
+
 const ticker = setInterval(() => {
-  if (withdrawn) return;
+  if (state !== 'announcing') return;
   const now = performance.now();
-  if (!revoked) {
-    const verdict = wardenVerdict(now, clock, stallToleranceMs);
-    if (verdict.kind === 'revoke') {
-      void revoke(verdict.why);
-      return;
-    }
+  const verdict = wardenVerdict(now, clock, stallToleranceMs);
+  if (verdict.kind === 'revoke') {
+    void revoke(verdict.why);
+    return;
   }
   if (presenceDue(now, clock, stallToleranceMs, presenceTtlMs)) void writePresence();
 }, TICK_MS);
@@ -125,16 +161,22 @@ commands.on('line', (line) => {
   switch (command?.kind) {
     case 'watch':
       groups.add(command.pgid);
+      // A revoked worker may still start one before it hears: it must not run.
+      if (state === 'revoked') void killAgents([command.pgid]);
       return;
     case 'forget':
       groups.delete(command.pgid);
       return;
-    case 'pulse':
+    case 'pulse': {
       clock.lastPulseAt = performance.now();
+      const changed = command.presence !== presence;
       presence = command.presence;
+      // A worker retiring ('0') must stop getting direct doorbells now, not at the next refresh.
+      if (changed && state === 'announcing') void writePresence();
       return;
+    }
     case 'withdraw':
-      withdrawn = true;
+      if (state === 'announcing') state = 'withdrawn';
       void deletePresence().then(() => report({ kind: 'withdrawn' }));
       return;
     case 'bye':
@@ -148,24 +190,24 @@ commands.on('close', () => {
   clearInterval(ticker);
   workerGone = !goodbye;
   void (async () => {
-    if (groups.size > 0) {
+    if (!goodbye) {
+      await killThenWithdraw(
+        'the worker died',
+        'killed its agents and withdrew its presence, so other workers take its threads now',
+      );
+    } else if (groups.size > 0 || state === 'announcing') {
+      // A stop cut short: agents left running, or the presence never withdrawn.
       const killed = [...groups];
       const survivors = await killAgents(killed);
-      if (!goodbye) {
-        log(
-          'error',
-          'the worker died: killed its agents and withdrew its presence, so other workers take its threads now',
-          {
-            killed,
-            survivors,
-          },
-        );
-      } else log('warn', 'agents left running at the worker stop were killed', { killed, survivors });
+      if (killed.length > 0)
+        log('warn', 'agents left running at the worker stop were killed', { killed, survivors });
+      if (state === 'announcing' && survivors.length === 0) await deletePresence();
     }
-    if (!goodbye) await deletePresence();
+    await writes;
     announcement.close();
     process.exit(0);
   })();
 });
-// The worker's Ctrl-C reaches this process too; the worker decides when the warden ends.
-process.on('SIGINT', () => {});
+// Signals meant for the worker reach this process too when sent to the group (a terminal's Ctrl-C, a
+// service manager's stop): the worker decides when the warden ends, by closing its stdin.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});

@@ -17,6 +17,8 @@ export type WardenReport =
   | { kind: 'log'; level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }
   /** Redis confirmed the presence for the first time: the worker may claim threads. */
   | { kind: 'present' }
+  /** Redis confirmed this presence value. */
+  | { kind: 'announced'; presence: string }
   /** The warden killed the worker's agents and withdrew its presence: its threads may be taken over. */
   | { kind: 'revoked'; why: string }
   | { kind: 'withdrawn' };

@@ -7,19 +7,31 @@ export interface WardenSettings {
   owner: string;
   presenceTtlMs: number;
   stallToleranceMs: number;
+  /** The value announced until the worker pulses another (PRESENCE in the queue). */
+  presence: string;
 }
 
 export function parseWardenSettings(raw: string | undefined): WardenSettings {
   const value = JSON.parse(raw ?? '{}') as Partial<WardenSettings>;
-  const { redisUrl, prefix, owner, presenceTtlMs, stallToleranceMs } = value;
+  const { redisUrl, prefix, owner, presenceTtlMs, stallToleranceMs, presence } = value;
   if (
     typeof redisUrl !== 'string' ||
     typeof prefix !== 'string' ||
     typeof owner !== 'string' ||
+    typeof presence !== 'string' ||
     !Number.isInteger(presenceTtlMs) ||
     !Number.isInteger(stallToleranceMs)
   ) {
-    throw new Error('TRIBUTARY_WARDEN must hold redisUrl, prefix, owner, presenceTtlMs and stallToleranceMs');
+    throw new Error(
+      'TRIBUTARY_WARDEN must hold redisUrl, prefix, owner, presence, presenceTtlMs and stallToleranceMs',
+    );
   }
-  return { redisUrl, prefix, owner, presenceTtlMs: presenceTtlMs!, stallToleranceMs: stallToleranceMs! };
+  return {
+    redisUrl,
+    prefix,
+    owner,
+    presence,
+    presenceTtlMs: presenceTtlMs!,
+    stallToleranceMs: stallToleranceMs!,
+  };
 }

@@ -16,3 +16,5 @@ const worker = await startWorker(loadWorkerConfig(process.env), {
 process.once('SIGTERM', () => {
   void worker.close().finally(() => process.exit(0));
 });
+// As `tributary worker`: a worker that cannot keep its guarantees hands its threads back and exits.
+void worker.failed.then(() => worker.close({ graceMs: 0 }).finally(() => process.exit(1)));

@@ -129,7 +129,10 @@ local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entri
     batch_id = new_batch_id(k.batchseq, bucket, now)
     deliveries = 1
   end
-  local btype = batch_type(entries, redelivered)
+  -- A part of a batch that was split (split_batch) carries messages delivered before: a continuation.
+  local alone = redis.call('HGET', state, 'alone')
+  local split_part = alone and not id_later(entries[1][1], alone)
+  local btype = batch_type(entries, redelivered or split_part)
   local lease = now + lease_ms
   redis.call('HSET', state, 'status', 'running', 'owner', owner, 'lease', lease,
     'read', entries[#entries][1], 'batch', batch_id, 'btype', btype, 'claimed', now, 'deliveries', deliveries)
