@@ -334,24 +334,7 @@ export async function startWorker(
     logger.child({ component: 'outbox' }),
     (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
   );
-  handBack = (why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`);
-  pool.warm();
-  await runner.start();
-  canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
-  canary.start();
-  status = new WorkerStatusReporter({
-    registry: store.workers,
-    owner: runner.owner,
-    concurrency: config.concurrency,
-    pool,
-    running: () => running.keys(),
-    drain: async () => {
-      canary?.stop();
-      await runner.drain();
-    },
-    logger: logger.child({ component: 'status' }),
-  });
-  status.start();
+  // Listening before any claim: a port taken fails the start before it touched a thread.
   let accepting = true;
   observeFleet(metrics, () => store.fleetStats());
   const gauges = [metrics.acpSessionsLive, metrics.agentProcesses, metrics.agentSparesReady];
@@ -377,6 +360,24 @@ export async function startWorker(
       return `agent cannot start (${consecutive} failures in a row; last: ${lastError}); check AGENT_COMMAND and the agent's setup`;
     },
   });
+  handBack = (why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`);
+  pool.warm();
+  await runner.start();
+  canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
+  canary.start();
+  status = new WorkerStatusReporter({
+    registry: store.workers,
+    owner: runner.owner,
+    concurrency: config.concurrency,
+    pool,
+    running: () => running.keys(),
+    drain: async () => {
+      canary?.stop();
+      await runner.drain();
+    },
+    logger: logger.child({ component: 'status' }),
+  });
+  status.start();
   const address = health.server.address();
   const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;
   logger.info(
