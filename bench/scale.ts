@@ -125,6 +125,7 @@ const columns = [
   'agent starts/turn',
   'session moves/turn',
   'sessions opened/turn',
+  'takeovers',
   'peak agent processes',
   'agent processes/thread',
   'busiest ingress cores',
@@ -149,6 +150,7 @@ const rows: Cell[][] = [...results].map(([workers, r]) => {
     perTurn(r.agentStarts, 3),
     perTurn(r.moves, 3),
     perTurn(r.opened, 3),
+    r.takeovers,
     r.peakAgents,
     rounded(r.peakAgents / threads),
     cores(cpuMs.busiestIngress),
@@ -175,6 +177,7 @@ const written = await writeBenchResult(values, {
       3,
     ),
     agent_processes_per_thread: rounded(worst((r) => r.peakAgents / threads)),
+    takeovers: Math.max(...[...results.values()].map((r) => r.takeovers)),
     session_moves_per_turn: rounded(
       worst((r) => r.moves / r.turns),
       3,
@@ -190,7 +193,7 @@ const written = await writeBenchResult(values, {
       ? 'Closed loop: each thread sends one message, waits for the reply and sends the next at once, so the fleet is saturated whenever threads outnumber its turn slots and msgs/s equals turns/s.'
       : `Open loop, chat-like: bursts of 1-4 messages 200-800 ms apart, starting at random times on random threads, ${rate} messages/s on average whatever the replies; messages that arrive during a turn go in the next one together.`,
     'efficiency = turns/s / (workers × turns/s with 1 worker) of the same run. broker CPU = ingress + workers + Redis (every node); agents are the workers’ descendants, reaped ones included (/proc). ack: webhook sent to 200 answered.',
-    'agent starts: the workers’ "agent process started" log lines. session moves: turns that ran on another worker than the thread’s previous turn; sessions opened: turns whose session was not live on their worker (resumed, loaded or new), from the dispatch log lines. peak agent processes: the most live descendants of all workers at once, sampled every 200 ms.',
+    'agent starts: the workers’ "agent process started" log lines. session moves: turns that ran on another worker than the thread’s previous turn; sessions opened: turns whose session was not live on their worker (resumed, loaded or new), from the dispatch log lines. takeovers: threads a sweeper took from a worker whose presence it found gone, from the workers’ log lines; every worker is alive throughout, so each one is a false takeover. peak agent processes: the most live descendants of all workers at once (their agent wardens aside), sampled every 200 ms.',
     'Ratios agent_starts_per_turn, agent_processes_per_thread and session_moves_per_turn are the largest over the rows. The load generator runs on the same machine and takes CPU of its own.',
   ],
 });

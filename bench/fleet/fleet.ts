@@ -7,10 +7,21 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitFor } from '@tributary/testkit';
 import { BENCH_GATEWAY_SECRET } from '../gateway-event.js';
 import { onLogLines } from '../log-lines.js';
+
+/** Whether the process is a worker's agent warden (its command line names its entry module). */
+function isWarden(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('warden-main');
+  } catch {
+    return false;
+  }
+}
+
 import { descendants, descendantsCpuMs, processCpuMs } from '../process-cpu.js';
 
 const cli = fileURLToPath(new URL('../../apps/cli/bin/tributary.js', import.meta.url));
@@ -36,6 +47,8 @@ export interface FleetOptions {
   agentEnv?: Record<string, string>;
   onDispatch?: (worker: number, dispatch: Dispatch) => void;
   onAgentStarted?: (worker: number) => void;
+  /** A sweeper took threads from a worker whose presence was gone. */
+  onTakeover?: (threads: number) => void;
 }
 
 export interface Fleet {
@@ -119,7 +132,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     onLogLines(child.stdout!, (line) => {
       if (line.includes('"msg":"dispatch"')) options.onDispatch?.(index, JSON.parse(line) as Dispatch);
       else if (line.includes('"msg":"agent process started"')) options.onAgentStarted?.(index);
-      else if (line.includes('"msg":"worker started"')) started.add(index);
+      else if (line.includes('"msg":"sweeper revived threads"')) {
+        options.onTakeover?.((JSON.parse(line) as { takenOver?: number }).takenOver ?? 0);
+      } else if (line.includes('"msg":"worker started"')) started.add(index);
     });
     return child;
   });
@@ -130,7 +145,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       workers: workers.map((child) => processCpuMs(child.pid!)),
       agents: workers.reduce((sum, child) => sum + descendantsCpuMs(child.pid!), 0),
     }),
-    liveAgents: () => workers.reduce((sum, child) => sum + descendants(child.pid!).length, 0),
+    // The worker's agent warden is a descendant too, and no agent.
+    liveAgents: () =>
+      workers.reduce((sum, child) => sum + descendants(child.pid!).filter((pid) => !isWarden(pid)).length, 0),
     async stop() {
       await Promise.all([...ingress, ...workers].map(stopProcess));
     },

@@ -54,6 +54,8 @@ export interface ConfigurationResult {
   moves: number;
   /** Turns whose session was not live on their worker (resumed, loaded or new). */
   opened: number;
+  /** Threads a sweeper took from a worker it found gone: with every worker alive, each one is false. */
+  takeovers: number;
   peakAgents: number;
   retried: number;
 }
@@ -83,6 +85,7 @@ export function combineRounds(runs: ConfigurationResult[]): ConfigurationResult 
     agentStarts: total((r) => r.agentStarts),
     moves: total((r) => r.moves),
     opened: total((r) => r.opened),
+    takeovers: total((r) => r.takeovers),
     peakAgents: Math.max(...runs.map((r) => r.peakAgents)),
     retried: total((r) => r.retried),
   };
@@ -95,6 +98,7 @@ class Tally {
   agentStarts = 0;
   moves = 0;
   opened = 0;
+  takeovers = 0;
   readonly #lastWorker = new Map<string, number>();
 
   dispatched(worker: number, dispatch: { thread: string; events: number; sessionPath: string }): void {
@@ -111,8 +115,8 @@ class Tally {
   }
 
   snapshot() {
-    const { turns, messages, agentStarts, moves, opened } = this;
-    return { turns, messages, agentStarts, moves, opened };
+    const { turns, messages, agentStarts, moves, opened, takeovers } = this;
+    return { turns, messages, agentStarts, moves, opened, takeovers };
   }
 }
 
@@ -138,6 +142,9 @@ export async function runConfiguration(options: ConfigurationOptions): Promise<C
     agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
     onDispatch: (worker, dispatch) => tally.dispatched(worker, dispatch),
     onAgentStarted: () => tally.agentStarts++,
+    onTakeover: (threads) => {
+      tally.takeovers += threads;
+    },
   });
   let load: RunningLoad | undefined;
   try {
@@ -199,6 +206,7 @@ export async function runConfiguration(options: ConfigurationOptions): Promise<C
       agentStarts: delta((t) => t.agentStarts),
       moves: delta((t) => t.moves),
       opened: delta((t) => t.opened),
+      takeovers: delta((t) => t.takeovers),
       peakAgents,
       retried: load.retried,
     };
