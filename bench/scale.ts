@@ -33,6 +33,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     seconds: { type: 'string' },
     'warmup-seconds': { type: 'string' },
+    'warmup-threads': { type: 'string' },
     load: { type: 'string' },
     rate: { type: 'string' },
     'max-sessions': { type: 'string' },
@@ -50,6 +51,9 @@ const threads = sizeOption(values, 'threads', 24, 4);
 const concurrency = sizeOption(values, 'concurrency', 4, 2);
 const seconds = sizeOption(values, 'seconds', 15, 3);
 const warmupSeconds = sizeOption(values, 'warmup-seconds', 10, 1);
+// How many threads must have had a turn before the window opens: all of them by default; fewer for an
+// overload run, where more threads than the workers can keep sessions for keep arriving.
+const warmupThreads = Math.min(threads, sizeOption(values, 'warmup-threads', threads));
 const rate = sizeOption(values, 'rate', threads);
 // As bench/e2e.ts: enough live sessions on one worker for every thread, so a configuration measures
 // the fleet's placement of threads and not a cap that is too small for the load.
@@ -81,6 +85,7 @@ try {
       concurrency,
       maxSessions,
       warmupSeconds,
+      warmupThreads,
       seconds,
       load,
       rate,
@@ -188,7 +193,7 @@ const written = await writeBenchResult(values, {
     { title: 'Peak agent processes per thread by workers', x: 'workers', y: 'agent processes/thread' },
   ],
   notes: [
-    `${rounds} round(s), the order of the worker counts alternating; a row pools its rounds (ack percentiles: the median round's, peak agent processes: the highest). ${ingress} ingress process(es), ${redisLabel} Redis, ${threads} threads, ${concurrency} concurrent turns and up to ${maxSessions} live sessions per worker (WORKER_CONCURRENCY, AGENT_MAX_SESSIONS), the built-in agent with one state folder for the fleet; a fresh fleet per row, warmed up until every thread had a turn and at least ${warmupSeconds} s had passed, then measured for ${seconds} s.`,
+    `${rounds} round(s), the order of the worker counts alternating; a row pools its rounds (ack percentiles: the median round's, peak agent processes: the highest). ${ingress} ingress process(es), ${redisLabel} Redis, ${threads} threads, ${concurrency} concurrent turns and up to ${maxSessions} live sessions per worker (WORKER_CONCURRENCY, AGENT_MAX_SESSIONS), the built-in agent with one state folder for the fleet; a fresh fleet per row, warmed up until ${warmupThreads === threads ? 'every thread' : `${warmupThreads} threads`} had a turn and at least ${warmupSeconds} s had passed, then measured for ${seconds} s.`,
     load === 'closed'
       ? 'Closed loop: each thread sends one message, waits for the reply and sends the next at once, so the fleet is saturated whenever threads outnumber its turn slots and msgs/s equals turns/s.'
       : `Open loop, chat-like: bursts of 1-4 messages 200-800 ms apart, starting at random times on random threads, ${rate} messages/s on average whatever the replies; messages that arrive during a turn go in the next one together.`,

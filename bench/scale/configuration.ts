@@ -23,6 +23,8 @@ export interface ConfigurationOptions {
   concurrency: number;
   maxSessions: number;
   warmupSeconds: number;
+  /** Threads that must have had a turn before the window opens. */
+  warmupThreads: number;
   seconds: number;
   load: 'closed' | 'open';
   /** Messages per second of the open load. */
@@ -161,9 +163,9 @@ export async function runConfiguration(options: ConfigurationOptions): Promise<C
     });
     const warmUntil = performance.now() + options.warmupSeconds * 1000;
     await waitFor(
-      () => (tally.threadsServed >= options.threads && performance.now() >= warmUntil) || undefined,
+      () => (tally.threadsServed >= options.warmupThreads && performance.now() >= warmUntil) || undefined,
       {
-        what: `every one of ${options.threads} threads to have had a turn`,
+        what: `${options.warmupThreads} of ${options.threads} threads to have had a turn`,
         timeoutMs: options.warmupSeconds * 1000 + 180_000,
         intervalMs: 50,
       },
