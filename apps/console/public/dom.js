@@ -73,3 +73,20 @@ export function show(node, ...children) {
 export function notice(text, kind = 'notice') {
   return h('p', { class: kind, role: 'status' }, text);
 }
+
+/**
+ * The buttons that page through a cursor-paginated list: `cursors` holds the cursor of each page shown
+ * so far (the first is null), `next` the following page's (null on the last), `render` draws again.
+ */
+export function pager(cursors, next, render, labels = { back: '← Previous', forward: 'Next →' }) {
+  const step = (move) => () => {
+    move();
+    render();
+  };
+  return h(
+    'div',
+    { class: 'bar' },
+    cursors.length > 1 ? h('button', { onclick: step(() => cursors.pop()) }, labels.back) : null,
+    next ? h('button', { onclick: step(() => cursors.push(next)) }, labels.forward) : null,
+  );
+}

@@ -1,5 +1,5 @@
 import { api, seg } from '../api.js';
-import { h, show, table, time } from '../dom.js';
+import { h, pager, show, table, time } from '../dom.js';
 
 /** The operators' actions, newest first. */
 export async function auditView(main) {
@@ -21,34 +21,7 @@ export async function auditView(main) {
         page.items,
         'No action recorded yet.',
       ),
-      h(
-        'div',
-        { class: 'bar' },
-        cursors.length > 1
-          ? h(
-              'button',
-              {
-                onclick: () => {
-                  cursors.pop();
-                  render();
-                },
-              },
-              '← Newer',
-            )
-          : null,
-        page.next
-          ? h(
-              'button',
-              {
-                onclick: () => {
-                  cursors.push(page.next);
-                  render();
-                },
-              },
-              'Older →',
-            )
-          : null,
-      ),
+      pager(cursors, page.next, render, { back: '← Newer', forward: 'Older →' }),
     );
   };
   await render();

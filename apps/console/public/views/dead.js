@@ -1,6 +1,6 @@
 import { bulkAction } from '../actions.js';
 import { api, seg } from '../api.js';
-import { h, link, notice, show, table, time } from '../dom.js';
+import { h, link, notice, pager, show, table, time } from '../dom.js';
 
 /** Dead letters or dead replies: grouped by reason, listed newest first, acted on in bulk. */
 export async function deadView(main, kind, query) {
@@ -91,34 +91,7 @@ export async function deadView(main, kind, query) {
         page.items,
         `No ${title.toLowerCase()}.`,
       ),
-      h(
-        'div',
-        { class: 'bar' },
-        cursors.length > 1
-          ? h(
-              'button',
-              {
-                onclick: () => {
-                  cursors.pop();
-                  render();
-                },
-              },
-              '← Previous',
-            )
-          : null,
-        page.next
-          ? h(
-              'button',
-              {
-                onclick: () => {
-                  cursors.push(page.next);
-                  render();
-                },
-              },
-              'Next →',
-            )
-          : null,
-      ),
+      pager(cursors, page.next, render),
     );
   };
 

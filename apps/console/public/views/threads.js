@@ -1,6 +1,6 @@
 import { bulkAction } from '../actions.js';
 import { api, seg } from '../api.js';
-import { age, h, link, notice, pill, show, table } from '../dom.js';
+import { age, h, link, notice, pager, pill, show, table } from '../dom.js';
 
 const STATES = ['all', 'running', 'runnable', 'scheduled', 'paused', 'idle'];
 const ACTIONS = ['pause', 'resume', 'cancel', 'cancel-all', 'reset'];
@@ -57,34 +57,7 @@ export async function threadsView(main, query) {
         page.items,
         `No ${state} threads.`,
       ),
-      h(
-        'div',
-        { class: 'bar' },
-        cursors.length > 1
-          ? h(
-              'button',
-              {
-                onclick: () => {
-                  cursors.pop();
-                  render();
-                },
-              },
-              '← Previous',
-            )
-          : null,
-        page.next
-          ? h(
-              'button',
-              {
-                onclick: () => {
-                  cursors.push(page.next);
-                  render();
-                },
-              },
-              'Next →',
-            )
-          : null,
-      ),
+      pager(cursors, page.next, render),
     );
   };
 
