@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { isRedisUnavailable } from '@tributary/queue';
+import { isRedisUnavailable, ReplicationLagError } from '@tributary/queue';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOG, type ErrorCode, errorBody, IngressError } from './errors.js';
 import type { RequestOutcome } from './ingress-observer.js';
@@ -22,8 +22,8 @@ function classify(error: unknown): IngressError {
     // The write is on the primary but not yet on the replicas asked for: said as it is, not "nothing was
     // queued"; the retry is recognised as the same message (dedup) and acknowledged once replicated.
     const message =
-      (error as Error).name === 'ReplicationLagError'
-        ? `${(error as Error).message} (a retry of this delivery is recognised as the same message)`
+      error instanceof ReplicationLagError
+        ? `${error.message} (a retry of this delivery is recognised as the same message)`
         : 'Redis is unavailable; nothing was queued, retry';
     return new IngressError('redis_unavailable', message, 1);
   }

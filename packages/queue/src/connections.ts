@@ -1,4 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
+import { RedisTopologyError, ReplicationLagError } from './errors.js';
 import { type RedisAddress, redisAddress } from './redis-address.js';
 
 /** A client of a single Redis or of a Redis Cluster: the same commands, routed by slot in a Cluster. */
@@ -171,11 +172,9 @@ export function isRedisUnavailable(error: unknown): boolean {
       error.message,
     ) ||
     /^(MOVED|ASK) \d+ /.test(error.message) ||
-    [
-      'MaxRetriesPerRequestError',
-      'ClusterAllFailedError',
-      'RedisTopologyError',
-      'ReplicationLagError',
-    ].includes(error.name)
+    error instanceof RedisTopologyError ||
+    error instanceof ReplicationLagError ||
+    // ioredis's own, which it does not export.
+    ['MaxRetriesPerRequestError', 'ClusterAllFailedError'].includes(error.name)
   );
 }

@@ -49,3 +49,14 @@ export class RedisTopologyError extends QueueError {
     super('REDIS_TOPOLOGY', message);
   }
 }
+
+/** Fewer replicas than asked confirmed a write in time: it is on the primary, not yet acknowledged. */
+export class ReplicationLagError extends QueueError {
+  constructor(confirmed: number, asked: number, timeoutMs: number) {
+    super(
+      'REPLICATION_LAG',
+      `Redis replicated the write to ${confirmed} of ${asked} replicas within ${timeoutMs} ms; ` +
+        'not acknowledged, retry',
+    );
+  }
+}

@@ -24,7 +24,14 @@ export {
   doorbellJobId,
   type RingOptions,
 } from './doorbells.js';
-export { BacklogFullError, LeaseLostError, QueueError, UnsafeRedisError } from './errors.js';
+export {
+  BacklogFullError,
+  LeaseLostError,
+  QueueError,
+  RedisTopologyError,
+  ReplicationLagError,
+  UnsafeRedisError,
+} from './errors.js';
 export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
 export type { DoneOutcome } from './outbox-script-calls.js';

@@ -1,24 +1,13 @@
 import { Cluster, type Redis } from 'ioredis';
 import { clusterSlot } from './cluster-slot.js';
 import type { RedisClient } from './connections.js';
-import { QueueError, RedisTopologyError } from './errors.js';
+import { RedisTopologyError, ReplicationLagError } from './errors.js';
 
 /**
  * Replicas that must hold a write before it is acknowledged: a fixed count (0: none), or `auto`: one
  * whenever the primary holding the write has a replica online (docs/adr/0035).
  */
 export type AckReplicas = number | 'auto';
-
-/** Fewer replicas than asked confirmed a write in time: it is on the primary, not yet acknowledged. */
-export class ReplicationLagError extends QueueError {
-  constructor(confirmed: number, asked: number, timeoutMs: number) {
-    super(
-      'REPLICATION_LAG',
-      `Redis replicated the write to ${confirmed} of ${asked} replicas within ${timeoutMs} ms; ` +
-        'not acknowledged, retry',
-    );
-  }
-}
 
 /** How long a primary's count of online replicas is trusted before it is read again. */
 const TOPOLOGY_TTL_MS = 1_000;

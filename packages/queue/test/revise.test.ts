@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReplicationLagError } from '../src/replication.js';
+import { ReplicationLagError } from '../src/errors.js';
 import { MessageReceipts } from '../src/stores/message-receipts.js';
 import { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
