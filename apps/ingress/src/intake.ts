@@ -84,7 +84,7 @@ export class Intake {
       if (!verdict.admit) return this.refused(message, verdict.reason, verdict.reason === 'bot-turn-limit');
     }
     if (command) {
-      const confirmation = await this.control(command, thread, message.ref, false, event.replyRef);
+      const confirmation = await this.control(command, thread, message.ref, false);
       return { outcome: 'control', command, confirmation };
     }
 
@@ -244,26 +244,17 @@ export class Intake {
     thread: string,
     ref: MessageRef,
     inline: boolean,
-    /** The delivery id a gateway confirmation must name. */
-    replyRef?: string,
   ): Promise<string> {
     const confirmation = await applyControl(this.deps.controls, command, thread);
     this.deps.logger.info({ thread, command }, 'control command applied');
-    if (!inline) this.confirm(thread, ref, confirmation, replyRef);
+    if (!inline) this.confirm(thread, ref, confirmation);
     return confirmation;
   }
 
-  private confirm(thread: string, ref: MessageRef, text: string, replyRef: string | undefined): void {
+  private confirm(thread: string, ref: MessageRef, text: string): void {
     const client = this.deps.clients.get(platformOfThread(thread));
     if (!client) return;
-    const target = {
-      channelId: ref.channelId,
-      ...(ref.threadId === undefined ? {} : { threadId: ref.threadId }),
-      replyToMessageId: ref.messageId,
-      platform: ref.platform,
-      ...(replyRef === undefined ? {} : { replyRef }),
-    };
-    client.send(target, text).catch((error: unknown) => {
+    client.send(ref, text).catch((error: unknown) => {
       this.deps.logger.warn({ err: error, platform: ref.platform }, 'control confirmation not delivered');
     });
   }

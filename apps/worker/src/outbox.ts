@@ -1,15 +1,5 @@
+import type { MessageRef } from '@tributary/platforms';
 import type { Outbound } from '@tributary/queue';
-
-/** Where a reply goes: the platform coordinates of the batch's trailing message. */
-export interface ReplyTarget {
-  platform: string;
-  channelId: string;
-  threadId?: string;
-  /** Event id of the trailing message of the batch. */
-  replyToEventId: string;
-  /** That message's ArrivalEvent.replyRef: the delivery id a gateway reply names. */
-  replyRef?: string;
-}
 
 export interface OutboundMessage {
   thread: string;
@@ -17,7 +7,8 @@ export interface OutboundMessage {
   /** `reply`: the agent's answer; `notice`: something the broker tells the user (timeout, failure). */
   kind: 'reply' | 'notice';
   text: string;
-  target: ReplyTarget;
+  /** The batch's trailing message: the reply answers it. */
+  target: MessageRef;
   stopReason?: string;
 }
 
@@ -34,7 +25,24 @@ export function replyId(message: Pick<OutboundMessage, 'batchId' | 'kind'>): str
   return `${message.batchId}:${message.kind}`;
 }
 
-/** The message as the reply outbox keeps it, written with the batch's commit. */
+/** How the previous release named the answered message in a stored reply. */
+interface PreviousTarget {
+  replyToEventId?: string;
+}
+
+/**
+ * The message as the reply outbox keeps it, written with the batch's commit. Until every worker reads
+ * `target.messageId`, the target also carries the name the previous release reads, so a reply committed
+ * here and delivered by an older worker during a rolling upgrade still answers its message.
+ */
 export function toOutbound(message: OutboundMessage): Outbound {
-  return { id: replyId(message), payload: JSON.stringify(message) };
+  const target: MessageRef & PreviousTarget = { ...message.target, replyToEventId: message.target.messageId };
+  return { id: replyId(message), payload: JSON.stringify({ ...message, target }) };
+}
+
+/** A stored reply read back, whichever release wrote it. */
+export function outboundFromPayload(payload: string): OutboundMessage {
+  const stored = JSON.parse(payload) as OutboundMessage & { target: Partial<MessageRef> & PreviousTarget };
+  const { replyToEventId, ...target } = stored.target;
+  return { ...stored, target: { ...target, messageId: target.messageId ?? replyToEventId } as MessageRef };
 }

@@ -1,17 +1,6 @@
-import { type PlatformClient, type PostTarget, platformOfThread, splitMessage } from '@tributary/platforms';
-import type { OutboundMessage, ReplySink, ReplyTarget } from './outbox.js';
+import { type PlatformClient, platformOfThread, splitMessage } from '@tributary/platforms';
+import type { OutboundMessage, ReplySink } from './outbox.js';
 import type { PostedParts } from './posted-parts.js';
-
-/** Where an answer to the batch's trailing message is posted. */
-export function postTargetOf(target: ReplyTarget): PostTarget {
-  return {
-    platform: target.platform,
-    channelId: target.channelId,
-    ...(target.threadId === undefined ? {} : { threadId: target.threadId }),
-    replyToMessageId: target.replyToEventId,
-    ...(target.replyRef === undefined ? {} : { replyRef: target.replyRef }),
-  };
-}
 
 /**
  * Posts replies through the platform that accepted the thread, split at its length limit. Each part's
@@ -34,7 +23,7 @@ export class PlatformReplySink implements ReplySink {
   async send(message: OutboundMessage, replyId: string): Promise<void> {
     const client = this.clients.get(platformOfThread(message.thread));
     if (!client) return;
-    const postTarget = postTargetOf(message.target);
+    const { target } = message;
     const text = message.kind === 'notice' ? `⚠️ ${message.text}` : message.text;
     const parts = splitMessage(
       text === '' ? '(the agent finished without a reply)' : text,
@@ -44,10 +33,10 @@ export class PlatformReplySink implements ReplySink {
     for (const [index, part] of parts.entries()) {
       const messageId = already.get(index);
       if (messageId !== undefined) {
-        await client.edit?.(postTarget, messageId, part);
+        await client.edit?.(target, messageId, part);
         continue;
       }
-      const posted = await client.send(postTarget, part, {
+      const posted = await client.send(target, part, {
         idempotencyKey: index === 0 ? replyId : `${replyId}:${index}`,
       });
       await this.posted.posted(message.thread, replyId, index, posted);

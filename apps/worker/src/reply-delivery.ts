@@ -1,7 +1,7 @@
 import { PlatformApiError } from '@tributary/platforms';
 import { isRedisUnavailable, type PendingReply, type ReplyOutbox } from '@tributary/queue';
 import type { Logger } from 'pino';
-import type { OutboundMessage, ReplySink } from './outbox.js';
+import { outboundFromPayload, type ReplySink } from './outbox.js';
 import { type ReplyRetryPolicy, replyStep } from './reply-retry-policy.js';
 
 /** How the deliverer runs; the retry policy is the user-facing part. */
@@ -94,7 +94,7 @@ export class ReplyDelivery {
       const take = await this.outbox.take(thread, this.owner, lockMs);
       if (take.kind !== 'reply') return;
       const { reply } = take;
-      const message = JSON.parse(reply.payload) as OutboundMessage;
+      const message = outboundFromPayload(reply.payload);
       try {
         for (const sink of this.sinks) await sink.send(message, reply.id);
       } catch (error) {

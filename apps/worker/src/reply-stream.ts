@@ -1,4 +1,4 @@
-import type { PlatformClient, PostTarget } from '@tributary/platforms';
+import type { MessageRef, PlatformClient } from '@tributary/platforms';
 import type { Logger } from 'pino';
 import { replyId } from './outbox.js';
 import type { PostedParts } from './posted-parts.js';
@@ -30,7 +30,7 @@ export class ReplyStream {
 
   constructor(
     private readonly client: PlatformClient & Required<Pick<PlatformClient, 'edit'>>,
-    private readonly target: PostTarget,
+    private readonly target: MessageRef,
     private readonly posted: Pick<PostedParts, 'posted'>,
     private readonly slot: StreamSlot,
     private readonly intervalMs: number,

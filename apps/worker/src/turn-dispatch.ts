@@ -1,12 +1,11 @@
 import type { AgentInfo, ContentBlock, OpenedSession, SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
 import { type ArrivalEvent, envelopeTokens, packBatch } from '@tributary/packing';
-import { platformOfThread } from '@tributary/platforms';
+import { type MessageRef, platformOfThread } from '@tributary/platforms';
 import type { Batch } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AttachmentContents, ResolvedAttachments } from './attachment-contents.js';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
-import type { ReplyTarget } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { TurnObserver } from './turn-observer.js';
@@ -20,7 +19,7 @@ export interface DispatchDeps {
   fresh: FreshSessionSources;
   limits: WatchdogLimits;
   observer?: TurnObserver;
-  stream?: (thread: string, batchId: string, target: ReplyTarget) => ReplyStream | undefined;
+  stream?: (thread: string, batchId: string, target: MessageRef) => ReplyStream | undefined;
   attachments?: AttachmentContents;
   progress: ProgressDisplay;
 }
@@ -29,7 +28,7 @@ export interface DispatchDeps {
 export interface Dispatch {
   batch: Batch;
   events: ArrivalEvent[];
-  target: ReplyTarget;
+  target: MessageRef;
   log: Logger;
   /** Aborted by `/cancel`, a lost lease, shutdown or the watchdog (with a TurnTimedOut reason). */
   turn: AbortController;

@@ -1,6 +1,7 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
 import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
+import { type MessageRef, messageRefOf } from '@tributary/platforms';
 import {
   type Batch,
   FinalTurnError,
@@ -12,7 +13,7 @@ import {
 import type { Logger } from 'pino';
 import type { AttachmentContents } from './attachment-contents.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
-import { type OutboundMessage, type ReplyTarget, toOutbound } from './outbox.js';
+import { type OutboundMessage, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
 import type { SessionContinuity } from './session-continuity.js';
 import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
@@ -33,7 +34,7 @@ export interface TurnHandlerDeps {
   observer?: TurnObserver;
   onSignal?: TurnSignalListener;
   /** A placeholder the reply streams into, where the thread's platform can edit messages. */
-  stream?: (thread: string, batchId: string, target: ReplyTarget) => ReplyStream | undefined;
+  stream?: (thread: string, batchId: string, target: MessageRef) => ReplyStream | undefined;
   /** Downloads the platform files the events link to, for this attempt; without it they stay links. */
   attachments?: AttachmentContents;
   /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */
@@ -45,16 +46,6 @@ export interface TurnHandlerDeps {
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
 /** The reply of a turn cancelled before the agent said anything; it takes the reply's place. */
 const CANCELLED_EMPTY = '⚠️ This turn was cancelled before the agent replied.';
-
-function replyTarget(event: ArrivalEvent): ReplyTarget {
-  return {
-    platform: event.platform,
-    channelId: event.channelId,
-    ...(event.threadId === undefined ? {} : { threadId: event.threadId }),
-    replyToEventId: event.eventId,
-    ...(event.replyRef === undefined ? {} : { replyRef: event.replyRef }),
-  };
-}
 
 function parseEvents(batch: Batch): ArrivalEvent[] {
   try {
@@ -88,7 +79,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const thread = batch.lease.thread;
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
     const events = parseEvents(batch);
-    const target = replyTarget(events.at(-1)!);
+    const target = messageRefOf(events.at(-1)!);
     // Registered before the session is attached, so a `/cancel` sent while it starts is not lost.
     const turn = new AbortController();
     const onLeaseAbort = () => {

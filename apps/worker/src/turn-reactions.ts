@@ -47,12 +47,7 @@ export class TurnReactions {
   readonly listener = (signal: TurnSignal): void => {
     const client = this.clients.get(platformOfThread(signal.thread));
     if (!client?.react) return;
-    const ref: MessageRef = {
-      platform: signal.target.platform,
-      channelId: signal.target.channelId,
-      ...(signal.target.threadId === undefined ? {} : { threadId: signal.target.threadId }),
-      messageId: signal.target.replyToEventId,
-    };
+    const ref = signal.target;
     // Signals of one batch are applied in order, so a late 'working' cannot land after 'done'.
     const show = () => this.order.run(signal.batchId, () => this.apply(client, ref, signal));
     // Any later signal of the batch replaces a 'working' still waiting to be shown.

@@ -1,4 +1,4 @@
-import type { ReplyTarget } from './outbox.js';
+import type { MessageRef } from '@tributary/platforms';
 
 /** How a turn ended, for the user: answered, cancelled, failed, or handed to another worker. */
 export type TurnEnding = 'answered' | 'cancelled' | 'failed' | 'handed-over';
@@ -10,7 +10,7 @@ export interface TurnSignal {
   thread: string;
   batchId: string;
   /** The trailing message of the running batch: the one reactions go on. */
-  target: ReplyTarget;
+  target: MessageRef;
   quietMs?: number;
   /** Set on `progress`: a short line such as `running: Read src/index.ts`. */
   activity?: string;

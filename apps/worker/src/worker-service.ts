@@ -14,7 +14,7 @@ import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
 import type { ReplySink } from './outbox.js';
-import { PlatformReplySink, postTargetOf } from './platform-reply-sink.js';
+import { PlatformReplySink } from './platform-reply-sink.js';
 import { PostedParts } from './posted-parts.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, ReplyDelivery } from './reply-delivery.js';
 import { FIRST_REPLY_RETRY_MS } from './reply-retry-policy.js';
@@ -299,7 +299,7 @@ export async function startWorker(
         if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
         return new ReplyStream(
           { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
-          postTargetOf(target),
+          target,
           postedParts,
           { thread, batchId },
           config.replyStreamIntervalMs,

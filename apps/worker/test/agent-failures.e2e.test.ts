@@ -58,7 +58,7 @@ describe('agent failures', () => {
     const next = message('are you there?');
     await h.send('th', next);
     await waitForReplies(h, 'th', 1);
-    expect(replies(h, 'th')[0]!.target.replyToEventId).toBe(next.eventId);
+    expect(replies(h, 'th')[0]!.target.messageId).toBe(next.eventId);
     const [dead] = await h.worker.queue.deadLetters('th');
     expect(dead).toMatchObject({
       reason: expect.stringContaining('turn timed out'),
@@ -112,7 +112,7 @@ describe('agent failures', () => {
     expect(replies(harness, 'thread-b')[0]).toMatchObject({
       stopReason: 'end_turn',
       text: 'all of it',
-      target: { replyToEventId: streaming.eventId },
+      target: { messageId: streaming.eventId },
     });
     const [dispatch, ...again] = dispatches(harness, 'thread-b');
     expect(again).toEqual([]);

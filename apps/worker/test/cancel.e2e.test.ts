@@ -73,7 +73,7 @@ describe('/cancel and drop-buffer', () => {
     await waitForReplies(h, 'th', 2);
     // Answered in its own turn, not one turn late and not with an empty reply.
     const answer = replies(h, 'th')[1]!;
-    expect(answer.target.replyToEventId).toBe(next.eventId);
+    expect(answer.target.messageId).toBe(next.eventId);
     expect(answer.text).toContain('what now?');
     const dispatches = h.logs.filter((l) => l.msg === 'dispatch').map((l) => l.sessionPath);
     expect(dispatches).toEqual(['new', 'live', 'new']);

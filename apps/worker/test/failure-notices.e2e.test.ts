@@ -29,7 +29,7 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
     );
     // What the agent said goes to the log and the dead letter, never to the thread.
     expect(notices(h, 'th')[0]!.text).not.toContain('boom');
-    expect(notices(h, 'th')[0]!.target.replyToEventId).toBe(event.eventId);
+    expect(notices(h, 'th')[0]!.target.messageId).toBe(event.eventId);
     const retries = h.logs.filter((l) => l.level === 40 && l.msg === 'turn failed; batch will be retried');
     expect(retries).toHaveLength(2);
     expect(deadLetterLine(h, 'th')).toMatchObject({

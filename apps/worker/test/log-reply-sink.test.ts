@@ -15,7 +15,7 @@ const reply = (thread: string): OutboundMessage => ({
   batchId: 'b1',
   kind: 'reply',
   text: 'the answer',
-  target: { platform: 'telegram', channelId: '-1001', replyToEventId: 'e1' },
+  target: { platform: 'telegram', channelId: '-1001', messageId: 'e1' },
 });
 
 // The client is never called: the log sink only asks whether the thread's platform has one.

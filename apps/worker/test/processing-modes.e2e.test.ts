@@ -41,7 +41,7 @@ describe('processing modes per platform, through a worker', () => {
       );
       expect(
         replies(h, thread)
-          .map((r) => r.target.replyToEventId)
+          .map((r) => r.target.messageId)
           .slice(1),
       ).toEqual(expected[thread]!.map((batch) => events[batch.at(-1)!]!.eventId));
     }

@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const target = { platform: 'gateway', channelId: 'C', replyToEventId: 'e' };
+const target = { platform: 'gateway', channelId: 'C', messageId: 'e' };
 
 /** A sink that fails while `down` is set, and records what it took. */
 function flakySink() {

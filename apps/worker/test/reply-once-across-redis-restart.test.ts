@@ -9,7 +9,7 @@ import { PostedParts } from '../src/posted-parts.js';
 import { ReplyDelivery } from '../src/reply-delivery.js';
 
 const THREAD = 'gateway:c:t';
-const target = { platform: 'telegram', channelId: 'c', threadId: 't', replyToEventId: 'e' };
+const target = { platform: 'telegram', channelId: 'c', threadId: 't', messageId: 'e' };
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -35,7 +35,7 @@ describe('turn batching with the built-in agent', () => {
 
     const [reply1, reply2] = replies(h, 'th-1');
     expect(reply1!.stopReason).toBe('end_turn');
-    expect(reply2!.target.replyToEventId).toBe(during[2]!.eventId);
+    expect(reply2!.target.messageId).toBe(during[2]!.eventId);
     const dispatches = h.logs.filter((l) => l.msg === 'dispatch');
     expect(dispatches.map((d) => [d.events, d.sessionPath])).toEqual([
       [1, 'new'],

@@ -30,7 +30,7 @@ function batch(delayMs = DELAY_MS) {
       kind,
       thread: `gateway:telegram:-1001:${batches}`,
       batchId,
-      target: { platform: 'telegram', channelId: '-1001', replyToEventId: messageId },
+      target: { platform: 'telegram', channelId: '-1001', messageId: messageId },
       ...more,
     });
   const commands = () =>

@@ -2,18 +2,6 @@ import type { ArrivalEvent, ThreadParentMessage } from '@tributary/packing';
 import type { DownloadLimits, FetchedFile } from './files/guarded-download.js';
 import type { MessageRef } from './message-ref.js';
 
-/** Where a new message is posted: a channel and, when there is one, the thread inside it. */
-export interface PostTarget {
-  channelId: string;
-  threadId?: string;
-  /** The message being answered; platforms that quote (Telegram) use it. */
-  replyToMessageId?: string;
-  /** The event's own platform; a gateway routes its reply to that upstream platform. */
-  platform?: string;
-  /** The delivery id a gateway reply must name (ArrivalEvent.replyRef), when it differs from the message id. */
-  replyRef?: string;
-}
-
 /**
  * What a reaction says, not which emoji: each platform maps it to one it supports.
  * `accepted`: the message is queued (👀). `working`: on the trailing message of the running batch.
@@ -42,8 +30,8 @@ export interface PlatformClient {
   /** Length limit per message in UTF-16 code units; longer text is split by `splitMessage` before sending. */
   readonly maxMessageLength: number;
   /** Posts one message (at most maxMessageLength) and returns its platform id. */
-  send(target: PostTarget, text: string, options?: SendOptions): Promise<string>;
-  edit?(target: PostTarget, messageId: string, text: string): Promise<void>;
+  send(target: MessageRef, text: string, options?: SendOptions): Promise<string>;
+  edit?(target: MessageRef, messageId: string, text: string): Promise<void>;
   react?(message: MessageRef, reaction: Reaction): Promise<void>;
   unreact?(message: MessageRef, reaction: Reaction): Promise<void>;
   /** The thread's first message, or undefined when the event starts the thread itself. */

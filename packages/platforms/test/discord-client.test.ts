@@ -5,7 +5,7 @@ import { DiscordClient } from '../src/discord/client.js';
 import type { PlatformAnswer } from '../src/http/answer.js';
 import { PlatformApiError, type Reaction } from '../src/outbound.js';
 import { UNICODE_REACTIONS } from '../src/unicode-reactions.js';
-import { expectWaitedAtLeast, FAST_RETRY, threadEvent } from './outbound-fixture.js';
+import { answering, expectWaitedAtLeast, FAST_RETRY, threadEvent } from './outbound-fixture.js';
 
 let fake: FakePlatformApi;
 let discord: DiscordClient;
@@ -24,7 +24,7 @@ async function callsOf(run: () => Promise<unknown>) {
 
 describe('Discord client against the fake REST API', () => {
   it('posts into the thread channel as a reply, returns the id, and edits there', async () => {
-    const target = { channelId: '100', threadId: '200', replyToMessageId: '300' };
+    const target = answering('discord', '100', { threadId: '200', messageId: '300' });
     const calls = await callsOf(async () => {
       const id = await discord.send(target, 'answer');
       expect(id).toMatch(/^\d+$/);
@@ -103,25 +103,25 @@ describe('Discord client against the fake REST API', () => {
 
   it('honours the precise retry_after of a 429 body', async () => {
     fake.failNext({ platform: 'discord', method: 'createMessage', status: 429, retryAfterSeconds: 0.5 });
-    const calls = await callsOf(() => discord.send({ channelId: '120' }, 'after the wait'));
+    const calls = await callsOf(() => discord.send(answering('discord', '120'), 'after the wait'));
     expectWaitedAtLeast(calls, 500);
     expect(calls).toHaveLength(2);
   });
 
   it('retries 5xx and succeeds; gives up when they persist', async () => {
     fake.failNext({ platform: 'discord', method: 'createMessage', status: 502, times: 2 });
-    const retried = await callsOf(() => discord.send({ channelId: '121' }, 'eventually'));
+    const retried = await callsOf(() => discord.send(answering('discord', '121'), 'eventually'));
     expect(retried.map((call) => call.status)).toEqual([502, 502, 200]);
 
     fake.failNext({ platform: 'discord', method: 'createMessage', status: 503, times: 3 });
-    const error = await discord.send({ channelId: '121' }, 'never').catch((e: unknown) => e);
+    const error = await discord.send(answering('discord', '121'), 'never').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformApiError);
     expect((error as Error).message).toMatch(/^discord createMessage failed \(503\): .* on all 3 attempts/);
   });
 
   it('does not retry a refused request and passes Discord’s code on', async () => {
     const calls = await callsOf(async () => {
-      const error = await discord.send({ channelId: '122' }, ' ').catch((e: unknown) => e);
+      const error = await discord.send(answering('discord', '122'), ' ').catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 400, code: '50006' });
       expect((error as Error).message).toContain(
         'Discord error 50006: Cannot send an empty message; not retried',
@@ -136,7 +136,7 @@ describe('Discord client against the fake REST API', () => {
       baseUrl: fake.urls.discord,
       retry: FAST_RETRY,
     });
-    const error = await wrong.send({ channelId: '123' }, 'x').catch((e: unknown) => e);
+    const error = await wrong.send(answering('discord', '123'), 'x').catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401, code: '0' });
     expect((error as Error).message).toContain('check DISCORD_BOT_TOKEN');
     expect((error as Error).message).not.toContain('wrong-discord-token');

@@ -104,7 +104,7 @@ describe('gateway parse', () => {
       thread: 'gateway:line:Uroom1:Uroom1',
       dedupKey: 'gateway:line:Uroom1:m-1',
       mentions: [],
-      ref: { platform: 'line', channelId: 'Uroom1', messageId: 'm-1' },
+      ref: { platform: 'line', channelId: 'Uroom1', messageId: 'm-1', replyRef: 'evt_1' },
       direct: true,
     });
   });

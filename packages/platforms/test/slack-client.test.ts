@@ -5,7 +5,7 @@ import { PlatformApiError, type Reaction } from '../src/outbound.js';
 import { classifySlackAnswer } from '../src/slack/answer.js';
 import { SlackClient } from '../src/slack/client.js';
 import { SLACK_REACTIONS } from '../src/slack/reactions.js';
-import { expectWaitedAtLeast, FAST_RETRY, threadEvent } from './outbound-fixture.js';
+import { answering, expectWaitedAtLeast, FAST_RETRY, threadEvent } from './outbound-fixture.js';
 
 let fake: FakePlatformApi;
 let slack: SlackClient;
@@ -31,7 +31,10 @@ async function callsOf(run: () => Promise<unknown>) {
 
 describe('Slack client against the fake Web API', () => {
   it('posts into a thread and returns the ts; edits it', async () => {
-    const target = { channelId: 'C-send', threadId: '1700000000.000100' };
+    const target = answering('slack', 'C-send', {
+      threadId: '1700000000.000100',
+      messageId: '1700000000.000200',
+    });
     const ts = await slack.send(target, 'first');
     expect(ts).toMatch(/^\d+\.\d{6}$/);
     await slack.edit(target, ts, 'second');
@@ -113,7 +116,7 @@ describe('Slack client against the fake Web API', () => {
 
   it('honours a 429 Retry-After before retrying', async () => {
     fake.failNext({ platform: 'slack', method: 'chat.postMessage', status: 429, retryAfterSeconds: 1 });
-    const calls = await callsOf(() => slack.send({ channelId: 'C-429' }, 'after the wait'));
+    const calls = await callsOf(() => slack.send(answering('slack', 'C-429'), 'after the wait'));
     expectWaitedAtLeast(calls, 1000);
     expect(calls.map((call) => call.status)).toEqual([429, 200]);
   });
@@ -126,21 +129,21 @@ describe('Slack client against the fake Web API', () => {
       error: 'ratelimited',
       retryAfterSeconds: 1,
     });
-    const calls = await callsOf(() => slack.send({ channelId: 'C-ratelimited' }, 'after the wait'));
+    const calls = await callsOf(() => slack.send(answering('slack', 'C-ratelimited'), 'after the wait'));
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(1000);
     expect(calls).toHaveLength(2);
   });
 
   it('retries 5xx and succeeds', async () => {
     fake.failNext({ platform: 'slack', method: 'chat.postMessage', status: 503, times: 2 });
-    const calls = await callsOf(() => slack.send({ channelId: 'C-5xx' }, 'eventually'));
+    const calls = await callsOf(() => slack.send(answering('slack', 'C-5xx'), 'eventually'));
     expect(calls.map((call) => call.status)).toEqual([503, 503, 200]);
   });
 
   it('gives up on persistent 5xx after maxAttempts with a PlatformApiError, counting each call', async () => {
     fake.failNext({ platform: 'slack', method: 'chat.postMessage', status: 500, times: 3 });
     statuses.length = 0;
-    const error = await slack.send({ channelId: 'C-down' }, 'never').catch((e: unknown) => e);
+    const error = await slack.send(answering('slack', 'C-down'), 'never').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformApiError);
     expect(error).toMatchObject({ platform: 'slack', method: 'chat.postMessage', status: 500 });
     expect((error as Error).message).toMatch(
@@ -151,7 +154,7 @@ describe('Slack client against the fake Web API', () => {
 
   it('does not retry ok:false errors and names the Slack error', async () => {
     const calls = await callsOf(async () => {
-      const error = await slack.edit({ channelId: 'C-none' }, '1.000009', 'x').catch((e: unknown) => e);
+      const error = await slack.edit(answering('slack', 'C-none'), '1.000009', 'x').catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'message_not_found', status: 200 });
       expect((error as Error).message).toContain(
         'Slack error message_not_found; check the channel and message ids',
@@ -162,7 +165,7 @@ describe('Slack client against the fake Web API', () => {
 
   it('names SLACK_BOT_TOKEN when the token is refused, without the token', async () => {
     const wrong = new SlackClient({ token: 'xoxb-wrong-token', baseUrl: fake.urls.slack, retry: FAST_RETRY });
-    const error = await wrong.send({ channelId: 'C-auth' }, 'x').catch((e: unknown) => e);
+    const error = await wrong.send(answering('slack', 'C-auth'), 'x').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'invalid_auth' });
     expect((error as Error).message).toContain('check SLACK_BOT_TOKEN');
     expect((error as Error).message).not.toContain('xoxb-wrong-token');

@@ -5,7 +5,7 @@ import { PlatformApiError, type Reaction } from '../src/outbound.js';
 import { classifyTelegramAnswer } from '../src/telegram/answer.js';
 import { TelegramClient } from '../src/telegram/client.js';
 import { TELEGRAM_REACTIONS } from '../src/telegram/reactions.js';
-import { expectWaitedAtLeast, FAST_RETRY } from './outbound-fixture.js';
+import { answering, expectWaitedAtLeast, FAST_RETRY } from './outbound-fixture.js';
 
 let fake: FakePlatformApi;
 let telegram: TelegramClient;
@@ -30,7 +30,7 @@ describe('Telegram client against the fake Bot API', () => {
   it('sends into a forum topic quoting the message it answers, and returns the message id', async () => {
     const calls = await callsOf(async () => {
       const id = await telegram.send(
-        { channelId: '-1001234', threadId: '7', replyToMessageId: '42' },
+        answering('telegram', '-1001234', { threadId: '7', messageId: '42' }),
         'hello',
       );
       expect(id).toMatch(/^\d+$/);
@@ -51,7 +51,7 @@ describe('Telegram client against the fake Bot API', () => {
   });
 
   it('edits a message; an edit to the same text counts as done', async () => {
-    const target = { channelId: '-1001235' };
+    const target = answering('telegram', '-1001235');
     const id = await telegram.send(target, 'draft');
     const calls = await callsOf(async () => {
       await telegram.edit(target, id, 'final');
@@ -89,27 +89,27 @@ describe('Telegram client against the fake Bot API', () => {
 
   it('honours retry_after of a 429 before retrying', async () => {
     fake.failNext({ platform: 'telegram', method: 'sendMessage', status: 429, retryAfterSeconds: 1 });
-    const calls = await callsOf(() => telegram.send({ channelId: '-1001238' }, 'after the wait'));
+    const calls = await callsOf(() => telegram.send(answering('telegram', '-1001238'), 'after the wait'));
     expectWaitedAtLeast(calls, 1000);
     expect(calls).toHaveLength(2);
   });
 
   it('retries 5xx and succeeds', async () => {
     fake.failNext({ platform: 'telegram', method: 'sendMessage', status: 502, times: 2 });
-    const calls = await callsOf(() => telegram.send({ channelId: '-1001239' }, 'eventually'));
+    const calls = await callsOf(() => telegram.send(answering('telegram', '-1001239'), 'eventually'));
     expect(calls.map((call) => call.status)).toEqual([502, 502, 200]);
   });
 
   it('gives up on persistent 5xx after maxAttempts', async () => {
     fake.failNext({ platform: 'telegram', method: 'sendMessage', status: 500, times: 3 });
-    const error = await telegram.send({ channelId: '-1001240' }, 'never').catch((e: unknown) => e);
+    const error = await telegram.send(answering('telegram', '-1001240'), 'never').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformApiError);
     expect((error as Error).message).toMatch(/^telegram sendMessage failed \(500\): .* on all 3 attempts/);
   });
 
   it('does not retry a Bad Request and says what Telegram said', async () => {
     const calls = await callsOf(async () => {
-      const error = await telegram.send({ channelId: '-1001241' }, '   ').catch((e: unknown) => e);
+      const error = await telegram.send(answering('telegram', '-1001241'), '   ').catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 400, code: 'Bad Request: message text is empty' });
     });
     expect(calls).toHaveLength(1);
@@ -133,14 +133,14 @@ describe('the Telegram token never appears in an error', () => {
       baseUrl: await baseUrl(),
       retry: { ...FAST_RETRY, maxAttempts: 2 },
     });
-    const error = await client.send({ channelId: '1' }, 'x').catch((e: unknown) => e);
+    const error = await client.send(answering('telegram', '1'), 'x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformApiError);
     expect(leaks(error)).toBe(false);
   });
 
   it('names TELEGRAM_BOT_TOKEN when the token is refused', async () => {
     const client = new TelegramClient({ token, baseUrl: fake.urls.telegram, retry: FAST_RETRY });
-    const error = await client.send({ channelId: '1' }, 'x').catch((e: unknown) => e);
+    const error = await client.send(answering('telegram', '1'), 'x').catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401 });
     expect((error as Error).message).toContain('Telegram error: Unauthorized; check TELEGRAM_BOT_TOKEN');
   });

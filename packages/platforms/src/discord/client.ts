@@ -19,7 +19,6 @@ import {
   type BotIdentity,
   PlatformApiError,
   type PlatformClient,
-  type PostTarget,
   type Reaction,
   type ThreadParent,
 } from '../outbound.js';
@@ -56,21 +55,18 @@ export class DiscordClient implements PlatformClient {
     }));
   }
 
-  async send(target: PostTarget, text: string): Promise<string> {
+  async send(target: MessageRef, text: string): Promise<string> {
     const method = 'createMessage';
     const answer = await this.request(method, 'POST', `/channels/${channelOf(target)}/messages`, {
       content: text,
-      message_reference:
-        target.replyToMessageId === undefined
-          ? undefined
-          : { message_id: target.replyToMessageId, fail_if_not_exists: false },
+      message_reference: { message_id: target.messageId, fail_if_not_exists: false },
       // Agent text must not ping @everyone, @here or roles; users it names and the asker are fine.
       allowed_mentions: { parse: ['users'], replied_user: true },
     });
     return requireId(this.platform, method, answer, objectField(answer.body, 'id'));
   }
 
-  async edit(target: PostTarget, messageId: string, text: string): Promise<void> {
+  async edit(target: MessageRef, messageId: string, text: string): Promise<void> {
     await this.request('editMessage', 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, {
       content: text,
     });

@@ -10,7 +10,7 @@ import { SIGNATURE_HEADER, signBody } from '../hmac-signature.js';
 import { classifyHttpAnswer } from '../http/answer.js';
 import { type PlatformClientOptions, PlatformHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
-import type { PlatformClient, PostTarget, Reaction, SendOptions } from '../outbound.js';
+import type { PlatformClient, Reaction, SendOptions } from '../outbound.js';
 import { UNICODE_REACTIONS } from '../unicode-reactions.js';
 import { type GatewayCommand, gatewayCommandBody, gatewayReplyBody } from './reply-body.js';
 
@@ -51,7 +51,7 @@ export class GatewayClient implements PlatformClient {
    * Returns the reply id: the idempotency key when given. It goes out as `request_id` and in the
    * `idempotency-key` header, so a gateway that supports either can absorb a repeated post.
    */
-  async send(target: PostTarget, text: string, options: SendOptions = {}): Promise<string> {
+  async send(target: MessageRef, text: string, options: SendOptions = {}): Promise<string> {
     const replyId = options.idempotencyKey ?? randomUUID();
     await this.post('reply', gatewayReplyBody(target, text, replyId), replyId);
     return replyId;

@@ -88,6 +88,7 @@ function gatewayInbound(event: GatewayEvent): Inbound {
       channelId: channel.id,
       threadId: channel.thread_id,
       messageId: event.message_id,
+      replyRef: event.event_id,
     },
     // A gateway forwards only what its own rules meant for the agent.
     direct: true,

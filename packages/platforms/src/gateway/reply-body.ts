@@ -1,20 +1,12 @@
 import type { MessageRef } from '../message-ref.js';
-import type { PostTarget } from '../outbound.js';
 
 export const GATEWAY_REPLY_SCHEMA = 'openab.gateway.reply.v1';
 
 /** The body posted to an openab-compatible gateway; a broker notice is a text reply like any other. */
-export function gatewayReplyBody(target: PostTarget, text: string, requestId: string) {
-  const replyTo = target.replyRef ?? target.replyToMessageId;
-  // Without these the gateway cannot tell which upstream platform and event the reply answers.
-  if (target.platform === undefined || replyTo === undefined) {
-    throw new Error(
-      'a gateway reply needs the platform and the message it answers (PostTarget.platform, .replyToMessageId)',
-    );
-  }
+export function gatewayReplyBody(target: MessageRef, text: string, requestId: string) {
   return {
     schema: GATEWAY_REPLY_SCHEMA,
-    reply_to: replyTo,
+    reply_to: target.replyRef ?? target.messageId,
     platform: target.platform,
     channel: {
       id: target.channelId,
@@ -22,7 +14,7 @@ export function gatewayReplyBody(target: PostTarget, text: string, requestId: st
     },
     content: { type: 'text', text },
     request_id: requestId,
-    ...(target.replyToMessageId === undefined ? {} : { quote_message_id: target.replyToMessageId }),
+    quote_message_id: target.messageId,
   };
 }
 

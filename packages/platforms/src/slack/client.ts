@@ -14,7 +14,6 @@ import {
   type BotIdentity,
   PlatformApiError,
   type PlatformClient,
-  type PostTarget,
   type Reaction,
   type ThreadParent,
   type UserNames,
@@ -50,18 +49,18 @@ export class SlackClient implements PlatformClient {
     }));
   }
 
-  async send(target: PostTarget, text: string): Promise<string> {
+  async send(target: MessageRef, text: string): Promise<string> {
     const method = 'chat.postMessage';
     const answer = await this.post(method, {
       channel: target.channelId,
       // A reply to a message outside any thread starts a thread under it.
-      thread_ts: target.threadId ?? target.replyToMessageId,
+      thread_ts: target.threadId ?? target.messageId,
       text,
     });
     return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
   }
 
-  async edit(target: PostTarget, messageId: string, text: string): Promise<void> {
+  async edit(target: MessageRef, messageId: string, text: string): Promise<void> {
     await this.post('chat.update', { channel: target.channelId, ts: messageId, text });
   }
 

@@ -10,13 +10,7 @@ import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
-import {
-  type BotIdentity,
-  PlatformApiError,
-  type PlatformClient,
-  type PostTarget,
-  type Reaction,
-} from '../outbound.js';
+import { type BotIdentity, PlatformApiError, type PlatformClient, type Reaction } from '../outbound.js';
 import { classifyTelegramAnswer } from './answer.js';
 import { LastReaction } from './last-reaction.js';
 import { TELEGRAM_REACTIONS } from './reactions.js';
@@ -44,17 +38,14 @@ export class TelegramClient implements PlatformClient {
     }));
   }
 
-  async send(target: PostTarget, text: string): Promise<string> {
+  async send(target: MessageRef, text: string): Promise<string> {
     const method = 'sendMessage';
     const answer = await this.post(method, {
       chat_id: telegramId(target.channelId),
       text,
       message_thread_id: target.threadId === undefined ? undefined : telegramId(target.threadId),
       // Still post when the quoted message was deleted meanwhile.
-      reply_parameters:
-        target.replyToMessageId === undefined
-          ? undefined
-          : { message_id: telegramId(target.replyToMessageId), allow_sending_without_reply: true },
+      reply_parameters: { message_id: telegramId(target.messageId), allow_sending_without_reply: true },
     });
     return requireId(
       this.platform,
@@ -64,7 +55,7 @@ export class TelegramClient implements PlatformClient {
     );
   }
 
-  async edit(target: PostTarget, messageId: string, text: string): Promise<void> {
+  async edit(target: MessageRef, messageId: string, text: string): Promise<void> {
     await this.post('editMessageText', {
       chat_id: telegramId(target.channelId),
       message_id: telegramId(messageId),
