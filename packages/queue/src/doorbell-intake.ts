@@ -61,7 +61,8 @@ export class DoorbellIntake {
   private readonly presence: Presence;
   private readonly spare: SpareCapacity;
   private readonly direct: DirectDoorbells | undefined;
-  private readonly directTurns = new Set<Promise<void>>();
+  /** Every turn started here, whichever consumer took its doorbell: a replaced one is closed without waiting. */
+  private readonly turns = new Set<Promise<void>>();
   private closed: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: DoorbellIntakeOptions) {
@@ -133,7 +134,7 @@ export class DoorbellIntake {
 
   /** After `stopTaking`: resolves once every turn it started has ended, then closes its connection. */
   async drained(): Promise<void> {
-    await Promise.all([this.closed, Promise.all(this.directTurns)]);
+    await Promise.all([this.closed, Promise.all(this.turns)]);
     await this.presence.stop();
     await Promise.all(this.counters.map((counter) => counter.close()));
     for (const connection of this.workerConnections.values()) connection.disconnect();
@@ -144,7 +145,7 @@ export class DoorbellIntake {
     const connection = blockingConnection(this.options.connection);
     const worker = new Worker<DoorbellData>(
       DOORBELL_QUEUE,
-      (job, token) => this.fromQueue(queue, job, token),
+      (job, token) => this.tracked(this.fromQueue(queue, job, token)),
       {
         connection,
         prefix: doorbellPrefix(config.prefix, queue, config.doorbellQueues),
@@ -223,10 +224,13 @@ export class DoorbellIntake {
     const turn = this.options
       .serve(thread, epoch, async () => {})
       .catch((error: unknown) => this.options.logger.warn({ err: error, thread, source }, 'doorbell failed'))
-      .finally(() => {
-        this.gate.release();
-        this.directTurns.delete(turn);
-      });
-    this.directTurns.add(turn);
+      .finally(() => this.gate.release());
+    this.tracked(turn);
+  }
+
+  private tracked(turn: Promise<void>): Promise<void> {
+    this.turns.add(turn);
+    void turn.finally(() => this.turns.delete(turn)).catch(() => {});
+    return turn;
   }
 }
