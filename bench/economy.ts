@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { type Stack, startStack } from '../test/stack/stack-fixture.js';
 import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { Replay, type ReplayResult } from './economy/replay.js';
-import { strategies } from './economy/strategies.js';
+import { type Strategy, strategies } from './economy/strategies.js';
 import { workloads } from './economy/workloads.js';
 import { rounded } from './stats.js';
 
@@ -61,26 +61,33 @@ function figures({ workload, sentAt, turns }: ReplayResult): Figures {
   };
 }
 
-const modes = [...new Set(strategies.map((s) => s.mode))];
-log(`economy: starting ${modes.length} stacks (${modes.join(', ')}); scale ${scale}×`);
+/** The broker a strategy hands its prompts to: its processing mode, with or without steering. */
+const stackOf = (strategy: Strategy) => (strategy.steering ? `${strategy.mode}+steering` : strategy.mode);
+const kinds = [...new Map(strategies.map((s) => [stackOf(s), s])).values()];
+log(`economy: starting ${kinds.length} stacks (${kinds.map(stackOf).join(', ')}); scale ${scale}×`);
 const stacks = new Map<string, Stack>();
 try {
-  for (const mode of modes) {
+  for (const kind of kinds) {
     stacks.set(
-      mode,
-      await startStack({
-        MESSAGE_PROCESSING_MODE: mode,
-        // A thread per replay, each with its own agent session, all of a round at once.
-        WORKER_CONCURRENCY: String(workloads.length),
-        AGENT_MAX_SESSIONS: String(workloads.length * strategies.length),
-        // The multi-bot workload is bots talking; the loop guard is not what is measured here.
-        ALLOW_BOT_MESSAGES: 'all',
-        MAX_BOT_TURNS: '1000',
-      }),
+      stackOf(kind),
+      await startStack(
+        {
+          MESSAGE_PROCESSING_MODE: kind.mode,
+          ...(kind.steering ? { STEERING: 'on' } : {}),
+          // A thread per replay, each with its own agent session, all of a round at once.
+          WORKER_CONCURRENCY: String(workloads.length),
+          AGENT_MAX_SESSIONS: String(workloads.length * strategies.length),
+          // The multi-bot workload is bots talking; the loop guard is not what is measured here.
+          ALLOW_BOT_MESSAGES: 'all',
+          MAX_BOT_TURNS: '1000',
+        },
+        undefined,
+        kind.steering ? { TRIBUTARY_AGENT_CAPS: JSON.stringify({ steering: true }) } : {},
+      ),
     );
   }
   const rounds = strategies.map((strategy) =>
-    workloads.map((w) => new Replay(stacks.get(strategy.mode)!, w, strategy, scale)),
+    workloads.map((w) => new Replay(stacks.get(stackOf(strategy))!, w, strategy, scale)),
   );
   // Every session opens before anything is measured: the stacks share this process's code, so the
   // first strategy does not pay for its first run.
@@ -130,6 +137,10 @@ try {
       rounded(sum(strategy.name, pick) / sum('per-thread', pick));
     ratios[`${strategy.name}_turns_over_per_thread`] = over((f) => f.turns);
     ratios[`${strategy.name}_history_tokens_over_per_thread`] = over((f) => f.historyTokens);
+    // A correction sent mid-turn is answered by the running turn instead of the next one.
+    if (strategy.steering) {
+      ratios[`${strategy.name}_first_answer_p50_over_per_thread`] = over((f) => f.firstAnswerP50);
+    }
   }
   for (const strategy of strategies) ratios[`${strategy.name}_lost`] = sum(strategy.name, (f) => f.lost);
 

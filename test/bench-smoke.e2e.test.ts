@@ -56,11 +56,11 @@ describe('benchmark smoke runs', () => {
       command: 'npm run bench:economy -- --smoke',
     });
     const pairs = result.rows.map((row) => `${row[0]}/${row[1]}`);
-    expect(new Set(pairs).size).toBe(30);
+    expect(new Set(pairs).size).toBe(35);
     const column = (name: string) => result.columns.indexOf(name);
     for (const row of result.rows) {
       expect(row[column('turns')]).toBeGreaterThan(0);
-      if (['per-thread', 'per-lane', 'per-message', 'debounce-2s'].includes(row[1] as string)) {
+      if (['per-thread', 'per-lane', 'per-message', 'steering', 'debounce-2s'].includes(row[1] as string)) {
         expect(row[column('lost')], `${row[0]}/${row[1]} lost messages`).toBe(0);
       }
     }

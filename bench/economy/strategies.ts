@@ -16,6 +16,8 @@ export interface Strategy {
   mode: ProcessingMode;
   /** Whether the policy needs to hear that a turn was answered before it goes on. */
   waitsForAnswer: boolean;
+  /** The broker steers mid-turn arrivals into the running turn of an agent that steers (ADR 0040). */
+  steering?: true;
   policy<M>(clock: Clock, submit: Submit<M>): DispatchPolicy<M>;
 }
 
@@ -35,6 +37,13 @@ export const strategies: readonly Strategy[] = [
   tributary('per-thread', 'Tributary default: one turn at a time, all waiting messages at the turn boundary'),
   tributary('per-lane', 'Tributary: like per-thread, but a batch ends where the sender changes'),
   tributary('per-message', 'Tributary: one message per turn, in order'),
+  {
+    ...tributary('per-thread', ''),
+    name: 'steering',
+    description:
+      'Tributary per-thread with STEERING on: a message that arrives mid-turn joins the running turn',
+    steering: true,
+  },
   {
     name: 'debounce-2s',
     description: 'prompt sent after 2 s of quiet, everything since the last prompt in it; prompts queue',

@@ -18,6 +18,18 @@ import type { HistoryEntry, SessionRecord } from './session-log.js';
 import type { SessionStore } from './session-store.js';
 import { AGENT_VERSION } from './version.js';
 
+/** The extension request claude-agent-acp and codex-acp take a steer with (docs/adr/0040). */
+const STEER_METHOD = '_session/steering';
+
+/** A steer's parameters: the session and the prompt, as session/prompt has them. */
+function parseSteer(params: unknown): { sessionId: string; prompt: ContentBlock[] } {
+  const { sessionId, prompt } = (params ?? {}) as { sessionId?: unknown; prompt?: unknown };
+  if (typeof sessionId !== 'string' || !Array.isArray(prompt)) {
+    throw RequestError.invalidParams(undefined, 'a steer needs a sessionId and a prompt');
+  }
+  return { sessionId, prompt: prompt as ContentBlock[] };
+}
+
 export interface AgentAppDeps {
   store: SessionStore;
   features: AgentFeatures;
@@ -39,6 +51,8 @@ interface LiveSession {
   turns: number;
   /** The last turn of this process on the session was cancelled (for `emptyAfterCancel`). */
   cancelled?: boolean;
+  /** While a turn runs with `steering` on: the prompts steered into it so far. */
+  steers?: ContentBlock[][];
 }
 
 function replayOf(entry: HistoryEntry): SessionUpdate[] {
@@ -70,7 +84,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
   const attach = (record: SessionRecord): LiveSession => {
     const existing = live.get(record.sessionId);
     if (existing) return existing;
-    const turns = record.history.filter((entry) => entry.role === 'user').length;
+    const turns = record.history.filter((entry) => entry.role === 'user' && !entry.steered).length;
     const session: LiveSession = { record, turn: undefined, turns };
     live.set(record.sessionId, session);
     return session;
@@ -110,6 +124,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       return {
         protocolVersion: features.protocolVersion,
         agentCapabilities: agentCapabilities(features),
+        ...(features.steering ? { _meta: { steering: { supported: true } } } : {}),
         agentInfo: { name: 'tributary-agent', title: 'Tributary built-in agent', version: AGENT_VERSION },
         authMethods: features.requireAuth ? [AUTH_METHOD] : [],
       };
@@ -170,6 +185,8 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
     // Registered before the first await: a session/cancel right behind the prompt must find the turn.
     const turn = new AbortController();
     session.turn = turn;
+    const steers: ContentBlock[][] = [];
+    if (features.steering) session.steers = steers;
     try {
       session.turns++;
       await store.appendEntry(record, { role: 'user', prompt });
@@ -184,8 +201,11 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
         earlierTurns,
         modeId: record.modeId,
         mcpServers: record.mcpServers ?? [],
+        steers,
         log,
       });
+      // The turn is over for steering before its answer is written: a steer from now on is refused.
+      session.steers = undefined;
       await store.appendEntry(record, { role: 'agent', text: outcome.text });
       session.cancelled = outcome.stopReason === 'cancelled';
       if (script.lateChunk !== undefined)
@@ -193,6 +213,7 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       return { stopReason: outcome.stopReason };
     } finally {
       session.turn = undefined;
+      session.steers = undefined;
     }
   }
 
@@ -229,6 +250,25 @@ export function createAgentApp({ store, features, defaults, scripting, log }: Ag
       });
       log('info', 'session/set_mode', { sessionId: params.sessionId, modeId: params.modeId });
       return {};
+    });
+  }
+  if (features.steering) {
+    app.onRequest(STEER_METHOD, parseSteer, async ({ params }) => {
+      const session = liveSession(params.sessionId);
+      const steers = session.steers;
+      // As claude-agent-acp with `idleBehavior: promptRequired`: no running turn, no new one either.
+      if (!steers || session.turn?.signal.aborted) {
+        log('info', 'steer refused: no running turn', { sessionId: params.sessionId });
+        return { outcome: 'promptRequired' };
+      }
+      steers.push(params.prompt);
+      log('info', 'session/steering', {
+        sessionId: params.sessionId,
+        blocks: params.prompt.length,
+        at: performance.timeOrigin + performance.now(),
+      });
+      await store.appendEntry(session.record, { role: 'user', prompt: params.prompt, steered: true });
+      return { outcome: 'injected' };
     });
   }
   if (features.close) {

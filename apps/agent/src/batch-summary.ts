@@ -101,11 +101,19 @@ export function summarizeBatch(
   const count = `${messages.length} message${messages.length === 1 ? '' : 's'}`;
   const lines = [`Received ${count} in this turn; session history: ${earlierTurns} earlier turn(s).`];
   if (restored > 0) lines.push(`Restored history from the broker: ${restored} block(s).`);
-  messages.forEach((message, index) => {
-    lines.push(
-      `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks, scripting)}"`,
-      ...attachmentLines(message.blocks),
-    );
-  });
+  lines.push(...messageLines(messages, scripting));
   return lines.join('\n');
+}
+
+/** The messages steered into a turn while it ran (docs/adr/0040), listed as a batch's are. */
+export function summarizeSteers(messages: readonly PromptMessage[], scripting = false): string {
+  const count = `${messages.length} message${messages.length === 1 ? '' : 's'}`;
+  return [`Steered into this turn: ${count}.`, ...messageLines(messages, scripting)].join('\n');
+}
+
+function messageLines(messages: readonly PromptMessage[], scripting: boolean): string[] {
+  return messages.flatMap((message, index) => [
+    `${index + 1}. ${describeSender(message.sender)}: ${describeAttachments(message.blocks)} — "${echo(message.blocks, scripting)}"`,
+    ...attachmentLines(message.blocks),
+  ]);
 }

@@ -33,6 +33,11 @@ export interface AgentFeatures {
    * is a new session's mode), switched with session/set_mode. Empty: no modes, no set_mode handler.
    */
   modes: string[];
+  /**
+   * Like claude-agent-acp and codex-acp: advertise steering (`_meta.steering.supported`) and take a
+   * `_session/steering` request while a turn runs into that turn (docs/adr/0040).
+   */
+  steering: boolean;
 }
 
 const DEFAULT_FEATURES: AgentFeatures = {
@@ -49,6 +54,7 @@ const DEFAULT_FEATURES: AgentFeatures = {
   emptyAfterCancel: false,
   outliveStdin: false,
   modes: [],
+  steering: false,
 };
 
 export function parseFeatures(raw: string | undefined): AgentFeatures {

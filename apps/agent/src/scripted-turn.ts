@@ -11,7 +11,7 @@ import {
   type StopReason,
   type ToolKind,
 } from '@agentclientprotocol/sdk';
-import { summarizeBatch } from './batch-summary.js';
+import { summarizeBatch, summarizeSteers } from './batch-summary.js';
 import { isBrokerBlock } from './broker-blocks.js';
 import type { Log } from './log.js';
 import type { AgentScript } from './script.js';
@@ -33,6 +33,8 @@ export interface TurnInput {
   modeId: string | undefined;
   /** The MCP servers the session was last opened with. */
   mcpServers: readonly McpServer[];
+  /** Prompts steered into this turn so far (it grows while the turn runs); the reply lists them. */
+  steers: readonly ContentBlock[][];
   log: Log;
 }
 
@@ -245,6 +247,9 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
       (script.reportPrompt
         ? JSON.stringify(input.prompt)
         : summarizeBatch(messages, input.earlierTurns, restored, input.scripting)),
+    ...(input.steers.length > 0
+      ? [summarizeSteers(splitMessages(input.steers.flat()), input.scripting)]
+      : []),
     ...notes,
   ].join('\n');
   let sent = '';

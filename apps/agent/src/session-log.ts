@@ -8,7 +8,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContentBlock, McpServer } from '@agentclientprotocol/sdk';
 
-export type HistoryEntry = { role: 'user'; prompt: ContentBlock[] } | { role: 'agent'; text: string };
+/** `steered`: a prompt the client sent into a running turn (docs/adr/0040), not one that started a turn. */
+export type HistoryEntry =
+  | { role: 'user'; prompt: ContentBlock[]; steered?: true }
+  | { role: 'agent'; text: string };
 
 /** The settings of a session that change after it is created; the latest line that sets one wins. */
 export interface SessionSettings {

@@ -11,6 +11,7 @@ import type { SessionContinuity } from './session-continuity.js';
 import type { TurnObserver } from './turn-observer.js';
 import { progressOf } from './turn-progress.js';
 import type { TurnSignal } from './turn-signals.js';
+import { type SteeringDeps, TurnSteering } from './turn-steering.js';
 import { TurnWatchdog, type WatchdogLimits } from './turn-watchdog.js';
 
 export interface DispatchDeps {
@@ -22,6 +23,8 @@ export interface DispatchDeps {
   stream?: (thread: string, batchId: string, target: MessageRef) => ReplyStream | undefined;
   attachments?: AttachmentContents;
   progress: ProgressDisplay;
+  /** Steering (docs/adr/0040); without it no turn takes steers. */
+  steering?: SteeringDeps;
 }
 
 /** One batch's turn as the handler runs it, possibly twice (a repair). */
@@ -33,6 +36,8 @@ export interface Dispatch {
   /** Aborted by `/cancel`, a lost lease, shutdown or the watchdog (with a TurnTimedOut reason). */
   turn: AbortController;
   signal(kind: TurnSignal['kind'], extra?: Pick<TurnSignal, 'quietMs' | 'activity' | 'ending'>): void;
+  /** Set by a turn that took steers: the stream id of the last message the agent received. */
+  deliveredThrough?: string;
 }
 
 /** Why the broker, not the user, ended a turn. */
@@ -54,11 +59,21 @@ export async function dispatchTurn(
   const { batch, events, turn } = run;
   const thread = batch.lease.thread;
   const session = await deps.continuity.attach(thread, batch.generation, batch.lease, freshSession);
-  const caps = (await deps.pool.agentInfo()).promptCapabilities;
+  const info = await deps.pool.agentInfo();
+  const caps = info.promptCapabilities;
   const context = session.path === 'new' ? await freshSessionContext(thread, deps.fresh, caps) : undefined;
   const files = await deps.attachments?.resolve(events, caps, turn.signal);
+  // Nothing is sent into a running turn unless the route steers and the agent says it takes steers.
+  const steers = info.steering && deps.steering?.on(thread) === true;
   try {
-    return await runPrompt(deps, run, { session, context, events: files?.events ?? events, caps, files });
+    return await runPrompt(deps, run, {
+      session,
+      context,
+      events: files?.events ?? events,
+      caps,
+      files,
+      steers,
+    });
   } finally {
     files?.release();
   }
@@ -71,6 +86,7 @@ interface Prompt {
   events: ArrivalEvent[];
   caps: AgentInfo['promptCapabilities'];
   files: ResolvedAttachments | undefined;
+  steers: boolean;
 }
 
 async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Promise<TurnResult> {
@@ -109,8 +125,9 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
   run.signal('started');
   const stream = deps.stream?.(thread, batch.id, run.target);
   const { progress } = deps;
+  const steering = prompt.steers ? startSteering(deps, run, prompt) : undefined;
   try {
-    return await deps.pool.runTurn(thread, blocks, {
+    const result = deps.pool.runTurn(thread, blocks, {
       sessionId: session.sessionId,
       signal: turn.signal,
       onUpdate: (event) => {
@@ -126,8 +143,35 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
         if (progress === 'all' || progress === 'status') stream?.status(activity);
       },
     });
+    // The prompt is on the wire: what waits now, and each later arrival, is offered to the turn.
+    steering?.poke();
+    return await result;
   } finally {
     watchdog.stop();
+    if (steering) await endSteering(deps.steering!, run, steering);
+    deps.observer?.carried(platformOfThread(thread), batch.messages.length);
     await stream?.finish();
   }
+}
+
+function startSteering(deps: DispatchDeps, run: Dispatch, prompt: Prompt): TurnSteering {
+  const { batch, turn, log } = run;
+  const steering = new TurnSteering(
+    {
+      take: deps.steering!.take,
+      pool: deps.pool,
+      ...(deps.attachments ? { attachments: deps.attachments } : {}),
+      ...(deps.observer ? { observer: deps.observer } : {}),
+    },
+    { batch, sessionId: prompt.session.sessionId, caps: prompt.caps, signal: turn.signal, log },
+  );
+  deps.steering!.turns.set(batch.lease.thread, steering);
+  return steering;
+}
+
+async function endSteering(deps: SteeringDeps, run: Dispatch, steering: TurnSteering): Promise<void> {
+  const thread = run.batch.lease.thread;
+  if (deps.turns.get(thread) === steering) deps.turns.delete(thread);
+  await steering.close();
+  run.deliveredThrough = steering.deliveredThrough;
 }

@@ -20,6 +20,7 @@ import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
 import { describeTurnFailure } from './turn-failure.js';
 import type { TurnObserver } from './turn-observer.js';
 import type { TurnEnding, TurnSignalListener } from './turn-signals.js';
+import type { SteeringDeps } from './turn-steering.js';
 import type { WatchdogLimits } from './turn-watchdog.js';
 
 export interface TurnHandlerDeps {
@@ -41,6 +42,8 @@ export interface TurnHandlerDeps {
   progress?: ProgressDisplay;
   /** Counts turns re-run in a fresh session because the agent ended one at once after a cancel. */
   onRepair?: () => void;
+  /** Steering (docs/adr/0040); without it no turn takes steers. */
+  steering?: SteeringDeps;
 }
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
@@ -116,6 +119,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           'the agent ended the turn at once without a word after a cancel; running it again in a fresh session',
         );
         deps.onRepair?.();
+        // Messages steered into the first attempt are the batch's now: the fresh session gets them too.
+        run.events = parseEvents(batch);
         result = await dispatchTurn(dispatchDeps, run, true);
       }
       outcome = { result };
@@ -162,7 +167,12 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       log.info({ stopReason, replyChars: text.length }, 'turn finished');
       await deps.continuity.answered(thread, batch.lease);
       ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
-      return { reply: text, stopReason, outbound: replyMessages(outbound, text, stopReason) };
+      return {
+        reply: text,
+        stopReason,
+        outbound: replyMessages(outbound, text, stopReason),
+        ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
+      };
     } finally {
       // Only now: until the session is recorded as this worker's, a check for moved threads must not
       // take it for one that moved away.

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { SessionPool } from '@tributary/acp';
-import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
+import { processingModeOf, sharedQueueOptions, steersOn, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
@@ -24,6 +24,7 @@ import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
+import type { SteeringDeps } from './turn-steering.js';
 import { AgentWarden } from './warden/agent-warden.js';
 import { WorkerStatusReporter } from './worker-status.js';
 import { WorkingDirectories } from './working-directories.js';
@@ -212,6 +213,11 @@ export async function startWorker(
     config.workingReactionDelayMs,
   );
   const running = new Map<string, AbortController>();
+  const steering: SteeringDeps = {
+    on: (thread) => steersOn(config, thread),
+    take: (batch) => queue.steer(batch),
+    turns: new Map(),
+  };
   const continuity = new SessionContinuity(store.sessions, pool, {
     agent: [agent.command, ...agent.args].join(' '),
     cwd: (thread) => directories.of(thread),
@@ -228,6 +234,8 @@ export async function startWorker(
     const { thread } = message;
     if (message.action === 'cancel') {
       running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
+    } else if (message.action === 'steer') {
+      steering.turns.get(thread)?.poke();
     } else if (message.from === owner && !running.has(thread)) {
       // Another worker took the thread: the session kept here for it is an agent process for nothing.
       void continuity
@@ -277,6 +285,7 @@ export async function startWorker(
     handler: createTurnHandler({
       pool,
       continuity,
+      steering,
       fresh: {
         history: (thread) => queue.history(thread),
         parent: (thread) => parents.get(thread),

@@ -1,4 +1,5 @@
 import type { Implementation, InitializeResponse } from '@agentclientprotocol/sdk';
+import { advertisesSteering } from './steering.js';
 
 /** One way the agent offers to be signed in (`authMethods` of `initialize`). */
 export interface AuthMethodInfo {
@@ -16,6 +17,8 @@ export interface AgentInfo {
   promptCapabilities: { image: boolean; audio: boolean; embeddedContext: boolean };
   supports: { loadSession: boolean; resume: boolean; close: boolean };
   authMethods: AuthMethodInfo[];
+  /** Takes prompts into a running turn (steering.ts). */
+  steering: boolean;
 }
 
 export function toAgentInfo(response: InitializeResponse): AgentInfo {
@@ -41,5 +44,6 @@ export function toAgentInfo(response: InitializeResponse): AgentInfo {
       description: method.description ?? undefined,
       type: 'type' in method && method.type === 'terminal' ? 'terminal' : 'agent',
     })),
+    steering: advertisesSteering(response),
   };
 }

@@ -36,6 +36,7 @@ import {
 } from './errors.js';
 import { agentProcesses } from './process-tree.js';
 import { StderrTail } from './stderr-tail.js';
+import { STEER_METHOD, type SteerOutcome, sendSteer } from './steering.js';
 
 /** How to start an agent: the command and what it may see of our environment. */
 export interface AgentCommandConfig extends AgentEnvOptions {
@@ -277,6 +278,11 @@ export class AgentProcess {
       if (onAnswered) answer.then(onAnswered, onAnswered);
       return answer;
     });
+  }
+
+  /** Sends `prompt` into the session's running turn (steering.ts has the wire). */
+  steer(sessionId: string, prompt: ContentBlock[]): Promise<SteerOutcome> {
+    return this.#call(STEER_METHOD, (agent) => sendSteer(agent, sessionId, prompt));
   }
 
   /** Sends session/cancel; a failure to send is logged, since the process is then going anyway. */

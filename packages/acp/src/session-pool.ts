@@ -13,6 +13,7 @@ import { AgentRequestError, PoolClosedError, SessionGoneError, TurnInProgressErr
 import { applyConfiguredMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { SessionRouter, type SessionRouterOptions } from './session-router.js';
+import type { SteerOutcome } from './steering.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
 import { WarmSpares } from './warm-spares.js';
 
@@ -262,6 +263,26 @@ export class SessionPool {
     } finally {
       session.turn = undefined;
       this.#sessions.touch(session);
+    }
+  }
+
+  /**
+   * Sends `blocks` into the turn running on the thread's session `sessionId` (docs/adr/0040): only
+   * while the prompt is unanswered and not being cancelled, and only to an agent that advertises
+   * steering. Whatever the agent answered after the prompt's own answer cannot belong to the turn.
+   */
+  async steer(threadKey: string, sessionId: string, blocks: ContentBlock[]): Promise<SteerOutcome> {
+    const session = this.#sessions.get(threadKey);
+    const turn = session?.sessionId === sessionId ? session.turn : undefined;
+    if (!session || !turn || turn.answered || turn.cancelling)
+      return { kind: 'refused', reason: 'turn_ended' };
+    if (!session.agent.info.steering) return { kind: 'refused', reason: 'unsupported' };
+    try {
+      return await session.agent.steer(sessionId, blocks);
+    } catch (error) {
+      if (!(error instanceof AgentRequestError)) throw error;
+      this.#logger.warn({ threadKey, sessionId, err: error }, 'the agent refused a steer');
+      return { kind: 'refused', reason: 'failed' };
     }
   }
 

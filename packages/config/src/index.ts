@@ -19,7 +19,7 @@ export {
   type TrustProxy,
   type UserMessagePolicy,
 } from './ingress-config.js';
-export { loadWorkerConfig, processingModeOf, type WorkerConfig } from './load-config.js';
+export { loadWorkerConfig, processingModeOf, steersOn, type WorkerConfig } from './load-config.js';
 export {
   type DiscordConfig,
   type GatewayConfig,

@@ -52,6 +52,11 @@ export interface WorkerConfig
   processingMode: ProcessingMode;
   /** Processing mode by platform: the part of a thread key before its first ':'. */
   processingModes: Readonly<Record<string, ProcessingMode>>;
+  /**
+   * Where a message that arrives while a turn runs is steered into it (docs/adr/0040), when the agent
+   * advertises steering: `all` platforms, or those listed. Empty: nowhere (the default).
+   */
+  steering: 'all' | readonly string[];
   /** Live agent sessions a worker keeps, idle ones included (at least `concurrency`). */
   maxSessions: number;
   /** Agent processes kept started and initialized for threads that have no session yet. */
@@ -151,6 +156,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', queueDefaults.maxBatchTokens),
     processingMode: readChoice(env, 'MESSAGE_PROCESSING_MODE', PROCESSING_MODES, 'per-thread'),
     processingModes: readProcessingModes(env),
+    steering: readSteering(env),
     turnTimeoutMs: readInteger(env, 'TURN_TIMEOUT_MS', 600_000),
     stallSoftMs,
     stallHardMs,
@@ -227,6 +233,28 @@ function readProcessingModes(env: Env): Readonly<Record<string, ProcessingMode>>
     modes[platform!] = mode as ProcessingMode;
   }
   return Object.freeze(modes);
+}
+
+/** `STEERING`: `off` (default), `on` (every platform) or the platforms that steer, e.g. `slack,telegram`. */
+function readSteering(env: Env): 'all' | readonly string[] {
+  const name = 'STEERING';
+  const value = (readOptional(env, name) ?? 'off').trim();
+  if (value === 'off') return [];
+  if (value === 'on') return 'all';
+  const platforms = value.split(',').map((platform) => platform.trim());
+  for (const platform of platforms) {
+    if (!/^[a-z0-9_-]+$/.test(platform)) {
+      throw new ConfigError(name, `expected off, on or a list of platforms, got ${JSON.stringify(value)}`);
+    }
+  }
+  return Object.freeze([...new Set(platforms)]);
+}
+
+/** Whether a thread's turns take steers: its platform's (the key's part before the first ':') setting. */
+export function steersOn(config: Pick<WorkerConfig, 'steering'>, thread: string): boolean {
+  if (config.steering === 'all') return true;
+  const colon = thread.indexOf(':');
+  return colon > 0 && config.steering.includes(thread.slice(0, colon));
 }
 
 /** The processing mode of a thread: its platform's (the key's part before the first ':'), else the default. */

@@ -26,13 +26,13 @@ const FLEET_WIDE = 'Fleet-wide, read at scrape time; aggregate with max().';
 export const CATALOGUE = {
   contextTokensPerEvent: histogram(
     'tributary_context_tokens_per_event',
-    "Tokens of one event's <sender_context> envelope, observed per dispatched event.",
+    "Tokens of one event's <sender_context> envelope, observed per dispatched or steered event.",
     ['platform'],
     ENVELOPE_TOKEN_BUCKETS,
   ),
   batchSize: histogram(
     'tributary_batch_size',
-    'Arrival events packed into one dispatched prompt.',
+    'Arrival events one turn carried: those packed into its prompt and those steered into it.',
     ['platform'],
     BATCH_SIZE_BUCKETS,
   ),
@@ -139,6 +139,16 @@ export const CATALOGUE = {
     "Times this worker's agent warden killed its agents and withdrew its presence because the worker stopped answering or Redis could not confirm it; its threads went to other workers.",
   ),
   turnsTotal: counter('tributary_turns_total', 'Dispatched batches by what became of them.', ['outcome']),
+  steeredEventsTotal: counter(
+    'tributary_steered_events_total',
+    'Arrival events sent into a running turn (steering), each committed with that turn.',
+    ['platform'],
+  ),
+  steerRefusalsTotal: counter(
+    'tributary_steer_refusals_total',
+    'Steers that did not join the running turn, by reason; their messages wait for the next turn.',
+    ['reason'],
+  ),
   scrapeReadFailuresTotal: counter(
     'tributary_scrape_read_failures_total',
     'Scrape-time gauge reads that failed; their gauges showed NaN or no series for that scrape.',

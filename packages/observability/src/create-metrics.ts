@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { CATALOGUE } from './catalogue.js';
-import { REPLY_OUTCOMES, REVIVAL_REASONS, TURN_OUTCOMES } from './label-values.js';
+import { REPLY_OUTCOMES, REVIVAL_REASONS, STEER_REFUSAL_REASONS, TURN_OUTCOMES } from './label-values.js';
 import { type LogSink, silentLogger } from './log-sink.js';
 import type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 import { type ScrapeRead, ScrapeReaders } from './scrape-readers.js';
@@ -68,6 +68,7 @@ export function createMetrics(registry = new Registry(), options: MetricsOptions
   for (const outcome of TURN_OUTCOMES) metrics.turnsTotal.inc({ outcome }, 0);
   for (const reason of REVIVAL_REASONS) metrics.sweeperRevivalsTotal.inc({ reason }, 0);
   for (const outcome of REPLY_OUTCOMES) metrics.replyDeliveriesTotal.inc({ outcome }, 0);
+  for (const reason of STEER_REFUSAL_REASONS) metrics.steerRefusalsTotal.inc({ reason }, 0);
   metrics.buildInfo.set({ version: options.version ?? 'unknown' }, 1);
 
   return {

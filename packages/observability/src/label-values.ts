@@ -39,6 +39,14 @@ export type IngressOutcome = (typeof INGRESS_OUTCOMES)[number];
 export const REFUSAL_REASONS = ['backlog_full', 'rate_limited', 'gate', 'edit'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
+/**
+ * Why a message that arrived during a turn was not steered into it and waits for the next turn
+ * (docs/adr/0040): the turn had ended, the agent does not steer, the agent refused it, or the batch was
+ * at its caps.
+ */
+export const STEER_REFUSAL_REASONS = ['turn_ended', 'unsupported', 'failed', 'batch_full'] as const;
+export type SteerRefusalReason = (typeof STEER_REFUSAL_REASONS)[number];
+
 /** What made the sweeper hand a thread back to the doorbell queue. */
 export const REVIVAL_REASONS = ['lease', 'doorbell', 'owner_gone'] as const;
 export type RevivalReason = (typeof REVIVAL_REASONS)[number];

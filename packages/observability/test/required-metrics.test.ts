@@ -38,6 +38,8 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_agent_start_failures_total: { type: 'counter', labels: [] },
   tributary_reply_deliveries_total: { type: 'counter', labels: ['outcome'] },
   tributary_turns_total: { type: 'counter', labels: ['outcome'] },
+  tributary_steered_events_total: { type: 'counter', labels: ['platform'] },
+  tributary_steer_refusals_total: { type: 'counter', labels: ['reason'] },
   tributary_backlog_messages: { type: 'gauge', labels: [] },
   tributary_threads_runnable: { type: 'gauge', labels: [] },
   tributary_threads_running: { type: 'gauge', labels: [] },

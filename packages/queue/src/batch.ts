@@ -100,6 +100,11 @@ export interface TurnReport {
   stopReason: string;
   /** The reply and notices to deliver, in order. */
   outbound?: Outbound[];
+  /**
+   * With steering (docs/adr/0040): the stream id of the last message the agent received in this turn.
+   * Messages a steer took into the batch after it (the agent refused them) are not acknowledged.
+   */
+  deliveredThrough?: string;
 }
 
 /** A batch moved aside after too many failures; `redrive` puts its messages back in the inbox. */

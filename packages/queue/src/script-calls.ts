@@ -27,11 +27,11 @@ const BATCH_HEADER = 8;
 /** Per entry: stream id, then seq, id, tok, org, at, body (lib.lua's batch_reply). */
 const FIELDS_PER_ENTRY = 7;
 
-function batch(reply: Reply): BatchReply {
-  const count = reply.num(7);
+/** `count` inbox entries from position `first` on, each its stream id and six fields. */
+function entries(reply: Reply, count: number, first: number): QueuedMessage[] {
   const messages: QueuedMessage[] = [];
   for (let i = 0; i < count; i++) {
-    const at = BATCH_HEADER + i * FIELDS_PER_ENTRY;
+    const at = first + i * FIELDS_PER_ENTRY;
     messages.push({
       streamId: reply.str(at),
       seq: reply.num(at + 1),
@@ -42,6 +42,11 @@ function batch(reply: Reply): BatchReply {
       body: reply.str(at + 6),
     });
   }
+  return messages;
+}
+
+function batch(reply: Reply): BatchReply {
+  const messages = entries(reply, reply.num(7), BATCH_HEADER);
   return {
     fence: reply.num(1),
     id: reply.str(2),
@@ -139,6 +144,7 @@ export const enqueue = defineScript({
     'guess',
     'thread',
     'idleTtlMs',
+    'controlChannel',
   ],
   decode(reply) {
     switch (reply.status) {
@@ -264,8 +270,32 @@ export const commit = defineScript({
     ...IDLE_EXPIRING,
     'activity',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound'],
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through'],
   decode: continuation,
+});
+
+/** What a steer took into the in-flight batch (steer-2.lua). */
+export type SteerReply =
+  | { status: 'taken'; messages: QueuedMessage[] }
+  | { status: 'full' }
+  | { status: 'fenced' };
+
+export const steer = defineScript({
+  name: 'steer',
+  keys: ['state', 'inbox'],
+  args: ['owner', 'fence', 'batch', 'maxMessages', 'maxTokens', 'lanes'],
+  decode(reply): SteerReply {
+    switch (reply.status) {
+      case ScriptStatus.Ok:
+        return { status: 'taken', messages: entries(reply, reply.num(1), 2) };
+      case ScriptStatus.BatchFull:
+        return { status: 'full' };
+      case ScriptStatus.Fenced:
+        return { status: 'fenced' };
+      default:
+        throw reply.unexpected();
+    }
+  },
 });
 
 /** The failed batch waits `delayMs` (rung again under `epoch`), whole (`retry`) or split (`split`). */
@@ -440,6 +470,7 @@ export const QUEUE_SCRIPTS = [
   claim,
   renew,
   commit,
+  steer,
   fail,
   abandon,
   revive,

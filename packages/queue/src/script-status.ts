@@ -15,6 +15,7 @@ export enum ScriptStatus {
   Idle = 22,
   Retry = 23,
   Split = 24,
+  BatchFull = 25,
   NotFound = 30,
   Dispatched = 31,
   BacklogFull = -1,

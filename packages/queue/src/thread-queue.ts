@@ -1,4 +1,13 @@
-import type { Batch, BatchRecord, DeadLetter, Lease, Origin, Outbound, TurnReport } from './batch.js';
+import type {
+  Batch,
+  BatchRecord,
+  DeadLetter,
+  Lease,
+  Origin,
+  Outbound,
+  QueuedMessage,
+  TurnReport,
+} from './batch.js';
 import { popsAcrossSlots, type RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type Doorbell, type RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
@@ -6,6 +15,7 @@ import type { QueueConfig } from './queue-config.js';
 import { ReplicaAcknowledgement } from './replication.js';
 import * as script from './script-calls.js';
 import { Scripts } from './scripts.js';
+import { controlChannelName } from './stores/control-channel.js';
 import {
   bucketKeys,
   decodeThread,
@@ -199,6 +209,7 @@ export class ThreadQueue {
       guess: guess ?? '',
       thread,
       idleTtlMs: c.idleTtlMs,
+      controlChannel: controlChannelName(c.prefix),
     });
     switch (reply.status) {
       case 'duplicate':
@@ -307,8 +318,31 @@ export class ThreadQueue {
       reply: report.reply,
       stopReason: report.stopReason,
       outbound: JSON.stringify(report.outbound ?? []),
+      through: report.deliveredThrough ?? '',
     });
     return this.nextStep(k, lease, reply);
+  }
+
+  /**
+   * Steering (docs/adr/0040): takes the messages waiting right behind the running `batch` into it, up
+   * to the batch caps, for its holder to send into the running turn; from now on every arrival of the
+   * thread while this batch runs is announced on the control channel (`steer`). `full`: messages wait
+   * but the batch is at its caps. Throws LeaseLostError when the lease or the batch is no longer ours.
+   */
+  async steer(batch: Batch): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }> {
+    const { lease } = batch;
+    const k = this.keys(lease.thread);
+    const { maxMessages, maxTokens, lanes } = this.batchArgs(k);
+    const reply = await this.scripts.run(script.steer, k, {
+      owner: lease.owner,
+      fence: lease.fence,
+      batch: batch.id,
+      maxMessages,
+      maxTokens,
+      lanes,
+    });
+    if (reply.status === 'fenced') throw new LeaseLostError(lease.thread, lease.fence);
+    return reply.status === 'full' ? { kind: 'full' } : { kind: 'taken', messages: reply.messages };
   }
 
   /**

@@ -32,13 +32,19 @@ const scenario = fc.record({
     { minLength: 1, maxLength: 40 },
   ),
   turnMs: fc.array(fc.integer({ min: 0, max: 25 }), { minLength: 1, maxLength: 8 }),
+  // Steers each turn attempts while it runs, racing arrivals and other threads' commits: whether the
+  // agent takes what a steer took into the batch (false: it refused, and steering stops for the turn).
+  steers: fc.array(fc.boolean(), { maxLength: 3 }),
 });
+
+/** Steers that joined a running turn, across all runs: the property must meet some. */
+let steered = 0;
 
 /** Edits and deletes that found their message still waiting, across all runs: the property must meet some. */
 let appliedRevisions = 0;
 
 describe('queue properties under concurrent runners', () => {
-  it('commits every message exactly once, in order, within caps, one turn per thread at a time, edited or deleted only while buffered', async () => {
+  it('commits every message exactly once, in order, within caps, one turn per thread at a time, edited or deleted only while buffered, steers racing commits', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const { queue, doorbell } = await f.make({
@@ -63,6 +69,17 @@ describe('queue properties under concurrent runners', () => {
                 const thread = batch.lease.thread;
                 if (running.has(thread)) violations.push(`two turns at once on ${thread}`);
                 running.add(thread);
+                let deliveredThrough = batch.messages.at(-1)!.streamId;
+                for (const agentTakes of s.steers) {
+                  // A generated pause mid-turn, for arrivals to race the steer.
+                  await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns % s.turnMs.length]));
+                  const taken = await queue.steer(batch);
+                  if (taken.kind === 'full' || (taken.messages.length > 0 && !agentTakes)) break;
+                  if (taken.messages.length === 0) continue;
+                  batch.messages.push(...taken.messages);
+                  deliveredThrough = taken.messages.at(-1)!.streamId;
+                  steered += taken.messages.length;
+                }
                 const tokens = batch.messages.reduce((sum, m) => sum + m.tokens, 0);
                 if (batch.messages.length > s.maxBatchMessages) violations.push('message cap exceeded');
                 if (batch.messages.length > 1 && tokens > s.maxBatchTokens)
@@ -71,7 +88,7 @@ describe('queue properties under concurrent runners', () => {
                 // produce interleavings; nothing waits on a condition with them.
                 await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns++ % s.turnMs.length]));
                 running.delete(thread);
-                return { reply: batch.id, stopReason: 'end_turn' };
+                return { reply: batch.id, stopReason: 'end_turn', deliveredThrough };
               },
             }),
         );
@@ -134,5 +151,6 @@ describe('queue properties under concurrent runners', () => {
       { numRuns: 12 },
     );
     expect(appliedRevisions).toBeGreaterThan(0);
+    expect(steered).toBeGreaterThan(0);
   }, 120_000);
 });

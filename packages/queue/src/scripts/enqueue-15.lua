@@ -43,7 +43,7 @@ else redis.call('HSET', K.gate, 'botTurns', '0') end
 keep_alive(K)
 note_activity(K, A.member, now, tonumber(A.idleTtlMs))
 
-local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner')
+local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch')
 if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   local epoch = redis.call('HINCRBY', K.state, 'epoch', 1)
   redis.call('HSET', K.state, 'status', 'scheduled', 'turns', 0)
@@ -63,5 +63,10 @@ if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
     end
   end
   return { STATUS.RING, sid, seq, epoch, owner, 0 }
+end
+-- A running turn whose holder steers (the steer script armed it for this batch) hears of the arrival on
+-- the control channel; a thread that does not steer never has `steer` set, so it costs nothing more.
+if st[1] == 'running' and st[4] and st[4] == st[5] then
+  redis.call('PUBLISH', A.controlChannel, cjson.encode({ thread = A.thread, action = 'steer' }))
 end
 return { STATUS.QUEUED, sid, seq }

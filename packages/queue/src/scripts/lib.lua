@@ -3,7 +3,8 @@
 -- (lua-lib.ts). So in column 0 only: `local` starting a declaration (one name), the comment above it,
 -- and the `end` or `}` closing it; everything inside is indented. Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
---     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation, alone;
+--     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation, alone,
+--     steer (the batch whose holder steers: steer-2.lua);
 --   * the in-flight batch is the inbox range (acked, read];
 --   * inbox entries are written with fields in a fixed order (see enqueue), read positionally here;
 --   * arguments shared by several scripts carry the same name everywhere: `member` (the thread as it
@@ -16,7 +17,7 @@
 
 local STATUS = {
   OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, GATED = 4, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
-  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, SPLIT = 24, NOT_FOUND = 30, DISPATCHED = 31,
+  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, SPLIT = 24, BATCH_FULL = 25, NOT_FOUND = 30, DISPATCHED = 31,
   BACKLOG_FULL = -1, FENCED = -2,
 }
 

@@ -2,13 +2,16 @@ import { blockingConnection, type RedisClient } from '../connections.js';
 
 /**
  * Signals between workers: `cancel` to whichever runs a thread's turn right now; `moved` to the
- * worker (`from`) that ran the thread before another one took it, so it closes the session it keeps.
+ * worker (`from`) that ran the thread before another one took it, so it closes the session it keeps;
+ * `steer` to the worker whose running turn takes steers, that a message arrived (docs/adr/0040).
  */
 export type ControlMessage =
   | { thread: string; action: 'cancel' }
-  | { thread: string; action: 'moved'; from: string };
+  | { thread: string; action: 'moved'; from: string }
+  | { thread: string; action: 'steer' };
 
-function channelName(prefix: string): string {
+/** Also published by the enqueue script, for `steer`: a message arrived while a steering turn runs. */
+export function controlChannelName(prefix: string): string {
   return `${prefix}:control`;
 }
 
@@ -22,7 +25,7 @@ export async function publishControl(
   prefix: string,
   message: ControlMessage,
 ): Promise<number> {
-  return redis.publish(channelName(prefix), JSON.stringify(message));
+  return redis.publish(controlChannelName(prefix), JSON.stringify(message));
 }
 
 /** Listens for control messages on a connection of its own (a subscribed connection can do nothing else). */
@@ -43,7 +46,7 @@ export class ControlSubscriber {
   }
 
   async start(): Promise<void> {
-    await this.connection.subscribe(channelName(this.prefix));
+    await this.connection.subscribe(controlChannelName(this.prefix));
   }
 
   async close(): Promise<void> {
@@ -55,7 +58,8 @@ function parseControl(raw: string): ControlMessage | undefined {
   try {
     const value = JSON.parse(raw) as { thread?: unknown; action?: unknown; from?: unknown };
     if (typeof value.thread !== 'string') return undefined;
-    if (value.action === 'cancel') return { thread: value.thread, action: 'cancel' };
+    if (value.action === 'cancel' || value.action === 'steer')
+      return { thread: value.thread, action: value.action };
     if (value.action === 'moved' && typeof value.from === 'string') {
       return { thread: value.thread, action: 'moved', from: value.from };
     }
