@@ -1,8 +1,8 @@
 import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type DirectDoorbell, parseDirectDoorbell } from './doorbells.js';
-import { passOn } from './script-calls.js';
-import { Scripts } from './scripts.js';
+import { passOn } from './lua/queue-calls.js';
+import { Scripts } from './lua/scripts.js';
 import type { SlotGate } from './slot-gate.js';
 
 const POP_TIMEOUT_SECONDS = 1;

@@ -34,7 +34,7 @@ export {
 } from './errors.js';
 export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-export type { DoneOutcome } from './outbox-script-calls.js';
+export type { DoneOutcome } from './lua/outbox-calls.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
 export { Store, type StoreOptions } from './store.js';

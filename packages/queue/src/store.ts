@@ -32,7 +32,7 @@ const DEFAULT_AUDIT_MAX_ENTRIES = 10_000;
 /**
  * Tributary's state in Redis, with one owner: every client is built here, and apps reach the data
  * through these narrow, named interfaces, never through a raw client. The key layout is thread-keys.ts,
- * the state machine is the scripts (script-calls.ts).
+ * the state machine is the scripts (lua/queue-calls.ts).
  */
 export class Store {
   readonly queue: ThreadQueue;
