@@ -4,7 +4,7 @@ import type { RedisClient } from './connections.js';
 import { type ConnectionProfile, onConnectionError, openConnection, whenReady } from './connections.js';
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
-import { type QueueConfig, queueConfig } from './queue-config.js';
+import { type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { AuditLog } from './stores/audit-log.js';
 import { FleetListing } from './stores/fleet-listing.js';
@@ -26,8 +26,6 @@ export interface StoreOptions {
   /** Entries the operators' audit log keeps (about: it is trimmed a stream node at a time). */
   auditMaxEntries?: number;
 }
-
-const DEFAULT_AUDIT_MAX_ENTRIES = 10_000;
 
 /**
  * Tributary's state in Redis, with one owner: every client is built here, and apps reach the data
@@ -77,7 +75,7 @@ export class Store {
     return new Store(
       openConnection(options.url, options.connection),
       queueConfig(options.queue),
-      options.auditMaxEntries ?? DEFAULT_AUDIT_MAX_ENTRIES,
+      options.auditMaxEntries ?? storeDefaults.auditMaxEntries,
     );
   }
 
