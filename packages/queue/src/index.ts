@@ -11,12 +11,7 @@ export type {
   StoredMessage,
   TurnReport,
 } from './batch.js';
-export {
-  type ConnectionProfile,
-  isRedisUnavailable,
-  openConnection,
-  type RedisClient,
-} from './connections.js';
+export { type ConnectionProfile, openConnection, type RedisClient } from './connections.js';
 export {
   BullDoorbell,
   type Doorbell,
@@ -37,6 +32,7 @@ export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lea
 export type { DoneOutcome } from './lua/outbox-calls.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
+export { isRedisUnavailable } from './redis-unavailable.js';
 export { Store, type StoreOptions } from './store.js';
 export type {
   AuditEntry,
