@@ -1,4 +1,4 @@
-import { type LogSink, RepeatedErrors } from '@tributary/observability';
+import { ConditionLog, type LogSink } from '@tributary/observability';
 import { checkTopology } from './cluster-health.js';
 import type { RedisClient } from './connections.js';
 import { type ConnectionProfile, onConnectionError, openConnection, whenReady } from './connections.js';
@@ -102,7 +102,7 @@ export class Store {
 
   /** Logs connection problems once per condition, and their end when the connection is ready again. */
   logConnectionErrors(logger: LogSink): void {
-    const errors = new RepeatedErrors(logger, 'Redis connection error');
+    const errors = new ConditionLog(logger, 'Redis connection error');
     this.onConnectionError((error) => errors.report(error));
     this.onConnectionReady(() => errors.cleared());
   }
