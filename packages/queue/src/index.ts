@@ -65,6 +65,7 @@ export type { SweepReport } from './sweeper.js';
 export {
   bucketOf,
   decodeThread,
+  dedupMember,
   encodeThread,
   type FleetKeys,
   fleetKeys,
