@@ -108,7 +108,10 @@ async function run(label: string, affinity: boolean): Promise<RunResult> {
       attachments: [],
     };
     const replied = new Promise<void>((resolve) => waiting.set(`gateway:C1:${thread}`, resolve));
-    await queue.enqueue(`gateway:C1:${thread}`, queuedArrival(event));
+    await queue.enqueue(
+      `gateway:C1:${thread}`,
+      queuedArrival(event, `gateway:C1:${thread}:${event.eventId}`),
+    );
     await Promise.race([
       replied,
       sleep(60_000).then(() => {

@@ -74,23 +74,26 @@ async function phase(threads: number, count: number): Promise<number> {
   await Promise.all(
     Array.from({ length: threads }, (_, t) => {
       sent++;
-      const event = queuedArrival({
-        eventId: `e-${sent}`,
-        platform: 'line',
-        channelId: 'room',
-        threadId: `t-${sent}`,
-        sender: { id: 'u1', name: 'ada', displayName: 'Ada', isBot: false },
-        timestamp: new Date().toISOString(),
-        text: `${count} logs`,
-        attachments: Array.from({ length: count }, (_, i) => ({
-          kind: 'link' as const,
-          uri: file.gatewayUrl,
-          name: `log-${i + 1}.txt`,
-          mimeType: 'text/plain',
-          source: { platform: 'gateway', ref: file.gatewayUrl, size: file.size },
-        })),
-        replyRef: `e-${sent}`,
-      });
+      const event = queuedArrival(
+        {
+          eventId: `e-${sent}`,
+          platform: 'line',
+          channelId: 'room',
+          threadId: `t-${sent}`,
+          sender: { id: 'u1', name: 'ada', displayName: 'Ada', isBot: false },
+          timestamp: new Date().toISOString(),
+          text: `${count} logs`,
+          attachments: Array.from({ length: count }, (_, i) => ({
+            kind: 'link' as const,
+            uri: file.gatewayUrl,
+            name: `log-${i + 1}.txt`,
+            mimeType: 'text/plain',
+            source: { platform: 'gateway', ref: file.gatewayUrl, size: file.size },
+          })),
+          replyRef: `e-${sent}`,
+        },
+        `line:room:e-${sent}`,
+      );
       return store.queue.enqueue(`gateway:line:room:t-${sent}-${t}`, event);
     }),
   );

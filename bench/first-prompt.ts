@@ -83,7 +83,7 @@ async function sample(path: Path, index: number): Promise<number> {
     text: 'a new conversation',
     attachments: [],
   };
-  await path.worker.queue.enqueue(thread, queuedArrival(event));
+  await path.worker.queue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
   const ackAt = performance.timeOrigin + performance.now();
   const promptAt = await waitFor(
     () => {

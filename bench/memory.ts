@@ -52,9 +52,8 @@ function message(thread: number, n: number) {
     text: 'is the build green yet? run the e2e suite when it is',
     attachments: [],
   };
-  const arrival = queuedArrival(event);
   const thread_ = `gateway:discord:1234567890123456789:t-${thread}`;
-  return { thread: thread_, arrival: { ...arrival, idempotencyKey: `${thread_}:m-${thread}-${n}` } };
+  return { thread: thread_, arrival: queuedArrival(event, `${thread_}:m-${thread}-${n}`) };
 }
 
 /** Sends `count` commands, 200 in flight at a time. */

@@ -81,17 +81,20 @@ try {
     const thread = `gateway:bench:C1:T${i}`;
     await store.queue.enqueue(
       thread,
-      queuedArrival({
-        eventId: `takeover-${i}`,
-        platform: 'gateway',
-        channelId: 'C1',
-        threadId: `T${i}`,
-        sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
-        timestamp: new Date().toISOString(),
-        // Longer than the lease: a re-prompt sooner than the lease can only come from takeover.
-        text: `long turn\n@agent {"delayMs": ${2 * queueDefaults.leaseMs}}`,
-        attachments: [],
-      }),
+      queuedArrival(
+        {
+          eventId: `takeover-${i}`,
+          platform: 'gateway',
+          channelId: 'C1',
+          threadId: `T${i}`,
+          sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
+          timestamp: new Date().toISOString(),
+          // Longer than the lease: a re-prompt sooner than the lease can only come from takeover.
+          text: `long turn\n@agent {"delayMs": ${2 * queueDefaults.leaseMs}}`,
+          attachments: [],
+        },
+        `${thread}:takeover-${i}`,
+      ),
     );
     await waitFor(() => dispatches.some((d) => d.thread === thread), { what: `turn ${i} to start` });
     const victim = dispatches.find((d) => d.thread === thread)!.worker;

@@ -67,6 +67,14 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios['per-message_turns_over_per_thread']).toBeGreaterThan(1);
   });
 
+  it('redis-commands counts the commands of whole turns by name', { timeout: 60_000 }, async () => {
+    const result = await smoke('redis-commands');
+    const total = result.rows.find((row) => row[0] === 'total');
+    expect(total?.slice(1).every((cell) => Number(cell) > 0)).toBe(true);
+    // enqueue, claim, commit, take, record the part, done
+    expect(result.ratios.script_calls_per_turn_new_thread).toBeGreaterThanOrEqual(6);
+  });
+
   it('latency compares idle dispatch with plain BullMQ', { timeout: 60_000 }, async () => {
     const result = await smoke('latency');
     // Both paths, then the four steps of Tributary's.

@@ -45,17 +45,20 @@ async function replyReceiver() {
 }
 
 function message(n: number, text: string) {
-  return queuedArrival({
-    eventId: `m-${n}`,
-    platform: 'telegram',
-    channelId: 'C1',
-    threadId: 'T1',
-    sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
-    timestamp: new Date().toISOString(),
-    text,
-    attachments: [],
-    replyRef: `evt_${n}`,
-  });
+  return queuedArrival(
+    {
+      eventId: `m-${n}`,
+      platform: 'telegram',
+      channelId: 'C1',
+      threadId: 'T1',
+      sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
+      timestamp: new Date().toISOString(),
+      text,
+      attachments: [],
+      replyRef: `evt_${n}`,
+    },
+    `telegram:C1:m-${n}`,
+  );
 }
 
 const cleanup: (() => Promise<unknown>)[] = [];

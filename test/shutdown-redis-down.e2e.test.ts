@@ -57,16 +57,19 @@ describe('SIGTERM while Redis is down (real processes)', { timeout: 90_000 }, ()
     // A turn far longer than the grace period holds an agent process.
     await store.queue.enqueue(
       THREAD,
-      queuedArrival({
-        eventId: 'm-1',
-        platform: 'telegram',
-        channelId: 'C1',
-        threadId: 'T1',
-        sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
-        timestamp: new Date().toISOString(),
-        text: 'a long job\n@agent {"delayMs": 120000}',
-        attachments: [],
-      }),
+      queuedArrival(
+        {
+          eventId: 'm-1',
+          platform: 'telegram',
+          channelId: 'C1',
+          threadId: 'T1',
+          sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
+          timestamp: new Date().toISOString(),
+          text: 'a long job\n@agent {"delayMs": 120000}',
+          attachments: [],
+        },
+        'telegram:C1:m-1',
+      ),
     );
     await waitFor(() => logLines(worker).some((l) => l.msg === 'dispatch'), { what: 'the turn to start' });
     const agents = logLines(worker)

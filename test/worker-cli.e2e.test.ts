@@ -58,17 +58,20 @@ describe('tributary worker (real process)', () => {
       const queue = new ThreadQueue(redis, config, new BullDoorbell(redis, config));
       await queue.enqueue(
         'gateway:telegram:C1:T1',
-        queuedArrival({
-          eventId: 'm-1',
-          platform: 'telegram',
-          channelId: 'C1',
-          threadId: 'T1',
-          sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
-          timestamp: new Date().toISOString(),
-          text: 'hello agent',
-          attachments: [],
-          replyRef: 'evt_1',
-        }),
+        queuedArrival(
+          {
+            eventId: 'm-1',
+            platform: 'telegram',
+            channelId: 'C1',
+            threadId: 'T1',
+            sender: { id: 'U1', name: 'ada', displayName: 'Ada', isBot: false },
+            timestamp: new Date().toISOString(),
+            text: 'hello agent',
+            attachments: [],
+            replyRef: 'evt_1',
+          },
+          'telegram:C1:m-1',
+        ),
       );
       await waitFor(() => replies.length === 1, { what: 'gateway reply', timeoutMs: 20_000 });
       expect(replies[0]!.body).toMatchObject({

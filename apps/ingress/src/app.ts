@@ -24,7 +24,7 @@ export interface IngressAppDeps {
   /** TRUST_PROXY: whose X-Forwarded-For gives the client address; off when undefined. */
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** Told of every request refused because Redis did not answer (the outage log counts them). */
-  redisRefused(reason: string): void;
+  redisRefused(error: Error): void;
 }
 
 /**
@@ -53,7 +53,7 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
   });
   // Registered before the routes, so every route's context inherits it, whatever its error handler.
   app.addHook('onError', async (_request, _reply, error) => {
-    if (isRedisUnavailable(error)) deps.redisRefused(error.message);
+    if (isRedisUnavailable(error)) deps.redisRefused(error);
   });
   app.setNotFoundHandler((request, reply) => {
     sendError(new IngressError('not_found', `no route ${request.method} ${request.url}`), request, reply);

@@ -1,5 +1,5 @@
 import { type IngressConfig, sharedQueueOptions, type TrustProxy } from '@tributary/config';
-import { type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
+import { ConditionLog, type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
 import type { PlatformClient, ThreadParent } from '@tributary/platforms';
 import { Store, type ThreadQueue } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
@@ -8,7 +8,6 @@ import { AcceptedReactions } from './accepted-reactions.js';
 import { buildAdminApp } from './admin/admin-listener.js';
 import { buildApp } from './app.js';
 import { Intake } from './intake.js';
-import { OutageLog } from './outage-log.js';
 import { prometheusObserver } from './prometheus-observer.js';
 import { SenderNames } from './sender-names.js';
 import { ThreadParents } from './thread-parents.js';
@@ -40,26 +39,40 @@ export interface RunningIngress {
 /** How often, during an outage, ingress asks Redis whether it answers again. */
 const OUTAGE_PROBE_MS = 1_000;
 
+const OUTAGE_LINES = {
+  started: 'redis outage started: requests get 503 until Redis answers',
+  ongoing: 'redis outage goes on: requests get 503 until Redis answers',
+  ended: 'redis outage ended: Redis answers again',
+};
+
 /**
- * An OutageLog that sets the outage metrics, with a probe: while Redis is down, ingress asks it every
- * second, so the end of an outage is seen (and logged once) even when no request arrives and the
- * connection never dropped (a frozen Redis times out without a reconnect).
+ * A Redis outage told as one condition whatever fails (a refused request, a lost connection): a warning
+ * when it starts, one line when Redis answers again with how long it lasted and how many requests were
+ * refused. It sets the outage metrics, with a probe: while Redis is down, ingress asks it every second,
+ * so the end of an outage is seen (and logged once) even when no request arrives and the connection
+ * never dropped (a frozen Redis times out without a reconnect).
  */
-function watchOutages(store: Store, logger: Logger, metrics: Metrics): { outage: OutageLog; stop(): void } {
+function watchOutages(
+  store: Store,
+  logger: Logger,
+  metrics: Metrics,
+): { outage: ConditionLog; stop(): void } {
   let probe: NodeJS.Timeout | undefined;
-  const outage = new OutageLog(logger, {
-    started() {
+  const outage = new ConditionLog(logger, OUTAGE_LINES, {
+    conditionOf: () => 'redis',
+    tally: 'refusedRequests',
+    onStarted() {
       metrics.ingressRedisOutagesTotal.inc();
       metrics.ingressRedisDown.set(1);
       probe = setInterval(() => {
         store.ready().then(
-          () => outage.answered(),
+          () => outage.cleared(),
           () => {},
         );
       }, OUTAGE_PROBE_MS);
       probe.unref();
     },
-    ended() {
+    onEnded() {
       metrics.ingressRedisDown.set(0);
       clearInterval(probe);
     },
@@ -91,8 +104,8 @@ export async function startIngress(
     options.metrics,
   );
   // A Redis that is down at start-up is retried in the background; readiness reports it meanwhile.
-  store.onConnectionError((error) => outage.connectionFailed(error.message));
-  store.onConnectionReady(() => outage.answered());
+  store.onConnectionError((error) => outage.report(error));
+  store.onConnectionReady(() => outage.cleared());
   // Without an offline queue, commands sent while connecting fail; give a Redis that is up the moment
   // to connect, so start-up traffic (BullMQ's included) finds it ready. A Redis that is down stays 503.
   await store.whenReady(config.redisTimeoutMs * 2);
@@ -124,7 +137,7 @@ export async function startIngress(
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
     trustProxy: trustedProxies(config.trustProxy),
-    redisRefused: (reason) => outage.refused(reason),
+    redisRefused: (error) => outage.tally(error),
   });
   const admin = await buildAdminApp({
     store,

@@ -114,11 +114,11 @@ export class Intake {
     const sender = await this.deps.names.resolve(thread, event.sender);
     const edited = { ...event, sender, text: screened.text };
     const { editedAt: _mark, ...unmarked } = edited;
-    const waiting = queuedArrival(unmarked);
+    const waiting = queuedArrival(unmarked, message.dedupKey);
     const revised = await this.deps.queue.revise(thread, {
       action: 'edit',
       messageId: event.eventId,
-      idempotencyKey: message.dedupKey,
+      idempotencyKey: waiting.idempotencyKey,
       body: waiting.body,
       tokens: waiting.tokens,
     });
@@ -203,8 +203,7 @@ export class Intake {
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
-        ...queuedArrival(event),
-        idempotencyKey: message.dedupKey,
+        ...queuedArrival(event, message.dedupKey),
         edit,
         ...(screened.conditions ? { gate: screened.conditions } : {}),
       });

@@ -1,6 +1,11 @@
+import { GatewayInboundAdapter } from '@tributary/platforms';
+import { dedupMember, queueDefaults, threadKeys } from '@tributary/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  gatewayEvent,
+  hmacHeaders,
   type IngressHarness,
+  SECRETS,
   slackHeaders,
   slackMessage,
   startIngressHarness,
@@ -73,6 +78,26 @@ describe('duplicate deliveries become one queued message', () => {
     const group = await h.post('/webhooks/telegram', JSON.stringify(inGroup), telegramHeaders());
     expect(direct.body.outcome).toBe('accepted');
     expect(group.body).toMatchObject({ outcome: 'ignored', reason: 'not-addressed' });
+  });
+
+  it("keeps a message under the identity its adapter gave it, whatever the delivery's own id", async () => {
+    const message_id = `M-${Date.now()}`;
+    const first = gatewayEvent('<@UBOT> build it', { message_id });
+    const adapter = new GatewayInboundAdapter({ secret: SECRETS.GATEWAY_SECRET });
+    const inbound = adapter.parse({ rawBody: Buffer.from(first), headers: {}, now: Date.now() });
+    if (inbound.kind !== 'message') throw new Error(`the gateway parsed ${inbound.kind}`);
+    const { thread, dedupKey } = inbound.message;
+    // A redelivery of the same platform message comes as a new event with an id of its own.
+    const again = gatewayEvent('<@UBOT> build it', { message_id });
+    const outcomes = [];
+    for (const body of [first, again]) {
+      outcomes.push(
+        (await h.post('/webhooks/gateway', body, hmacHeaders(SECRETS.GATEWAY_SECRET, body))).body.outcome,
+      );
+    }
+    expect(outcomes).toEqual(['accepted', 'duplicate']);
+    const keys = threadKeys(h.prefix, queueDefaults.buckets, thread);
+    expect(await h.redis.hkeys(keys.dedup)).toEqual([dedupMember(thread, dedupKey)]);
   });
 
   it('answers url_verification with the challenge and queues nothing', async () => {

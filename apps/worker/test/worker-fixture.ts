@@ -112,7 +112,7 @@ export async function startHarness(
     signals,
     logs,
     async send(thread, event) {
-      await harness.worker.queue.enqueue(thread, queuedArrival(event));
+      await harness.worker.queue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
     },
     prompts: () => agentPrompts(stateDir),
     async close() {

@@ -1,3 +1,4 @@
+import { storeDefaults } from '@tributary/queue/config';
 import { ConfigError } from './config-error.js';
 import {
   checkTokenLength,
@@ -75,6 +76,12 @@ export function readAdminSettings(env: Env): AdminSettings {
     adminPort: readInteger(env, 'ADMIN_PORT', DEFAULT_ADMIN_PORT, 0, 65_535),
     adminHost: readString(env, 'ADMIN_HOST', LOOPBACK),
     adminTokens: Object.freeze(readAdminTokens(env)),
-    auditMaxEntries: readInteger(env, 'ADMIN_AUDIT_MAX_ENTRIES', 10_000, 100, 1_000_000),
+    auditMaxEntries: readInteger(
+      env,
+      'ADMIN_AUDIT_MAX_ENTRIES',
+      storeDefaults.auditMaxEntries,
+      100,
+      1_000_000,
+    ),
   };
 }

@@ -8,7 +8,7 @@ import {
   readUrl,
 } from './env-readers.js';
 import { DEFAULT_INGRESS_PORT } from './ingress-config.js';
-import { ALL_INTERFACES } from './service-settings.js';
+import { ALL_INTERFACES, DEFAULT_METRICS_PORT } from './service-settings.js';
 
 export interface ForwarderConfig {
   /** DISCORD_BOT_TOKEN. Named `token` so the shared log redaction (`*.token`) covers it. */
@@ -42,7 +42,7 @@ export function loadForwarderConfig(env: Env): Readonly<ForwarderConfig> {
     // the version itself, so the same value serves both.
     apiUrl: readUrl(env, 'DISCORD_API_URL', ['http:', 'https:'])?.replace(/\/v\d+\/?$/, ''),
     logLevel: readLogLevel(env),
-    healthPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
+    healthPort: readInteger(env, 'METRICS_PORT', DEFAULT_METRICS_PORT, 0, 65_535),
     healthHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
   });
 }

@@ -20,7 +20,12 @@ import {
   readToken,
   splitCommandLine,
 } from './env-readers.js';
-import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
+import {
+  ALL_INTERFACES,
+  DEFAULT_METRICS_PORT,
+  readServiceSettings,
+  type ServiceSettings,
+} from './service-settings.js';
 
 const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
@@ -167,7 +172,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     progress: readProgressDisplay(env),
     workingReactionDelayMs: readInteger(env, 'WORKING_REACTION_DELAY_MS', 1_000, 0, 600_000),
-    metricsPort: readInteger(env, 'METRICS_PORT', 9464, 0, 65_535),
+    metricsPort: readInteger(env, 'METRICS_PORT', DEFAULT_METRICS_PORT, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });

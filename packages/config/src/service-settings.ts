@@ -18,6 +18,9 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 /** Where a service listens unless told otherwise: in a container, every interface. */
 export const ALL_INTERFACES = '0.0.0.0';
 
+/** Where a worker's or forwarder's metrics and health listen unless told otherwise. */
+export const DEFAULT_METRICS_PORT = 9464;
+
 /**
  * What ingress and workers read alike: they must agree on the Redis, its key namespace and session
  * affinity (ingress's enqueue rings the preferred worker first; workers announce themselves and take

@@ -1,4 +1,5 @@
 export { CATALOGUE, METRIC_NAMES, type MetricKey } from './catalogue.js';
+export { ConditionLog } from './condition-log.js';
 export {
   createMetrics,
   type MetricSet,
@@ -29,6 +30,5 @@ export { type LogSink, silentLogger } from './log-sink.js';
 export { createLogger, REDACTED_PATHS } from './logger.js';
 export type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 export { platformCallCounter } from './platform-call-counter.js';
-export { RepeatedErrors } from './repeated-errors.js';
 export type { ScrapeRead } from './scrape-readers.js';
 export { MIN_KNOWN_SECRET_LENGTH, SCRUBBED, SecretScrubber } from './secret-scrubber.js';

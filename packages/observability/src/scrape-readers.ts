@@ -1,13 +1,13 @@
 import type { Gauge } from 'prom-client';
+import { ConditionLog } from './condition-log.js';
 import type { LogSink } from './log-sink.js';
-import { RepeatedErrors } from './repeated-errors.js';
 
 /** Reads current values (from Redis, from the process) and sets them on its gauges. */
 export type ScrapeRead = () => void | Promise<void>;
 
 interface Reader {
   /** Says why the read failed: once per condition, then a counted line a minute, then its end. */
-  readonly errors: RepeatedErrors;
+  readonly errors: ConditionLog;
   readonly gauges: readonly Gauge<string>[];
   readonly read: ScrapeRead;
 }
@@ -33,7 +33,7 @@ export class ScrapeReaders {
   /** `name` says which read failed in the log (createMetrics names it after its gauges). */
   add(name: string, gauges: readonly Gauge<string>[], read: ScrapeRead): void {
     const what = `scrape-time read of ${name} failed: its gauges report NaN (or no series) until it succeeds`;
-    this.#readers.push({ errors: new RepeatedErrors(this.logger, what), gauges, read });
+    this.#readers.push({ errors: new ConditionLog(this.logger, what), gauges, read });
   }
 
   run(): Promise<void> {

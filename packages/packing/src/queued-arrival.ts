@@ -6,7 +6,10 @@ import { eventTokens } from './token-count.js';
 /** An ArrivalEvent in the shape the turn queue stores (its body is the event's JSON). */
 export interface QueuedArrival {
   id: string;
-  /** Platform identity of the message: a platform retry carries the same one. */
+  /**
+   * Platform identity of the message, as its inbound adapter gives it (`dedupKey`): a platform retry
+   * carries the same one, and only the adapter knows what stays the same across retries.
+   */
   idempotencyKey: string;
   body: string;
   origin: 'user' | 'agent';
@@ -16,10 +19,10 @@ export interface QueuedArrival {
   lane: string;
 }
 
-export function queuedArrival(event: ArrivalEvent): QueuedArrival {
+export function queuedArrival(event: ArrivalEvent, idempotencyKey: string): QueuedArrival {
   return {
     id: event.eventId,
-    idempotencyKey: `${event.platform}:${event.channelId}:${event.eventId}`,
+    idempotencyKey,
     body: JSON.stringify(event),
     origin: event.sender.isBot ? 'agent' : 'user',
     tokens: eventTokens(event),

@@ -17,7 +17,7 @@ const event: ArrivalEvent = {
 
 describe('queued arrival', () => {
   it('round-trips an event through the queue body', () => {
-    const queued = queuedArrival(event);
+    const queued = queuedArrival(event, 'slack:C1:1700000000.000100');
     expect(queued).toMatchObject({
       id: event.eventId,
       idempotencyKey: 'slack:C1:1700000000.000100',
@@ -25,11 +25,11 @@ describe('queued arrival', () => {
       lane: 'U1',
     });
     expect(arrivalFromBody(queued.body)).toEqual(event);
-    expect(queuedArrival({ ...event, sender: { ...event.sender, isBot: true } }).origin).toBe('agent');
+    expect(queuedArrival({ ...event, sender: { ...event.sender, isBot: true } }, 'k').origin).toBe('agent');
   });
 
   it('carries the event’s token count, more than the envelope alone', () => {
-    const { tokens } = queuedArrival(event);
+    const { tokens } = queuedArrival(event, 'k');
     expect(tokens).toBe(eventTokens(event));
     expect(tokens).toBeGreaterThan(envelopeTokens(event));
   });

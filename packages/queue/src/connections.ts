@@ -1,5 +1,4 @@
 import { Cluster, Redis } from 'ioredis';
-import { RedisTopologyError, ReplicationLagError } from './errors.js';
 import { type RedisAddress, redisAddress } from './redis-address.js';
 
 /** A client of a single Redis or of a Redis Cluster: the same commands, routed by slot in a Cluster. */
@@ -157,24 +156,4 @@ export function whenReady(redis: RedisClient, timeoutMs: number): Promise<void> 
     }
     redis.once('ready', done);
   });
-}
-
-/**
- * Errors that mean "Redis is not answering", as opposed to a bug or a refusal. In a Cluster that
- * includes a slot with no reachable primary (CLUSTERDOWN, a failover in progress, TRYAGAIN) and a
- * client that has not (re)learnt the slot map yet, and a single-node client answered MOVED (it was
- * pointed at one node of a Cluster: readiness says so).
- */
-export function isRedisUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  return (
-    /Stream isn't writeable|Command timed out|Command aborted due to connection close|Connection is closed|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|LOADING|MaxRetriesPerRequest|enableOfflineQueue|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|Failed to refresh slots cache|Cluster isn't ready|None of startup nodes is available|Too many Cluster redirections/i.test(
-      error.message,
-    ) ||
-    /^(MOVED|ASK) \d+ /.test(error.message) ||
-    error instanceof RedisTopologyError ||
-    error instanceof ReplicationLagError ||
-    // ioredis's own, which it does not export.
-    ['MaxRetriesPerRequestError', 'ClusterAllFailedError'].includes(error.name)
-  );
 }

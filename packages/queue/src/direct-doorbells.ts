@@ -1,8 +1,8 @@
-import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
+import { ConditionLog, type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type DirectDoorbell, parseDirectDoorbell } from './doorbells.js';
-import { passOn } from './script-calls.js';
-import { Scripts } from './scripts.js';
+import { passOn } from './lua/queue-calls.js';
+import { Scripts } from './lua/scripts.js';
 import type { SlotGate } from './slot-gate.js';
 
 const POP_TIMEOUT_SECONDS = 1;
@@ -45,7 +45,7 @@ export interface DirectDoorbellHandlers {
 export class DirectDoorbells {
   private stopped = false;
   private loop: Promise<void> = Promise.resolve();
-  private readonly errors: RepeatedErrors;
+  private readonly errors: ConditionLog;
   /** Where the next pop starts among the ready lists: BLPOP takes the first non-empty key it is given. */
   private nextReady = 0;
   private readonly scripts: Scripts;
@@ -58,7 +58,7 @@ export class DirectDoorbells {
     private readonly handlers: DirectDoorbellHandlers,
     private readonly logger: LogSink = silentLogger,
   ) {
-    this.errors = new RepeatedErrors(logger, 'direct doorbells unreachable; retrying');
+    this.errors = new ConditionLog(logger, 'direct doorbells unreachable; retrying');
     this.scripts = new Scripts(connection, [passOn]);
   }
 

@@ -1,4 +1,4 @@
-import { type LogSink, RepeatedErrors } from '@tributary/observability';
+import { ConditionLog, type LogSink } from '@tributary/observability';
 import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
 import { blockingConnection, popsAcrossSlots, type RedisClient } from './connections.js';
 import { DirectDoorbells, type ListSource } from './direct-doorbells.js';
@@ -56,7 +56,7 @@ export class DoorbellIntake {
   private readonly lastTaken: number[];
   private readonly counters: Queue<DoorbellData>[];
   private watchdog: NodeJS.Timeout | undefined;
-  private readonly errors: RepeatedErrors;
+  private readonly errors: ConditionLog;
   private readonly gate: SlotGate;
   private readonly presence: Presence;
   private readonly spare: SpareCapacity;
@@ -67,7 +67,7 @@ export class DoorbellIntake {
 
   constructor(private readonly options: DoorbellIntakeOptions) {
     const { config, concurrency, logger } = options;
-    this.errors = new RepeatedErrors(logger, 'doorbell worker error');
+    this.errors = new ConditionLog(logger, 'doorbell worker error');
     const queues = Array.from({ length: config.doorbellQueues }, (_, i) => i);
     this.workers = queues.map((i) => this.newWorker(i));
     this.lastTaken = queues.map(() => performance.now());

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { CLUSTER_SLOTS, clusterSlot } from './cluster-slot.js';
 import type { RedisClient } from './connections.js';
+import { affinityPush } from './lua/queue-calls.js';
+import { Scripts } from './lua/scripts.js';
 import type { QueueConfig } from './queue-config.js';
-import { affinityPush } from './script-calls.js';
-import { Scripts } from './scripts.js';
 import { bucketOf, decodeThread, workerKeys } from './thread-keys.js';
 
 /** What a doorbell job carries: which thread to claim, under which epoch. */

@@ -11,12 +11,7 @@ export type {
   StoredMessage,
   TurnReport,
 } from './batch.js';
-export {
-  type ConnectionProfile,
-  isRedisUnavailable,
-  openConnection,
-  type RedisClient,
-} from './connections.js';
+export { type ConnectionProfile, openConnection, type RedisClient } from './connections.js';
 export {
   BullDoorbell,
   type Doorbell,
@@ -34,9 +29,10 @@ export {
 } from './errors.js';
 export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-export type { DoneOutcome } from './outbox-script-calls.js';
+export type { DoneOutcome } from './lua/outbox-calls.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
+export { isRedisUnavailable } from './redis-unavailable.js';
 export { Store, type StoreOptions } from './store.js';
 export type {
   AuditEntry,
@@ -69,6 +65,7 @@ export type { SweepReport } from './sweeper.js';
 export {
   bucketOf,
   decodeThread,
+  dedupMember,
   encodeThread,
   type FleetKeys,
   fleetKeys,

@@ -131,6 +131,12 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   countTokens: approximateTokens,
 });
 
+/** Defaults of the store beside the queue's, for the configuration to document and validate the same. */
+export const storeDefaults = Object.freeze({
+  /** Entries the operators' audit log keeps. */
+  auditMaxEntries: 10_000,
+});
+
 const positiveIntegers = [
   'leaseMs',
   'maxBatchMessages',

@@ -1,4 +1,4 @@
-import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
+import { ConditionLog, type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import type { SlotGate } from './slot-gate.js';
 
@@ -19,7 +19,7 @@ export class SpareCapacity {
   private timer: NodeJS.Timeout | undefined;
   private freeSince: number | undefined;
   private announcedAt: number | undefined;
-  private readonly errors: RepeatedErrors;
+  private readonly errors: ConditionLog;
 
   constructor(
     private readonly redis: RedisClient,
@@ -28,7 +28,7 @@ export class SpareCapacity {
     private readonly gate: SlotGate,
     logger: LogSink = silentLogger,
   ) {
-    this.errors = new RepeatedErrors(logger, 'spare capacity not announced; retrying');
+    this.errors = new ConditionLog(logger, 'spare capacity not announced; retrying');
   }
 
   start(): void {

@@ -1,10 +1,10 @@
-import { type LogSink, RepeatedErrors } from '@tributary/observability';
+import { ConditionLog, type LogSink } from '@tributary/observability';
 import { checkTopology } from './cluster-health.js';
 import type { RedisClient } from './connections.js';
 import { type ConnectionProfile, onConnectionError, openConnection, whenReady } from './connections.js';
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
-import { type QueueConfig, queueConfig } from './queue-config.js';
+import { type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { AuditLog } from './stores/audit-log.js';
 import { FleetListing } from './stores/fleet-listing.js';
@@ -27,12 +27,10 @@ export interface StoreOptions {
   auditMaxEntries?: number;
 }
 
-const DEFAULT_AUDIT_MAX_ENTRIES = 10_000;
-
 /**
  * Tributary's state in Redis, with one owner: every client is built here, and apps reach the data
  * through these narrow, named interfaces, never through a raw client. The key layout is thread-keys.ts,
- * the state machine is the scripts (script-calls.ts).
+ * the state machine is the scripts (lua/queue-calls.ts).
  */
 export class Store {
   readonly queue: ThreadQueue;
@@ -77,7 +75,7 @@ export class Store {
     return new Store(
       openConnection(options.url, options.connection),
       queueConfig(options.queue),
-      options.auditMaxEntries ?? DEFAULT_AUDIT_MAX_ENTRIES,
+      options.auditMaxEntries ?? storeDefaults.auditMaxEntries,
     );
   }
 
@@ -104,7 +102,7 @@ export class Store {
 
   /** Logs connection problems once per condition, and their end when the connection is ready again. */
   logConnectionErrors(logger: LogSink): void {
-    const errors = new RepeatedErrors(logger, 'Redis connection error');
+    const errors = new ConditionLog(logger, 'Redis connection error');
     this.onConnectionError((error) => errors.report(error));
     this.onConnectionReady(() => errors.cleared());
   }

@@ -1,4 +1,4 @@
-import { type LogSink, RepeatedErrors, silentLogger } from '@tributary/observability';
+import { ConditionLog, type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { type Doorbell, parseDirectDoorbell } from './doorbells.js';
 import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
@@ -31,7 +31,7 @@ const DUE_BATCH = 20;
 export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
-  private readonly errors: RepeatedErrors;
+  private readonly errors: ConditionLog;
 
   constructor(
     private readonly queue: ThreadQueue,
@@ -41,7 +41,7 @@ export class Sweeper {
     private readonly logger: LogSink = silentLogger,
     private readonly events: SweeperEvents = {},
   ) {
-    this.errors = new RepeatedErrors(logger, 'sweep failed; retrying next interval');
+    this.errors = new ConditionLog(logger, 'sweep failed; retrying next interval');
   }
 
   start(): void {

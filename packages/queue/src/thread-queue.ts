@@ -11,10 +11,10 @@ import type {
 import { popsAcrossSlots, type RedisClient } from './connections.js';
 import { DIRECT_LIST_TTL_MS, type Doorbell, type RingOptions } from './doorbells.js';
 import { BacklogFullError, LeaseLostError } from './errors.js';
+import * as script from './lua/queue-calls.js';
+import { Scripts } from './lua/scripts.js';
 import type { QueueConfig } from './queue-config.js';
 import { ReplicaAcknowledgement } from './replication.js';
-import * as script from './script-calls.js';
-import { Scripts } from './scripts.js';
 import { controlChannelName } from './stores/control-channel.js';
 import {
   bucketKeys,
@@ -119,7 +119,7 @@ export interface ThreadState {
 const RECENT_KEYS = 10_000;
 
 /**
- * The per-thread turn queue. Every state transition is one Lua script (see script-calls.ts); this class
+ * The per-thread turn queue. Every state transition is one Lua script (see lua/queue-calls.ts); this class
  * names each script's keys and arguments, turns its decoded reply into the caller's result and rings
  * doorbells when a script says so.
  */

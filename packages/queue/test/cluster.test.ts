@@ -8,9 +8,9 @@ import {
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSlot } from '../src/cluster-slot.js';
-import { isRedisUnavailable } from '../src/connections.js';
 import { doorbellPrefix } from '../src/doorbells.js';
 import { RedisTopologyError } from '../src/errors.js';
+import { isRedisUnavailable } from '../src/redis-unavailable.js';
 import { Store } from '../src/store.js';
 import { threadKeys } from '../src/thread-keys.js';
 

@@ -28,6 +28,8 @@ export interface StartRedisOptions {
    */
   auth?: boolean;
   env?: NodeJS.ProcessEnv;
+  /** More redis-server arguments for a private server (a replica's `--replicaof`). */
+  args?: readonly string[];
 }
 
 /**
@@ -74,10 +76,11 @@ async function startPrivateRedis({
   ownProcessGroup = false,
   pidFile,
   auth = true,
+  args = [],
 }: StartRedisOptions): Promise<RedisHandle> {
   const dir = dataDir ?? (await mkdtemp(join(tmpdir(), 'tributary-redis-')));
   await mkdir(dir, { recursive: true });
-  const extraArgs = pidFile ? ['--pidfile', pidFile] : [];
+  const extraArgs = [...(pidFile ? ['--pidfile', pidFile] : []), ...args];
   const password = auth ? randomBytes(12).toString('hex') : undefined;
   const server = redisProcess(await freePort(), dir, appendfsync, extraArgs, ownProcessGroup, password);
   await server.launch();

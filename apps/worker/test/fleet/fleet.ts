@@ -127,7 +127,7 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
       return worker;
     },
     async send(thread, event) {
-      await threadQueue.enqueue(thread, queuedArrival(event));
+      await threadQueue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
     },
     replies(thread) {
       return lines

@@ -1,5 +1,5 @@
-import { indexPage } from '../listing-script-calls.js';
-import type { Scripts } from '../scripts.js';
+import { indexPage } from '../lua/listing-calls.js';
+import type { Scripts } from '../lua/scripts.js';
 import { type BucketKeys, bucketKeys } from '../thread-keys.js';
 
 /** Where a page ends: the score and member of its last entry, as an opaque string for clients. */

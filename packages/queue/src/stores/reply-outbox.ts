@@ -1,6 +1,6 @@
 import type { RedisClient } from '../connections.js';
-import * as script from '../outbox-script-calls.js';
-import { Scripts } from '../scripts.js';
+import * as script from '../lua/outbox-calls.js';
+import { Scripts } from '../lua/scripts.js';
 import type { KeysOf } from './keys-of.js';
 
 /** A reply or notice committed with its batch and waiting in the thread's outbox. */

@@ -1,8 +1,8 @@
-import { found, ok, okOrFenced } from './script-decoders.js';
-import { ScriptStatus } from './script-status.js';
+import { found, ok, okOrFenced } from './decoders.js';
 import { defineScript } from './scripts.js';
+import { ScriptStatus } from './status.js';
 
-/** The reply outbox's Lua scripts (reply-*.lua), declared as script-calls.ts declares the queue's. */
+/** The reply outbox's Lua scripts (reply-*.lua), declared as queue-calls.ts declares the queue's. */
 
 /** Where a dead reply is kept: the thread's dead replies, the bucket's index and reason counts. */
 const DEAD_REPLY_KEYS = ['deadReplies', 'deadreplyindex', 'deadreplyreasons'] as const;

@@ -1,4 +1,4 @@
-import { ok } from './script-decoders.js';
+import { ok } from './decoders.js';
 import { defineScript } from './scripts.js';
 
 /** The admin API's read scripts: a page of a bucket index, a bucket's counts for the overview. */

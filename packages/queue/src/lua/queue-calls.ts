@@ -1,13 +1,13 @@
-import type { BatchType, Origin, QueuedMessage } from './batch.js';
-import { LISTING_SCRIPTS } from './listing-script-calls.js';
-import { OUTBOX_SCRIPTS } from './outbox-script-calls.js';
-import { found, known, ok, type Rung, ringOrOk } from './script-decoders.js';
-import { ScriptStatus } from './script-status.js';
+import type { BatchType, Origin, QueuedMessage } from '../batch.js';
+import { found, known, ok, type Rung, ringOrOk } from './decoders.js';
+import { LISTING_SCRIPTS } from './listing-calls.js';
+import { OUTBOX_SCRIPTS } from './outbox-calls.js';
 import { defineScript, type Reply } from './scripts.js';
+import { ScriptStatus } from './status.js';
 
 /**
  * The thread queue's Lua scripts (the outbox's and the admin listing's have files of their own), and
- * ALL_SCRIPTS, every script under ./scripts, declared once: its KEYS and ARGV by name and the decoding of its
+ * ALL_SCRIPTS, every script in this folder, declared once: its KEYS and ARGV by name and the decoding of its
  * reply. Arguments shared by several scripts carry the same name in all of them (see lib.lua).
  */
 

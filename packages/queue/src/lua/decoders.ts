@@ -1,5 +1,5 @@
-import { ScriptStatus } from './script-status.js';
 import type { Reply } from './scripts.js';
+import { ScriptStatus } from './status.js';
 
 /** The reply decodings several scripts share. */
 

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LuaLib, luaCode } from '../src/lua-lib.js';
-import { ALL_SCRIPTS } from '../src/script-calls.js';
-import { scriptSource } from '../src/scripts.js';
+import { LuaLib, luaCode } from '../src/lua/lib-splitter.js';
+import { ALL_SCRIPTS } from '../src/lua/queue-calls.js';
+import { scriptSource } from '../src/lua/scripts.js';
 
-const lib = readFileSync(new URL('../src/scripts/lib.lua', import.meta.url), 'utf8');
+const lib = readFileSync(new URL('../src/lua/lib.lua', import.meta.url), 'utf8');
 
 /** What Redis's Lua offers by name, and the keywords that may stand before a parenthesis. */
 const PROVIDED = new Set(

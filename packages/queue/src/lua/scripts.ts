@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { dataNodes, type RedisClient } from './connections.js';
-import { QueueError } from './errors.js';
-import { LuaLib } from './lua-lib.js';
-import { ScriptStatus } from './script-status.js';
+import { dataNodes, type RedisClient } from '../connections.js';
+import { QueueError } from '../errors.js';
+import { LuaLib } from './lib-splitter.js';
+import { ScriptStatus } from './status.js';
 
 /** What a script returns: a flat array whose first element is a ScriptStatus. */
 export type RawReply = (string | number | null)[];
@@ -56,7 +56,8 @@ export class Reply {
   }
 }
 
-const scriptsDir = new URL('./scripts/', import.meta.url);
+// The .lua files sit beside this module.
+const scriptsDir = new URL('./', import.meta.url);
 const lib = new LuaLib(readFileSync(new URL('lib.lua', scriptsDir), 'utf8'));
 
 type AnyCall = ScriptCall<string, string, unknown>;

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ALL_SCRIPTS } from '../src/script-calls.js';
-import { ScriptStatus } from '../src/script-status.js';
-import { Reply, scriptFile, scriptSource } from '../src/scripts.js';
+import { ALL_SCRIPTS } from '../src/lua/queue-calls.js';
+import { Reply, scriptFile, scriptSource } from '../src/lua/scripts.js';
+import { ScriptStatus } from '../src/lua/status.js';
 
-const scriptsDir = new URL('../src/scripts/', import.meta.url);
+const scriptsDir = new URL('../src/lua/', import.meta.url);
 const lib = readFileSync(new URL('lib.lua', scriptsDir), 'utf8');
 
 /** lib.lua's `local STATUS = { OK = 0, ... }` as name → code. */
