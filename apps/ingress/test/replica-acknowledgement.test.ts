@@ -122,7 +122,8 @@ describe('acknowledgement by a replica', () => {
     expect(unconfirmed.body).toMatchObject({ code: 'redis_unavailable' });
     expect(String(unconfirmed.body.error)).toMatch(/replicated the write to 0 of 1 replicas/);
     expect(unconfirmed.headers.get('retry-after')).toBe('1');
-    expect(h.logs.some((line) => (line.level as number) >= 40 && /replicas/.test(String(line.reason)))).toBe(
+    const warned = h.logs.filter((line) => (line.level as number) >= 40);
+    expect(warned.some((line) => /replicas/.test(String((line.err as { message?: string })?.message)))).toBe(
       true,
     );
     expect(await h.metrics()).toMatch(
