@@ -121,9 +121,9 @@ async function diagnose(
       cwd: root,
       initializeTimeoutMs: config.agentInitTimeoutMs,
       logger: stderrCollector(stderr),
-      onSessionUpdate: ({ update }) => {
-        if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') {
-          reply.push(update.content.text);
+      onSessionUpdate: (_sessionId, event) => {
+        if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
+          reply.push(event.content.text);
         }
       },
       onPermissionRequest: (request) => {
