@@ -32,6 +32,10 @@ export function builtInAgent({ stateDir, caps, env }: AgentSetup): AgentCommandC
       TRIBUTARY_AGENT_STATE_DIR: stateDir,
       // Tests script the agent with `@agent` lines in their prompts.
       TRIBUTARY_AGENT_SCRIPTING: 'on',
+      // The suites run against an ACP v2 agent too: npm run test:acp-v2 sets this.
+      ...(process.env.TRIBUTARY_AGENT_ACP_VERSION
+        ? { TRIBUTARY_AGENT_ACP_VERSION: process.env.TRIBUTARY_AGENT_ACP_VERSION }
+        : {}),
       ...(caps ? { TRIBUTARY_AGENT_CAPS: JSON.stringify(caps) } : {}),
       ...env,
     },
