@@ -9,8 +9,7 @@ import {
   type SessionUpdate,
   type StateUpdate,
 } from '@agentclientprotocol/sdk/experimental/v2';
-import type { ServedAgent } from './agent-app.js';
-import type { AgentAppDeps, AgentSessions } from './agent-sessions.js';
+import type { AgentAppDeps, AgentSessions, ServedAgent } from './agent-sessions.js';
 import { AUTH_METHOD } from './agent-sessions.js';
 import type { HistoryEntry } from './session-log.js';
 import { sendState, v2Wire } from './turn-wire-v2.js';

@@ -1,17 +1,18 @@
-import { agent, methods, RequestError, type SessionUpdate, type Stream } from '@agentclientprotocol/sdk';
+import { agent, methods, RequestError, type SessionUpdate } from '@agentclientprotocol/sdk';
 import { createAgentAppV2 } from './agent-app-v2.js';
-import { type AgentAppDeps, type AgentSessions, AUTH_METHOD, agentSessions } from './agent-sessions.js';
+import {
+  type AgentAppDeps,
+  type AgentSessions,
+  AUTH_METHOD,
+  agentSessions,
+  type ServedAgent,
+} from './agent-sessions.js';
 import { agentCapabilities } from './features.js';
 import type { HistoryEntry } from './session-log.js';
 import { v1Wire } from './turn-wire.js';
 import { AGENT_VERSION } from './version.js';
 
 export type { AgentAppDeps } from './agent-sessions.js';
-
-/** An agent of either protocol version, put on a connection. */
-export interface ServedAgent {
-  connect(stream: Stream): { closed: Promise<void> };
-}
 
 function replayOf(entry: HistoryEntry): SessionUpdate[] {
   if (entry.role === 'agent') {

@@ -4,6 +4,7 @@ import {
   RequestError,
   type SessionModeState,
   type StopReason,
+  type Stream,
 } from '@agentclientprotocol/sdk';
 import type { AgentFeatures } from './features.js';
 import type { Log } from './log.js';
@@ -24,6 +25,11 @@ export interface AgentAppDeps {
    */
   scripting: boolean;
   log: Log;
+}
+
+/** An agent of either protocol version, put on a connection. */
+export interface ServedAgent {
+  connect(stream: Stream): { closed: Promise<void> };
 }
 
 /** A session this process serves (created, loaded or resumed here), with its running turn if any. */
