@@ -286,7 +286,11 @@ export class AgentProcess {
       Readable.toWeb(this.#child.stdout) as ReadableStream<Uint8Array>,
     );
     const initialized = (async () => {
-      const { version, stream } = await negotiate(raw, { info: clientInfo });
+      const { version, stream } = await negotiate(raw, { info: clientInfo }).catch(async (error: unknown) => {
+        // Output that ends before the answer is most often an agent exiting: its exit says more.
+        await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, STDOUT_DRAIN_MS))]);
+        throw this.#exit ? this.#exitedError() : error;
+      });
       this.#protocol = this.#speak(version, stream);
       return this.#protocol.initialize(clientInfo);
     })();
