@@ -45,10 +45,22 @@ async function doctor(env: Record<string, string>, ...args: string[]): Promise<R
 const REQUIRE_AUTH = { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS', TRIBUTARY_AGENT_CAPS: '{"requireAuth": true}' };
 
 describe('tributary doctor (real process, built-in agent)', () => {
+  it('prints the protocol version negotiated with an ACP v2 agent, and a prompt runs under it', async () => {
+    const run = await doctor(
+      { AGENT_ENV: 'TRIBUTARY_AGENT_ACP_VERSION', TRIBUTARY_AGENT_ACP_VERSION: '2' },
+      '--prompt',
+      'still there?',
+    );
+    expect(run.stdout).toContain('protocol version 2 (negotiated; speaks 1 and 2), agent tributary-agent');
+    expect(run.stdout).toMatch(/✓ prompt: stop reason end_turn, \d+ chars/);
+    expect(run.stdout).toContain('still there?');
+    expect(run.code).toBe(0);
+  });
+
   it('a working agent: every step passes, capabilities are listed, exit 0', async () => {
     const run = await doctor({}, '--prompt', 'are you there?');
     expect(run.stdout).toContain('✓ started (pid');
-    expect(run.stdout).toContain('protocol version 1, agent tributary-agent');
+    expect(run.stdout).toContain('protocol version 1 (negotiated; speaks 1 and 2), agent tributary-agent');
     expect(run.stdout).toContain('sessions: load yes, resume yes, close yes');
     expect(run.stdout).toContain('auth methods: none');
     expect(run.stdout).toMatch(/✓ session\/new in .*: session /);

@@ -51,8 +51,8 @@ export async function startupSample(
     ...startOptions(profile, env),
     cwd,
     initializeTimeoutMs: 120_000,
-    onSessionUpdate: ({ update }) => {
-      if (update.sessionUpdate === 'agent_message_chunk') firstChunk ??= performance.now();
+    onSessionUpdate: (_sessionId, event) => {
+      if (event.kind === 'agent_message_chunk') firstChunk ??= performance.now();
     },
     onPermissionRequest: () => ({ outcome: { outcome: 'cancelled' } }),
   });

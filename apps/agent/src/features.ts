@@ -57,13 +57,17 @@ const DEFAULT_FEATURES: AgentFeatures = {
   steering: false,
 };
 
-export function parseFeatures(raw: string | undefined): AgentFeatures {
-  if (!raw) return DEFAULT_FEATURES;
+/**
+ * `TRIBUTARY_AGENT_CAPS` over the defaults; `protocolVersion` is the version spoken unless the caps
+ * name another (`TRIBUTARY_AGENT_ACP_VERSION`: 2 speaks ACP v2, anything else v1 answering that number).
+ */
+export function parseFeatures(raw: string | undefined, protocolVersion = PROTOCOL_VERSION): AgentFeatures {
+  if (!raw) return { ...DEFAULT_FEATURES, protocolVersion };
   const value: unknown = JSON.parse(raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new Error('TRIBUTARY_AGENT_CAPS must be a JSON object');
   }
-  const features: AgentFeatures = { ...DEFAULT_FEATURES };
+  const features: AgentFeatures = { ...DEFAULT_FEATURES, protocolVersion };
   for (const [key, field] of Object.entries(value)) {
     if (!Object.hasOwn(DEFAULT_FEATURES, key)) {
       throw new Error(`TRIBUTARY_AGENT_CAPS: unknown field "${key}"`);

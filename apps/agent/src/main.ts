@@ -15,6 +15,13 @@ function parseScripting(raw: string | undefined): boolean {
   throw new Error(`TRIBUTARY_AGENT_SCRIPTING must be "on" or "off", not ${JSON.stringify(raw)}`);
 }
 
+/** `TRIBUTARY_AGENT_ACP_VERSION`: the ACP version spoken, `1` (the default) or `2`. */
+function parseAcpVersion(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (raw === '1' || raw === '2') return Number(raw);
+  throw new Error(`TRIBUTARY_AGENT_ACP_VERSION must be "1" or "2", not ${JSON.stringify(raw)}`);
+}
+
 /**
  * A positive whole number from the environment variable `name`, undefined when unset. Read so:
  * `TRIBUTARY_AGENT_SESSION_RETENTION_MS`, how long an untouched session file is kept (default 7 days);
@@ -38,7 +45,10 @@ let maxMessageBytes: number | undefined;
 try {
   retentionMs = positiveWholeNumber('TRIBUTARY_AGENT_SESSION_RETENTION_MS');
   maxMessageBytes = positiveWholeNumber('TRIBUTARY_AGENT_MAX_MESSAGE_BYTES');
-  features = parseFeatures(process.env.TRIBUTARY_AGENT_CAPS);
+  features = parseFeatures(
+    process.env.TRIBUTARY_AGENT_CAPS,
+    parseAcpVersion(process.env.TRIBUTARY_AGENT_ACP_VERSION),
+  );
   scripting = parseScripting(process.env.TRIBUTARY_AGENT_SCRIPTING);
   const rawDefaults = process.env.TRIBUTARY_AGENT_DEFAULTS;
   defaults = rawDefaults ? parseScriptJson(rawDefaults, 'TRIBUTARY_AGENT_DEFAULTS') : {};

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
 import {
-  type AgentContext,
   type ContentBlock,
   type McpServer,
-  methods,
   type PermissionOption,
   type PermissionOptionKind,
   RequestError,
@@ -16,6 +14,7 @@ import { isBrokerBlock } from './broker-blocks.js';
 import type { Log } from './log.js';
 import type { AgentScript } from './script.js';
 import { splitMessages } from './sender-context.js';
+import type { TurnWire } from './turn-wire.js';
 
 export interface TurnInput {
   sessionId: string;
@@ -25,7 +24,8 @@ export interface TurnInput {
   script: AgentScript;
   /** Whether `@agent` lines were read as a script, and so are left out of the echoed text. */
   scripting: boolean;
-  client: AgentContext;
+  /** Where the turn's updates and permission requests go, in the session's protocol version. */
+  wire: TurnWire;
   /** Aborted by session/cancel (or session/close) for this session. */
   cancel: AbortSignal;
   earlierTurns: number;
@@ -109,7 +109,7 @@ async function askPermission(
   kind: string,
   offered: readonly string[] = OPTION_KINDS,
 ): Promise<string> {
-  const response = await input.client.request(methods.client.session.requestPermission, {
+  const response = await input.wire.requestPermission({
     sessionId: input.sessionId,
     toolCall: { toolCallId, title: `Scripted ${kind} tool`, kind: kind as ToolKind, status: 'pending' },
     options: offered.map(
@@ -128,13 +128,10 @@ async function askPermission(
  * Sends one more chunk shortly after the prompt's answer. Call it right before answering: the answer is
  * queued in microtasks, the chunk only on a timer, so it always follows the answer on the wire.
  */
-export function sendLateChunk(input: Pick<TurnInput, 'client' | 'sessionId' | 'log'>, late: string): void {
+export function sendLateChunk(input: Pick<TurnInput, 'wire' | 'sessionId' | 'log'>, late: string): void {
   setTimeout(() => {
-    input.client
-      .notify(methods.client.session.update, {
-        sessionId: input.sessionId,
-        update: { sessionUpdate: 'agent_message_chunk', content: text(late) },
-      })
+    input.wire
+      .update(input.sessionId, { sessionUpdate: 'agent_message_chunk', content: text(late) })
       .catch((error: unknown) => input.log('warn', 'late chunk not sent', { error: String(error) }));
   }, 10);
 }
@@ -142,8 +139,7 @@ export function sendLateChunk(input: Pick<TurnInput, 'client' | 'sessionId' | 'l
 /** Plays one prompt turn as the script says; the order of steps is what the tests rely on. */
 export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
   const { script, cancel, log } = input;
-  const send = (update: SessionUpdate): Promise<void> =>
-    input.client.notify(methods.client.session.update, { sessionId: input.sessionId, update });
+  const send = (update: SessionUpdate): Promise<void> => input.wire.update(input.sessionId, update);
   const stopped = (): boolean => cancel.aborted && script.ignoreCancel !== true;
   const turnNumber = input.earlierTurns + 1;
   const messages = splitMessages(input.prompt.filter((block) => !isBrokerBlock(block)));

@@ -89,6 +89,18 @@ export class SessionStore {
     return parsed?.record;
   }
 
+  /** The stored sessions opened in `cwd` (all of them without it), for session/list. */
+  async list(cwd?: string): Promise<SessionRecord[]> {
+    const names = await readdir(this.#dir).catch(() => [] as string[]);
+    const ids = names.filter((name) => name.endsWith(SESSION_FILE_SUFFIX));
+    const records = await Promise.all(
+      ids.map((name) => this.read(name.slice(0, -SESSION_FILE_SUFFIX.length))),
+    );
+    return records.filter(
+      (record): record is SessionRecord => record !== undefined && (cwd === undefined || record.cwd === cwd),
+    );
+  }
+
   /** Adds `entry` to the record's history and to its file. */
   appendEntry(record: SessionRecord, entry: HistoryEntry): Promise<void> {
     record.history.push(entry);

@@ -9,6 +9,7 @@ import {
   applySessionMode,
   choosePermission,
   type NewSessionResponse,
+  SUPPORTED_PROTOCOL_VERSIONS,
   UnsupportedProtocolVersionError,
 } from '@tributary/acp';
 import { cwdTemplateRoot, loadWorkerConfig, type WorkerConfig } from '@tributary/config';
@@ -121,9 +122,9 @@ async function diagnose(
       cwd: root,
       initializeTimeoutMs: config.agentInitTimeoutMs,
       logger: stderrCollector(stderr),
-      onSessionUpdate: ({ update }) => {
-        if (update.sessionUpdate === 'agent_message_chunk' && update.content.type === 'text') {
-          reply.push(update.content.text);
+      onSessionUpdate: (_sessionId, event) => {
+        if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
+          reply.push(event.content.text);
         }
       },
       onPermissionRequest: (request) => {
@@ -267,7 +268,8 @@ function requestFailed(what: string, error: unknown, report: Report): void {
 function printInfo(info: AgentInfo): void {
   const name = info.agentInfo ? `${info.agentInfo.name} ${info.agentInfo.version}` : '(agentInfo not given)';
   const yes = (flag: boolean) => (flag ? 'yes' : 'no');
-  detail(`protocol version ${info.protocolVersion}, agent ${name}`);
+  const speaks = SUPPORTED_PROTOCOL_VERSIONS.join(' and ');
+  detail(`protocol version ${info.protocolVersion} (negotiated; speaks ${speaks}), agent ${name}`);
   detail(
     `sessions: load ${yes(info.supports.loadSession)}, resume ${yes(info.supports.resume)}, close ${yes(info.supports.close)}` +
       `; prompt: image ${yes(info.promptCapabilities.image)}, audio ${yes(info.promptCapabilities.audio)}, embedded context ${yes(info.promptCapabilities.embeddedContext)}`,

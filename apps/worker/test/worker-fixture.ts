@@ -96,7 +96,15 @@ export async function startHarness(
       sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
       queue: { retryDelayMs: 100, ...queue },
       // Tests script the agent with `@agent` lines in their messages.
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on', ...agentEnv },
+      agentEnv: {
+        TRIBUTARY_AGENT_STATE_DIR: stateDir,
+        TRIBUTARY_AGENT_SCRIPTING: 'on',
+        // The suites run against an ACP v2 agent too: npm run test:acp-v2 sets this.
+        ...(process.env.TRIBUTARY_AGENT_ACP_VERSION
+          ? { TRIBUTARY_AGENT_ACP_VERSION: process.env.TRIBUTARY_AGENT_ACP_VERSION }
+          : {}),
+        ...agentEnv,
+      },
       onSignal: (s) => signals.push(s),
       ...options,
     });

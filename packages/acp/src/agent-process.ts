@@ -2,28 +2,20 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import {
-  type ClientConnection,
-  type ClientContext,
   type ContentBlock,
-  client,
   type Implementation,
-  type InitializeResponse,
   type McpServer,
-  methods,
-  type NewSessionResponse,
   ndJsonStream,
-  PROTOCOL_VERSION,
-  type PromptResponse,
   RequestError,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
-  type SessionModeState,
-  type SessionNotification,
+  type StopReason,
+  type Stream,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, SecretScrubber, silentLogger } from '@tributary/observability';
 import { agentDefaults } from './agent-defaults.js';
 import { type AgentEnvOptions, buildAgentEnv, DEFAULT_INHERITED_ENV } from './agent-env.js';
-import { type AgentInfo, toAgentInfo } from './agent-info.js';
+import type { AgentInfo } from './agent-info.js';
 import { batchedWriter } from './batched-writer.js';
 import {
   AcpError,
@@ -35,8 +27,13 @@ import {
   UnsupportedProtocolVersionError,
 } from './errors.js';
 import { agentProcesses } from './process-tree.js';
+import type { AgentProtocol, AgentTraffic, ProtocolVersion, SessionSetup } from './protocol.js';
+import { negotiate } from './protocol-negotiation.js';
+import { speakV1 } from './protocol-v1.js';
+import { speakV2 } from './protocol-v2.js';
 import { StderrTail } from './stderr-tail.js';
-import { STEER_METHOD, type SteerOutcome, sendSteer } from './steering.js';
+import { STEER_METHOD, type SteerOutcome } from './steering.js';
+import type { TurnEvent } from './turn-events.js';
 
 /** How to start an agent: the command and what it may see of our environment. */
 export interface AgentCommandConfig extends AgentEnvOptions {
@@ -49,11 +46,6 @@ export interface AgentCommandConfig extends AgentEnvOptions {
   authMethod?: string;
   /** MCP servers handed to the agent with every session/new, session/load and session/resume. Default none. */
   mcpServers?: readonly McpServer[];
-}
-
-/** What an agent answered when a session opened: the modes it offers, when it offers any. */
-export interface SessionSetup {
-  modes?: SessionModeState | null;
 }
 
 /**
@@ -75,7 +67,8 @@ export interface AgentProcessOptions extends AgentCommandConfig {
   /** Time between SIGTERM and SIGKILL of the process group. */
   killGraceMs?: number;
   logger?: LogSink;
-  onSessionUpdate?: (notification: SessionNotification, agent: AgentProcess) => void;
+  /** Every session update, in the one shape whatever the protocol version. */
+  onSessionUpdate?: (sessionId: string, event: TurnEvent, agent: AgentProcess) => void;
   onPermissionRequest?: (
     request: RequestPermissionRequest,
     agent: AgentProcess,
@@ -87,9 +80,7 @@ export interface AgentExit {
   signal: NodeJS.Signals | null;
 }
 
-// The codes of the SDK's RequestError.unsupportedProtocolVersion and .authRequired, which it exports
-// no constants for.
-const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+// The code of the SDK's RequestError.authRequired, which it exports no constant for.
 const AUTH_REQUIRED = -32000;
 // After the leader exits, the protocol stream still drains what it wrote; bound the wait in case a
 // straggler holds the pipe open.
@@ -117,7 +108,8 @@ export class AgentProcess {
   /** Resolves once the process has exited and its protocol stream is drained. */
   readonly exited: Promise<AgentExit>;
   readonly #child: ChildProcessWithoutNullStreams;
-  readonly #connection: ClientConnection;
+  #protocol: AgentProtocol | undefined;
+  readonly #options: AgentProcessOptions;
   readonly #logger: LogSink;
   readonly #killGraceMs: number;
   readonly #scrubber: SecretScrubber;
@@ -130,8 +122,8 @@ export class AgentProcess {
   #killRequested = false;
 
   /**
-   * Spawns the agent and completes `initialize`, then `authenticate` when an auth method is
-   * configured; the process is killed if either fails.
+   * Spawns the agent and completes `initialize` in the version the agent answers, then `authenticate`
+   * when an auth method is configured; the process is killed if either fails.
    */
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
     const env = buildAgentEnv(options);
@@ -165,6 +157,7 @@ export class AgentProcess {
     scrubber: SecretScrubber,
   ) {
     this.#child = child;
+    this.#options = options;
     this.#scrubber = scrubber;
     this.#stderr = new StderrTail((line) => scrubber.scrub(line));
     this.pid = pid;
@@ -181,19 +174,6 @@ export class AgentProcess {
       for (const line of this.#stderr.push(chunk)) this.#logger.debug({ pid, line }, 'agent stderr');
     });
 
-    // session/update is registered first so that an update is handed over before a prompt response
-    // read after it resolves the prompt.
-    const app = client({ name: manifest.name })
-      .onNotification(methods.client.session.update, ({ params }) => options.onSessionUpdate?.(params, this))
-      .onRequest(methods.client.session.requestPermission, async ({ params }) =>
-        options.onPermissionRequest
-          ? options.onPermissionRequest(params, this)
-          : { outcome: { outcome: 'cancelled' as const } },
-      );
-    this.#connection = app.connect(
-      ndJsonStream(batchedWriter(child.stdin), Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
-    );
-
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         void this.#afterExit({ code, signal }).then((exit) => {
@@ -206,13 +186,6 @@ export class AgentProcess {
       throw this.#exitedError();
     });
     this.#exitedRejection.catch(() => undefined);
-    void this.#connection.closed.then(() => {
-      // A stream closing under a kill we asked for (an eviction, a release) is that kill at work.
-      if (this.#running() && !this.#killRequested) {
-        this.#logger.warn({ pid }, 'agent protocol stream closed while the process runs; killing it');
-        void this.kill();
-      }
-    });
     this.#logger.info({ pid, command: this.command }, 'agent process started');
   }
 
@@ -221,74 +194,68 @@ export class AgentProcess {
     return this.#info;
   }
 
+  /** The ACP version negotiated at `initialize`, which every later message speaks. */
+  get protocolVersion(): ProtocolVersion {
+    return this.#speaking.version;
+  }
+
   get alive(): boolean {
     return this.#exit === undefined;
   }
 
   /** session/new, with the agent's whole answer (its modes, for one). */
-  openNewSession(cwd: string): Promise<NewSessionResponse> {
-    return this.#call(methods.agent.session.new, (agent) =>
-      agent.request(methods.agent.session.new, { cwd, mcpServers: this.#mcpServers }),
-    );
+  openNewSession(cwd: string): Promise<{ sessionId: string } & SessionSetup> {
+    return this.#call('session/new', (agent) => agent.newSession(cwd, this.#mcpServers));
   }
 
-  /** session/load; the answer tells the session's modes, when the agent offers any. */
+  /** Reopens a stored session with its history replayed: session/load (v1), session/resume from the start (v2). */
   loadSession(sessionId: string, cwd: string): Promise<SessionSetup> {
-    return this.#reopen('load', sessionId, cwd);
+    return this.#call('session/load', (agent) => agent.loadSession(sessionId, cwd, this.#mcpServers));
   }
 
   /** session/resume; the answer tells the session's modes, when the agent offers any. */
   resumeSession(sessionId: string, cwd: string): Promise<SessionSetup> {
-    return this.#reopen('resume', sessionId, cwd);
-  }
-
-  /** Load and resume take the same parameters and answer the same way. */
-  #reopen(how: 'load' | 'resume', sessionId: string, cwd: string): Promise<SessionSetup> {
-    const method = how === 'load' ? methods.agent.session.load : methods.agent.session.resume;
-    const params = { sessionId, cwd, mcpServers: this.#mcpServers };
-    return this.#call(method, async (agent) => {
-      // Both answers carry the session's modes; named here because the two types do not unify.
-      const answer: { modes?: SessionSetup['modes'] } | null | undefined =
-        how === 'load'
-          ? await agent.request(methods.agent.session.load, params)
-          : await agent.request(methods.agent.session.resume, params);
-      return { modes: answer?.modes };
-    });
+    return this.#call('session/resume', (agent) => agent.resumeSession(sessionId, cwd, this.#mcpServers));
   }
 
   setSessionMode(sessionId: string, modeId: string): Promise<void> {
-    return this.#call(methods.agent.session.setMode, async (agent) => {
-      await agent.request(methods.agent.session.setMode, { sessionId, modeId });
-    });
+    return this.#call('session/set_mode', (agent) => agent.setSessionMode(sessionId, modeId));
   }
 
   closeSession(sessionId: string): Promise<void> {
-    return this.#call(methods.agent.session.close, async (agent) => {
-      await agent.request(methods.agent.session.close, { sessionId });
-    });
+    return this.#call('session/close', (agent) => agent.closeSession(sessionId));
+  }
+
+  /** session/list: the ids of the sessions the agent keeps for `cwd`, every page of them. */
+  listSessions(cwd: string): Promise<string[]> {
+    return this.#call('session/list', (agent) => agent.listSessions(cwd));
   }
 
   /**
-   * Sends session/prompt. `onAnswered` runs in the first reaction to the answer (or failure): before
-   * the SDK dispatches any update read after the answer, so the caller can stop attributing updates.
+   * Sends session/prompt and resolves when the turn has ended: at the answer (v1) or at the state
+   * update that reports the session idle (v2). `onEnded` runs in the first reaction to that end (or to
+   * a failure): before any later update is handed on, so the caller can stop attributing updates.
    */
-  prompt(sessionId: string, prompt: ContentBlock[], onAnswered?: () => void): Promise<PromptResponse> {
-    return this.#call(methods.agent.session.prompt, (agent) => {
-      const answer = agent.request(methods.agent.session.prompt, { sessionId, prompt });
-      if (onAnswered) answer.then(onAnswered, onAnswered);
-      return answer;
-    });
+  async prompt(
+    sessionId: string,
+    prompt: ContentBlock[],
+    onEnded: () => void = () => {},
+  ): Promise<{ stopReason: StopReason }> {
+    const stopReason = await this.#call('session/prompt', (agent) =>
+      agent.prompt(sessionId, prompt, onEnded),
+    );
+    return { stopReason };
   }
 
   /** Sends `prompt` into the session's running turn (steering.ts has the wire). */
   steer(sessionId: string, prompt: ContentBlock[]): Promise<SteerOutcome> {
-    return this.#call(STEER_METHOD, (agent) => sendSteer(agent, sessionId, prompt));
+    return this.#call(STEER_METHOD, (agent) => agent.steer(sessionId, prompt));
   }
 
   /** Sends session/cancel; a failure to send is logged, since the process is then going anyway. */
   async cancel(sessionId: string): Promise<void> {
     try {
-      await this.#connection.agent.notify(methods.agent.session.cancel, { sessionId });
+      await this.#speaking.cancel(sessionId);
     } catch (error) {
       this.#logger.debug({ pid: this.pid, sessionId, err: error }, 'session/cancel not sent');
     }
@@ -316,32 +283,38 @@ export class AgentProcess {
     }
   }
 
+  /** Negotiates the version, then puts that version's SDK on the connection and reads the answer through it. */
   async #initialize(options: AgentProcessOptions): Promise<AgentInfo> {
     const timeoutMs = options.initializeTimeoutMs ?? agentDefaults.initializeTimeoutMs;
-    const request = this.#call<InitializeResponse>(methods.agent.initialize, (agent) =>
-      agent.request(methods.agent.initialize, {
-        protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: options.clientInfo ?? manifest,
-      }),
+    const clientInfo = options.clientInfo ?? manifest;
+    const raw = ndJsonStream(
+      batchedWriter(this.#child.stdin),
+      Readable.toWeb(this.#child.stdout) as ReadableStream<Uint8Array>,
     );
-    let response: InitializeResponse;
+    const initialized = (async () => {
+      const { version, stream } = await negotiate(raw, { info: clientInfo }).catch(async (error: unknown) => {
+        // Output that ends before the answer is most often an agent exiting: its exit says more.
+        await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, STDOUT_DRAIN_MS))]);
+        throw this.#exit ? this.#exitedError() : error;
+      });
+      this.#protocol = this.#speak(version, stream);
+      return this.#protocol.initialize(clientInfo);
+    })();
+    let info: AgentInfo;
     try {
-      response = await this.#withDeadline(request, 'initialize', timeoutMs);
+      info = await this.#withDeadline(
+        Promise.race([initialized, this.#exitedRejection]),
+        'initialize',
+        timeoutMs,
+      );
     } catch (error) {
-      if (error instanceof AgentRequestError && error.code === UNSUPPORTED_PROTOCOL_VERSION) {
-        throw new UnsupportedProtocolVersionError(PROTOCOL_VERSION, undefined);
-      }
-      if (error instanceof AgentStartError) throw error;
+      if (error instanceof UnsupportedProtocolVersionError || error instanceof AgentStartError) throw error;
       throw new AgentStartError(this.command, (error as Error).message, { cause: error });
     }
-    if (response.protocolVersion !== PROTOCOL_VERSION) {
-      throw new UnsupportedProtocolVersionError(PROTOCOL_VERSION, response.protocolVersion);
-    }
-    const info = toAgentInfo(response);
     this.#logger.info(
       {
         pid: this.pid,
+        protocolVersion: info.protocolVersion,
         agentInfo: info.agentInfo,
         supports: info.supports,
         authMethods: info.authMethods.map((m) => m.id),
@@ -349,6 +322,34 @@ export class AgentProcess {
       'agent initialized',
     );
     return info;
+  }
+
+  #speak(version: ProtocolVersion, stream: Stream): AgentProtocol {
+    const traffic: AgentTraffic = {
+      onUpdate: (sessionId, event) => this.#options.onSessionUpdate?.(sessionId, event, this),
+      onPermissionRequest: (request) =>
+        this.#options.onPermissionRequest
+          ? this.#options.onPermissionRequest(request, this)
+          : { outcome: { outcome: 'cancelled' } },
+    };
+    const protocol = version === 1 ? speakV1(stream, traffic) : speakV2(stream, traffic);
+    void protocol.closed.then(() => {
+      // A stream closing under a kill we asked for (an eviction, a release) is that kill at work.
+      if (this.#running() && !this.#killRequested) {
+        this.#logger.warn(
+          { pid: this.pid },
+          'agent protocol stream closed while the process runs; killing it',
+        );
+        void this.kill();
+      }
+    });
+    return protocol;
+  }
+
+  /** The negotiated protocol; every call after `initialize` goes through it. */
+  get #speaking(): AgentProtocol {
+    if (!this.#protocol) throw new AcpError('agent process is not initialized');
+    return this.#protocol;
   }
 
   /**
@@ -375,9 +376,7 @@ export class AgentProcess {
     }
     try {
       await this.#withDeadline(
-        this.#call(methods.agent.authenticate, (agent) =>
-          agent.request(methods.agent.authenticate, { methodId }),
-        ),
+        this.#call('authenticate', (agent) => agent.authenticate(methodId)),
         'authenticate',
         timeoutMs,
       );
@@ -409,10 +408,10 @@ export class AgentProcess {
   }
 
   /** Sends one request; JSON-RPC errors become AgentRequestError, a dead stream AgentExitedError. */
-  async #call<T>(method: string, send: (agent: ClientContext) => Promise<T>): Promise<T> {
+  async #call<T>(method: string, send: (agent: AgentProtocol) => Promise<T>): Promise<T> {
     if (this.#exit) throw this.#exitedError();
     try {
-      return await Promise.race([send(this.#connection.agent), this.#exitedRejection]);
+      return await Promise.race([send(this.#speaking), this.#exitedRejection]);
     } catch (error) {
       if (error instanceof AcpError) throw error;
       // The agent's own words travel on in our errors (logs, dead-letter reasons): scrubbed first, and
@@ -469,14 +468,14 @@ export class AgentProcess {
     this.#signalGroup('SIGKILL');
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([
-      this.#connection.closed,
+      this.#protocol?.closed,
       new Promise((resolve) => {
         drainTimer = setTimeout(resolve, STDOUT_DRAIN_MS);
       }),
     ]);
     clearTimeout(drainTimer);
     this.#exit = exit;
-    this.#connection.close(this.#exitedError());
+    this.#protocol?.close(this.#exitedError());
     const level = this.#killRequested ? 'info' : 'warn';
     this.#logger[level]({ pid: this.pid, ...exit }, 'agent process exited');
     return exit;

@@ -63,14 +63,15 @@ export class AgentAuthError extends AcpError {
   }
 }
 
-/** The agent answered `initialize` with a protocol version this client does not speak. */
+/** The agent answered `initialize` with a protocol version this client does not speak, or refused all. */
 export class UnsupportedProtocolVersionError extends AcpError {
   constructor(
-    readonly requested: number,
+    /** The versions this client speaks (it offered the newest). */
+    readonly supported: readonly number[],
     readonly answered: number | undefined,
   ) {
     super(
-      `agent answered ACP protocol version ${answered ?? '(none)'}, but this client speaks only version ${requested}`,
+      `agent answered ACP protocol version ${answered ?? '(none)'}, but this client speaks only versions ${supported.join(' and ')}`,
     );
   }
 }

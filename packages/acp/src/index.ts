@@ -21,7 +21,6 @@ export {
   AgentProcess,
   type AgentProcessOptions,
   type ProcessWatcher,
-  type SessionSetup,
 } from './agent-process.js';
 export type { StartFailures } from './agent-supervisor.js';
 export {
@@ -47,6 +46,11 @@ export {
   policyFor,
   TOOL_KINDS,
 } from './permission-policy.js';
+export {
+  type ProtocolVersion,
+  type SessionSetup,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from './protocol.js';
 export { applySessionMode, type ModeOutcome } from './session-mode.js';
 export {
   type OpenedSession,

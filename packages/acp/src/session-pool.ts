@@ -2,14 +2,10 @@ import type { ContentBlock, Implementation } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { agentDefaults } from './agent-defaults.js';
 import type { AgentInfo } from './agent-info.js';
-import {
-  type AgentCommandConfig,
-  AgentProcess,
-  type ProcessWatcher,
-  type SessionSetup,
-} from './agent-process.js';
+import { type AgentCommandConfig, AgentProcess, type ProcessWatcher } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, SessionGoneError, TurnInProgressError } from './errors.js';
+import type { SessionSetup } from './protocol.js';
 import { applyConfiguredMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { SessionRouter, type SessionRouterOptions } from './session-router.js';
@@ -117,7 +113,7 @@ export class SessionPool {
           initializeTimeoutMs: options.initializeTimeoutMs,
           ...(options.watcher ? { watcher: options.watcher } : {}),
           logger: this.#logger,
-          onSessionUpdate: (notification, from) => router.route(notification, from),
+          onSessionUpdate: (sessionId, event, from) => router.route(sessionId, event, from),
           onPermissionRequest: (request, from) => router.answerPermission(request, from),
         }).then((agent) => {
           options.onAgentStarted?.();

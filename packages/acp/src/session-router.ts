@@ -1,9 +1,4 @@
-import type {
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-  SessionNotification,
-  ToolKind,
-} from '@agentclientprotocol/sdk';
+import type { RequestPermissionRequest, RequestPermissionResponse, ToolKind } from '@agentclientprotocol/sdk';
 import type { LogSink } from '@tributary/observability';
 import type { AgentProcess } from './agent-process.js';
 import {
@@ -14,7 +9,7 @@ import {
 } from './permission-policy.js';
 import type { PooledSession, SessionRegistry } from './session-registry.js';
 import type { ActiveTurn } from './turn.js';
-import { type TurnEvent, toTurnEvent } from './turn-events.js';
+import type { TurnEvent } from './turn-events.js';
 
 /** An update that arrived for a session with no turn running (e.g. after the turn was answered). */
 export interface LateUpdate {
@@ -48,16 +43,12 @@ export class SessionRouter {
     private readonly logger: LogSink,
   ) {}
 
-  route({ sessionId, update }: SessionNotification, agent: AgentProcess): void {
+  route(sessionId: string, event: TurnEvent, agent: AgentProcess): void {
     const session = this.sessions.find(agent, sessionId);
     if (!session) {
-      this.logger.debug(
-        { sessionId, update: update.sessionUpdate },
-        'update for a session no thread holds dropped',
-      );
+      this.logger.debug({ sessionId, kind: event.kind }, 'update for a session no thread holds dropped');
       return;
     }
-    const event = toTurnEvent(update);
     const turn = runningTurn(session);
     if (turn) {
       turn.deliver(event);

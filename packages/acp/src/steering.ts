@@ -1,4 +1,4 @@
-import type { ClientContext, ContentBlock, InitializeResponse } from '@agentclientprotocol/sdk';
+import type { ContentBlock } from '@agentclientprotocol/sdk';
 
 /**
  * Steering on the v1 wire (docs/adr/0040): claude-agent-acp and codex-acp serve a prompt sent into a
@@ -19,10 +19,15 @@ export type SteerRefusal =
 
 export type SteerOutcome = { kind: 'injected' } | { kind: 'refused'; reason: SteerRefusal };
 
-/** Whether the agent's `initialize` answer says it takes prompts into a running turn. */
-export function advertisesSteering(response: InitializeResponse): boolean {
+/** Whether the agent's `initialize` answer (of either version) says it takes prompts into a running turn. */
+export function advertisesSteering(response: { _meta?: unknown }): boolean {
   const steering = (response._meta as { steering?: { supported?: unknown } } | null | undefined)?.steering;
   return steering?.supported === true;
+}
+
+/** The part of a connection an extension request needs; both versions' SDK connections have it. */
+export interface ExtensionRequests {
+  request<T>(method: string, params: unknown): Promise<T>;
 }
 
 interface SteerResponse {
@@ -34,7 +39,7 @@ interface SteerResponse {
  * rather than start a turn of its own, whose reply no prompt of ours would carry.
  */
 export async function sendSteer(
-  agent: ClientContext,
+  agent: ExtensionRequests,
   sessionId: string,
   prompt: ContentBlock[],
 ): Promise<SteerOutcome> {

@@ -18,7 +18,8 @@ export type TurnEvent =
   | { kind: 'plan'; entries: PlanEntry[] }
   | { kind: 'usage'; used: number; size: number; cost: Cost | undefined }
   | { kind: 'permission'; request: RequestPermissionRequest; outcome: RequestPermissionOutcome }
-  | { kind: 'other'; update: SessionUpdate };
+  /** Anything else the agent reports, as its version wrote it. */
+  | { kind: 'other'; update: { sessionUpdate: string } };
 
 export function toTurnEvent(update: SessionUpdate): TurnEvent {
   switch (update.sessionUpdate) {

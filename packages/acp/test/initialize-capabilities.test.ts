@@ -16,9 +16,9 @@ async function start(caps?: Partial<AgentFeatures>): Promise<AgentProcess> {
 }
 
 describe('initialize', () => {
-  it('negotiates protocol version 1 and exposes the agent capabilities', async () => {
+  it('negotiates the protocol version and exposes the agent capabilities', async () => {
     const agent = await start();
-    expect(agent.info.protocolVersion).toBe(1);
+    expect(agent.info.protocolVersion).toBe(Number(process.env.TRIBUTARY_AGENT_ACP_VERSION ?? 1));
     expect(agent.info.agentInfo?.name).toBe('tributary-agent');
     expect(agent.info.promptCapabilities).toEqual({ image: true, audio: false, embeddedContext: true });
     expect(agent.info.supports).toEqual({ loadSession: true, resume: true, close: true });

@@ -1,18 +1,6 @@
-import type { AgentFeatures } from '@tributary/agent';
 import { describe, expect, it } from 'vitest';
-import { AgentExitedError, type LateUpdate } from '../src/index.js';
-import { recordingLogger, startPool, tempDir, text } from './support.js';
-
-/** Runs one turn in a first pool (its own agent process), closes it, and opens a second pool. */
-async function afterRestart(caps?: Partial<AgentFeatures>) {
-  const stateDir = await tempDir();
-  const first = await startPool({ stateDir, caps });
-  const earlier = await first.pool.runTurn('thread-1', [text('remember me')]);
-  await first.pool.close();
-  const late: LateUpdate[] = [];
-  const { pool } = await startPool({ stateDir, caps, onLateUpdate: (update) => late.push(update) });
-  return { pool, earlier, late };
-}
+import { AgentExitedError } from '../src/index.js';
+import { afterRestart, recordingLogger, startPool, text } from './support.js';
 
 describe('loadOrResume after a pool restart', () => {
   it('prefers session/resume and keeps the history', async () => {
@@ -25,26 +13,6 @@ describe('loadOrResume after a pool restart', () => {
     const next = await pool.runTurn('thread-1', [text('again')]);
     expect(next.sessionId).toBe(earlier.sessionId);
     expect(next.text).toContain('session history: 1 earlier turn(s)');
-  });
-
-  it('falls back to session/load and does not deliver the replay', async () => {
-    const { pool, earlier, late } = await afterRestart({ resume: false });
-
-    expect(await pool.loadOrResume('thread-1', earlier.sessionId)).toEqual({
-      sessionId: earlier.sessionId,
-      path: 'loaded',
-    });
-    const next = await pool.runTurn('thread-1', [text('again')]);
-    expect(next.text).toContain('session history: 1 earlier turn(s)');
-    expect(late).toEqual([]);
-  });
-
-  it('starts a new session when the agent can neither resume nor load', async () => {
-    const { pool, earlier } = await afterRestart({ resume: false, loadSession: false });
-
-    const opened = await pool.loadOrResume('thread-1', earlier.sessionId);
-    expect(opened.path).toBe('new');
-    expect(opened.sessionId).not.toBe(earlier.sessionId);
   });
 
   it('starts a new session when the agent does not know the stored one', async () => {

@@ -9,7 +9,13 @@ import {
 } from '@tributary/agent';
 import type { LogSink } from '@tributary/observability';
 import { onTestFinished } from 'vitest';
-import type { AgentCommandConfig, ContentBlock, SessionPoolOptions, TurnEvent } from '../src/index.js';
+import type {
+  AgentCommandConfig,
+  ContentBlock,
+  LateUpdate,
+  SessionPoolOptions,
+  TurnEvent,
+} from '../src/index.js';
 import { SessionPool } from '../src/index.js';
 
 export async function tempDir(): Promise<string> {
@@ -32,6 +38,10 @@ export function builtInAgent({ stateDir, caps, env }: AgentSetup): AgentCommandC
       TRIBUTARY_AGENT_STATE_DIR: stateDir,
       // Tests script the agent with `@agent` lines in their prompts.
       TRIBUTARY_AGENT_SCRIPTING: 'on',
+      // The suites run against an ACP v2 agent too: npm run test:acp-v2 sets this.
+      ...(process.env.TRIBUTARY_AGENT_ACP_VERSION
+        ? { TRIBUTARY_AGENT_ACP_VERSION: process.env.TRIBUTARY_AGENT_ACP_VERSION }
+        : {}),
       ...(caps ? { TRIBUTARY_AGENT_CAPS: JSON.stringify(caps) } : {}),
       ...env,
     },
@@ -125,4 +135,15 @@ export function recordingLogger(): { logger: LogSink; records: LogRecord[] } {
     records,
     logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
   };
+}
+
+/** Runs one turn in a first pool (its own agent process), closes it, and opens a second pool. */
+export async function afterRestart(caps?: Partial<AgentFeatures>) {
+  const stateDir = await tempDir();
+  const first = await startPool({ stateDir, caps });
+  const earlier = await first.pool.runTurn('thread-1', [text('remember me')]);
+  await first.pool.close();
+  const late: LateUpdate[] = [];
+  const { pool } = await startPool({ stateDir, caps, onLateUpdate: (update) => late.push(update) });
+  return { pool, earlier, late };
 }

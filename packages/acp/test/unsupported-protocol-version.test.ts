@@ -14,12 +14,13 @@ async function refused(agent: AgentCommandConfig): Promise<{ error: unknown; gon
   return { error, gone: await processGone(pid as number) };
 }
 
-it('refuses an agent that answers another protocol version and kills it', async () => {
+it('refuses an agent that answers a version other than 1 or 2, naming both, and kills it', async () => {
   const { error, gone } = await refused(
-    builtInAgent({ stateDir: await tempDir(), caps: { protocolVersion: 2 } }),
+    builtInAgent({ stateDir: await tempDir(), caps: { protocolVersion: 3 } }),
   );
   expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
-  expect(error).toMatchObject({ requested: 1, answered: 2 });
+  expect(error).toMatchObject({ supported: [1, 2], answered: 3 });
+  expect((error as Error).message).toContain('speaks only versions 1 and 2');
   expect(gone).toBe(true);
 });
 
@@ -28,6 +29,6 @@ it('refuses an agent that answers initialize with error -32022 and kills it', as
     builtInAgent({ stateDir: await tempDir(), caps: { refuseInitialize: true } }),
   );
   expect(error).toBeInstanceOf(UnsupportedProtocolVersionError);
-  expect(error).toMatchObject({ requested: 1, answered: undefined });
+  expect(error).toMatchObject({ supported: [1, 2], answered: undefined });
   expect(gone).toBe(true);
 });
