@@ -122,9 +122,11 @@ describe('acknowledgement by a replica', () => {
     expect(unconfirmed.body).toMatchObject({ code: 'redis_unavailable' });
     expect(String(unconfirmed.body.error)).toMatch(/replicated the write to 0 of 1 replicas/);
     expect(unconfirmed.headers.get('retry-after')).toBe('1');
-    expect(h.logs.some((line) => (line.level as number) >= 40 && /replicas/.test(String(line.reason)))).toBe(
-      true,
-    );
+    const errorOf = (line: Record<string, unknown>) =>
+      (line.err as { message?: string } | undefined)?.message;
+    expect(
+      h.logs.some((line) => (line.level as number) >= 40 && /replicas/.test(String(errorOf(line)))),
+    ).toBe(true);
     expect(await h.metrics()).toMatch(
       /tributary_ingress_requests_total\{[^}]*outcome="unavailable"[^}]*\} 1/,
     );
