@@ -16,7 +16,7 @@ import { type Stack, startStack } from '../test/stack/stack-fixture.js';
 import { type Cell, formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
 import { Replay, type ReplayResult } from './economy/replay.js';
 import { type Strategy, strategies } from './economy/strategies.js';
-import { workloads } from './economy/workloads.js';
+import { midTurnMessages, workloads } from './economy/workloads.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, scale: { type: 'string' } } });
@@ -35,6 +35,8 @@ interface Figures {
   lost: number;
   firstAnswerP50: number;
   firstAnswerMax: number;
+  /** First answer p50 of the messages sent mid-turn (midTurnMessages); NaN where the workload has none. */
+  midTurnP50: number;
   lastAnswer: number;
   historyTokens: number;
 }
@@ -45,6 +47,10 @@ function figures({ workload, sentAt, turns }: ReplayResult): Figures {
     for (const index of turn.messages) if (!answeredAt.has(index)) answeredAt.set(index, turn.answeredAt);
   }
   const waits = [...answeredAt].map(([index, at]) => at - sentAt[index]!).sort((a, b) => a - b);
+  const midTurn = midTurnMessages(workload)
+    .filter((index) => answeredAt.has(index))
+    .map((index) => answeredAt.get(index)! - sentAt[index]!)
+    .sort((a, b) => a - b);
   let history = 0;
   let historyTokens = 0;
   for (const turn of turns) {
@@ -56,6 +62,7 @@ function figures({ workload, sentAt, turns }: ReplayResult): Figures {
     lost: workload.messages.length - answeredAt.size,
     firstAnswerP50: waits.length ? percentile(waits, 50) : Number.NaN,
     firstAnswerMax: waits.at(-1) ?? Number.NaN,
+    midTurnP50: midTurn.length ? percentile(midTurn, 50) : Number.NaN,
     lastAnswer: turns.length ? Math.max(...turns.map((t) => t.answeredAt)) : Number.NaN,
     historyTokens,
   };
@@ -108,6 +115,7 @@ try {
     'lost',
     'first answer p50 (s)',
     'first answer max (s)',
+    'mid-turn first answer p50 (s)',
     'last answer (s)',
     'history re-fed (tokens)',
   ];
@@ -125,20 +133,28 @@ try {
       f.lost,
       seconds(f.firstAnswerP50),
       seconds(f.firstAnswerMax),
+      seconds(f.midTurnP50),
       seconds(f.lastAnswer),
       f.historyTokens,
     ]);
   }
+  // Workloads without a figure (no mid-turn message) count for no strategy.
   const sum = (strategy: string, pick: (f: Figures) => number) =>
-    workloads.reduce((total, w) => total + pick(byKey.get(`${w.name}/${strategy}`)!), 0);
+    workloads.reduce((total, w) => {
+      const value = pick(byKey.get(`${w.name}/${strategy}`)!);
+      return Number.isFinite(value) ? total + value : total;
+    }, 0);
   const ratios: Record<string, number> = {};
   for (const strategy of strategies.filter((s) => s.name !== 'per-thread')) {
     const over = (pick: (f: Figures) => number) =>
       rounded(sum(strategy.name, pick) / sum('per-thread', pick));
     ratios[`${strategy.name}_turns_over_per_thread`] = over((f) => f.turns);
     ratios[`${strategy.name}_history_tokens_over_per_thread`] = over((f) => f.historyTokens);
-    // A correction sent mid-turn is answered by the running turn instead of the next one.
+    // A correction sent mid-turn is answered by the running turn instead of the next one: that is what
+    // steering changes. The p50 over all messages also holds each thread's first message, which no
+    // strategy can answer sooner than one turn, and so mostly measures the machine (see the notes).
     if (strategy.steering) {
+      ratios[`${strategy.name}_mid_turn_first_answer_p50_over_per_thread`] = over((f) => f.midTurnP50);
       ratios[`${strategy.name}_first_answer_p50_over_per_thread`] = over((f) => f.firstAnswerP50);
     }
   }
@@ -160,6 +176,12 @@ try {
       { title: 'Agent turns', x: 'strategy', y: 'turns', facet: 'workload' },
       { title: 'Messages lost', x: 'strategy', y: 'lost', facet: 'workload' },
       { title: 'First answer p50 (workload s)', x: 'strategy', y: 'first answer p50 (s)', facet: 'workload' },
+      {
+        title: 'Mid-turn message: first answer p50 (workload s)',
+        x: 'strategy',
+        y: 'mid-turn first answer p50 (s)',
+        facet: 'workload',
+      },
       { title: 'History re-fed (tokens)', x: 'strategy', y: 'history re-fed (tokens)', facet: 'workload' },
     ],
     notes: [
@@ -167,6 +189,15 @@ try {
         `latency (real milliseconds) counts ${scale}× in them.`,
       'first answer: from a message being sent to the first reply of the turn that carried it; lost ' +
         'messages (never in any turn) are left out.',
+      'mid-turn first answer: the same, for the messages sent less than one turn after an earlier message ' +
+        'of the workload (a correction or follow-up that arrives while a turn runs); the same messages for ' +
+        "every strategy. '-': the workload has none.",
+      ...(scale > 10
+        ? [
+            `At scale ${scale} every real millisecond of broker latency or scheduling delay counts ` +
+              `${scale / 1000} workload s: the time columns swing from run to run; compare them at scale 10.`,
+          ]
+        : []),
       'history re-fed: per turn, the tokens (o200k_base) of every earlier prompt and reply of the workload, ' +
         'summed over the turns.',
       ...workloads.map((w) => `${w.name}: ${w.description}.`),

@@ -65,6 +65,8 @@ describe('benchmark smoke runs', () => {
       }
     }
     expect(result.ratios['per-message_turns_over_per_thread']).toBeGreaterThan(1);
+    // The figure steering is judged by: corrections sent mid-turn, on the same messages as per-thread.
+    expect(result.ratios.steering_mid_turn_first_answer_p50_over_per_thread).toBeGreaterThan(0);
   });
 
   it('redis-commands counts the commands of whole turns by name', { timeout: 60_000 }, async () => {

@@ -131,3 +131,15 @@ export const workloads: readonly Workload[] = [
 export function workloadSpanMs(workload: Workload): number {
   return Math.max(...workload.messages.map((m) => m.at)) + workload.turnMs;
 }
+
+/**
+ * The messages sent while a turn for an earlier message would still run (less than one turn after
+ * it): the corrections and follow-ups steering is for. Taken from the script, not from a replay, so
+ * every strategy is measured on the same messages.
+ */
+export function midTurnMessages(workload: Workload): number[] {
+  const { messages, turnMs } = workload;
+  return messages.flatMap((message, index) =>
+    messages.slice(0, index).some((earlier) => message.at - earlier.at < turnMs) ? [index] : [],
+  );
+}
