@@ -181,11 +181,12 @@ export function agentSessions({ store, features, defaults, scripting, log }: Age
           earlierTurns,
           modeId: record.modeId,
           mcpServers: record.mcpServers ?? [],
-          steers,
+          closeSteering: () => {
+            session.steers = undefined;
+            return steers;
+          },
           log,
         });
-        // The turn is over for steering before its answer is written: a steer from now on is refused.
-        session.steers = undefined;
         await store.appendEntry(record, { role: 'agent', text: outcome.text });
         session.cancelled = outcome.stopReason === 'cancelled';
         if (script.lateChunk !== undefined)

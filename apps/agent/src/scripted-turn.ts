@@ -33,8 +33,11 @@ export interface TurnInput {
   modeId: string | undefined;
   /** The MCP servers the session was last opened with. */
   mcpServers: readonly McpServer[];
-  /** Prompts steered into this turn so far (it grows while the turn runs); the reply lists them. */
-  steers: readonly ContentBlock[][];
+  /**
+   * Ends steering for this turn and returns the prompts steered into it: called as the reply is
+   * written, so a steer either makes it into the reply or is refused, never accepted and left out.
+   */
+  closeSteering: () => readonly ContentBlock[][];
   log: Log;
 }
 
@@ -238,14 +241,13 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     notes.push(value === undefined ? `env ${name} is unset` : `env ${name}=${value}`);
   }
 
+  const steers = input.closeSteering();
   const reply = [
     script.reply ??
       (script.reportPrompt
         ? JSON.stringify(input.prompt)
         : summarizeBatch(messages, input.earlierTurns, restored, input.scripting)),
-    ...(input.steers.length > 0
-      ? [summarizeSteers(splitMessages(input.steers.flat()), input.scripting)]
-      : []),
+    ...(steers.length > 0 ? [summarizeSteers(splitMessages(steers.flat()), input.scripting)] : []),
     ...notes,
   ].join('\n');
   let sent = '';

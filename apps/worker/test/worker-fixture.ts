@@ -125,6 +125,15 @@ export async function startHarness(
     prompts: () => agentPrompts(stateDir),
     async close() {
       await harness.worker.close();
+      // A run that names a protocol version proves it was spoken: a dropped variable would otherwise
+      // run the v2 suites on v1 without a word.
+      const expected = Number(process.env.TRIBUTARY_AGENT_ACP_VERSION ?? 1);
+      const spoken = logs
+        .filter((line) => line.msg === 'agent initialized')
+        .map((line) => line.protocolVersion);
+      if (spoken.some((version) => version !== expected)) {
+        throw new Error(`agents spoke ACP ${[...new Set(spoken)].join(', ')}, not ${expected}`);
+      }
       await deletePrefix(redis, prefix);
       redis.disconnect();
       await server.stop();
