@@ -12,10 +12,12 @@ import { createMetrics, type Metrics, platformCallCounter } from '@tributary/obs
 import { createPlatformClients, signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { openConnection, type RedisClient } from '@tributary/queue';
 import {
+  checkSpokenAcpVersion,
   deletePrefix,
   type FakeApiCall,
   type FakePlatformApi,
   type RedisHandle,
+  runAcpVersionEnv,
   startFakePlatformApi,
   startRedis,
   uniquePrefix,
@@ -153,7 +155,18 @@ export async function startStack(
     GATEWAY_FILES_URL: api.origin,
     ...env,
   };
-  const logger = pino({ level: process.env.STACK_LOG_LEVEL ?? 'silent' });
+  // Silent unless asked, but the agents' negotiated version is kept to prove the run's version.
+  const initialized: Record<string, unknown>[] = [];
+  const logger = pino(
+    { level: process.env.STACK_LOG_LEVEL ?? 'info' },
+    {
+      write(line: string) {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.msg === 'agent initialized') initialized.push(entry);
+        else if (process.env.STACK_LOG_LEVEL) process.stdout.write(line);
+      },
+    },
+  );
   const ingressConfig = loadIngressConfig(stackEnv);
   const ingressMetrics = createMetrics();
   const ingressClients = createPlatformClients(ingressConfig.platforms, platformCallCounter(ingressMetrics));
@@ -173,7 +186,12 @@ export async function startStack(
       metrics: workerMetrics,
       queue: { retryDelayMs: 100 },
       // Tests script the agent with `@agent` lines in their messages.
-      agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir, TRIBUTARY_AGENT_SCRIPTING: 'on', ...agentEnv },
+      agentEnv: {
+        TRIBUTARY_AGENT_STATE_DIR: stateDir,
+        TRIBUTARY_AGENT_SCRIPTING: 'on',
+        ...runAcpVersionEnv(),
+        ...agentEnv,
+      },
     },
   );
   return {
@@ -200,6 +218,7 @@ export async function startStack(
       redis.disconnect();
       if (!given) await server.stop();
       await rm(stateDir, { recursive: true, force: true });
+      checkSpokenAcpVersion(initialized);
     },
   };
 }

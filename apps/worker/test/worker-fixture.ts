@@ -6,8 +6,10 @@ import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
 import type { QueueConfig } from '@tributary/queue';
 import {
+  checkSpokenAcpVersion,
   deletePrefix,
   type RedisHandle,
+  runAcpVersionEnv,
   type StartRedisOptions,
   startRedis,
   uniquePrefix,
@@ -99,10 +101,7 @@ export async function startHarness(
       agentEnv: {
         TRIBUTARY_AGENT_STATE_DIR: stateDir,
         TRIBUTARY_AGENT_SCRIPTING: 'on',
-        // The suites run against an ACP v2 agent too: npm run test:acp-v2 sets this.
-        ...(process.env.TRIBUTARY_AGENT_ACP_VERSION
-          ? { TRIBUTARY_AGENT_ACP_VERSION: process.env.TRIBUTARY_AGENT_ACP_VERSION }
-          : {}),
+        ...runAcpVersionEnv(),
         ...agentEnv,
       },
       onSignal: (s) => signals.push(s),
@@ -125,19 +124,11 @@ export async function startHarness(
     prompts: () => agentPrompts(stateDir),
     async close() {
       await harness.worker.close();
-      // A run that names a protocol version proves it was spoken: a dropped variable would otherwise
-      // run the v2 suites on v1 without a word.
-      const expected = Number(process.env.TRIBUTARY_AGENT_ACP_VERSION ?? 1);
-      const spoken = logs
-        .filter((line) => line.msg === 'agent initialized')
-        .map((line) => line.protocolVersion);
-      if (spoken.some((version) => version !== expected)) {
-        throw new Error(`agents spoke ACP ${[...new Set(spoken)].join(', ')}, not ${expected}`);
-      }
       await deletePrefix(redis, prefix);
       redis.disconnect();
       await server.stop();
       await rm(stateDir, { recursive: true, force: true });
+      checkSpokenAcpVersion(logs);
     },
   };
   return harness;

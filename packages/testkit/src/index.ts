@@ -1,3 +1,4 @@
+export { checkSpokenAcpVersion, runAcpVersionEnv } from './acp-version.js';
 export * from './fake-platform-api/index.js';
 export { freePort } from './free-port.js';
 export { deletePrefix, uniquePrefix } from './namespace.js';
