@@ -37,6 +37,19 @@ const scenario = fc.record({
   steers: fc.array(fc.boolean(), { maxLength: 3 }),
 });
 
+/**
+ * A scenario that steers whatever the generator draws: one thread's messages keep arriving 3 ms apart
+ * while its first turn waits 25 ms before each steer, and the caps leave the steers room.
+ */
+const steeringExample: typeof scenario extends fc.Arbitrary<infer T> ? T : never = {
+  runners: 2,
+  maxBatchMessages: 5,
+  maxBatchTokens: 12,
+  messages: Array.from({ length: 8 }, () => ({ thread: 0, tokens: 1, gapMs: 3, revise: undefined })),
+  turnMs: [25],
+  steers: [true, true, true],
+};
+
 /** Steers that joined a running turn, across all runs: the property must meet some. */
 let steered = 0;
 
@@ -148,7 +161,7 @@ describe('queue properties under concurrent runners', () => {
           );
         }
       }),
-      { numRuns: 12 },
+      { numRuns: 12, examples: [[steeringExample]] },
     );
     expect(appliedRevisions).toBeGreaterThan(0);
     expect(steered).toBeGreaterThan(0);
