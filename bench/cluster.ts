@@ -7,7 +7,7 @@
  *   npm run bench:cluster [-- --messages 4000 --threads 200 --rounds 3 --runners 3] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
-import { BullDoorbell, openConnection, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
+import { BullDoorbell, openConnection, queueConfig, Runner, ThreadQueue } from '@tributary/queue';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
@@ -61,10 +61,13 @@ async function round(setup: Setup): Promise<{ perSecond: number; commandsPerMess
   const runners = Array.from(
     { length: runnerCount },
     () =>
-      new TurnRunner({
+      new Runner({
         queue,
         doorbell,
         connection: redis,
+        replies: {
+          deliver: async ({ id }) => Promise.reject(new Error(`reply ${id}: these turns commit no replies`)),
+        },
         concurrency: 8,
         sweep: false,
         handler: async (batch) => {

@@ -11,7 +11,7 @@
  *   npm run bench:latency [-- --samples 1000] [-- --rounds 5] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
-import { BullDoorbell, queueConfig, ThreadQueue, TurnRunner } from '@tributary/queue';
+import { BullDoorbell, queueConfig, Runner, ThreadQueue } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -79,10 +79,13 @@ async function tributary(thread: (i: number) => string, timed: boolean): Promise
     return claimed;
   };
   let pending = nextSignal();
-  const runner = new TurnRunner({
+  const runner = new Runner({
     queue,
     doorbell,
     connection: redis,
+    replies: {
+      deliver: async ({ id }) => Promise.reject(new Error(`reply ${id}: these turns commit no replies`)),
+    },
     handler: async () => {
       pending.fire(performance.now());
       return { reply: '', stopReason: 'end_turn' };

@@ -1,7 +1,7 @@
 /**
- * The Redis commands one whole turn costs, by command name: a message enqueued as ingress does, rung,
- * claimed and committed with a one-part reply by a worker's turn runner, and the reply delivered from
- * the outbox as the worker's delivery does (take, read the parts posted, record the part, done). The
+ * The Redis commands one whole turn costs, by command name, and the client calls among them: a message
+ * enqueued as ingress does, rung, claimed and committed with a one-part reply by a worker's runner, and
+ * the reply delivered from the outbox by the runner's reply loop to a platform that takes it. The
  * turns run one after another on a private redis-server, in two cases: each on a thread never seen
  * (a new conversation) and all on one thread (a conversation going on). Counts come from
  * `INFO commandstats`, reset with `CONFIG RESETSTAT` before each case; what the idle processes send in
@@ -30,22 +30,11 @@ const worker = Store.open({ url: server.url, connection: { kind: 'patient' }, qu
 await ingress.whenReady(5_000);
 
 const OWNER = 'bench-worker';
-const LOCK_MS = 120_000;
-const delivered = new Map<string, () => void>();
+let delivered: (() => void) | undefined;
 
-/** A one-part reply delivered as ReplyDelivery and PlatformReplySink deliver it. */
-async function deliver(thread: string): Promise<void> {
-  const take = await worker.replies.take(thread, OWNER, LOCK_MS);
-  if (take.kind !== 'reply') throw new Error(`the outbox of ${thread} answered ${take.kind}`);
-  const { id } = take.reply;
-  await worker.replies.postedParts(thread, id);
-  await worker.replies.recordPart(thread, id, 0, `posted-${id}`);
-  const after = await worker.replies.done(thread, OWNER, id);
-  if (after !== 'empty') throw new Error(`the outbox of ${thread} answered ${after} after its one reply`);
-}
-
-// The sweeper's pass is per interval, not per turn: it is left out.
-const runner = worker.turnRunner({
+// The sweeper's pass is per interval, not per turn: it is left out. The reply goes to a platform that
+// takes it at once, through the runner's own reply loop, as in a worker.
+const runner = worker.runner({
   owner: OWNER,
   sweep: false,
   handler: async (batch) => ({
@@ -53,17 +42,28 @@ const runner = worker.turnRunner({
     stopReason: 'end_turn',
     outbound: [{ id: `${batch.id}:reply`, payload: JSON.stringify({ kind: 'reply', text: 'done' }) }],
   }),
+  replies: { deliver: async ({ id }) => ({ part: 0, messageId: `posted-${id}` }) },
   events: {
     batchEnded(outcome, thread) {
-      if (outcome !== 'committed') throw new Error(`a turn of ${thread} ended ${outcome}`);
-      deliver(thread).then(
-        () => delivered.get(thread)?.(),
-        (error: unknown) => log(`redis-commands: delivery failed: ${String(error)}`),
-      );
+      if (outcome !== 'committed') log(`redis-commands: a turn of ${thread} ended ${outcome}`);
+    },
+    // Turns run one at a time: the reply delivered is the last turn's.
+    replyDelivery(outcome) {
+      if (outcome === 'delivered') delivered?.();
+      else log(`redis-commands: a delivery ended ${outcome}`);
     },
   },
 });
 await runner.start();
+
+/** Client calls by command name (what left a client; a script's own commands are not among them). */
+const clientCalls = new Map<string, number>();
+const monitor = await stats.monitor();
+monitor.on('monitor', (_time: string, args: string[], source: string) => {
+  const name = args[0]?.toLowerCase() ?? '';
+  if (source === 'lua' || name === 'info' || name === 'config') return;
+  clientCalls.set(name, (clientCalls.get(name) ?? 0) + 1);
+});
 
 /** Calls per command name since the last reset, without the measuring client's own. */
 async function commandCalls(): Promise<Map<string, number>> {
@@ -75,13 +75,16 @@ async function commandCalls(): Promise<Map<string, number>> {
   return calls;
 }
 
-/** Runs `count` turns one after another; returns the calls they cost and how long they took. */
+/** Runs `count` turns one after another; returns the commands and client calls they cost, and the time. */
 async function measure(count: number, threadOf: (turn: number) => string) {
   await stats.config('RESETSTAT');
+  clientCalls.clear();
   const started = performance.now();
   for (let turn = 0; turn < count; turn++) {
     const thread = threadOf(turn);
-    const done = new Promise<void>((resolve) => delivered.set(thread, resolve));
+    const done = new Promise<void>((resolve) => {
+      delivered = resolve;
+    });
     await ingress.queue.enqueue(thread, {
       id: `m${turn}`,
       body: 'check the build',
@@ -90,15 +93,28 @@ async function measure(count: number, threadOf: (turn: number) => string) {
     await done;
   }
   const ms = performance.now() - started;
-  return { calls: await commandCalls(), ms };
+  return { calls: await commandCalls(), clients: new Map(clientCalls), ms };
 }
 
-/** What the idle processes send in `ms`, per ms, by command. */
-async function background(ms: number): Promise<Map<string, number>> {
+/** What the idle processes send in `ms`, per ms: commands, and client calls. */
+async function background(ms: number) {
   await stats.config('RESETSTAT');
+  clientCalls.clear();
   await sleep(ms);
-  const calls = await commandCalls();
-  return new Map([...calls].map(([name, n]) => [name, n / ms]));
+  const perMs = (calls: Map<string, number>) => new Map([...calls].map(([name, n]) => [name, n / ms]));
+  return { calls: perMs(await commandCalls()), clients: perMs(clientCalls) };
+}
+
+/** Per turn, by name: what `count` turns cost in `ms`, less what the idle processes send in that time. */
+function netPerTurn(calls: Map<string, number>, idle: Map<string, number>, ms: number) {
+  const net = new Map<string, number>();
+  let idleTotal = 0;
+  for (const name of new Set([...calls.keys(), ...idle.keys()])) {
+    const idleCalls = (idle.get(name) ?? 0) * ms;
+    idleTotal += idleCalls;
+    net.set(name, Math.max(0, (calls.get(name) ?? 0) - idleCalls) / turns);
+  }
+  return { net, idle: idleTotal / turns };
 }
 
 const cases = [
@@ -106,52 +122,57 @@ const cases = [
   { name: 'same thread', threadOf: () => 'gateway:C1:ongoing' },
 ];
 const perTurn = new Map<string, Map<string, number>>();
+const clientsPerTurn = new Map<string, Map<string, number>>();
 const idleShare = new Map<string, number>();
 try {
   // One turn first, so scripts are loaded and connections open before anything is counted.
   await measure(1, () => 'gateway:C1:warm-up');
   for (const { name, threadOf } of cases) {
-    const { calls, ms } = await measure(turns, threadOf);
+    const { calls, clients, ms } = await measure(turns, threadOf);
     const idle = await background(ms);
-    const net = new Map<string, number>();
-    let idleTotal = 0;
-    for (const command of new Set([...calls.keys(), ...idle.keys()])) {
-      const idleCalls = (idle.get(command) ?? 0) * ms;
-      idleTotal += idleCalls;
-      net.set(command, Math.max(0, (calls.get(command) ?? 0) - idleCalls) / turns);
-    }
-    perTurn.set(name, net);
-    idleShare.set(name, idleTotal / turns);
+    const commands = netPerTurn(calls, idle.calls, ms);
+    perTurn.set(name, commands.net);
+    clientsPerTurn.set(name, netPerTurn(clients, idle.clients, ms).net);
+    idleShare.set(name, commands.idle);
     log(`redis-commands: ${name}: ${turns} turns in ${ms.toFixed(0)} ms`);
   }
 } finally {
   await runner.close();
   await ingress.close();
   await worker.close();
+  monitor.disconnect();
   stats.disconnect();
   await server.stop();
 }
 
-const total = (name: string) => [...perTurn.get(name)!.values()].reduce((a, b) => a + b, 0);
-const commands = [...new Set(cases.flatMap(({ name }) => [...perTurn.get(name)!.keys()]))]
-  // Less than 0.05 a turn is what is left of the idle traffic once taken off, not the turn's.
-  .filter((command) => cases.some(({ name }) => perTurn.get(name)!.get(command)! >= 0.05))
-  .sort(
-    (a, b) => perTurn.get('new thread')!.get(b)! - perTurn.get('new thread')!.get(a)! || a.localeCompare(b),
-  );
+const sum = (calls: Map<string, number>) => [...calls.values()].reduce((a, b) => a + b, 0);
+const total = (name: string) => sum(perTurn.get(name)!);
+const clientTotal = (name: string) => sum(clientsPerTurn.get(name)!);
+/** Less than 0.05 a turn is what is left of the idle traffic once taken off, not the turn's. */
+const turnsOwn = (table: Map<string, Map<string, number>>) =>
+  [...new Set(cases.flatMap(({ name }) => [...table.get(name)!.keys()]))]
+    .filter((command) => cases.some(({ name }) => table.get(name)!.get(command)! >= 0.05))
+    .sort(
+      (a, b) => table.get('new thread')!.get(b)! - table.get('new thread')!.get(a)! || a.localeCompare(b),
+    );
 const columns = ['command', ...cases.map(({ name }) => `per turn, ${name}`)];
+const rowsOf = (table: Map<string, Map<string, number>>, label: string) =>
+  turnsOwn(table).map((command) => [
+    `${label}${command}`,
+    ...cases.map(({ name }) => rounded(table.get(name)!.get(command) ?? 0)),
+  ]);
 const rows = [
-  ...commands.map((command) => [
-    command,
-    ...cases.map(({ name }) => rounded(perTurn.get(name)!.get(command) ?? 0)),
-  ]),
+  ...rowsOf(perTurn, ''),
   ['total', ...cases.map(({ name }) => rounded(total(name)))],
+  ...rowsOf(clientsPerTurn, 'client call: '),
+  ['client calls', ...cases.map(({ name }) => rounded(clientTotal(name)))],
 ];
 process.stdout.write(`\n${formatTable(columns, rows)}\n`);
 const evalsha = (name: string) => perTurn.get(name)!.get('evalsha') ?? 0;
 process.stdout.write(
   `redis-commands: ${rounded(total('new thread'), 1)} commands per turn on a new thread ` +
-    `(${rounded(evalsha('new thread'), 1)} of them script calls), ${rounded(total('same thread'), 1)} on a thread going on\n`,
+    `(${rounded(evalsha('new thread'), 1)} of them script calls) in ${rounded(clientTotal('new thread'), 1)} client calls, ` +
+    `${rounded(total('same thread'), 1)} on a thread going on in ${rounded(clientTotal('same thread'), 1)}\n`,
 );
 const path = await writeBenchResult(values, {
   name: 'redis-commands',
@@ -163,12 +184,15 @@ const path = await writeBenchResult(values, {
     commands_per_turn_same_thread: rounded(total('same thread'), 1),
     script_calls_per_turn_new_thread: rounded(evalsha('new thread'), 1),
     script_calls_per_turn_same_thread: rounded(evalsha('same thread'), 1),
+    client_calls_per_turn_new_thread: rounded(clientTotal('new thread'), 1),
+    client_calls_per_turn_same_thread: rounded(clientTotal('same thread'), 1),
   },
   notes: [
-    `${turns} turns per case, one after another, on a private redis-server: ingress's store enqueues, a worker's turn runner (sweeper off) claims and commits a one-part reply, and the reply is delivered as the worker does: take, read the posted parts, record the part, done.`,
+    `${turns} turns per case, one after another, on a private redis-server: ingress's store enqueues, a worker's runner (sweeper off) claims and commits a one-part reply, and its reply loop delivers the reply to a sink that takes it at once (the commit takes the reply, the done records its one part).`,
     'Counts are INFO commandstats after CONFIG RESETSTAT, without the measuring INFO and CONFIG. Redis counts the commands a script runs as well as its EVALSHA: the EVALSHA row is the script calls, the rest mostly runs inside them.',
+    'Client calls (rows "client call: ...") are what MONITOR shows leaving the clients, the commands scripts run left out: the calls a turn makes, each one a round trip unless auto-pipelining sends it with others.',
     `What the idle processes send in the same time (BullMQ's blocking waits, presence refreshes) is measured right after each case and taken off: ${rounded(idleShare.get('new thread')!, 2)} and ${rounded(idleShare.get('same thread')!, 2)} commands per turn.`,
-    'Round trips are not counted: auto-pipelining sends the commands of one tick in one write, so they are fewer than the commands.',
+    'Round trips are fewer than the client calls: auto-pipelining sends the calls of one tick in one write.',
     'The agent side of a real worker (session records, progress reactions) and the sweeper pass are not in these figures.',
   ],
 });

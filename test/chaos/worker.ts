@@ -1,8 +1,8 @@
 /**
- * One chaos worker process: a TurnRunner whose turns take a random while. It is killed, frozen and
+ * One chaos worker process: a Runner whose turns take a random while. It is killed, frozen and
  * restarted by the chaos orchestrator; SIGTERM closes it gracefully.
  */
-import { BullDoorbell, openConnection, ThreadQueue, TurnRunner } from '@tributary/queue';
+import { BullDoorbell, openConnection, Runner, ThreadQueue } from '@tributary/queue';
 import { chaosQueueConfig } from './chaos-config.js';
 import { DroppingDoorbell } from './dropping-doorbell.js';
 
@@ -12,10 +12,13 @@ const bull = new BullDoorbell(redis, config);
 const doorbell = new DroppingDoorbell(bull, Number(process.env.CHAOS_DROP ?? '0'));
 const queue = new ThreadQueue(redis, config, doorbell);
 
-const runner = new TurnRunner({
+const runner = new Runner({
   queue,
   doorbell,
   connection: redis,
+  replies: {
+    deliver: async ({ id }) => Promise.reject(new Error(`reply ${id}: the chaos turns commit no replies`)),
+  },
   concurrency: 4,
   handler: async (_batch, signal) => {
     // Sleeps on purpose: the turn stands in for an agent's work, mostly short, sometimes long.

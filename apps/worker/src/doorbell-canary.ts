@@ -21,18 +21,20 @@ export class DoorbellCanary {
   /** When each doorbell queue's consumer last took a job. */
   private readonly lastTaken: number[];
   private timer: NodeJS.Timeout | undefined;
+  /** Whether a doorbell could start a turn here now; known once the worker takes doorbells. */
+  private hasFreeSlot: (() => boolean) | undefined;
 
   constructor(
     private readonly doorbell: BullDoorbell,
     private readonly owner: string,
-    private readonly hasFreeSlot: () => boolean,
     private readonly logger: Logger,
     private readonly timing: CanaryTiming = DEFAULT_CANARY_TIMING,
   ) {
     this.lastTaken = doorbell.queues.map(() => performance.now());
   }
 
-  start(): void {
+  start(hasFreeSlot: () => boolean): void {
+    this.hasFreeSlot = hasFreeSlot;
     this.timer = setInterval(() => {
       this.doorbell.addCanary(this.owner).catch((error: unknown) => {
         this.logger.warn({ err: error }, 'canary not added; readiness relies on the next one');
@@ -46,8 +48,12 @@ export class DoorbellCanary {
     this.lastTaken[queue] = performance.now();
   }
 
-  /** A busy worker takes no jobs by design; only an idle one that took none from some queue is stuck. */
+  /**
+   * A busy worker takes no jobs by design; only an idle one that took none from some queue is stuck.
+   * Before it takes doorbells at all, a worker does not consume.
+   */
   consuming(): boolean {
+    if (!this.hasFreeSlot) return false;
     if (!this.hasFreeSlot()) return true;
     const now = performance.now();
     return this.lastTaken.every((at) => now - at < this.timing.windowMs);

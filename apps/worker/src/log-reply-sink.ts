@@ -1,13 +1,13 @@
 import { type PlatformClient, platformOfThread } from '@tributary/platforms';
 import type { Logger } from 'pino';
-import type { OutboundMessage, ReplySink } from './outbox.js';
+import type { OutboundMessage, OutboundSink } from './outbox.js';
 
 /**
  * Logs every outbound message. Where no platform client takes the thread this is its reply path, at
- * info; where one does, the platform sink delivered it (a failure is the deliverer's warning), so the
+ * info; where one does, the platform sink delivered it (a failure is the reply loop's warning), so the
  * line is debug: the turn already logged its dispatch and its end.
  */
-export class LogReplySink implements ReplySink {
+export class LogReplySink implements OutboundSink {
   readonly name = 'log';
 
   constructor(

@@ -12,12 +12,10 @@ export interface OutboundMessage {
   stopReason?: string;
 }
 
-/** A platform-neutral destination; platform adapters implement it. */
-export interface ReplySink {
+/** Where a delivered reply goes besides its platform (the log, a test's capture). */
+export interface OutboundSink {
   readonly name: string;
   send(message: OutboundMessage, replyId: string): Promise<void>;
-  /** The reply left the outbox: whatever the sink kept to resume it is no longer needed. */
-  delivered?(replyId: string): void;
 }
 
 /** A batch has at most one reply and one notice: together they name an outbound message. */

@@ -1,45 +1,41 @@
 import { type PlatformClient, platformOfThread, splitMessage } from '@tributary/platforms';
-import type { OutboundMessage, ReplySink } from './outbox.js';
-import type { PostedParts } from './posted-parts.js';
+import type { PostedPart, ReplyAttempt } from '@tributary/queue';
+import type { OutboundMessage } from './outbox.js';
 
 /**
- * Posts replies through the platform that accepted the thread, split at its length limit. Each part's
- * message id is kept (PostedParts: in Redis, and in memory while Redis cannot take it), so a retried
- * reply edits what it already posted rather than posting twice (and a streamed placeholder, part 0,
- * ends as the reply's first part).
+ * Posts replies through the platform that accepted the thread, split at its length limit. A part the
+ * attempt finds posted (an earlier attempt, a streamed placeholder as part 0) is edited, never posted
+ * again; each part posted is recorded before the next is posted, the last one with the reply's done
+ * (the runner records it).
  */
-export class PlatformReplySink implements ReplySink {
-  readonly name = 'platform';
+export class PlatformReplySink {
+  constructor(private readonly clients: ReadonlyMap<string, PlatformClient>) {}
 
-  constructor(
-    private readonly clients: ReadonlyMap<string, PlatformClient>,
-    private readonly posted: PostedParts,
-  ) {}
-
-  delivered(replyId: string): void {
-    this.posted.forget(replyId);
-  }
-
-  async send(message: OutboundMessage, replyId: string): Promise<void> {
+  /** The last part, when this attempt posted it. */
+  async deliver(
+    message: OutboundMessage,
+    attempt: Pick<ReplyAttempt, 'id' | 'posted' | 'record'>,
+  ): Promise<PostedPart | undefined> {
     const client = this.clients.get(platformOfThread(message.thread));
-    if (!client) return;
+    if (!client) return undefined;
     const { target } = message;
     const text = message.kind === 'notice' ? `⚠️ ${message.text}` : message.text;
     const parts = splitMessage(
       text === '' ? '(the agent finished without a reply)' : text,
       client.maxMessageLength,
     );
-    const already = await this.posted.of(message.thread, replyId);
     for (const [index, part] of parts.entries()) {
-      const messageId = already.get(index);
+      const messageId = attempt.posted.get(index);
       if (messageId !== undefined) {
         await client.edit?.(target, messageId, part);
         continue;
       }
       const posted = await client.send(target, part, {
-        idempotencyKey: index === 0 ? replyId : `${replyId}:${index}`,
+        idempotencyKey: index === 0 ? attempt.id : `${attempt.id}:${index}`,
       });
-      await this.posted.posted(message.thread, replyId, index, posted);
+      if (index === parts.length - 1) return { part: index, messageId: posted };
+      await attempt.record(index, posted);
     }
+    return undefined;
   }
 }

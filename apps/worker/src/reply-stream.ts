@@ -1,7 +1,7 @@
 import type { MessageRef, PlatformClient } from '@tributary/platforms';
+import type { PostedParts } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { replyId } from './outbox.js';
-import type { PostedParts } from './posted-parts.js';
 
 /** Where a stream's placeholder is recorded: the batch's reply, part 0. */
 export interface StreamSlot {

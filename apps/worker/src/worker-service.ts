@@ -4,7 +4,14 @@ import { processingModeOf, sharedQueueOptions, steersOn, type WorkerConfig } fro
 import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
-import { newOwnerId, type QueueConfig, Store, type ThreadControls, type ThreadQueue } from '@tributary/queue';
+import {
+  type DeliveryTuning,
+  newOwnerId,
+  type QueueConfig,
+  Store,
+  type ThreadControls,
+  type ThreadQueue,
+} from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
@@ -13,13 +20,12 @@ import { ByteBudget } from './byte-budget.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
 import { LogReplySink } from './log-reply-sink.js';
-import type { ReplySink } from './outbox.js';
+import type { OutboundSink } from './outbox.js';
 import { PlatformReplySink } from './platform-reply-sink.js';
-import { PostedParts } from './posted-parts.js';
-import { DEFAULT_DELIVERY, type DeliveryOptions, ReplyDelivery } from './reply-delivery.js';
-import { FIRST_REPLY_RETRY_MS } from './reply-retry-policy.js';
+import { replySink } from './reply-sink.js';
 import { ReplyStream } from './reply-stream.js';
 import { SessionContinuity } from './session-continuity.js';
+import { StartedSteps } from './started-steps.js';
 import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { TurnReactions } from './turn-reactions.js';
@@ -31,8 +37,8 @@ import { WorkingDirectories } from './working-directories.js';
 
 export interface WorkerOptions {
   logger: Logger;
-  /** Reply sinks on top of the log and the platforms. */
-  sinks?: ReplySink[];
+  /** Where delivered replies go on top of the platforms and the log. */
+  sinks?: OutboundSink[];
   /** Replies, reactions and thread parents go through these; default: from the configured credentials. */
   clients?: ReadonlyMap<string, PlatformClient>;
   /** Default: a registry of its own, served on METRICS_PORT. */
@@ -41,7 +47,7 @@ export interface WorkerOptions {
   /** Queue tuning not exposed as environment variables (tests shorten leases and retries). */
   queue?: Partial<QueueConfig>;
   /** Reply delivery tuning not exposed as environment variables (tests shorten the backoff). */
-  delivery?: Partial<DeliveryOptions>;
+  delivery?: DeliveryTuning;
   /** Variables set in the agent's environment on top of the allowlist. */
   agentEnv?: Record<string, string>;
   onSignal?: TurnSignalListener;
@@ -129,17 +135,33 @@ export async function startWorker(
       ...options.queue,
     },
   });
+  // A step that fails undoes the steps before it: a failed start leaves no agent, port or timer behind.
+  const started = new StartedSteps(logger);
+  started.undoWith(() => store.close());
+  try {
+    return await startOn(store, config, options, metrics, started);
+  } catch (error) {
+    await started.undo();
+    throw error;
+  }
+}
+
+async function startOn(
+  store: Store,
+  config: Readonly<WorkerConfig>,
+  options: WorkerOptions,
+  metrics: Metrics,
+  started: StartedSteps,
+): Promise<RunningWorker> {
+  const { logger } = options;
   store.logConnectionErrors(logger.child({ component: 'redis' }));
   await store.checkSafety(config.redisSafety, logger);
   const { queue, doorbell } = store;
 
   const owner = newOwnerId();
-  let failWorker: (error: Error) => void = () => {};
-  const failed = new Promise<Error>((resolve) => {
-    failWorker = resolve;
-  });
+  const failure = settlesOnce<Error>();
+  const revocation = settlesOnce<string>();
   // Started before any agent: from the first spawn on, a worker that dies or freezes leaves none behind.
-  let handBack: (why: string) => void = () => {};
   const warden = await AgentWarden.start(
     {
       redisUrl: config.redisUrl,
@@ -155,15 +177,16 @@ export async function startWorker(
         metrics.workerRevocationsTotal.inc();
         // Its agents are dead and its presence gone: whatever it runs now, another worker may too.
         logger.error({ why }, 'the agent warden revoked this worker; handing its threads back and stopping');
-        handBack(why);
-        failWorker(new Error(`the agent warden revoked this worker: ${why}`));
+        revocation.settle(why);
+        failure.settle(new Error(`the agent warden revoked this worker: ${why}`));
       },
       lost: (error) => {
         logger.error({ err: error }, 'the agent warden is gone; stopping this worker so it can be restarted');
-        failWorker(error);
+        failure.settle(error);
       },
     },
   );
+  started.undoWith(() => warden.close());
 
   const agent = agentCommandConfig(config, options.agentEnv);
   const directories = new WorkingDirectories(
@@ -195,23 +218,9 @@ export async function startWorker(
       } else logger.warn(context, 'agent did not start');
     },
   });
+  started.undoWith(() => pool.close());
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  const postedParts = new PostedParts(store.replies);
-  // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
-  const sinks: ReplySink[] = [
-    new PlatformReplySink(clients, postedParts),
-    new LogReplySink(logger.child({ component: 'outbox' }), clients),
-    ...(options.sinks ?? []),
-  ];
-  let delivery: ReplyDelivery | undefined;
-
-  const parents = store.parents<ThreadParentMessage>();
-  const reactions = new TurnReactions(
-    clients,
-    logger.child({ component: 'reactions' }),
-    config.workingReactionDelayMs,
-  );
   const running = new Map<string, AbortController>();
   const steering: SteeringDeps = {
     on: (thread) => steersOn(config, thread),
@@ -245,6 +254,7 @@ export async function startWorker(
         );
     }
   });
+  started.undoWith(() => controls.close());
   const movedCheck = setInterval(() => {
     continuity
       .releaseMoved(owner, (thread) => running.has(thread))
@@ -255,21 +265,41 @@ export async function startWorker(
       .catch((error: unknown) => logger.warn({ err: error }, 'moved sessions not checked; trying again'));
   }, MOVED_CHECK_MS);
   movedCheck.unref();
+  started.undoWith(() => clearInterval(movedCheck));
 
-  let canary: DoorbellCanary | undefined;
-  let status: WorkerStatusReporter | undefined;
-  const runner = store.turnRunner({
+  const canary = new DoorbellCanary(doorbell, owner, logger, options.canary);
+  const status = new WorkerStatusReporter({
+    registry: store.workers,
+    owner,
+    concurrency: config.concurrency,
+    pool,
+    running: () => running.keys(),
+    logger: logger.child({ component: 'status' }),
+  });
+  const runner = store.runner({
     owner,
     presence: warden,
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
+    handler: turnHandler({ config, options, store, pool, continuity, steering, clients, running, metrics }),
+    // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
+    replies: replySink(new PlatformReplySink(clients), [
+      new LogReplySink(logger.child({ component: 'outbox' }), clients),
+      ...(options.sinks ?? []),
+    ]),
+    delivery: {
+      ...options.delivery,
+      retry: {
+        horizonMs: config.replyRetryHorizonMs,
+        maxDelayMs: config.replyRetryMaxDelayMs,
+        ...options.delivery?.retry,
+      },
+    },
     events: {
       batchEnded: (outcome, thread) => {
-        status?.served(thread);
+        status.served(thread);
         metrics.turnsTotal.inc({ outcome });
         if (outcome === 'dead_lettered') metrics.deadLetteredBatchesTotal.inc();
-        // The commit put the reply (or a notice) in the thread's outbox: deliver it now.
-        if (outcome === 'committed' || outcome === 'dead_lettered') delivery?.kick(thread);
       },
       leaseLost: () => metrics.leaseExpiriesTotal.inc(),
       fenced: () => metrics.fenceRejectionsTotal.inc(),
@@ -278,72 +308,11 @@ export async function startWorker(
         metrics.sweeperRevivalsTotal.inc({ reason: 'doorbell' }, doorbellsRevived);
         metrics.sweeperRevivalsTotal.inc({ reason: 'owner_gone' }, takenOver);
       },
-      repliesDue: (threads) => delivery?.offer(threads),
-      doorbellTaken: (queue) => canary?.taken(queue),
+      replyDelivery: (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
+      doorbellTaken: (queue) => canary.taken(queue),
       passedOn: () => metrics.doorbellsPassedOnTotal.inc(),
     },
-    handler: createTurnHandler({
-      pool,
-      continuity,
-      steering,
-      fresh: {
-        history: (thread) => queue.history(thread),
-        parent: (thread) => parents.get(thread),
-      },
-      observer: prometheusTurnObserver(metrics),
-      attachments: new AttachmentContents({
-        clients,
-        limits: {
-          maxBytes: config.attachmentMaxBytes,
-          maxCount: config.attachmentMaxCount,
-          maxTurnBytes: config.attachmentMaxTurnBytes,
-          timeoutMs: config.attachmentTimeoutMs,
-        },
-        budget: new ByteBudget(config.attachmentWorkerBytes),
-        logger: logger.child({ component: 'attachments' }),
-        onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
-      }),
-      stream: (thread, batchId, target) => {
-        const client = clients.get(platformOfThread(thread));
-        if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
-        return new ReplyStream(
-          { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
-          target,
-          postedParts,
-          { thread, batchId },
-          config.replyStreamIntervalMs,
-          logger,
-        );
-      },
-      limits: config,
-      progress: config.progress,
-      logger,
-      running,
-      onRepair: () => metrics.agentTurnRepairsTotal.inc(),
-      onSignal: (signal) => {
-        reactions.listener(signal);
-        options.onSignal?.(signal);
-      },
-    }),
   });
-  delivery = new ReplyDelivery(
-    store.replies,
-    sinks,
-    runner.owner,
-    {
-      ...DEFAULT_DELIVERY,
-      ...options.delivery,
-      retry: {
-        horizonMs: config.replyRetryHorizonMs,
-        firstDelayMs: FIRST_REPLY_RETRY_MS,
-        maxDelayMs: config.replyRetryMaxDelayMs,
-        ...options.delivery?.retry,
-      },
-    },
-    logger.child({ component: 'outbox' }),
-    (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
-  );
-  // Listening before any claim: a port taken fails the start before it touched a thread.
   let accepting = true;
   observeFleet(metrics, () => store.fleetStats());
   const gauges = [metrics.acpSessionsLive, metrics.agentProcesses, metrics.agentSparesReady];
@@ -351,72 +320,63 @@ export async function startWorker(
     metrics.acpSessionsLive.set(pool.liveSessions);
     metrics.agentProcesses.set(pool.liveProcesses);
     metrics.agentSparesReady.set(pool.readySpares);
-    metrics.doorbellConsumerUp.set(canary?.consuming() ? 1 : 0);
+    metrics.doorbellConsumerUp.set(canary.consuming() ? 1 : 0);
   });
+  // Listening before any claim: a port taken fails the start before it touched a thread.
   const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };
   const health: FastifyInstance = await startHealthServer(endpoint, metrics, {
     notAccepting: () =>
       !accepting
         ? 'shutting down'
-        : status?.draining
+        : status.draining
           ? 'drained by an operator (restart it to take turns again)'
           : undefined,
     redis: () => store.ready(),
-    consuming: () => canary?.consuming() ?? false,
+    consuming: () => canary.consuming(),
     agentProblem: () => {
       const { consecutive, lastError } = pool.startFailures;
       if (consecutive < AGENT_START_FAILURES_NOT_READY) return undefined;
       return `agent cannot start (${consecutive} failures in a row; last: ${lastError}); check AGENT_COMMAND and the agent's setup`;
     },
   });
-  handBack = (why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`);
+  started.undoWith(() => health.close());
+  void revocation.settled.then((why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`));
   pool.warm();
+  started.undoWith(() => runner.close());
   await runner.start();
-  canary = new DoorbellCanary(doorbell, runner.owner, () => runner.hasFreeSlot, logger, options.canary);
-  canary.start();
-  status = new WorkerStatusReporter({
-    registry: store.workers,
-    owner: runner.owner,
-    concurrency: config.concurrency,
-    pool,
-    running: () => running.keys(),
-    drain: async () => {
-      canary?.stop();
-      await runner.drain();
-    },
-    logger: logger.child({ component: 'status' }),
+  canary.start(() => runner.hasFreeSlot);
+  started.undoWith(() => canary.stop());
+  status.start(async () => {
+    canary.stop();
+    await runner.drain();
   });
-  status.start();
+  started.undoWith(() => status.stop());
   const address = health.server.address();
   const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;
-  logger.info(
-    { owner: runner.owner, concurrency: config.concurrency, agent: agent.command, healthUrl },
-    'worker started',
-  );
+  logger.info({ owner, concurrency: config.concurrency, agent: agent.command, healthUrl }, 'worker started');
 
   return {
     queue,
     controls: store.controls,
     pool,
-    owner: runner.owner,
+    owner,
     healthUrl,
-    failed,
+    failed: failure.settled,
     async close({ graceMs = config.shutdownGraceMs } = {}) {
       accepting = false;
       clearInterval(movedCheck);
-      canary?.stop();
+      canary.stop();
       const started = performance.now();
       const inOrder = (async () => {
         await runner.close(graceMs);
-        await status?.stop();
-        await delivery?.stop();
+        await status.stop();
         logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
         await pool.close();
         await warden.close();
         await health.close();
         await controls.close();
         await store.close();
-        logger.info({ owner: runner.owner }, 'worker stopped; threads handed back');
+        logger.info({ owner }, 'worker stopped; threads handed back');
       })();
       const deadlineMs = shutdownDeadlineMs({ ...config, shutdownGraceMs: graceMs });
       const outcome = await within(inOrder, deadlineMs);
@@ -429,9 +389,85 @@ export async function startWorker(
       await Promise.allSettled([pool.close(), health.close(), controls.close()]);
       await warden.close();
       logger.warn(
-        { owner: runner.owner, deadlineMs, notHandedBack, ...(outcome === 'timed out' ? {} : outcome) },
+        { owner, deadlineMs, notHandedBack, ...(outcome === 'timed out' ? {} : outcome) },
         `shutdown cut short (${outcome === 'timed out' ? 'not finished in time' : 'failed'}; is Redis reachable?): agents killed, threads not handed back are left to the sweeper`,
       );
     },
   };
+}
+
+/** A value settled once, by whichever event comes first (later ones are ignored). */
+function settlesOnce<T>(): { settled: Promise<T>; settle(value: T): void } {
+  let settle: (value: T) => void = () => {};
+  const settled = new Promise<T>((resolve) => {
+    settle = resolve;
+  });
+  return { settled, settle: (value) => settle(value) };
+}
+
+interface TurnHandlerDeps {
+  config: Readonly<WorkerConfig>;
+  options: WorkerOptions;
+  store: Store;
+  pool: SessionPool;
+  continuity: SessionContinuity;
+  steering: SteeringDeps;
+  clients: ReadonlyMap<string, PlatformClient>;
+  running: Map<string, AbortController>;
+  metrics: Metrics;
+}
+
+/** What runs a turn on this worker: the agent session, attachments, streaming, reactions. */
+function turnHandler(deps: TurnHandlerDeps): ReturnType<typeof createTurnHandler> {
+  const { config, options, store, pool, continuity, steering, clients, running, metrics } = deps;
+  const { logger } = options;
+  const parents = store.parents<ThreadParentMessage>();
+  const reactions = new TurnReactions(
+    clients,
+    logger.child({ component: 'reactions' }),
+    config.workingReactionDelayMs,
+  );
+  return createTurnHandler({
+    pool,
+    continuity,
+    steering,
+    fresh: {
+      history: (thread) => store.queue.history(thread),
+      parent: (thread) => parents.get(thread),
+    },
+    observer: prometheusTurnObserver(metrics),
+    attachments: new AttachmentContents({
+      clients,
+      limits: {
+        maxBytes: config.attachmentMaxBytes,
+        maxCount: config.attachmentMaxCount,
+        maxTurnBytes: config.attachmentMaxTurnBytes,
+        timeoutMs: config.attachmentTimeoutMs,
+      },
+      budget: new ByteBudget(config.attachmentWorkerBytes),
+      logger: logger.child({ component: 'attachments' }),
+      onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
+    }),
+    stream: (thread, batchId, target) => {
+      const client = clients.get(platformOfThread(thread));
+      if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
+      return new ReplyStream(
+        { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
+        target,
+        store.postedParts,
+        { thread, batchId },
+        config.replyStreamIntervalMs,
+        logger,
+      );
+    },
+    limits: config,
+    progress: config.progress,
+    logger,
+    running,
+    onRepair: () => metrics.agentTurnRepairsTotal.inc(),
+    onSignal: (signal) => {
+      reactions.listener(signal);
+      options.onSignal?.(signal);
+    },
+  });
 }

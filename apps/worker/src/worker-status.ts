@@ -17,8 +17,6 @@ export interface WorkerStatusOptions {
   pool: Pick<SessionPool, 'has' | 'sessionIdOf' | 'pidOf'>;
   /** Threads whose turn runs here now. */
   running: () => Iterable<string>;
-  /** Stops taking doorbells and hands the running threads back; the process stays up. */
-  drain: () => Promise<void>;
   logger: LogSink;
 }
 
@@ -33,10 +31,14 @@ export class WorkerStatusReporter {
   private state: WorkerStatus['state'] = 'taking';
   private timer: NodeJS.Timeout | undefined;
   private reporting: Promise<void> = Promise.resolve();
+  /** Stops taking doorbells and hands the running threads back; the process stays up. */
+  private drainWorker: () => Promise<void> = async () => {};
 
   constructor(private readonly options: WorkerStatusOptions) {}
 
-  start(): void {
+  /** Reports from now on; an operator's drain request runs `drain`. */
+  start(drain: () => Promise<void>): void {
+    this.drainWorker = drain;
     this.timer = setInterval(() => {
       this.reporting = this.tick();
     }, REPORT_EVERY_MS);
@@ -85,7 +87,7 @@ export class WorkerStatusReporter {
       'drain requested: taking no more doorbells, handing threads back',
     );
     try {
-      await this.options.drain();
+      await this.drainWorker();
       this.state = 'drained';
       logger.info({ owner: this.options.owner }, 'drained: no thread held, no doorbell taken; still up');
     } catch (error) {

@@ -22,11 +22,11 @@ afterAll(async () => {
 describe('DoorbellCanary', () => {
   it('adds canary jobs to the shared doorbell queue every period', async () => {
     const doorbell = new BullDoorbell(redis, queueConfig({ prefix }));
-    const canary = new DoorbellCanary(doorbell, 'w1', () => true, pino({ level: 'silent' }), {
+    const canary = new DoorbellCanary(doorbell, 'w1', pino({ level: 'silent' }), {
       periodMs: 20,
       windowMs: 10_000,
     });
-    canary.start();
+    canary.start(() => true);
     await waitFor(
       async () =>
         (await doorbell.queues[0]!.getJobs(['waiting'])).filter((j) => j.name === 'canary').length >= 2,
@@ -41,31 +41,35 @@ describe('DoorbellCanary', () => {
   it('reports an idle worker that took no job within the window as not consuming', async () => {
     const doorbell = new BullDoorbell(redis, queueConfig({ prefix }));
     let free = true;
-    const canary = new DoorbellCanary(doorbell, 'w2', () => free, pino({ level: 'silent' }), {
+    const canary = new DoorbellCanary(doorbell, 'w2', pino({ level: 'silent' }), {
       periodMs: 60_000,
       windowMs: 50,
     });
+    canary.start(() => free);
     await waitFor(() => !canary.consuming(), { what: 'the window to pass' });
     free = false;
     expect(canary.consuming()).toBe(true); // busy workers take no jobs by design
     free = true;
     canary.taken(0);
     expect(canary.consuming()).toBe(true);
+    canary.stop();
     await doorbell.close();
   });
 
   it('reports a worker whose consumer of one doorbell queue took nothing as not consuming', async () => {
     const doorbell = new BullDoorbell(redis, queueConfig({ prefix, doorbellQueues: 3 }));
-    const canary = new DoorbellCanary(doorbell, 'w3', () => true, pino({ level: 'silent' }), {
+    const canary = new DoorbellCanary(doorbell, 'w3', pino({ level: 'silent' }), {
       periodMs: 60_000,
       windowMs: 50,
     });
+    canary.start(() => true);
     await waitFor(() => !canary.consuming(), { what: 'the window to pass' });
     canary.taken(0);
     canary.taken(2);
     expect(canary.consuming()).toBe(false);
     canary.taken(1);
     expect(canary.consuming()).toBe(true);
+    canary.stop();
     await doorbell.close();
   });
 });

@@ -5,8 +5,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type OutboundMessage, toOutbound } from '../src/outbox.js';
 import { PlatformReplySink } from '../src/platform-reply-sink.js';
-import { PostedParts } from '../src/posted-parts.js';
-import { ReplyDelivery } from '../src/reply-delivery.js';
+import { replySink } from '../src/reply-sink.js';
 
 const THREAD = 'gateway:c:t';
 const target = { platform: 'telegram', channelId: 'c', threadId: 't', messageId: 'e' };
@@ -45,27 +44,12 @@ describe('a reply posted while Redis goes down (real Redis, killed and restarted
     const store = Store.open({
       url: redis.url,
       connection: { kind: 'patient' },
-      queue: { prefix: uniquePrefix('once') },
+      // The sweeper offers the thread again once Redis answers.
+      queue: { prefix: uniquePrefix('once'), sweepIntervalMs: 200 },
     });
     cleanup.push(async () => store.disconnect());
 
-    await store.queue.enqueue(THREAD, { id: 'm1', body: 'x' });
-    const claim = await store.queue.claim(THREAD, (await store.queue.state(THREAD)).epoch, 'worker');
-    if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-    const message: OutboundMessage = {
-      thread: THREAD,
-      batchId: claim.batch.id,
-      kind: 'reply',
-      text: 'the answer',
-      target,
-    };
-    await store.queue.commit(claim.batch.lease, {
-      reply: message.text,
-      stopReason: 'end_turn',
-      outbound: [toOutbound(message)],
-    });
-
-    // Redis dies between the platform's answer and the record of the posted part.
+    // Redis dies between the platform's answer and the record of the posted part (here: the done).
     let killed = false;
     const { client, posts, edits } = platform(async () => {
       if (killed) return;
@@ -75,17 +59,26 @@ describe('a reply posted while Redis goes down (real Redis, killed and restarted
     const logs: Record<string, unknown>[] = [];
     const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line)) });
     const outcomes: string[] = [];
-    const delivery = new ReplyDelivery(
-      store.replies,
-      [new PlatformReplySink(new Map([['gateway', client]]), new PostedParts(store.replies))],
-      'me',
-      { retry: { horizonMs: 60_000, firstDelayMs: 20, maxDelayMs: 40 }, concurrency: 1, lockMs: 30_000 },
+    const runner = store.runner({
       logger,
-      (outcome) => outcomes.push(outcome),
-    );
-    cleanup.push(() => delivery.stop());
+      handler: async (batch) => {
+        const message: OutboundMessage = {
+          thread: THREAD,
+          batchId: batch.id,
+          kind: 'reply',
+          text: 'the answer',
+          target,
+        };
+        return { reply: message.text, stopReason: 'end_turn', outbound: [toOutbound(message)] };
+      },
+      replies: replySink(new PlatformReplySink(new Map([['gateway', client]])), []),
+      delivery: { retry: { horizonMs: 60_000, firstDelayMs: 20, maxDelayMs: 40 }, lockMs: 30_000 },
+      events: { replyDelivery: (outcome) => outcomes.push(outcome) },
+    });
+    await runner.start();
+    cleanup.push(() => runner.close());
 
-    delivery.kick(THREAD);
+    await store.queue.enqueue(THREAD, { id: 'm1', body: 'x' });
     await waitFor(
       () => logs.some((l) => l.msg === 'reply delivery interrupted; it is retried from the outbox'),
       {
@@ -93,14 +86,10 @@ describe('a reply posted while Redis goes down (real Redis, killed and restarted
       },
     );
     await redis.restart();
-    // What the sweeper does once Redis answers: offer the thread whose reply is due.
-    await waitFor(
-      async () => {
-        delivery.offer([THREAD]);
-        return (await store.replies.pending(THREAD)).length === 0;
-      },
-      { what: 'the reply to leave the outbox', intervalMs: 200 },
-    );
+    await waitFor(async () => (await store.replies.pending(THREAD)).length === 0, {
+      what: 'the reply to leave the outbox',
+      intervalMs: 200,
+    });
 
     expect(posts).toEqual(['the answer']);
     expect(edits).toEqual(['platform-1: the answer']);

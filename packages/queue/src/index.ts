@@ -29,10 +29,20 @@ export {
 } from './errors.js';
 export type { FleetStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-export type { DoneOutcome } from './lua/outbox-calls.js';
+export type { PostedParts } from './posted-parts.js';
 export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
 export { isRedisUnavailable } from './redis-unavailable.js';
+export type { DeliveryOptions, DeliveryOutcome } from './reply-loop.js';
+export { FIRST_REPLY_RETRY_MS, type ReplyRetryPolicy } from './reply-retry-policy.js';
+export type { ReplyAttempt, ReplySink } from './reply-sink.js';
+export {
+  type DeliveryTuning,
+  newOwnerId,
+  Runner,
+  type RunnerEvents,
+  type RunnerOptions,
+} from './runner.js';
 export { Store, type StoreOptions } from './store.js';
 export type {
   AuditEntry,
@@ -55,7 +65,15 @@ export {
 } from './stores/fleet-listing.js';
 export type { GateState, ThreadGateState } from './stores/gate-state.js';
 export type { BatchPlace, EntryPlace, MessageReceipt } from './stores/message-receipts.js';
-export type { DeadReply, PendingReply, ReplyOutbox, Take } from './stores/reply-outbox.js';
+export type {
+  DeadReply,
+  Done,
+  PendingReply,
+  PostedPart,
+  ReplyOutbox,
+  Take,
+  TakenReply,
+} from './stores/reply-outbox.js';
 export type { SessionRecord, SessionRecords } from './stores/session-records.js';
 export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
@@ -92,5 +110,4 @@ export {
   TurnFailedError,
   type TurnHandler,
 } from './turn-loop.js';
-export { newOwnerId, type RunnerEvents, TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
 export { PRESENCE, type Presence } from './worker-presence.js';

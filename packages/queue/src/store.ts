@@ -4,8 +4,10 @@ import type { RedisClient } from './connections.js';
 import { type ConnectionProfile, onConnectionError, openConnection, whenReady } from './connections.js';
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
+import { PostedParts } from './posted-parts.js';
 import { type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
+import { Runner, type RunnerOptions } from './runner.js';
 import { AuditLog } from './stores/audit-log.js';
 import { FleetListing } from './stores/fleet-listing.js';
 import { GateState } from './stores/gate-state.js';
@@ -17,7 +19,6 @@ import { ThreadControls } from './stores/thread-controls.js';
 import { ThreadParentStore } from './stores/thread-parents.js';
 import { WorkerRegistry } from './stores/worker-registry.js';
 import { ThreadQueue } from './thread-queue.js';
-import { TurnRunner, type TurnRunnerOptions } from './turn-runner.js';
 
 export interface StoreOptions {
   url: string;
@@ -41,6 +42,8 @@ export class Store {
   readonly sessions: SessionRecords;
   /** Each thread's committed replies and notices, waiting for delivery; dead replies. */
   readonly replies: ReplyOutbox;
+  /** What this process posted of each reply, kept while Redis cannot record it (its runner's, its streams'). */
+  readonly postedParts: PostedParts;
   /** `/cancel`, `/cancel-all`, `/reset`, and the workers' subscription to cancels. */
   readonly controls: ThreadControls;
   readonly admin: ThreadAdmin;
@@ -62,6 +65,7 @@ export class Store {
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf, config.idleTtlMs);
     this.replies = new ReplyOutbox(redis, keysOf);
+    this.postedParts = new PostedParts(this.replies);
     this.controls = new ThreadControls(redis, this.queue);
     const receipts = new MessageReceipts(redis, keysOf, this.queue);
     this.admin = new ThreadAdmin(this.queue, this.sessions, this.replies, receipts);
@@ -135,9 +139,10 @@ export class Store {
     return readFleetStats(this.redis, this.config, this.doorbell);
   }
 
-  /** A worker's turn runner on this store. */
-  turnRunner(options: Omit<TurnRunnerOptions, 'queue' | 'doorbell' | 'connection'>): TurnRunner {
-    return new TurnRunner({ ...options, queue: this.queue, doorbell: this.doorbell, connection: this.redis });
+  /** A worker's runner (its turns and its replies) on this store. */
+  runner(options: Omit<RunnerOptions, 'queue' | 'doorbell' | 'connection' | 'parts'>): Runner {
+    const { queue, doorbell, redis: connection, postedParts: parts } = this;
+    return new Runner({ ...options, queue, doorbell, connection, parts });
   }
 
   async close(): Promise<void> {

@@ -11,12 +11,13 @@ export interface SweepReport {
   takenOver: number;
 }
 
-/** What a pass reports beyond its log line. */
+/** What a pass reports for metrics, beyond its log line. */
 export interface SweeperEvents {
   revived?(report: SweepReport): void;
-  /** Threads with a reply due for delivery (a retry's time came, or their deliverer is gone). */
-  repliesDue?(threads: string[]): void;
 }
+
+/** Hands over threads with a reply due for delivery (a retry's time came, or their deliverer is gone). */
+export type OfferReplies = (threads: string[]) => void;
 
 /** Of each sweep candidate list, per bucket and pass. */
 const SWEEP_BATCH = 200;
@@ -25,7 +26,7 @@ const DUE_BATCH = 20;
 
 /**
  * Revives threads whose owner is gone (its presence expired) or whose owner's lease expired, and
- * threads whose doorbell was lost; reports the threads whose reply is due. Every worker runs one; a
+ * threads whose doorbell was lost; offers the threads whose reply is due to the reply loop. Every worker runs one; a
  * short per-bucket lock keeps the revivals to one sweeper per bucket at a time.
  */
 export class Sweeper {
@@ -38,6 +39,7 @@ export class Sweeper {
     private readonly redis: RedisClient,
     private readonly doorbell: Doorbell,
     private readonly owner: string,
+    private readonly offerReplies: OfferReplies,
     private readonly logger: LogSink = silentLogger,
     private readonly events: SweeperEvents = {},
   ) {
@@ -95,7 +97,7 @@ export class Sweeper {
       dueBatch: DUE_BATCH,
     });
     if (!scan) return;
-    if (scan.repliesDue.length > 0) this.events.repliesDue?.(scan.repliesDue.map(decodeThread));
+    if (scan.repliesDue.length > 0) this.offerReplies(scan.repliesDue.map(decodeThread));
 
     for (const member of scan.expired) {
       if (await this.queue.revive(member, 'lease')) report.leasesRevived++;

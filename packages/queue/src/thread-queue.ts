@@ -16,6 +16,7 @@ import { Scripts } from './lua/scripts.js';
 import type { QueueConfig } from './queue-config.js';
 import { ReplicaAcknowledgement } from './replication.js';
 import { controlChannelName } from './stores/control-channel.js';
+import type { TakenReply } from './taken-reply.js';
 import {
   bucketKeys,
   decodeThread,
@@ -309,18 +310,31 @@ export class ThreadQueue {
 
   /**
    * Commits the in-flight batch with what the turn reported (kept in its history record) and returns
-   * what to do next; throws LeaseLostError when fenced out.
+   * what to do next; throws LeaseLostError when fenced out. With `deliverFor`, the lease holder also
+   * takes the turn's first reply for delivery, locked to it for `lockMs`, when it is next in line and
+   * no deliverer holds the thread's outbox (`taken`).
    */
-  async commit(lease: Lease, report: TurnReport): Promise<NextStep> {
+  async commit(
+    lease: Lease,
+    report: TurnReport,
+    deliverFor?: { lockMs: number },
+  ): Promise<NextStep & { taken?: TakenReply }> {
     const k = this.keys(lease.thread);
-    const reply = await this.scripts.run(script.commit, k, {
-      ...this.continueArgs(k, lease),
-      reply: report.reply,
-      stopReason: report.stopReason,
-      outbound: JSON.stringify(report.outbound ?? []),
-      through: report.deliveredThrough ?? '',
-    });
-    return this.nextStep(k, lease, reply);
+    const outbound = report.outbound ?? [];
+    const reply = await this.scripts.run(
+      script.commit,
+      { ...k, firstParts: k.postedParts(outbound[0]?.id ?? '') },
+      {
+        ...this.continueArgs(k, lease),
+        reply: report.reply,
+        stopReason: report.stopReason,
+        outbound: JSON.stringify(outbound),
+        through: report.deliveredThrough ?? '',
+        lockMs: deliverFor?.lockMs ?? 0,
+      },
+    );
+    const next = await this.nextStep(k, lease, reply);
+    return reply.status !== 'fenced' && reply.taken ? { ...next, taken: reply.taken } : next;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { LogSink } from '@tributary/observability';
 import type { Batch, Outbound, TurnReport } from './batch.js';
 import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
+import type { TakenReply } from './taken-reply.js';
 import type { NextStep, ThreadQueue } from './thread-queue.js';
 
 /**
@@ -54,7 +55,6 @@ export type BatchOutcome = 'committed' | 'failed' | 'dead_lettered' | 'abandoned
 
 /** What the turn loop reports for metrics. */
 export interface TurnEvents {
-  /** With the thread, whose reply outbox may have grown (committed, dead-lettered). */
   batchEnded?(outcome: BatchOutcome, thread: string): void;
   /** The heartbeat could not keep the lease: the turn was aborted, nothing committed. */
   leaseLost?(): void;
@@ -70,9 +70,18 @@ type TurnOutcome =
   | { kind: 'failed'; reason: string; final: boolean; splits: boolean; outboundIfDead: Outbound[] }
   | { kind: 'aborted'; error: TurnAbortedError };
 
+/** Where a thread goes whose turn boundary put replies in its outbox: the runner's reply loop. */
+export interface CommittedReplies {
+  /** How long a reply the commit takes stays locked to this worker. */
+  readonly lockMs: number;
+  /** Delivers the thread's outbox, starting with `taken` when the commit took its head. */
+  deliver(thread: string, taken?: TakenReply): void;
+}
+
 export interface TurnLoopOptions {
   queue: ThreadQueue;
   handler: TurnHandler;
+  replies: CommittedReplies;
   owner: string;
   logger: LogSink;
   events?: TurnEvents;
@@ -143,17 +152,23 @@ export class TurnLoop {
         }
         return undefined;
       }
+      const { thread } = batch.lease;
       if (outcome.kind === 'done') {
-        const next = await queue.commit(batch.lease, outcome.report);
-        events?.batchEnded?.('committed', batch.lease.thread);
+        const { replies } = this.options;
+        const { taken, ...next } = await queue.commit(batch.lease, outcome.report, {
+          lockMs: replies.lockMs,
+        });
+        if (taken || outcome.report.outbound?.length) replies.deliver(thread, taken);
+        events?.batchEnded?.('committed', thread);
         return next;
       }
       const { reason, final, splits, outboundIfDead } = outcome;
       const next = await queue.fail(batch.lease, reason, { final, splits, outboundIfDead });
       // Anything but a retry means the script dead-lettered the batch and moved on.
       const dead = next.kind !== 'retry';
-      events?.batchEnded?.(dead ? 'dead_lettered' : 'failed', batch.lease.thread);
-      const context = { thread: batch.lease.thread, batchId: batch.id, reason };
+      if (dead && outboundIfDead.length > 0) this.options.replies.deliver(thread);
+      events?.batchEnded?.(dead ? 'dead_lettered' : 'failed', thread);
+      const context = { thread, batchId: batch.id, reason };
       const { logger } = this.options;
       if (dead) logger.error(context, 'turn failed; batch dead-lettered (see the admin API to re-drive it)');
       else if (next.split)

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { type Doorbell, doorbellJobId, parseDirectDoorbell } from '../src/doorbells.js';
 import type { QueueConfig } from '../src/queue-config.js';
+import { Runner, type RunnerEvents, type RunnerOptions } from '../src/runner.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
-import { type RunnerEvents, TurnRunner, type TurnRunnerOptions } from '../src/turn-runner.js';
 import { PRESENCE } from '../src/worker-presence.js';
-import { done, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
+import { done, noReplies, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -122,7 +122,7 @@ describe('ringing with session affinity', () => {
 });
 
 describe('turn runners with session affinity', () => {
-  const started: TurnRunner[] = [];
+  const started: Runner[] = [];
   afterAll(() => Promise.all(started.map((r) => r.close())));
 
   type Made = Awaited<ReturnType<QueueFixture['make']>>;
@@ -134,7 +134,16 @@ describe('turn runners with session affinity', () => {
     events?: RunnerEvents,
     logger?: LogSink,
   ) {
-    const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency, events, logger });
+    const r = new Runner({
+      queue,
+      doorbell,
+      connection: f.redis,
+      handler,
+      replies: noReplies,
+      concurrency,
+      events,
+      logger,
+    });
     await r.start();
     started.push(r);
     return r;
@@ -179,7 +188,7 @@ describe('turn runners with session affinity', () => {
    */
   async function busyOwner(
     config: Partial<QueueConfig>,
-    ofA: Partial<Pick<TurnRunnerOptions, 'doorbell' | 'logger'>> = {},
+    ofA: Partial<Pick<RunnerOptions, 'doorbell' | 'logger'>> = {},
     events: RunnerEvents = {},
   ) {
     const made = await f.make(config);
@@ -335,10 +344,11 @@ describe('turn runners with session affinity', () => {
     const ringer = new ThreadQueue(f.redis, { ...made.queue.config, affinity: true }, made.doorbell);
     await turnAs(ringer, 'th', 'w-off');
     const served: string[] = [];
-    const r = new TurnRunner({
+    const r = new Runner({
       ...made,
       owner: 'w-off',
       connection: f.redis,
+      replies: noReplies,
       handler: async (batch) => {
         served.push(batch.lease.thread);
         return done;
@@ -404,10 +414,11 @@ describe('turn runners with session affinity', () => {
     const { queue, doorbell } = await f.make();
     // Each turn waits until the test lets it end.
     const turnsLetGo: (() => void)[] = [];
-    const r = new TurnRunner({
+    const r = new Runner({
       queue,
       doorbell,
       connection: f.redis,
+      replies: noReplies,
       concurrency: 1,
       handler: async () => {
         await new Promise<void>((resolve) => turnsLetGo.push(resolve));

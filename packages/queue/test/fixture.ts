@@ -9,6 +9,7 @@ import type { Lease, TurnReport } from '../src/batch.js';
 import { openConnection, type RedisClient } from '../src/connections.js';
 import { BullDoorbell, type DirectDoorbell, parseDirectDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
+import type { ReplySink } from '../src/reply-sink.js';
 import { ThreadQueue } from '../src/thread-queue.js';
 
 /** One Redis per suite; every test gets its own key prefix, queue and doorbell. */
@@ -50,6 +51,13 @@ export async function queueFixture(options: { private?: boolean } = {}): Promise
     },
   };
 }
+
+/** The reply sink of runners whose turns commit no replies: a reply reaching it is a test's mistake. */
+export const noReplies: ReplySink = {
+  async deliver({ id }) {
+    throw new Error(`reply ${id} committed by turns that commit none`);
+  },
+};
 
 /** What a turn that ended normally reports. */
 export const done: TurnReport = { reply: 'done', stopReason: 'end_turn' };

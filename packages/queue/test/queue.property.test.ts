@@ -1,8 +1,8 @@
 import { waitFor } from '@tributary/testkit';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TurnRunner } from '../src/turn-runner.js';
-import { type QueueFixture, queueFixture } from './fixture.js';
+import { Runner } from '../src/runner.js';
+import { noReplies, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -71,10 +71,11 @@ describe('queue properties under concurrent runners', () => {
         const runners = Array.from(
           { length: s.runners },
           () =>
-            new TurnRunner({
+            new Runner({
               queue,
               doorbell,
               connection: f.redis,
+              replies: noReplies,
               concurrency: 2,
               // Without a sweeper, a lost wakeup leaves a thread undrained and the wait below fails.
               sweep: false,

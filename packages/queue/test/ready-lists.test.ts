@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockingConnection } from '../src/connections.js';
 import { DirectDoorbells } from '../src/direct-doorbells.js';
 import type { DirectDoorbell, Doorbell } from '../src/doorbells.js';
+import { Runner } from '../src/runner.js';
 import { SlotGate } from '../src/slot-gate.js';
 import { bucketKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
-import { TurnRunner } from '../src/turn-runner.js';
-import { done, type QueueFixture, queueFixture, readyDoorbells } from './fixture.js';
+import { done, noReplies, type QueueFixture, queueFixture, readyDoorbells } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -27,7 +27,13 @@ describe('the buckets’ ready lists', () => {
       pending: (member, epoch) => made.doorbell.pending(member, epoch),
     };
     const queue = new ThreadQueue(f.redis, made.queue.config, doorbell);
-    const runner = new TurnRunner({ queue, doorbell, connection: f.redis, handler: async () => done });
+    const runner = new Runner({
+      queue,
+      doorbell,
+      connection: f.redis,
+      handler: async () => done,
+      replies: noReplies,
+    });
     await runner.start();
     try {
       const threads = ['t1', 't2', 't3'];

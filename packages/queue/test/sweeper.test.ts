@@ -14,6 +14,9 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
+/** These passes are about revivals: the threads with a reply due go nowhere. */
+const noReplies = () => {};
+
 /** When `thread` was last scheduled (or looked at by a sweeper), on Redis's clock. */
 async function scheduledAt(queue: ThreadQueue, thread: string): Promise<number> {
   const k = queue.keys(thread);
@@ -39,7 +42,7 @@ describe('sweeper', () => {
     await turnAs(lossy, 'th', 'gone-worker');
     await f.redis.del(queue.keys('th').ready);
     expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
-    const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1');
+    const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1', noReplies);
 
     expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 });
     await graceOver(queue, 'th');
@@ -58,7 +61,7 @@ describe('sweeper', () => {
     await f.redis.del(queue.keys('th').ready);
     const scheduled = await scheduledAt(queue, 'th');
     await graceOver(queue, 'th');
-    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
+    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 0,
@@ -75,7 +78,7 @@ describe('sweeper', () => {
     await redisClockReaches(f.redis, (await scheduledAt(queue, 'lost')) + 1, { what: 'the next ms' });
     await queue.enqueue('queued', { id: 'a', body: 'x' });
     await graceOver(queue, 'queued');
-    const sweeper = new Sweeper(queue, f.redis, doorbell, 's');
+    const sweeper = new Sweeper(queue, f.redis, doorbell, 's', noReplies);
     // Both in line: the workers are behind, and nothing is lost.
     expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 0 });
     // A worker popped the first and died before its claim: the line has moved past it.
@@ -109,7 +112,7 @@ describe('sweeper', () => {
     connection.disconnect();
     expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(false);
     await graceOver(queue, 'th');
-    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toMatchObject({
+    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toMatchObject({
       doorbellsRevived: 1,
     });
     expect(await doorbell.pending(queue.keys('th').member, 3)).toBe(true);
@@ -121,7 +124,7 @@ describe('sweeper', () => {
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await f.leaseExpiry(claim.batch.lease);
-    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
+    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 1,
       doorbellsRevived: 0,
       takenOver: 0,
@@ -138,7 +141,7 @@ describe('sweeper', () => {
     if (claim.kind !== 'batch') throw new Error('no batch');
     await f.leaseExpiry(claim.batch.lease);
     const reports = await Promise.all(
-      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, f.redis, doorbell, owner).sweepOnce()),
+      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, f.redis, doorbell, owner, noReplies).sweepOnce()),
     );
     expect(reports.map((r) => r.leasesRevived).sort()).toEqual([0, 0, 1]);
   });
@@ -149,7 +152,7 @@ describe('sweeper', () => {
     const claim = await claimNow(queue, 'th', 'gone');
     if (claim.kind !== 'batch') throw new Error('no batch');
     // 'gone' never announced itself (or its presence expired): nothing waits for the 60 s lease.
-    expect(await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).toEqual({
+    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 1,
@@ -171,18 +174,17 @@ describe('sweeper', () => {
     await f.redis.set(presence, '0', 'PX', 60_000);
     const claim = await claimNow(queue, 'th', 'alive');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(0);
+    expect((await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(0);
     expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'alive' });
     await f.redis.del(presence);
     await releaseSweepLocks(queue.config.prefix);
-    expect((await new Sweeper(queue, f.redis, doorbell, 's').sweepOnce()).takenOver).toBe(1);
+    expect((await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(1);
   });
 
   it('reports the threads with a reply due on every pass, lock or not, and locks no idle bucket', async () => {
     const { queue, doorbell } = await f.make({ sweepIntervalMs: 60_000, buckets: 1 });
     const reported: string[][] = [];
-    const sweeper = (owner: string) =>
-      new Sweeper(queue, f.redis, doorbell, owner, undefined, { repliesDue: (t) => reported.push(t) });
+    const sweeper = (owner: string) => new Sweeper(queue, f.redis, doorbell, owner, (t) => reported.push(t));
     const lock = queue.keys('th').sweepLock;
 
     await sweeper('s1').sweepOnce();

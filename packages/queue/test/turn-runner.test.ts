@@ -1,9 +1,9 @@
 import { redisClockReaches, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
+import { Runner } from '../src/runner.js';
 import { FinalTurnError, TurnAbortedError, type TurnHandler } from '../src/turn-loop.js';
-import { TurnRunner } from '../src/turn-runner.js';
-import { done, type QueueFixture, queueFixture } from './fixture.js';
+import { done, noReplies, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -13,7 +13,7 @@ afterAll(() => f.close());
 
 async function runner(overrides: Parameters<QueueFixture['make']>[0], handler: TurnHandler, concurrency = 2) {
   const { queue, doorbell } = await f.make(overrides);
-  const r = new TurnRunner({ queue, doorbell, connection: f.redis, handler, concurrency });
+  const r = new Runner({ queue, doorbell, connection: f.redis, handler, replies: noReplies, concurrency });
   await r.start();
   return { queue, doorbell, runner: r };
 }
@@ -92,10 +92,11 @@ describe('turn runner', () => {
     expect(await queue.state('th')).toMatchObject({ status: 'scheduled' });
 
     const delivered: Batch[] = [];
-    const second = new TurnRunner({
+    const second = new Runner({
       queue,
       doorbell,
       connection: f.redis,
+      replies: noReplies,
       handler: async (batch) => {
         delivered.push(batch);
         return done;

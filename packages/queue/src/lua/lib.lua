@@ -326,7 +326,7 @@ end
 -- Appends a turn's outbound messages (a JSON array of {id, payload}) to the thread's reply outbox,
 -- in the same script that commits the batch: a reply exists exactly when its batch is committed.
 -- The thread becomes due for delivery now unless it already waits for a retry of an older reply,
--- which must go first.
+-- which must go first. Returns how many it appended.
 local function enqueue_replies(k, member, outbound, now)
   local items = cjson.decode(outbound)
   for i = 1, #items do
@@ -334,6 +334,13 @@ local function enqueue_replies(k, member, outbound, now)
       attempts = 0 }))
   end
   if #items > 0 then redis.call('ZADD', k.replydue, 'NX', now, member) end
+  return #items
+end
+
+-- Locks the thread's outbox for its deliverer `owner` (or extends the lock) and returns its head.
+local function lock_reply_head(k, owner, lock_ms)
+  redis.call('SET', k.replyLock, owner, 'PX', lock_ms)
+  return redis.call('LINDEX', k.replies, 0)
 end
 
 -- The reply deliverer's lock on a thread's outbox: it must still be `owner`'s.

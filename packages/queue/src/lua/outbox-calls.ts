@@ -28,16 +28,20 @@ export const replyTake = defineScript({
   },
 });
 
-/** After a delivery: lost (another deliverer took over), or whether the outbox holds more. */
-export type DoneOutcome = 'lost' | 'more' | 'empty';
+/**
+ * After a delivery: `lost` (another deliverer took over), `more` (replies wait behind it; `next` is the
+ * next one when the done took it) or `empty`.
+ */
+export type DoneOutcome = { kind: 'lost' } | { kind: 'more'; next?: string } | { kind: 'empty' };
 
 export const replyDone = defineScript({
   name: 'replyDone',
   keys: [...REPLY_LOCKED, 'postedParts'],
-  args: [...REPLY_HOLDER, 'id'],
+  args: [...REPLY_HOLDER, 'id', 'part', 'messageId', 'retentionMs', 'lockMs'],
   decode(reply): DoneOutcome {
-    if (okOrFenced(reply) === 'fenced') return 'lost';
-    return reply.num(1) > 0 ? 'more' : 'empty';
+    if (okOrFenced(reply) === 'fenced') return { kind: 'lost' };
+    if (reply.num(1) === 0) return { kind: 'empty' };
+    return reply.length > 2 ? { kind: 'more', next: reply.str(2) } : { kind: 'more' };
   },
 });
 

@@ -1,4 +1,5 @@
 import type { BatchType, Origin, QueuedMessage } from '../batch.js';
+import { type TakenReply, takenReply } from '../taken-reply.js';
 import { found, known, ok, type Rung, ringOrOk } from './decoders.js';
 import { LISTING_SCRIPTS } from './listing-calls.js';
 import { OUTBOX_SCRIPTS } from './outbox-calls.js';
@@ -269,9 +270,17 @@ export const commit = defineScript({
     'replydue',
     ...IDLE_EXPIRING,
     'activity',
+    'replyLock',
+    'firstParts',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through'],
-  decode: continuation,
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'lockMs'],
+  decode(reply): Continuation & { taken?: TakenReply } {
+    const next = continuation(reply);
+    if (next.status === 'fenced') return next;
+    // The reply the commit took, if any: the last two elements (see commit-14.lua).
+    const json = reply.str(reply.length - 2);
+    return json === '' ? next : { ...next, taken: takenReply(json, reply.str(reply.length - 1)) };
+  },
 });
 
 /** What a steer took into the in-flight batch (steer-2.lua). */

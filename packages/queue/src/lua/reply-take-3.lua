@@ -10,5 +10,4 @@ if not head then
   if holder then redis.call('DEL', K.replyLock) end
   return { STATUS.EMPTY }
 end
-redis.call('SET', K.replyLock, A.owner, 'PX', A.lockMs)
-return { STATUS.OK, head }
+return { STATUS.OK, lock_reply_head(K, A.owner, A.lockMs) }

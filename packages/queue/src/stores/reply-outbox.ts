@@ -1,19 +1,10 @@
 import type { RedisClient } from '../connections.js';
 import * as script from '../lua/outbox-calls.js';
 import { Scripts } from '../lua/scripts.js';
+import { type PendingReply, type TakenReply, takenReply } from '../taken-reply.js';
 import type { KeysOf } from './keys-of.js';
 
-/** A reply or notice committed with its batch and waiting in the thread's outbox. */
-export interface PendingReply {
-  id: string;
-  /** What the deliverer wrote at commit time (opaque here). */
-  payload: string;
-  /** When it entered the outbox (Redis clock, ms): the retry horizon counts from here. */
-  at: number;
-  /** Failed delivery attempts so far (a dead reply's count includes the attempt that gave it up). */
-  attempts: number;
-  lastError?: string;
-}
+export type { PendingReply, TakenReply };
 
 /** A reply given up after the retry horizon; an operator can re-drive or discard it. */
 export interface DeadReply extends PendingReply {
@@ -23,7 +14,16 @@ export interface DeadReply extends PendingReply {
 }
 
 /** What a deliverer finds at a thread's outbox. */
-export type Take = { kind: 'reply'; reply: PendingReply } | { kind: 'busy' } | { kind: 'empty' };
+export type Take = ({ kind: 'reply' } & TakenReply) | { kind: 'busy' } | { kind: 'empty' };
+
+/** The last part an attempt posted, recorded with the reply's done. */
+export interface PostedPart {
+  part: number;
+  messageId: string;
+}
+
+/** After a done: the reply `next` in line when the done took it (its parts not read yet). */
+export type Done = { kind: 'lost' } | { kind: 'more'; next?: PendingReply } | { kind: 'empty' };
 
 const PARTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -43,23 +43,44 @@ export class ReplyOutbox {
     this.scripts = new Scripts(redis, script.OUTBOX_SCRIPTS);
   }
 
-  /** Locks the thread's outbox for `owner` for `lockMs` (or extends the lock) and returns its head. */
+  /**
+   * Locks the thread's outbox for `owner` for `lockMs` (or extends the lock) and returns its head with
+   * the parts of it posted so far: two calls, for the parts' key is the head's, which only the take
+   * tells (every key a script touches is declared before it runs).
+   */
   async take(thread: string, owner: string, lockMs: number): Promise<Take> {
     const k = this.keysOf(thread);
     const reply = await this.scripts.run(script.replyTake, k, { member: k.member, owner, lockMs });
     if (reply.status !== 'reply') return { kind: reply.status };
-    return { kind: 'reply', reply: JSON.parse(reply.json) as PendingReply };
+    const { reply: head } = takenReply(reply.json, []);
+    return { kind: 'reply', reply: head, posted: await this.postedParts(thread, head.id) };
   }
 
   /**
-   * The reply reached the platform; the lock is released and the record of its posted parts goes
-   * (nothing will post it again). `lost` when another deliverer took the outbox meanwhile; otherwise
-   * whether more replies wait behind it.
+   * The reply reached the platform: it leaves the outbox with the record of its posted parts (`last`,
+   * the part the attempt posted last, is recorded with it, for a deliverer that lost the lock). With
+   * `lockMs` > 0 the lock is kept for the next reply, handed back as `next`; otherwise it is released.
    */
-  async done(thread: string, owner: string, id: string): Promise<script.DoneOutcome> {
+  async done(
+    thread: string,
+    owner: string,
+    id: string,
+    { last, lockMs = 0 }: { last?: PostedPart; lockMs?: number } = {},
+  ): Promise<Done> {
     const k = this.keysOf(thread);
     const keys = { ...k, postedParts: k.postedParts(id) };
-    return this.scripts.run(script.replyDone, keys, { member: k.member, owner, id });
+    const args = {
+      member: k.member,
+      owner,
+      id,
+      part: last?.part ?? '',
+      messageId: last?.messageId ?? '',
+      retentionMs: PARTS_RETENTION_MS,
+      lockMs,
+    };
+    const done = await this.scripts.run(script.replyDone, keys, args);
+    if (done.kind !== 'more' || done.next === undefined) return { kind: done.kind };
+    return { kind: 'more', next: takenReply(done.next, []).reply };
   }
 
   /** Try again after `delayMs`; the lock is released. */

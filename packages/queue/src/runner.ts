@@ -4,24 +4,41 @@ import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
+import { PostedParts } from './posted-parts.js';
+import { DEFAULT_DELIVERY, type DeliveryOptions, type DeliveryOutcome, ReplyLoop } from './reply-loop.js';
+import type { ReplyRetryPolicy } from './reply-retry-policy.js';
+import type { ReplySink } from './reply-sink.js';
+import { ReplyOutbox } from './stores/reply-outbox.js';
 import { Sweeper, type SweeperEvents } from './sweeper.js';
 import type { ThreadQueue } from './thread-queue.js';
 import { TurnAbortedError, type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
 import type { Presence } from './worker-presence.js';
 
-export interface TurnRunnerOptions {
+/** Reply delivery tuning; the retry horizon and longest backoff step are the operator's. */
+export type DeliveryTuning = Partial<Omit<DeliveryOptions, 'retry'>> & { retry?: Partial<ReplyRetryPolicy> };
+
+export interface RunnerOptions {
   queue: ThreadQueue;
   doorbell: Doorbell;
   /** Blocking connections (BullMQ's worker, direct doorbells) are duplicated from this one. */
   connection: RedisClient;
+  /** Runs each turn. */
   handler: TurnHandler;
+  /** Delivers each reply the turns committed. */
+  replies: ReplySink;
+  /**
+   * What this process knows to be posted of each reply; shared with whatever else posts a reply's
+   * parts (a streamed placeholder). Default: the runner's own.
+   */
+  parts?: PostedParts;
+  delivery?: DeliveryTuning;
   /** Turns run at once by this process (agent sessions it may drive). */
   concurrency?: number;
   owner?: string;
   logger?: LogSink;
   /** Every worker sweeps by default; tests may turn it off to observe lost doorbells. */
   sweep?: boolean;
-  /** What the runner reports for metrics and health. */
+  /** What the runner reports for metrics and health; nothing it does waits on them. */
   events?: RunnerEvents;
   /** How the worker announces itself; default one refreshed from this event loop. */
   presence?: Presence;
@@ -32,6 +49,8 @@ export interface RunnerEvents extends TurnEvents, SweeperEvents {
   doorbellTaken?(queue: number): void;
   /** A doorbell handed to this worker waited the affinity wait for a slot and went to the shared queue. */
   passedOn?(): void;
+  /** An attempt to deliver a reply ended so. */
+  replyDelivery?(outcome: DeliveryOutcome): void;
 }
 
 /** A worker's identity in leases and presence: its host, its pid and a few random bytes. */
@@ -40,34 +59,49 @@ export function newOwnerId(): string {
 }
 
 /**
- * A worker's turns: doorbells in (DoorbellIntake), threads served under their lease (TurnLoop), and
- * the sweeper every worker runs. On close, running turns get a grace period, then hand their threads
- * back.
+ * A worker's two per-thread loops and what feeds them: doorbells in (DoorbellIntake), threads served
+ * under their lease (TurnLoop), the replies their commits put in the outbox delivered (ReplyLoop), and
+ * the sweeper every worker runs, which also offers the replies due. The worker brings the turn handler
+ * and the reply sink. On close, running turns get a grace period, then hand their threads back; the
+ * replies they committed are delivered before the reply loop stops.
  */
-export class TurnRunner {
+export class Runner {
   readonly owner: string;
-  private readonly loop: TurnLoop;
+  private readonly turns: TurnLoop;
+  private readonly replies: ReplyLoop;
   private readonly intake: DoorbellIntake;
   private readonly sweeper: Sweeper | undefined;
   private draining: Promise<void> | undefined;
 
-  constructor(options: TurnRunnerOptions) {
+  constructor(options: RunnerOptions) {
     this.owner = options.owner ?? newOwnerId();
     const logger = options.logger ?? silentLogger;
     const { queue, doorbell, events } = options;
-    this.loop = new TurnLoop({
+    const parts = options.parts ?? new PostedParts(new ReplyOutbox(options.connection, (t) => queue.keys(t)));
+    const { retry, ...delivery } = options.delivery ?? {};
+    this.replies = new ReplyLoop({
+      outbox: parts.outbox,
+      parts,
+      sink: options.replies,
+      owner: this.owner,
+      delivery: { ...DEFAULT_DELIVERY, ...delivery, retry: { ...DEFAULT_DELIVERY.retry, ...retry } },
+      logger,
+      onOutcome: (outcome) => events?.replyDelivery?.(outcome),
+    });
+    this.turns = new TurnLoop({
       queue,
       handler: options.handler,
+      replies: this.replies,
       owner: this.owner,
       logger,
-      events,
+      ...(events ? { events } : {}),
     });
     this.intake = new DoorbellIntake({
       connection: options.connection,
       config: queue.config,
       owner: this.owner,
       concurrency: options.concurrency ?? 1,
-      serve: (thread, epoch, onBusy) => this.loop.serve(thread, epoch, onBusy),
+      serve: (thread, epoch, onBusy) => this.turns.serve(thread, epoch, onBusy),
       passOn: async ({ thread, epoch }) => {
         await doorbell.ring(thread, queue.keys(thread).member, epoch);
         events?.passedOn?.();
@@ -77,7 +111,8 @@ export class TurnRunner {
       ...(options.presence ? { presence: options.presence } : {}),
     });
     if (options.sweep !== false) {
-      this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, logger, events);
+      const offer = (threads: string[]) => this.replies.offer(threads);
+      this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, offer, logger, events);
     }
   }
 
@@ -89,13 +124,13 @@ export class TurnRunner {
   /**
    * An operator's drain: stops taking doorbells and hands every running thread back at once (each
    * turn is aborted and its batch re-delivered elsewhere first), while the process stays up and its
-   * sweeper keeps helping the fleet. It cannot be undone but by a restart.
+   * sweeper and reply loop keep helping the fleet. It cannot be undone but by a restart.
    */
   drain(): Promise<void> {
     this.draining ??= (async () => {
-      this.loop.stop();
+      this.turns.stop();
       await this.intake.stopTaking();
-      this.loop.abortAll();
+      this.turns.abortAll();
       await this.intake.drained();
     })();
     return this.draining;
@@ -103,25 +138,27 @@ export class TurnRunner {
 
   /**
    * Stops taking doorbells; turns that finish within `graceMs` commit, the rest are aborted and their
-   * threads handed back (with a fresh epoch, so another worker claims them at once).
+   * threads handed back (with a fresh epoch, so another worker claims them at once). Then the reply
+   * loop stops: deliveries in flight end, what is left waits in Redis for the other workers.
    */
   async close(graceMs = 0): Promise<void> {
-    if (this.draining) {
-      await this.draining;
-      await this.sweeper?.stop();
-      return;
-    }
-    this.loop.stop();
+    if (this.draining) await this.draining;
+    else await this.closeTurns(graceMs);
+    await this.sweeper?.stop();
+    await this.replies.stop();
+  }
+
+  private async closeTurns(graceMs: number): Promise<void> {
+    this.turns.stop();
     await this.intake.stopTaking();
     const drained = this.intake.drained();
-    if (graceMs > 0 && this.loop.running > 0) {
+    if (graceMs > 0 && this.turns.running > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([drained, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
     }
-    this.loop.abortAll();
+    this.turns.abortAll();
     await drained;
-    await this.sweeper?.stop();
   }
 
   /**
@@ -129,12 +166,12 @@ export class TurnRunner {
    * meanwhile is left alone); the runner goes on taking doorbells.
    */
   handBackAll(why: string): void {
-    this.loop.abortAll(new TurnAbortedError('shutdown', why));
+    this.turns.abortAll(new TurnAbortedError('shutdown', why));
   }
 
   /** Turns running now (during a close: those not yet finished or handed back). */
   get running(): number {
-    return this.loop.running;
+    return this.turns.running;
   }
 
   /** Whether a doorbell could start a turn here now. */

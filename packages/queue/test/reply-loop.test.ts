@@ -1,9 +1,8 @@
-import { Store } from '@tributary/queue';
 import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type OutboundMessage, type ReplySink, toOutbound } from '../src/outbox.js';
-import { type DeliveryOutcome, ReplyDelivery } from '../src/reply-delivery.js';
+import { type DeliveryOutcome, ReplyLoop } from '../src/reply-loop.js';
+import type { ReplyAttempt, ReplySink } from '../src/reply-sink.js';
+import { Store } from '../src/store.js';
 
 let server: RedisHandle;
 beforeAll(async () => {
@@ -11,21 +10,19 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-const target = { platform: 'gateway', channelId: 'C', messageId: 'e' };
-
-/** A sink that fails while `down` is set, and records what it took. */
+/** A sink that fails while `down` is set, and records what it took (the payload is the reply's text). */
 function flakySink() {
   const sink = {
     down: false,
     taken: [] as string[],
     refused: 0,
-    name: 'flaky',
-    async send(message: OutboundMessage) {
+    async deliver(attempt: ReplyAttempt) {
       if (sink.down) {
         sink.refused++;
         throw new Error('platform down');
       }
-      sink.taken.push(message.text);
+      sink.taken.push(attempt.payload);
+      return undefined;
     },
   } satisfies ReplySink & Record<string, unknown>;
   return sink;
@@ -36,11 +33,10 @@ async function commitReply(store: Store, id: string, text: string): Promise<void
   await store.queue.enqueue('th', { id, body: 'x' });
   const claim = await store.queue.claim('th', (await store.queue.state('th')).epoch, 'worker');
   if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-  const message: OutboundMessage = { thread: 'th', batchId: claim.batch.id, kind: 'reply', text, target };
   await store.queue.commit(claim.batch.lease, {
     reply: text,
     stopReason: 'end_turn',
-    outbound: [toOutbound(message)],
+    outbound: [{ id: `${claim.batch.id}:reply`, payload: text }],
   });
 }
 
@@ -57,14 +53,15 @@ async function committed(texts: string[]) {
 
 function deliverer(store: Store, sink: ReplySink, horizonMs = 60_000) {
   const outcomes: DeliveryOutcome[] = [];
-  const delivery = new ReplyDelivery(
-    store.replies,
-    [sink],
-    'me',
-    { retry: { horizonMs, firstDelayMs: 20, maxDelayMs: 40 }, concurrency: 2, lockMs: 5_000 },
-    pino({ level: 'silent' }),
-    (outcome) => outcomes.push(outcome),
-  );
+  const delivery = new ReplyLoop({
+    outbox: store.replies,
+    parts: store.postedParts,
+    sink,
+    owner: 'me',
+    delivery: { retry: { horizonMs, firstDelayMs: 20, maxDelayMs: 40 }, concurrency: 2, lockMs: 5_000 },
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    onOutcome: (outcome) => outcomes.push(outcome),
+  });
   return { delivery, outcomes };
 }
 
@@ -75,7 +72,7 @@ describe('reply delivery from the outbox', () => {
     sink.down = true;
     const { delivery, outcomes } = deliverer(store, sink);
     // Only the first attempt is kicked: the retries are the deliverer's own.
-    delivery.kick('th');
+    delivery.deliver('th');
     try {
       await waitFor(() => outcomes.filter((o) => o === 'retried').length >= 3, { what: 'retries' });
       expect(sink.taken).toEqual([]);
@@ -105,12 +102,12 @@ describe('reply delivery from the outbox', () => {
       if (!late) {
         late = true;
         await commitReply(store, 'm-late', 'two');
-        delivery.kick('th');
+        delivery.deliver('th');
       }
       return outcome;
     };
     try {
-      delivery.kick('th');
+      delivery.deliver('th');
       // No sweeper runs here: only the deliverer itself can pick `two` up.
       await waitFor(() => sink.taken.length === 2, { what: 'the late reply' });
       expect(sink.taken).toEqual(['one', 'two']);
@@ -124,8 +121,7 @@ describe('reply delivery from the outbox', () => {
     const store = await committed(['slow down']);
     let attempts = 0;
     const sink: ReplySink = {
-      name: 'rate-limited',
-      async send() {
+      async deliver() {
         attempts++;
         await new Promise((resolve) => setTimeout(resolve, 50));
         throw Object.assign(new Error('rate limited'), { retryAfterMs: 5_000 });
@@ -133,11 +129,11 @@ describe('reply delivery from the outbox', () => {
     };
     const { delivery, outcomes } = deliverer(store, sink);
     try {
-      delivery.kick('th');
+      delivery.deliver('th');
       // A sweep pass finds the thread due while the attempt runs, and so does another turn's commit.
       await new Promise((resolve) => setTimeout(resolve, 10));
       delivery.offer(['th']);
-      delivery.kick('th');
+      delivery.deliver('th');
       await waitFor(() => outcomes.includes('retried') || undefined, { what: 'the failed attempt' });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(attempts).toBe(1);
@@ -153,7 +149,7 @@ describe('reply delivery from the outbox', () => {
     const sink = flakySink();
     sink.down = true;
     const { delivery, outcomes } = deliverer(store, sink, 100);
-    delivery.kick('th');
+    delivery.deliver('th');
     try {
       await waitFor(() => outcomes.includes('dead'), { what: 'the reply to be given up' });
       const [dead] = await store.replies.dead('th');
@@ -193,10 +189,17 @@ describe('reply delivery from the outbox', () => {
       expect(first.kind).toBe('reply');
       expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'busy' });
       if (first.kind !== 'reply') throw new Error('no reply');
+      const last = { part: 1, messageId: 'platform-2' };
       await store.replies.recordPart('th', first.reply.id, 0, 'platform-1');
-      expect(await store.replies.done('th', 'b', first.reply.id)).toBe('lost');
-      expect(await store.replies.postedParts('th', first.reply.id)).toEqual(new Map([[0, 'platform-1']]));
-      expect(await store.replies.done('th', 'a', first.reply.id)).toBe('empty');
+      // A deliverer that lost the lock still records the last part it posted, for the one that holds it.
+      expect(await store.replies.done('th', 'b', first.reply.id, { last })).toEqual({ kind: 'lost' });
+      expect(await store.replies.postedParts('th', first.reply.id)).toEqual(
+        new Map([
+          [0, 'platform-1'],
+          [1, 'platform-2'],
+        ]),
+      );
+      expect(await store.replies.done('th', 'a', first.reply.id, { last })).toEqual({ kind: 'empty' });
       // Delivered: its parts record goes with it, so nothing of it outlives the thread's idle time.
       expect(await store.replies.postedParts('th', first.reply.id)).toEqual(new Map());
       expect(await store.replies.take('th', 'b', 5_000)).toEqual({ kind: 'empty' });

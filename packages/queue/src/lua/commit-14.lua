@@ -2,8 +2,12 @@
 -- The record keeps the batch's messages (bodies included) and the agent's reply, so a fresh agent
 -- session can be given the conversation so far; a `cancelled` stop reason records it as cancelled.
 -- The turn's reply and notices enter the thread's reply outbox in the same step (delivered afterwards,
--- whatever happens to the agent).
--- Returns: {NEXT, batch...} | {IDLE} | {PAUSED} | {YIELD, epoch} | {FENCED}
+-- whatever happens to the agent). With `lockMs` > 0 the committing worker also takes the first of them
+-- for delivery when nothing waits ahead of it and no deliverer holds the outbox: it is locked to
+-- `owner` and handed back with its posted parts (`firstParts`: a streamed placeholder), which saves
+-- the take and the parts read that would follow the commit.
+-- Returns: {NEXT, batch..., taken} | {IDLE, taken} | {PAUSED, taken} | {YIELD, epoch, taken} |
+-- {FENCED}, where `taken` is two elements: the reply JSON and its parts' HGETALL as JSON, or two ''.
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')
 if st[1] ~= 'running' or st[2] ~= A.owner or st[3] ~= A.fence then return { STATUS.FENCED } end
 local now = now_ms()
@@ -18,6 +22,15 @@ end
 local status = 'complete'
 if A.stopReason == 'cancelled' then status = 'cancelled' end
 record_batch(K, A.thread, status, now, history_keep(A), { reply = A.reply, stopReason = A.stopReason })
-enqueue_replies(K, A.member, A.outbound, now)
+local added = enqueue_replies(K, A.member, A.outbound, now)
+local taken, parts = '', ''
+if added > 0 and tonumber(A.lockMs) > 0 and redis.call('LLEN', K.replies) == added
+  and not redis.call('GET', K.replyLock) then
+  taken = lock_reply_head(K, A.owner, A.lockMs)
+  parts = cjson.encode(redis.call('HGETALL', K.firstParts))
+end
 ack_batch(K)
-return continue_after(K, A, now)
+local result = continue_after(K, A, now)
+result[#result + 1] = taken
+result[#result + 1] = parts
+return result
