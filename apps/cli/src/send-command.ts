@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_INGRESS_PORT } from '@tributary/config';
-import { GATEWAY_EVENT_SCHEMA, type GatewayEvent, signedRequestHeaders } from '@tributary/platforms';
+import {
+  GATEWAY_EVENT_SCHEMA,
+  type GatewayEvent,
+  signedRequestHeaders,
+  UNICODE_REACTIONS,
+} from '@tributary/platforms';
 import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
 import { readDevStack } from './dev-stack-file.js';
 
@@ -14,6 +19,11 @@ answered.
   --from name       the sender's name (default $USER)
   --url URL         ingress to post to (default: the running dev stack's)
   --timeout-ms N    how long to wait for the last reply (default 60000)`;
+
+/** The reactions that end a turn on its last message (done, failed), as the gateway client spells them. */
+const FINAL_REACTIONS = new Set([UNICODE_REACTIONS.done, UNICODE_REACTIONS.failed]);
+/** How long after the last reply its closing reaction is waited for (reactions may be off). */
+const FINAL_REACTION_WAIT_MS = 2_000;
 
 /** The upstream platform the terminal poses as; replies name it back. */
 const PLATFORM = 'cli';
@@ -104,8 +114,9 @@ async function send(argv: string[]): Promise<void> {
     return;
   }
 
-  const deadline = Date.now() + timeoutMs;
+  let deadline = Date.now() + timeoutMs;
   const last = sent.at(-1);
+  let answered = false;
   while (Date.now() < deadline) {
     const { seq, calls } = await reach(
       repliesUrl,
@@ -123,16 +134,23 @@ async function send(argv: string[]): Promise<void> {
         continue;
       }
       if (body.command) {
-        process.stdout.write(
-          `${reactionLine(body.command, body.content?.text ?? '', texts.get(body.reply_to ?? ''))}\n`,
-        );
+        const emoji = body.content?.text ?? '';
+        process.stdout.write(`${reactionLine(body.command, emoji, texts.get(body.reply_to ?? ''))}\n`);
+        // The turn's last word on the message: nothing more is coming for it.
+        if (answered && body.reply_to === last && FINAL_REACTIONS.has(emoji)) return;
         continue;
       }
       process.stdout.write(`← agent:\n${body.content?.text ?? ''}\n`);
-      // A reply names the delivery (event_id) of the last message of the batch it answers.
-      if (body.reply_to === last) return;
+      // A reply names the delivery (event_id) of the last message of the batch it answers. Its ✅ is
+      // posted beside it and may come second: it is waited for a moment, so the output ends as the
+      // chat does.
+      if (body.reply_to === last && !answered) {
+        answered = true;
+        deadline = Math.min(deadline, Date.now() + FINAL_REACTION_WAIT_MS);
+      }
     }
   }
+  if (answered) return;
   throw new Error(
     `no reply to the last message within ${values['timeout-ms']} ms; is \`tributary dev\` running?`,
   );
