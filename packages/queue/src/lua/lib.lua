@@ -415,7 +415,8 @@ end
 -- At most `receiptsMax` receipts per thread, the oldest dropped first. While the thread holds a message
 -- (its state has no TTL) they are kept, so an edit still finds a buffered message however long it
 -- waits; otherwise they expire `receiptTtlMs` (at most the idle time) after the latest write.
-local function write_receipt(k, a, message_id, receipt, now)
+-- `kept_alive`: the caller has just kept the thread alive (keep_alive), so its state has no TTL.
+local function write_receipt(k, a, message_id, receipt, now, kept_alive)
   redis.call('HSET', k.receipts, message_id, cjson.encode(receipt))
   redis.call('ZADD', k.receiptOrder, 'NX', now, message_id)
   -- Indexed by message id for the operators' search (docs/adr/0028-finding-a-message-without-its-thread.md);
@@ -430,7 +431,7 @@ local function write_receipt(k, a, message_id, receipt, now)
     local dropped = redis.call('ZPOPMIN', k.receiptOrder, over)
     for i = 1, #dropped, 2 do redis.call('HDEL', k.receipts, dropped[i]) end
   end
-  if redis.call('PTTL', k.state) ~= -1 then
+  if not kept_alive and redis.call('PTTL', k.state) ~= -1 then
     redis.call('PEXPIRE', k.receipts, a.receiptTtlMs)
     redis.call('PEXPIRE', k.receiptOrder, a.receiptTtlMs)
   end
@@ -444,14 +445,15 @@ local function receipt_refused(k, a, reason, now)
   write_receipt(k, a, a.messageId, { refused = reason }, now)
 end
 
--- Records an accepted message at `sid`: a new one, or (`edit`) an edit that came after dispatch.
+-- Records an accepted message at `sid`: a new one, or (`edit`) an edit that came after dispatch. Only
+-- enqueue accepts, after its keep_alive.
 local function receipt_accepted(k, a, sid, now)
   local receipt = { sid = sid }
   if a.edit == '1' then
     receipt = read_receipt(k, a.messageId) or {}
     receipt.editSid = sid
   end
-  write_receipt(k, a, a.messageId, receipt, now)
+  write_receipt(k, a, a.messageId, receipt, now, true)
 end
 
 -- Largest stream id strictly smaller than `id` (a real entry's id is never 0-0).
