@@ -187,13 +187,19 @@ end
 -- while the state has one or is gone): so a state without a TTL means none has one and its `acked` is
 -- set, and a thread that already holds messages costs one PTTL here instead of seven commands.
 local function keep_alive(k)
-  if redis.call('PTTL', k.state) == -1 then return end
+  local ttl = redis.call('PTTL', k.state)
+  if ttl == -1 then return end
   redis.call('PERSIST', k.gate)
-  redis.call('PERSIST', k.state)
   redis.call('PERSIST', k.inbox)
   redis.call('PERSIST', k.history)
   redis.call('PERSIST', k.receipts)
   redis.call('PERSIST', k.receiptOrder)
+  -- -2: no state (a new thread, or its keys expired).
+  if ttl == -2 then
+    redis.call('HSET', k.state, 'acked', '0-0', 'read', '0-0')
+    return
+  end
+  redis.call('PERSIST', k.state)
   if redis.call('HEXISTS', k.state, 'acked') == 0 then
     redis.call('HSET', k.state, 'acked', '0-0', 'read', '0-0')
   end
