@@ -189,12 +189,14 @@ end
 local function keep_alive(k)
   local ttl = redis.call('PTTL', k.state)
   if ttl == -1 then return end
-  redis.call('PERSIST', k.gate)
-  redis.call('PERSIST', k.inbox)
-  redis.call('PERSIST', k.history)
-  redis.call('PERSIST', k.receipts)
-  redis.call('PERSIST', k.receiptOrder)
-  -- -2: no state (a new thread, or its keys expired).
+  -- -2: no state (a new thread, or its keys expired); usually none of the others is there either.
+  if ttl ~= -2 or redis.call('EXISTS', k.gate, k.inbox, k.history, k.receipts, k.receiptOrder) > 0 then
+    redis.call('PERSIST', k.gate)
+    redis.call('PERSIST', k.inbox)
+    redis.call('PERSIST', k.history)
+    redis.call('PERSIST', k.receipts)
+    redis.call('PERSIST', k.receiptOrder)
+  end
   if ttl == -2 then
     redis.call('HSET', k.state, 'acked', '0-0', 'read', '0-0')
     return
