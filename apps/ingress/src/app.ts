@@ -37,6 +37,9 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger as FastifyBaseLogger,
     // One line per request would drown the dispatch lines; refusals and failures are logged on their own.
     logController: new LogController({ disableRequestLogging: true }),
+    // Without request logging a request writes at most its refusal's line, so it gets the app's logger
+    // rather than a child of its own (pino builds one, bindings and redaction, for every request).
+    childLoggerFactory: (logger) => logger,
     bodyLimit: deps.bodyLimitBytes,
     // Platforms send their own ids; ours only tie log lines together.
     requestIdHeader: false,

@@ -85,8 +85,10 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
         (error as IngressError).code === 'rate_limited' ? 'rate_limited' : 'backlog_full',
       );
   });
-  app.addHook('onResponse', async (_request, reply) => {
+  // With a callback rather than async: Fastify then has no promise to make and await per response.
+  app.addHook('onResponse', (_request, reply, done) => {
     observer.duration(platform, reply.elapsedTime / 1000);
+    done();
   });
 
   app.post(options.path, async (request, reply) => {

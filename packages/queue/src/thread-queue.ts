@@ -119,6 +119,9 @@ export interface ThreadState {
 /** Threads whose key sets are remembered before the map starts over (a bound on memory). */
 const RECENT_KEYS = 10_000;
 
+/** The enqueue script's keys: the thread's, and the presence and list of the worker it may hand the ring to. */
+type EnqueueKeys = ThreadKeys & Pick<WorkerKeys, 'presence' | 'doorbells'>;
+
 /**
  * The per-thread turn queue. Every state transition is one Lua script (see lua/queue-calls.ts); this class
  * names each script's keys and arguments, turns its decoded reply into the caller's result and rings
@@ -130,6 +133,11 @@ export class ThreadQueue {
   private readonly recentKeys = new Map<string, ThreadKeys>();
   /** Whether enqueue rings through lists itself (workers pop them across slots only on a single Redis). */
   private readonly readyLists: boolean;
+  /**
+   * The enqueue script's keys of recent threads, with the guess they name: merging the worker's keys
+   * into the thread's made a new object of some twenty keys for every message.
+   */
+  private readonly recentEnqueueKeys = new Map<string, { guess: string | undefined; keys: EnqueueKeys }>();
   /** The last owner each recent thread's latest ring named. */
   private readonly lastOwners = new Map<string, string>();
   private readonly replicas: ReplicaAcknowledgement;
@@ -159,13 +167,15 @@ export class ThreadQueue {
    * (the one its latest ring named), so the script can hand the ring to it. With no guess, or in a
    * Cluster, the thread's ready list stands in: a key in the thread's slot the script then leaves alone.
    */
-  private withWorkerKeys(
-    k: ThreadKeys,
-    guess: string | undefined,
-  ): ThreadKeys & Pick<WorkerKeys, 'presence' | 'doorbells'> {
+  private withWorkerKeys(thread: string, k: ThreadKeys, guess: string | undefined): EnqueueKeys {
+    const known = this.recentEnqueueKeys.get(thread);
+    if (known !== undefined && known.guess === guess) return known.keys;
     const worker =
       guess === undefined ? { presence: k.ready, doorbells: k.ready } : workerKeys(this.config.prefix, guess);
-    return { ...k, ...worker };
+    const keys = { ...k, ...worker };
+    if (this.recentEnqueueKeys.size >= RECENT_KEYS) this.recentEnqueueKeys.clear();
+    this.recentEnqueueKeys.set(thread, { guess, keys });
+    return keys;
   }
 
   private rememberOwner(thread: string, owner: string): void {
@@ -191,7 +201,7 @@ export class ThreadQueue {
     const c = this.config;
     const guessing = this.readyLists && c.affinity;
     const guess = guessing ? this.lastOwners.get(thread) : undefined;
-    const reply = await this.scripts.run(script.enqueue, this.withWorkerKeys(k, guess), {
+    const reply = await this.scripts.run(script.enqueue, this.withWorkerKeys(thread, k, guess), {
       member: k.member,
       dedupMember: dedupMember(thread, message.idempotencyKey ?? message.id),
       messageId: message.id,

@@ -103,6 +103,20 @@ describe('idle threads', () => {
     expect(await queue.commit(again.batch.lease, done)).toEqual({ kind: 'idle' });
   });
 
+  it('keep a refusal written before their first message once that message is buffered', async () => {
+    const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS });
+    const k = queue.keys('th');
+    // A receipt written with no state to keep it alive expires on its own...
+    await queue.noteRefusal('th', 'early', 'not-addressed');
+    expect(await f.redis.pttl(k.receipts)).toBeGreaterThan(0);
+    // ...until the thread holds a message: then nothing of it expires, its first message's receipt
+    // and this one alike.
+    await queue.enqueue('th', { id: 'a', body: 'first' });
+    for (const key of [k.state, k.inbox, k.gate, k.receipts, k.receiptOrder]) {
+      expect(await f.redis.pttl(key), key).toBe(-1);
+    }
+  });
+
   it('never expire a buffered or in-flight message, however long it waits', async () => {
     const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS });
     const k = queue.keys('th');

@@ -31,16 +31,21 @@ if backlog >= tonumber(A.maxBacklog) then
   return { STATUS.BACKLOG_FULL, backlog }
 end
 
+-- Before the state's first write: keep_alive tells a thread already kept alive by the state's TTL.
+keep_alive(K)
 local seq = redis.call('HINCRBY', K.state, 'seq', 1)
 local sid = redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', A.messageId, 'tok', A.tokens, 'org', A.origin,
   'at', now, 'body', A.body, 'lane', A.lane)
+-- The dedup window is at most the idle time (its own keys expire with it).
 dedup_remember(K, A.dedupMember, sid, now, A.dedupTtlMs)
 receipt_accepted(K, A, sid, now)
-redis.call('HSET', K.gate, 'involved', '1')
-if A.origin == 'agent' then redis.call('HINCRBY', K.gate, 'botTurns', 1)
-else redis.call('HSET', K.gate, 'botTurns', '0') end
--- The dedup window is at most the idle time (its own keys expire with it).
-keep_alive(K)
+-- Written only when it changes: a person's messages in a thread we are in leave the gate as it is.
+if A.origin == 'agent' then
+  if gate[1] ~= '1' then redis.call('HSET', K.gate, 'involved', '1') end
+  redis.call('HINCRBY', K.gate, 'botTurns', 1)
+elseif gate[1] ~= '1' or gate[2] ~= '0' then
+  redis.call('HSET', K.gate, 'involved', '1', 'botTurns', '0')
+end
 note_activity(K, A.member, now, tonumber(A.idleTtlMs))
 
 local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch')
