@@ -209,6 +209,10 @@ export function agentSessions({ store, features, defaults, scripting, log }: Age
         log('info', 'steer refused: no running turn', { sessionId });
         return { outcome: 'promptRequired' };
       }
+      if (features.steerUnanswered) {
+        log('info', 'session/steering left unanswered, as scripted', { sessionId });
+        return new Promise<never>(() => {});
+      }
       steers.push(prompt);
       log('info', 'session/steering', {
         sessionId,

@@ -38,6 +38,8 @@ export interface AgentFeatures {
    * `_session/steering` request while a turn runs into that turn (docs/adr/0040).
    */
   steering: boolean;
+  /** With `steering`: a hung agent, which takes `_session/steering` and never answers it. */
+  steerUnanswered: boolean;
 }
 
 const DEFAULT_FEATURES: AgentFeatures = {
@@ -55,6 +57,7 @@ const DEFAULT_FEATURES: AgentFeatures = {
   outliveStdin: false,
   modes: [],
   steering: false,
+  steerUnanswered: false,
 };
 
 /**

@@ -66,6 +66,7 @@ export class TurnSteering {
       this.#queued = false;
       return this.#steer().catch((error: unknown) => {
         this.#open = false;
+        this.tools.observer?.steerRefused('failed');
         this.turn.log.warn(
           { err: error },
           'steering stopped for this turn; later messages wait for the next',

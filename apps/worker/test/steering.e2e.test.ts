@@ -53,6 +53,28 @@ describe('steering', { timeout: 90_000 }, () => {
     expect(await metric(h, 'tributary_batch_size_sum{platform="gateway"}')).toBe(2);
   });
 
+  it('a steer the agent never answers holds nothing: the turn commits, the message leads the next turn, warned and counted', async () => {
+    h = await startHarness(
+      { STEERING: 'on', CANCEL_TIMEOUT_MS: '1000' },
+      {},
+      { agentEnv: { TRIBUTARY_AGENT_CAPS: JSON.stringify({ steering: true, steerUnanswered: true }) } },
+    );
+    const long = message('long job\n@agent {"delayMs": 1500}');
+    await h.send(THREAD, long);
+    await waitFor(() => dispatches(h!).length === 1, { what: 'the turn to start' });
+    const correction = message('actually, only the unit tests', 'grace');
+    await h.send(THREAD, correction);
+    await waitForReplies(h, THREAD, 2);
+
+    // The unanswered steer is not the turn's: the message is answered by the next one, once.
+    expect(await promptTexts(h)).toEqual([[long.text], [correction.text]]);
+    expect(replies(h, THREAD).every((r) => !r.text.includes('Steered'))).toBe(true);
+    expect(
+      h.logs.some((l) => (l.level as number) >= 40 && /did not answer a steer/.test(String(l.msg))),
+    ).toBe(true);
+    expect(await metric(h, 'tributary_steer_refusals_total{reason="failed"}')).toBe(1);
+  });
+
   it('never sends mid-turn to an agent that does not advertise steering: the message waits', async () => {
     h = await startHarness({ STEERING: 'on' });
     const long = message('long job\n@agent {"delayMs": 800}');

@@ -273,12 +273,26 @@ export class SessionPool {
     if (!session || !turn || turn.answered || turn.cancelling)
       return { kind: 'refused', reason: 'turn_ended' };
     if (!session.agent.info.steering) return { kind: 'refused', reason: 'unsupported' };
+    // Bounded like a cancel: the turn's commit waits for its last steer, so a hung agent must not
+    // hold it. A steer unanswered in time counts as failed; its messages lead the next batch.
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<'unanswered'>((resolve) => {
+      timer = setTimeout(() => resolve('unanswered'), this.#cancelTimeoutMs);
+    });
     try {
-      return await session.agent.steer(sessionId, blocks);
+      const outcome = await Promise.race([session.agent.steer(sessionId, blocks), unanswered]);
+      if (outcome !== 'unanswered') return outcome;
+      this.#logger.warn(
+        { threadKey, sessionId, waitedMs: this.#cancelTimeoutMs },
+        'the agent did not answer a steer; its messages wait for the next turn',
+      );
+      return { kind: 'refused', reason: 'failed' };
     } catch (error) {
       if (!(error instanceof AgentRequestError)) throw error;
       this.#logger.warn({ threadKey, sessionId, err: error }, 'the agent refused a steer');
       return { kind: 'refused', reason: 'failed' };
+    } finally {
+      clearTimeout(timer);
     }
   }
 
