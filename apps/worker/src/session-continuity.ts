@@ -1,5 +1,5 @@
 import type { OpenedSession, SessionPool } from '@tributary/acp';
-import type { Lease, SessionRecords } from '@tributary/queue';
+import type { AnsweredSession, Lease, SessionRecords } from '@tributary/queue';
 
 export interface SessionIdentity {
   /** Identifies the agent command; a session id is meaningless to a different agent. */
@@ -18,7 +18,7 @@ interface HeldSession {
   generation: number;
   /** Fence of the last lease this worker ran the thread under. */
   fence: number;
-  /** Whether Redis records this session as held by this worker. */
+  /** Whether Redis records this session as held by this worker, or a turn's commit will. */
   saved: boolean;
 }
 
@@ -28,8 +28,9 @@ interface HeldSession {
  * then session/load, then a new session (`path: 'new'`, which the caller seeds with the history). A
  * reset bumps the generation, which starts a fresh session.
  *
- * A session is saved only once a prompt on it was answered: a worker that dies before that leaves the
- * previous record, so the next worker does not resume a session that never got its seed.
+ * A session is recorded only by the commit of a turn answered on it (`answered`): a worker that dies
+ * before that leaves the previous record, so the next worker does not resume a session that never got
+ * its seed, and a worker fenced out records nothing.
  */
 export class SessionContinuity {
   private readonly held = new Map<string, HeldSession>();
@@ -76,19 +77,20 @@ export class SessionContinuity {
     return opened;
   }
 
-  /** After a prompt on the thread's session was answered: records the session and this worker. */
-  async answered(thread: string, lease: Lease): Promise<void> {
+  /**
+   * After a prompt on the thread's session was answered: the session for the turn's commit to record as
+   * this worker's, unless the record names it already.
+   */
+  answered(thread: string): AnsweredSession | undefined {
     const held = this.held.get(thread);
-    if (!held || held.saved) return;
-    await this.records.save(thread, {
+    if (!held || held.saved) return undefined;
+    held.saved = true;
+    return {
       sessionId: held.sessionId,
       agent: this.identity.agent,
       cwd: this.identity.cwd(thread),
       generation: held.generation,
-      worker: lease.owner,
-      savedAt: Date.now(),
-    });
-    held.saved = true;
+    };
   }
 
   /**
@@ -103,8 +105,9 @@ export class SessionContinuity {
     let released = 0;
     for (const [thread, held] of candidates) {
       const saved = await this.records.get(thread);
-      if (saved === undefined || saved.worker === owner || this.held.get(thread) !== held || busy(thread))
-        continue;
+      // A record from before our lease's fence is one our commit has not replaced yet, not a move.
+      const movedOn = saved !== undefined && saved.worker !== owner && saved.fence > held.fence;
+      if (!movedOn || this.held.get(thread) !== held || busy(thread)) continue;
       await this.release(thread);
       released++;
     }

@@ -165,17 +165,18 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       const { stopReason, text } = outcome.result;
       deps.observer?.ended(stopReason, seconds);
       log.info({ stopReason, replyChars: text.length }, 'turn finished');
-      await deps.continuity.answered(thread, batch.lease);
+      const session = deps.continuity.answered(thread);
       ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
       return {
         reply: text,
         stopReason,
         outbound: replyMessages(outbound, text, stopReason),
         ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
+        ...(session === undefined ? {} : { session }),
       };
     } finally {
-      // Only now: until the session is recorded as this worker's, a check for moved threads must not
-      // take it for one that moved away.
+      // Only now: until the session is recorded as this worker's (by the commit; the check reads the
+      // record's fence too), a check for moved threads must not take it for one that moved away.
       if (running.get(thread) === turn) running.delete(thread);
       run.signal('finished', { ending });
     }

@@ -1,3 +1,5 @@
+import type { AnsweredSession } from './stores/session-records.js';
+
 /** Who produced a message; decides the batch type recorded in history. */
 export type Origin = 'user' | 'agent' | 'system';
 
@@ -105,6 +107,8 @@ export interface TurnReport {
    * Messages a steer took into the batch after it (the agent refused them) are not acknowledged.
    */
   deliveredThrough?: string;
+  /** The agent session the turn was answered on, when the thread's record does not name it yet. */
+  session?: AnsweredSession;
 }
 
 /** A batch moved aside after too many failures; `redrive` puts its messages back in the inbox. */

@@ -74,7 +74,7 @@ export type {
   Take,
   TakenReply,
 } from './stores/reply-outbox.js';
-export type { SessionRecord, SessionRecords } from './stores/session-records.js';
+export type { AnsweredSession, SessionRecord, SessionRecords } from './stores/session-records.js';
 export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
 export type { ThreadParentStore } from './stores/thread-parents.js';

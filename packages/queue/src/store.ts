@@ -63,7 +63,7 @@ export class Store {
     this.queue = new ThreadQueue(redis, config, this.doorbell);
     const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
-    this.sessions = new SessionRecords(redis, keysOf, config.idleTtlMs);
+    this.sessions = new SessionRecords(redis, keysOf);
     this.replies = new ReplyOutbox(redis, keysOf);
     this.postedParts = new PostedParts(this.replies);
     this.controls = new ThreadControls(redis, this.queue);

@@ -341,6 +341,7 @@ export class ThreadQueue {
         outbound: JSON.stringify(outbound),
         through: report.deliveredThrough ?? '',
         lockMs: deliverFor?.lockMs ?? 0,
+        session: report.session === undefined ? '' : JSON.stringify(report.session),
       },
     );
     const next = await this.nextStep(k, lease, reply);

@@ -1,6 +1,5 @@
 import { redisClockReaches, redisTime } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SessionRecords } from '../src/stores/session-records.js';
 import { ThreadParentStore } from '../src/stores/thread-parents.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
@@ -27,7 +26,6 @@ async function keysOfThread(queue: ThreadQueue, thread: string): Promise<string[
 describe('idle threads', () => {
   it('lose every key of theirs the configured time after their last turn', async () => {
     const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS });
-    const sessions = new SessionRecords(f.redis, (thread) => queue.keys(thread), IDLE_TTL_MS);
     const parents = new ThreadParentStore(f.redis, (thread) => queue.keys(thread), IDLE_TTL_MS);
     await parents.set('th', 'none');
     await queue.enqueue('th', { id: 'a', body: 'hello' });
@@ -37,15 +35,8 @@ describe('idle threads', () => {
     await queue.noteRefusal('th', 'x', 'not-addressed');
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    await sessions.save('th', {
-      sessionId: 's1',
-      agent: 'agent',
-      cwd: '/',
-      generation: 0,
-      worker: 'w',
-      savedAt: 0,
-    });
-    expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'idle' });
+    const session = { sessionId: 's1', agent: 'agent', cwd: '/', generation: 0 };
+    expect(await queue.commit(claim.batch.lease, { ...done, session })).toEqual({ kind: 'idle' });
 
     const k = queue.keys('th');
     const kept = await keysOfThread(queue, 'th');

@@ -1,6 +1,7 @@
 import { redisClockReaches } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../src/errors.js';
+import { SessionRecords } from '../src/stores/session-records.js';
 import { done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -39,6 +40,32 @@ describe('renew and fencing', () => {
     expect(await queue.commit(taken.batch.lease, done)).toEqual({ kind: 'idle' });
     const [record] = await queue.history('th');
     expect(record).toMatchObject({ fence: 2, deliveries: 2, type: 'Continuation' });
+  });
+
+  it('records the session a turn was answered on with its commit, only under the live fence', async () => {
+    const { queue } = await f.make({ leaseMs: 40 });
+    const records = new SessionRecords(f.redis, (thread) => queue.keys(thread));
+    const answeredOn = (sessionId: string) => ({ sessionId, agent: 'agent', cwd: '/w', generation: 3 });
+    await enqueueAll(queue, 'th', ['a']);
+    const old = await queue.claim('th', 1, 'owner-a');
+    if (old.kind !== 'batch') throw new Error('no batch');
+    await f.leaseExpiry(old.batch.lease);
+    const taken = await queue.claim('th', 1, 'owner-b');
+    if (taken.kind !== 'batch') throw new Error('no takeover');
+
+    await expect(
+      queue.commit(old.batch.lease, { ...done, session: answeredOn('s-old') }),
+    ).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await records.get('th')).toBeUndefined();
+    await queue.commit(taken.batch.lease, { ...done, session: answeredOn('s-new') });
+    expect(await records.get('th')).toMatchObject({
+      ...answeredOn('s-new'),
+      worker: 'owner-b',
+      fence: taken.batch.lease.fence,
+    });
+    const ttl = await f.redis.pttl(queue.keys('th').session);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(queue.config.idleTtlMs);
   });
 
   it('fences the same owner’s older fence too', async () => {

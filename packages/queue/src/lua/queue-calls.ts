@@ -272,12 +272,13 @@ export const commit = defineScript({
     'activity',
     'replyLock',
     'firstParts',
+    'session',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'lockMs'],
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'lockMs', 'session'],
   decode(reply): Continuation & { taken?: TakenReply } {
     const next = continuation(reply);
     if (next.status === 'fenced') return next;
-    // The reply the commit took, if any: the last two elements (see commit-14.lua).
+    // The reply the commit took, if any: the last two elements (see commit-15.lua).
     const json = reply.str(reply.length - 2);
     return json === '' ? next : { ...next, taken: takenReply(json, reply.str(reply.length - 1)) };
   },

@@ -12,17 +12,26 @@ export interface SessionRecord {
   generation: number;
   /** The worker that last held the session live. */
   worker: string;
-  /** When it was saved (ms since the epoch, the worker's clock). */
+  /** The fence of the lease whose commit recorded it (0 for a record older than that field). */
+  fence: number;
+  /** When it was recorded (ms since the epoch, Redis's clock). */
   savedAt: number;
 }
 
-/** One hash per thread; no other code knows its fields. */
+/**
+ * What a turn reports of the session it was answered on; its commit records it with the lease's owner
+ * and fence (commit-15.lua), so only the lease holder's record lands and it costs no call of its own.
+ */
+export type AnsweredSession = Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd' | 'generation'>;
+
+/**
+ * One hash per thread, written by the commit script (it expires `idleTtlMs` after that) and read here
+ * alone.
+ */
 export class SessionRecords {
   constructor(
     private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
-    /** A record outlives its thread's last save by this much (the queue's `idleTtlMs`). */
-    private readonly ttlMs: number,
   ) {}
 
   async get(thread: string): Promise<SessionRecord | undefined> {
@@ -34,16 +43,8 @@ export class SessionRecords {
       cwd: fields.cwd ?? '',
       generation: Number(fields.generation ?? 0),
       worker: fields.worker ?? '',
+      fence: Number(fields.fence ?? 0),
       savedAt: Number(fields.savedAt ?? 0),
     };
-  }
-
-  async save(thread: string, record: SessionRecord): Promise<void> {
-    const key = this.keysOf(thread).session;
-    await this.redis
-      .multi()
-      .hset(key, { ...record })
-      .pexpire(key, this.ttlMs)
-      .exec();
   }
 }

@@ -6,6 +6,8 @@
 -- for delivery when nothing waits ahead of it and no deliverer holds the outbox: it is locked to
 -- `owner` and handed back with its posted parts (`firstParts`: a streamed placeholder), which saves
 -- the take and the parts read that would follow the commit.
+-- `session` (JSON, or ''): the agent session this turn was answered on, recorded as the thread's under
+-- this lease's fence, so a fenced-out worker cannot record one and the record costs no call of its own.
 -- Returns: {NEXT, batch..., taken} | {IDLE, taken} | {PAUSED, taken} | {YIELD, epoch, taken} |
 -- {FENCED}, where `taken` is two elements: the reply JSON and its parts' HGETALL as JSON, or two ''.
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')
@@ -22,6 +24,12 @@ end
 local status = 'complete'
 if A.stopReason == 'cancelled' then status = 'cancelled' end
 record_batch(K, A.thread, status, now, history_keep(A), { reply = A.reply, stopReason = A.stopReason })
+if A.session ~= '' then
+  local s = cjson.decode(A.session)
+  redis.call('HSET', K.session, 'sessionId', s.sessionId, 'agent', s.agent, 'cwd', s.cwd,
+    'generation', s.generation, 'worker', A.owner, 'fence', A.fence, 'savedAt', now)
+  redis.call('PEXPIRE', K.session, A.idleTtlMs)
+end
 local added = enqueue_replies(K, A.member, A.outbound, now)
 local taken, parts = '', ''
 if added > 0 and tonumber(A.lockMs) > 0 and redis.call('LLEN', K.replies) == added
