@@ -33,7 +33,9 @@ end
 
 -- Before the state's first write: keep_alive tells a thread already kept alive by the state's TTL.
 keep_alive(K)
-local seq = redis.call('HINCRBY', K.state, 'seq', 1)
+-- One read of the state for the sequence number and the ring below (nothing between changes them).
+local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch', 'seq', 'epoch')
+local seq = (tonumber(st[6]) or 0) + 1
 local sid = redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', A.messageId, 'tok', A.tokens, 'org', A.origin,
   'at', now, 'body', A.body, 'lane', A.lane)
 -- The dedup window is at most the idle time (its own keys expire with it).
@@ -48,10 +50,9 @@ elseif gate[1] ~= '1' or gate[2] ~= '0' then
 end
 note_activity(K, A.member, now, tonumber(A.idleTtlMs))
 
-local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch')
 if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
-  local epoch = redis.call('HINCRBY', K.state, 'epoch', 1)
-  redis.call('HSET', K.state, 'status', 'scheduled', 'turns', 0)
+  local epoch = (tonumber(st[7]) or 0) + 1
+  redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0)
   redis.call('ZADD', K.sched, now, A.member)
   local owner = st[3] or ''
   if A.listTtlMs ~= '' then
@@ -69,6 +70,7 @@ if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
   end
   return { STATUS.RING, sid, seq, epoch, owner, 0 }
 end
+redis.call('HSET', K.state, 'seq', seq)
 -- A running turn whose holder steers (the steer script armed it for this batch) hears of the arrival on
 -- the control channel; a thread that does not steer never has `steer` set, so it costs nothing more.
 if st[1] == 'running' and st[4] and st[4] == st[5] then

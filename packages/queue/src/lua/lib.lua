@@ -61,11 +61,12 @@ local function entry_lane(entry)
   return entry_field(entry, 7) or ''
 end
 
--- The caps of the thread's next batch: the arguments', and `alone`, the last message of a batch that
--- was split (split_batch): up to it, batches take one message each.
-local function batch_caps(a, k)
+-- The caps of the thread's next batch: the arguments', and `alone` (the state's field, as the caller
+-- read it), the last message of a batch that was split (split_batch): up to it, batches take one
+-- message each.
+local function batch_caps(a, alone)
   return { msgs = tonumber(a.maxMessages), tokens = tonumber(a.maxTokens), lanes = a.lanes == '1',
-    alone = redis.call('HGET', k.state, 'alone') }
+    alone = alone }
 end
 
 -- Greedy batch after `after`: at most caps.msgs entries and caps.tokens tokens, and with caps.lanes
@@ -119,27 +120,26 @@ local function batch_reply(code, fence, batch_id, btype, deliveries, lease, gene
   return reply
 end
 
--- Hands a freshly formed batch to `owner` under the current fence.
-local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, redelivered, code)
-  local state = k.state
+-- Hands a freshly formed batch to `owner` under the current fence. `held`: the state's `alone` and
+-- `generation`, and for a batch delivered again its `batch` and `deliveries`, as the caller read them
+-- (in the HMGET it starts with, which saves a read of each here).
+local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, redelivered, code, held)
   local batch_id, deliveries
   if redelivered then
-    batch_id = redis.call('HGET', state, 'batch')
-    deliveries = redis.call('HINCRBY', state, 'deliveries', 1)
+    batch_id = held.batch
+    deliveries = (tonumber(held.deliveries) or 0) + 1
   else
     batch_id = new_batch_id(k.batchseq, bucket, now)
     deliveries = 1
   end
   -- A part of a batch that was split (split_batch) carries messages delivered before: a continuation.
-  local alone = redis.call('HGET', state, 'alone')
-  local split_part = alone and not id_later(entries[1][1], alone)
+  local split_part = held.alone and not id_later(entries[1][1], held.alone)
   local btype = batch_type(entries, redelivered or split_part)
   local lease = now + lease_ms
-  redis.call('HSET', state, 'status', 'running', 'owner', owner, 'lease', lease,
+  redis.call('HSET', k.state, 'status', 'running', 'owner', owner, 'lease', lease,
     'read', entries[#entries][1], 'batch', batch_id, 'btype', btype, 'claimed', now, 'deliveries', deliveries)
   redis.call('ZADD', k.run, lease, thread)
-  local generation = tonumber(redis.call('HGET', state, 'generation')) or 0
-  return batch_reply(code, fence, batch_id, btype, deliveries, lease, generation, entries)
+  return batch_reply(code, fence, batch_id, btype, deliveries, lease, tonumber(held.generation) or 0, entries)
 end
 
 -- Removes at most `limit` members of the sorted set `key` scored `before` or lower, and returns them.
@@ -231,13 +231,13 @@ end
 -- no wakeup can be lost), yield after `yieldAfterTurns` consecutive turns, or hand over the next batch.
 local function continue_after(k, a, now)
   local thread = a.member
-  local st = redis.call('HMGET', k.state, 'paused', 'acked')
+  local st = redis.call('HMGET', k.state, 'paused', 'acked', 'alone', 'generation')
   local idle_ms = tonumber(a.idleTtlMs)
   if st[1] == '1' then
     set_idle(k, thread, now, idle_ms)
     return { STATUS.PAUSED }
   end
-  local entries = read_batch(k.inbox, st[2], batch_caps(a, k))
+  local entries = read_batch(k.inbox, st[2], batch_caps(a, st[3]))
   if #entries == 0 then
     set_idle(k, thread, now, idle_ms)
     expire_idle(k, idle_ms)
@@ -248,7 +248,7 @@ local function continue_after(k, a, now)
     return { STATUS.YIELD, reschedule(k, thread, now) }
   end
   return start_batch(k, thread, a.owner, tonumber(a.fence), tonumber(a.leaseMs), tonumber(a.bucket), now,
-    entries, false, STATUS.NEXT)
+    entries, false, STATUS.NEXT, { alone = st[3], generation = st[4] })
 end
 
 -- The messages of inbox entries as kept in history records and dead letters, bodies included.
