@@ -120,9 +120,11 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
           lines.push({ worker, log });
         }
       });
+      // Cold: tsx compiles the worker's modules on start, and tests start two side by side on two
+      // shared cores whose page cache may have been reclaimed.
       await waitFor(() => logs.some((l) => l.msg === 'worker started'), {
         what: `${worker.name} start`,
-        timeoutMs: 20_000,
+        timeoutMs: 40_000,
       });
       return worker;
     },
