@@ -95,7 +95,9 @@ export class Replay {
           ),
       ),
     );
-    const limitMs = (this.workload.turnMs * messages.length) / this.scale + 30_000;
+    // The workload's own time plus a minute: on a loaded two-core machine the last answers of a smoke
+    // run (whose turns the scale compresses to milliseconds) came more than 30 s late.
+    const limitMs = (this.workload.turnMs * messages.length) / this.scale + 60_000;
     await waitFor(() => policy.settled(), {
       what: `${this.thread}: the policy to settle`,
       timeoutMs: limitMs,
