@@ -1,6 +1,7 @@
 import { redisClockReaches } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LeaseLostError } from '../src/errors.js';
+import type { Lease, ThreadQueue } from '../src/index.js';
 import { SessionRecords } from '../src/stores/session-records.js';
 import { done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -9,6 +10,17 @@ beforeAll(async () => {
   f = await queueFixture();
 });
 afterAll(() => f.close());
+
+/** Thread `th`'s batch claimed by owner-a, whose lease expired, then taken over by owner-b. */
+async function takeover(queue: ThreadQueue): Promise<{ old: Lease; taken: Lease }> {
+  await enqueueAll(queue, 'th', ['a']);
+  const old = await queue.claim('th', 1, 'owner-a');
+  if (old.kind !== 'batch') throw new Error('no batch');
+  await f.leaseExpiry(old.batch.lease);
+  const taken = await queue.claim('th', 1, 'owner-b');
+  if (taken.kind !== 'batch') throw new Error('no takeover');
+  return { old: old.batch.lease, taken: taken.batch.lease };
+}
 
 describe('renew and fencing', () => {
   it('extends a held lease', async () => {
@@ -24,20 +36,15 @@ describe('renew and fencing', () => {
 
   it('fences out the old owner after a takeover: no renew, no commit, no fail, no abandon', async () => {
     const { queue } = await f.make({ leaseMs: 40 });
-    await enqueueAll(queue, 'th', ['a']);
-    const old = await queue.claim('th', 1, 'owner-a');
-    if (old.kind !== 'batch') throw new Error('no batch');
-    await f.leaseExpiry(old.batch.lease);
-    const taken = await queue.claim('th', 1, 'owner-b');
-    if (taken.kind !== 'batch') throw new Error('no takeover');
+    const { old, taken } = await takeover(queue);
 
-    await expect(queue.renew(old.batch.lease)).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(queue.commit(old.batch.lease, done)).rejects.toBeInstanceOf(LeaseLostError);
-    await expect(queue.fail(old.batch.lease, 'x')).rejects.toBeInstanceOf(LeaseLostError);
-    expect(await queue.abandon(old.batch.lease)).toBe(false);
+    await expect(queue.renew(old)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.commit(old, done)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.fail(old, 'x')).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await queue.abandon(old)).toBe(false);
     expect(await queue.history('th')).toEqual([]);
 
-    expect(await queue.commit(taken.batch.lease, done)).toEqual({ kind: 'idle' });
+    expect(await queue.commit(taken, done)).toEqual({ kind: 'idle' });
     const [record] = await queue.history('th');
     expect(record).toMatchObject({ fence: 2, deliveries: 2, type: 'Continuation' });
   });
@@ -46,22 +53,17 @@ describe('renew and fencing', () => {
     const { queue } = await f.make({ leaseMs: 40 });
     const records = new SessionRecords(f.redis, (thread) => queue.keys(thread));
     const answeredOn = (sessionId: string) => ({ sessionId, agent: 'agent', cwd: '/w', generation: 3 });
-    await enqueueAll(queue, 'th', ['a']);
-    const old = await queue.claim('th', 1, 'owner-a');
-    if (old.kind !== 'batch') throw new Error('no batch');
-    await f.leaseExpiry(old.batch.lease);
-    const taken = await queue.claim('th', 1, 'owner-b');
-    if (taken.kind !== 'batch') throw new Error('no takeover');
+    const { old, taken } = await takeover(queue);
 
-    await expect(
-      queue.commit(old.batch.lease, { ...done, session: answeredOn('s-old') }),
-    ).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.commit(old, { ...done, session: answeredOn('s-old') })).rejects.toBeInstanceOf(
+      LeaseLostError,
+    );
     expect(await records.get('th')).toBeUndefined();
-    await queue.commit(taken.batch.lease, { ...done, session: answeredOn('s-new') });
+    await queue.commit(taken, { ...done, session: answeredOn('s-new') });
     expect(await records.get('th')).toMatchObject({
       ...answeredOn('s-new'),
       worker: 'owner-b',
-      fence: taken.batch.lease.fence,
+      fence: taken.fence,
     });
     const ttl = await f.redis.pttl(queue.keys('th').session);
     expect(ttl).toBeGreaterThan(0);
