@@ -296,19 +296,21 @@ describe('attachments reach the agent as content, through each platform', () => 
     const body = JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: 'EvRETRY', event });
     const answer = await postSlackEvent(stack, body);
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
-    // Every delivery ends in the agent's error; the last one sets the batch aside with a notice.
+    // Every delivery ends in the agent's error; the last one sets the batch aside with a notice. Each
+    // delivery after the first opens a fresh session, in an agent process of its own (a session that
+    // had the batch may hold it already): on a loaded machine, three agent starts take a while.
     await waitFor(
       () =>
         stack
           .calls('slack', 'chat.postMessage')
           .some((call) => (call.body as { channel: string; text: string }).channel === channel),
-      { what: 'the set-aside notice', timeoutMs: 30_000 },
+      { what: 'the set-aside notice', timeoutMs: 80_000 },
     );
     const [record] = await stack.worker.queue.history(`slack:${channel}:${event.ts}`);
     expect(record!.deliveries).toBeGreaterThan(1);
     const fetched = stack.calls('slack', 'file').filter((call) => call.path.endsWith('/retry.txt'));
     expect(fetched).toHaveLength(record!.deliveries);
-  });
+  }, 90_000);
 
   it('counts every attachment outcome', async () => {
     const metrics = await stack.workerMetrics.registry.getSingleMetricAsString(
