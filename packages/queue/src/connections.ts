@@ -30,11 +30,10 @@ export function openConnection(url: string, profile: ConnectionProfile): RedisCl
 function connect(url: string, profile: ConnectionProfile): RedisClient {
   const address = redisAddress(url);
   if (address.kind === 'cluster') return openCluster(address, profile);
-  // Commands issued in the same event-loop tick (concurrent requests, turns, sweeps) leave in one
-  // write instead of one each.
-  if (profile.kind === 'patient')
-    return new Redis(url, { maxRetriesPerRequest: 3, enableAutoPipelining: true });
-  return new Redis(url, { ...failFastOptions(profile.timeoutMs), enableAutoPipelining: true });
+  // Each command is written when it is issued: ioredis's auto-pipelining (one write per event-loop
+  // tick) cost more CPU than the writes it saved and added a tick to every round trip (docs/adr/0023).
+  if (profile.kind === 'patient') return new Redis(url, { maxRetriesPerRequest: 3 });
+  return new Redis(url, failFastOptions(profile.timeoutMs));
 }
 
 /**
@@ -112,14 +111,12 @@ function openCluster(
  * takes, and it is the caller's to disconnect.
  */
 export function blockingConnection(redis: RedisClient): RedisClient {
-  // A blocking command holds the connection: nothing may be pipelined behind it.
   const duplicate =
     redis instanceof Cluster
       ? redis.duplicate([], {
-          enableAutoPipelining: false,
           redisOptions: { ...redis.options.redisOptions, maxRetriesPerRequest: null },
         })
-      : redis.duplicate({ maxRetriesPerRequest: null, enableAutoPipelining: false });
+      : redis.duplicate({ maxRetriesPerRequest: null });
   reportErrors(duplicate, errorsOf.get(redis) ?? new ConnectionErrors());
   return duplicate;
 }

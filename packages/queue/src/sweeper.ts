@@ -76,8 +76,8 @@ export class Sweeper {
     const present = new Map<string, Promise<boolean>>();
     // The doorbells each owner's own list holds, read once per owner and sweep.
     const held = new Map<string, Promise<Set<string>>>();
-    // Buckets are swept concurrently, so their scans leave together (auto-pipelining). A bucket's keys
-    // share a hash tag, so its scan is one script even in a Cluster; the buckets' scans are not.
+    // Buckets are swept concurrently: one wait for their round trips, not one per bucket. A bucket's
+    // keys share a hash tag, so its scan is one script even in a Cluster; the buckets' scans are not.
     await Promise.all(
       Array.from({ length: this.queue.config.buckets }, (_, bucket) =>
         this.sweepBucket(bucket, report, present, held),

@@ -96,10 +96,9 @@ interface LoadedScript {
 
 /**
  * The scripts of one ioredis client, run by EVALSHA, and by EVAL when Redis answers NOSCRIPT (a restarted
- * Redis has an empty script cache; EVAL caches the script again). Not through `defineCommand`: the
- * auto-pipelined connection builds a new pipeline for each batch of commands, and a pipeline copies
- * every command defined on its client (two properties each, about 20 µs a pipeline with the queue's
- * scripts), which under load was a pipeline per few messages.
+ * Redis has an empty script cache; EVAL caches the script again). Not through `defineCommand`: every
+ * ioredis pipeline (the sweeper's, BullMQ's) copies each command defined on its client, two properties
+ * each, about 20 µs a pipeline with the queue's scripts.
  */
 export class Scripts {
   private readonly scripts = new Map<string, LoadedScript>();
