@@ -49,6 +49,17 @@ function selectors(expr: string): string[] {
 
 let stack: Stack | undefined;
 let prometheus: PrometheusServer;
+
+/** Whether every series of ours holds two samples or more: a rate over fewer answers nothing. */
+async function everySeriesScrapedTwice(): Promise<boolean> {
+  const names = await prometheus.query('count by (__name__) ({__name__=~"tributary_.+"})');
+  for (const { metric } of names) {
+    const once = await prometheus.query(`count_over_time(${metric.__name__}[1m]) < 2`);
+    if (once.length > 0) return false;
+  }
+  return names.length > 0;
+}
+
 beforeAll(async () => {
   stack = await startStack({ METRICS_TOKEN });
   const hostPort = (url: string) => new URL(url).host;
@@ -72,16 +83,29 @@ beforeAll(async () => {
     timeoutMs: 20_000,
   });
   // Traffic: three threads, two messages each, every one answered; the first delivered twice (a
-  // duplicate, absorbed).
-  for (const [i, n] of [1, 2, 3, 4, 5, 6, 1].entries()) {
-    const answer = await postGatewayMessage(stack, n, `t${n % 3}`, `message ${n}`);
-    expect(answer.body).toMatchObject({ outcome: i < 6 ? 'accepted' : 'duplicate' });
-  }
-  // Every series the traffic makes, and the recording rules over them, are in Prometheus.
+  // duplicate, absorbed). The first message's turn is scraped before the rest are sent: a counter
+  // whose every increase falls between two scrapes has no rate, and a fast machine answers all six
+  // within one scrape interval.
+  const send = async (n: number, outcome: string) => {
+    const answer = await postGatewayMessage(stack!, n, `t${n % 3}`, `message ${n}`);
+    expect(answer.body).toMatchObject({ outcome });
+  };
+  await send(1, 'accepted');
+  await waitFor(
+    async () =>
+      (await prometheus.query('tributary_batch_size_count')).length > 0 &&
+      (await prometheus.query('tributary_ingress_requests_total')).length > 0,
+    { what: 'the first message and its turn scraped', timeoutMs: 30_000 },
+  );
+  for (const n of [2, 3, 4, 5, 6]) await send(n, 'accepted');
+  await send(1, 'duplicate');
+  // Every series the traffic makes, and the recording rules over them, are in Prometheus; every
+  // series has been scraped twice since, which a rate over it needs to answer at all.
   await waitFor(
     async () =>
       (await prometheus.query('sum(tributary_reply_deliveries_total{outcome="delivered"}) >= 3')).length >
         0 &&
+      (await everySeriesScrapedTwice()) &&
       (await prometheus.query('sum(rate(tributary_batch_size_count[1m])) > 0')).length > 0 &&
       (await prometheus.query('tributary:p95_batch_size')).length > 0,
     { what: 'replies delivered and scraped, and the recording rules evaluated', timeoutMs: 60_000 },
