@@ -45,10 +45,10 @@ export interface ReplyLoopOptions {
 export class ReplyLoop {
   private readonly active = new Set<string>();
   /**
-   * Threads handed over while being delivered (a reply committed after the delivery's last look), with
-   * the reply when the commit took it: delivered again once the delivery ends.
+   * Threads handed over while being delivered (a reply committed after the delivery's last look):
+   * delivered again once the delivery ends, `true` when a commit took a reply for this worker.
    */
-  private readonly again = new Map<string, TakenReply | undefined>();
+  private readonly again = new Map<string, boolean>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Retries this worker scheduled: thread → timer. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
@@ -84,7 +84,10 @@ export class ReplyLoop {
   deliver(thread: string, taken?: TakenReply): void {
     if (this.stopped) return;
     if (this.active.has(thread)) {
-      this.again.set(thread, taken ?? this.again.get(thread));
+      // Not `taken` itself: the delivery in flight may be delivering that very reply (a sweep offered
+      // the thread between the commit and this hand-over, and the lock is this worker's), and a reply
+      // delivered from a stale copy is posted twice. The next delivery takes it again from Redis.
+      this.again.set(thread, this.again.get(thread) === true || taken !== undefined);
       return;
     }
     this.active.add(thread);
@@ -98,10 +101,10 @@ export class ReplyLoop {
       .finally(() => {
         this.active.delete(thread);
         this.inFlight.delete(delivery);
-        const again = this.again.get(thread);
+        const committed = this.again.get(thread);
         // Not while a retry is scheduled: the replies behind a failing one wait for it (backoff). A
         // reply a commit took is no such: it was first in line, and locked to this worker.
-        if (this.again.delete(thread) && (again || !this.retries.has(thread))) this.deliver(thread, again);
+        if (this.again.delete(thread) && (committed || !this.retries.has(thread))) this.deliver(thread);
       });
     this.inFlight.add(delivery);
   }

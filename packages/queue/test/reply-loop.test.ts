@@ -117,6 +117,29 @@ describe('reply delivery from the outbox', () => {
     }
   });
 
+  it('delivers a reply once when a sweep offers the thread before the commit hands its taken reply over', async () => {
+    const store = await committed(['just once']);
+    const sink = flakySink();
+    const { delivery } = deliverer(store, sink);
+    try {
+      // As the commit does: the reply is taken, locked to this worker, and the thread is due.
+      const taken = await store.replies.take('th', 'me', 5_000);
+      if (taken.kind !== 'reply') throw new Error(`nothing taken: ${taken.kind}`);
+      // The sweep's offer comes first: its delivery takes the same reply (the lock is this worker's).
+      delivery.offer(['th']);
+      delivery.deliver('th', taken);
+      await waitFor(async () => (await store.replies.pending('th')).length === 0, {
+        what: 'an empty outbox',
+      });
+      // Long enough for a second delivery of a stale copy, which follows the first one at once.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sink.taken).toEqual(['just once']);
+    } finally {
+      await delivery.stop();
+      await store.close();
+    }
+  });
+
   it('keeps to the platform’s Retry-After when the sweeper offers the thread during a failing attempt', async () => {
     const store = await committed(['slow down']);
     let attempts = 0;
