@@ -35,9 +35,10 @@ describe('tributary ingress (real process)', () => {
       LOG_LEVEL: 'debug',
     });
     try {
+      // A cold start of the CLI (tsx compiles it) beside the rest of the suite can take this long.
       await waitFor(() => output.text.includes('ingress listening'), {
         what: 'ingress to listen',
-        timeoutMs: 20_000,
+        timeoutMs: 40_000,
       });
       const url = /"url":"(http:\/\/[^"]+)"/.exec(output.text)![1]!;
       const body = JSON.stringify({
@@ -69,7 +70,7 @@ describe('tributary ingress (real process)', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       await redis.stop();
     }
-  });
+  }, 60_000);
 
   it('exits 1 naming the variable when the configuration is bad', async () => {
     const { child, output } = start({ PORT: 'eighty' });

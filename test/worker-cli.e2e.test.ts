@@ -53,7 +53,8 @@ describe('tributary worker (real process)', () => {
       output += chunk;
     });
     try {
-      await waitFor(() => output.includes('worker started'), { what: 'worker start', timeoutMs: 20_000 });
+      // A cold start of the CLI (tsx compiles it) beside the rest of the suite can take this long.
+      await waitFor(() => output.includes('worker started'), { what: 'worker start', timeoutMs: 40_000 });
       const config = queueConfig({ prefix });
       const queue = new ThreadQueue(redis, config, new BullDoorbell(redis, config));
       await queue.enqueue(
@@ -96,7 +97,7 @@ describe('tributary worker (real process)', () => {
       redis.disconnect();
       await server.stop();
     }
-  });
+  }, 90_000);
 
   it('refuses a bad configuration with a message naming the variable', async () => {
     const child = spawn(process.execPath, [bin, 'worker'], {
