@@ -11,13 +11,13 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-/** Thread `th`'s batch claimed by owner-a, whose lease expired, then taken over by owner-b. */
-async function takeover(queue: ThreadQueue): Promise<{ old: Lease; taken: Lease }> {
+/** Thread `th`'s batch claimed by owner-a, whose lease expired, then taken over by `by`. */
+async function takeover(queue: ThreadQueue, by = 'owner-b'): Promise<{ old: Lease; taken: Lease }> {
   await enqueueAll(queue, 'th', ['a']);
   const old = await queue.claim('th', 1, 'owner-a');
   if (old.kind !== 'batch') throw new Error('no batch');
   await f.leaseExpiry(old.batch.lease);
-  const taken = await queue.claim('th', 1, 'owner-b');
+  const taken = await queue.claim('th', 1, by);
   if (taken.kind !== 'batch') throw new Error('no takeover');
   return { old: old.batch.lease, taken: taken.batch.lease };
 }
@@ -72,13 +72,8 @@ describe('renew and fencing', () => {
 
   it('fences the same owner’s older fence too', async () => {
     const { queue } = await f.make({ leaseMs: 40 });
-    await enqueueAll(queue, 'th', ['a']);
-    const first = await queue.claim('th', 1, 'owner-a');
-    if (first.kind !== 'batch') throw new Error('no batch');
-    await f.leaseExpiry(first.batch.lease);
-    const second = await queue.claim('th', 1, 'owner-a');
-    if (second.kind !== 'batch') throw new Error('no batch');
-    await expect(queue.commit(first.batch.lease, done)).rejects.toBeInstanceOf(LeaseLostError);
-    expect((await queue.commit(second.batch.lease, done)).kind).toBe('idle');
+    const { old: first, taken: second } = await takeover(queue, 'owner-a');
+    await expect(queue.commit(first, done)).rejects.toBeInstanceOf(LeaseLostError);
+    expect((await queue.commit(second, done)).kind).toBe('idle');
   });
 });
