@@ -1,5 +1,6 @@
 import { redisClockReaches, redisTime } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MessageReceipts } from '../src/stores/message-receipts.js';
 import { ThreadParentStore } from '../src/stores/thread-parents.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
@@ -11,6 +12,8 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const IDLE_TTL_MS = 400;
+
+const receipts = (queue: ThreadQueue) => new MessageReceipts(f.redis, (thread) => queue.keys(thread), queue);
 
 /** Every key of the thread that exists now (all of a thread's keys share its `:t:<member>:` stem). */
 async function keysOfThread(queue: ThreadQueue, thread: string): Promise<string[]> {
@@ -67,6 +70,36 @@ describe('idle threads', () => {
     // Nothing left in the bucket indexes either.
     expect(await f.redis.zscore(k.sched, k.member)).toBeNull();
     expect(await f.redis.zscore(k.run, k.member)).toBeNull();
+  });
+
+  it('start over as new threads once every key expired, their first message read from the start', async () => {
+    const { queue } = await f.make({ idleTtlMs: IDLE_TTL_MS });
+    await queue.enqueue('th', { id: 'a', body: 'first life' });
+    const first = await claimNow(queue, 'th');
+    if (first.kind !== 'batch') throw new Error('no batch');
+    expect(await queue.commit(first.batch.lease, done)).toEqual({ kind: 'idle' });
+    await redisClockReaches(f.redis, (await redisTime(f.redis)) + IDLE_TTL_MS + 1, {
+      what: 'the idle time',
+    });
+    expect(await keysOfThread(queue, 'th')).toEqual([]);
+
+    // The enqueue skips the reads a thread without keys cannot need; what it writes must match them.
+    expect(await queue.enqueue('th', { id: 'b', body: 'second life' })).toMatchObject({
+      outcome: 'accepted',
+      seq: 1,
+      rang: true,
+    });
+    expect(await queue.enqueue('th', { id: 'b', body: 'second life' })).toMatchObject({
+      outcome: 'duplicate',
+    });
+    await queue.enqueue('th', { id: 'a', idempotencyKey: 'a@edit', body: 'first life, edited', edit: true });
+    expect(await receipts(queue).receipt('th', 'b')).toMatchObject({ status: 'queued' });
+    expect(await receipts(queue).receipt('th', 'a')).toMatchObject({ status: 'queued' });
+    const second = await claimNow(queue, 'th');
+    if (second.kind !== 'batch') throw new Error('no batch');
+    expect(second.batch.messages.map((m) => m.body)).toEqual(['second life', 'first life, edited']);
+    // The commit is checked against the fence the claim wrote with the batch.
+    expect(await queue.commit(second.batch.lease, done)).toEqual({ kind: 'idle' });
   });
 
   it('live again when a dead letter is re-driven after they expired, and keep it until it runs', async () => {

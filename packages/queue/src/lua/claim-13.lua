@@ -4,7 +4,7 @@
 -- Returns: {CLAIMED, batch...} | {STALE} | {BUSY, ms until the lease expires} | {EMPTY} | {PAUSED}
 local thread = A.member
 local st = redis.call('HMGET', K.state, 'status', 'epoch', 'lease', 'paused', 'read', 'acked', 'alone',
-  'generation', 'batch', 'deliveries')
+  'generation', 'batch', 'deliveries', 'fence')
 if st[2] ~= A.epoch or st[1] == false or st[1] == 'idle' then return { STATUS.STALE } end
 local now = now_ms()
 if st[1] == 'running' and tonumber(st[3]) > now then return { STATUS.BUSY, tonumber(st[3]) - now } end
@@ -13,7 +13,8 @@ if st[4] == '1' then
   return { STATUS.PAUSED }
 end
 
-local fence = redis.call('HINCRBY', K.state, 'fence', 1)
+-- The new fence is written with the batch (start_batch), or at once on any other way out.
+local fence = (tonumber(st[11]) or 0) + 1
 redis.call('ZREM', K.sched, thread)
 local lease_ms, bucket = tonumber(A.leaseMs), tonumber(A.bucket)
 local held = { alone = st[7], generation = st[8], batch = st[9], deliveries = st[10] }
@@ -22,6 +23,8 @@ local acked = st[6]
 if st[5] ~= acked then
   local deliveries = tonumber(held.deliveries) or 0
   if deliveries >= tonumber(A.maxDeliveries) then
+    -- The batch's record carries the fence it was last held under.
+    redis.call('HSET', K.state, 'fence', fence)
     -- A batch that keeps killing its owners must not block the thread forever: split, one message
     -- that does so alone is set aside.
     local reason = 'delivered ' .. deliveries .. ' times without completing'
@@ -42,6 +45,7 @@ end
 
 local entries = read_batch(K.inbox, acked, batch_caps(A, held.alone))
 if #entries == 0 then
+  redis.call('HSET', K.state, 'fence', fence)
   set_idle(K, thread, now, tonumber(A.idleTtlMs))
   expire_idle(K, tonumber(A.idleTtlMs))
   return { STATUS.EMPTY }

@@ -17,30 +17,37 @@
 -- (2). Otherwise (0) the caller rings. `listTtlMs` is '' where workers do not pop lists across slots
 -- (a Cluster): nothing is pushed, and `presence` and `doorbells` are stand-ins in the thread's slot.
 local now = now_ms()
-local seen = dedup_seen(K, A.dedupMember, now)
+-- A thread none of whose keys exist (a new one, or one whose keys all expired) has no dedup window, gate,
+-- backlog, receipts or state to read: its first message skips those reads.
+local ttl = redis.call('PTTL', K.state)
+local fresh = ttl == -2
+  and redis.call('EXISTS', K.gate, K.inbox, K.history, K.receipts, K.receiptOrder, K.dedupUntil) == 0
+local seen = not fresh and dedup_seen(K, A.dedupMember, now)
 if seen then return { STATUS.DUPLICATE, seen } end
-local gate = redis.call('HMGET', K.gate, 'involved', 'botTurns')
+local gate = fresh and {} or redis.call('HMGET', K.gate, 'involved', 'botTurns')
 if A.requireInvolved == '1' and gate[1] ~= '1' then return { STATUS.GATED, 'not-addressed' } end
 if A.maxBotTurns ~= '' and (tonumber(gate[2]) or 0) >= tonumber(A.maxBotTurns) then
   receipt_refused(K, A, 'bot-turn-limit', now)
   return { STATUS.GATED, 'bot-turn-limit' }
 end
-local backlog = redis.call('XLEN', K.inbox)
+local backlog = fresh and 0 or redis.call('XLEN', K.inbox)
 if backlog >= tonumber(A.maxBacklog) then
   receipt_refused(K, A, 'backlog-full', now)
   return { STATUS.BACKLOG_FULL, backlog }
 end
 
--- Before the state's first write: keep_alive tells a thread already kept alive by the state's TTL.
-keep_alive(K)
+-- Before the state's first write: keep_alive tells a thread already kept alive by the state's TTL. A
+-- fresh thread has nothing to keep alive; its state's first write (the ring below) starts it at 0-0.
+if not fresh then keep_alive(K, ttl, true) end
 -- One read of the state for the sequence number and the ring below (nothing between changes them).
-local st = redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch', 'seq', 'epoch')
+local st = fresh and {}
+  or redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch', 'seq', 'epoch')
 local seq = (tonumber(st[6]) or 0) + 1
 local sid = redis.call('XADD', K.inbox, '*', 'seq', seq, 'id', A.messageId, 'tok', A.tokens, 'org', A.origin,
   'at', now, 'body', A.body, 'lane', A.lane)
 -- The dedup window is at most the idle time (its own keys expire with it).
-dedup_remember(K, A.dedupMember, sid, now, A.dedupTtlMs)
-receipt_accepted(K, A, sid, now)
+dedup_remember(K, A.dedupMember, sid, now, A.dedupTtlMs, fresh)
+receipt_accepted(K, A, sid, now, fresh)
 -- Written only when it changes: a person's messages in a thread we are in leave the gate as it is.
 if A.origin == 'agent' then
   if gate[1] ~= '1' then redis.call('HSET', K.gate, 'involved', '1') end
@@ -50,9 +57,14 @@ elseif gate[1] ~= '1' or gate[2] ~= '0' then
 end
 note_activity(K, A.member, now, tonumber(A.idleTtlMs))
 
-if (st[1] == false or st[1] == 'idle') and st[2] ~= '1' then
+if (not st[1] or st[1] == 'idle') and st[2] ~= '1' then
   local epoch = (tonumber(st[7]) or 0) + 1
-  redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0)
+  if fresh then
+    redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0, 'acked', '0-0',
+      'read', '0-0')
+  else
+    redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0)
+  end
   redis.call('ZADD', K.sched, now, A.member)
   local owner = st[3] or ''
   if A.listTtlMs ~= '' then

@@ -120,9 +120,9 @@ local function batch_reply(code, fence, batch_id, btype, deliveries, lease, gene
   return reply
 end
 
--- Hands a freshly formed batch to `owner` under the current fence. `held`: the state's `alone` and
--- `generation`, and for a batch delivered again its `batch` and `deliveries`, as the caller read them
--- (in the HMGET it starts with, which saves a read of each here).
+-- Hands a freshly formed batch to `owner` under `fence`, which it writes (a claim's new fence is written
+-- here). `held`: the state's `alone` and `generation`, and for a batch delivered again its `batch` and
+-- `deliveries`, as the caller read them (in the HMGET it starts with, which saves a read of each here).
 local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, redelivered, code, held)
   local batch_id, deliveries
   if redelivered then
@@ -136,7 +136,7 @@ local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entri
   local split_part = held.alone and not id_later(entries[1][1], held.alone)
   local btype = batch_type(entries, redelivered or split_part)
   local lease = now + lease_ms
-  redis.call('HSET', k.state, 'status', 'running', 'owner', owner, 'lease', lease,
+  redis.call('HSET', k.state, 'status', 'running', 'owner', owner, 'fence', fence, 'lease', lease,
     'read', entries[#entries][1], 'batch', batch_id, 'btype', btype, 'claimed', now, 'deliveries', deliveries)
   redis.call('ZADD', k.run, lease, thread)
   return batch_reply(code, fence, batch_id, btype, deliveries, lease, tonumber(held.generation) or 0, entries)
@@ -186,11 +186,16 @@ end
 -- at once, and only this takes them off, all six at once (write_receipt adds one to the receipts only
 -- while the state has one or is gone): so a state without a TTL means none has one and its `acked` is
 -- set, and a thread that already holds messages costs one PTTL here instead of seven commands.
-local function keep_alive(k)
-  local ttl = redis.call('PTTL', k.state)
+-- `ttl` (the state's PTTL) and `others` (whether any of the other five may exist) when the caller
+-- already knows them.
+local function keep_alive(k, ttl, others)
+  ttl = ttl or redis.call('PTTL', k.state)
   if ttl == -1 then return end
   -- -2: no state (a new thread, or its keys expired); usually none of the others is there either.
-  if ttl ~= -2 or redis.call('EXISTS', k.gate, k.inbox, k.history, k.receipts, k.receiptOrder) > 0 then
+  if others == nil then
+    others = ttl ~= -2 or redis.call('EXISTS', k.gate, k.inbox, k.history, k.receipts, k.receiptOrder) > 0
+  end
+  if others then
     redis.call('PERSIST', k.gate)
     redis.call('PERSIST', k.inbox)
     redis.call('PERSIST', k.history)
@@ -407,9 +412,12 @@ end
 
 -- Remembers `key` as accepted at `sid` for `window_ms`, trims expired keys, and lets the whole index
 -- expire with its latest key: the window is the same for every key, so that is `window_ms` from now.
-local function dedup_remember(k, key, sid, now, window_ms)
-  local expired = trim_before(k.dedupUntil, now, TRIM_PER_WRITE)
-  if #expired > 0 then redis.call('HDEL', k.dedup, unpack(expired)) end
+-- `fresh`: the index did not exist, so there is nothing to trim.
+local function dedup_remember(k, key, sid, now, window_ms, fresh)
+  if not fresh then
+    local expired = trim_before(k.dedupUntil, now, TRIM_PER_WRITE)
+    if #expired > 0 then redis.call('HDEL', k.dedup, unpack(expired)) end
+  end
   redis.call('HSET', k.dedup, key, sid)
   redis.call('ZADD', k.dedupUntil, now + tonumber(window_ms), key)
   redis.call('PEXPIRE', k.dedup, window_ms)
@@ -431,7 +439,8 @@ end
 -- (its state has no TTL) they are kept, so an edit still finds a buffered message however long it
 -- waits; otherwise they expire `receiptTtlMs` (at most the idle time) after the latest write.
 -- `kept_alive`: the caller has just kept the thread alive (keep_alive), so its state has no TTL.
-local function write_receipt(k, a, message_id, receipt, now, kept_alive)
+-- `first`: the thread had no receipts, so this one cannot be over the bound.
+local function write_receipt(k, a, message_id, receipt, now, kept_alive, first)
   redis.call('HSET', k.receipts, message_id, cjson.encode(receipt))
   redis.call('ZADD', k.receiptOrder, 'NX', now, message_id)
   -- Indexed by message id for the operators' search (docs/adr/0028-finding-a-message-without-its-thread.md);
@@ -441,7 +450,7 @@ local function write_receipt(k, a, message_id, receipt, now, kept_alive)
   redis.call('ZADD', k.receiptidsage, now, indexed)
   local old = trim_before(k.receiptidsage, now - tonumber(a.receiptTtlMs), TRIM_PER_WRITE)
   if #old > 0 then redis.call('ZREM', k.receiptids, unpack(old)) end
-  local over = redis.call('ZCARD', k.receiptOrder) - tonumber(a.receiptsMax)
+  local over = first and 0 or redis.call('ZCARD', k.receiptOrder) - tonumber(a.receiptsMax)
   if over > 0 then
     local dropped = redis.call('ZPOPMIN', k.receiptOrder, over)
     for i = 1, #dropped, 2 do redis.call('HDEL', k.receipts, dropped[i]) end
@@ -461,14 +470,14 @@ local function receipt_refused(k, a, reason, now)
 end
 
 -- Records an accepted message at `sid`: a new one, or (`edit`) an edit that came after dispatch. Only
--- enqueue accepts, after its keep_alive.
-local function receipt_accepted(k, a, sid, now)
+-- enqueue accepts, after its keep_alive; `fresh`: the thread had no keys (so no receipts) before.
+local function receipt_accepted(k, a, sid, now, fresh)
   local receipt = { sid = sid }
   if a.edit == '1' then
-    receipt = read_receipt(k, a.messageId) or {}
+    receipt = (not fresh and read_receipt(k, a.messageId)) or {}
     receipt.editSid = sid
   end
-  write_receipt(k, a, a.messageId, receipt, now, true)
+  write_receipt(k, a, a.messageId, receipt, now, true, fresh)
 end
 
 -- Largest stream id strictly smaller than `id` (a real entry's id is never 0-0).
