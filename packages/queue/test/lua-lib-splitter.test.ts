@@ -96,9 +96,9 @@ describe('the lib.lua a script is given', () => {
   });
 
   it('keeps a declaration’s comment with it', () => {
-    const given = new LuaLib(lib).forBody('return id_after(A.read)');
+    const given = new LuaLib(lib).forBody('return delete_entries(K.inbox, {})');
     expect(given).toMatch(
-      /^-- Smallest stream id strictly greater than `id`[^\n]*\nlocal function id_after\(id\)/,
+      /^-- Deletes stream `entries`[^\n]*\n--[^\n]*\nlocal function delete_entries\(stream, entries\)/,
     );
   });
 });

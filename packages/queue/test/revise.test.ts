@@ -107,6 +107,24 @@ describe('edits and deletes of buffered messages', () => {
     expect(await queue.state('th')).toMatchObject({ status: 'idle', backlog: 0 });
   });
 
+  it('leaves nothing of a committed batch in the inbox after an edit rewrote the entries behind it', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['zero']);
+    // The batch in flight keeps the inbox's first node alive, so the rewrite below leaves the entries
+    // it deleted in that node, ahead of the ones it wrote again under the same ids.
+    const first = await claimNow(queue, 'th');
+    if (first.kind !== 'batch') throw new Error('no batch');
+    await enqueueAll(queue, 'th', ['one', 'two'], 2);
+    expect(await queue.revise('th', edit('m2', 'one, edited'))).toBe('applied');
+    expect(await queue.revise('th', del('m3'))).toBe('applied');
+    const second = await queue.commit(first.batch.lease, done);
+    if (second.kind !== 'batch') throw new Error('no second batch');
+    expect(second.batch.messages.map((m) => m.body)).toEqual(['one, edited']);
+    expect(await queue.commit(second.batch.lease, done)).toEqual({ kind: 'idle' });
+    expect(await inbox(queue, 'th')).toEqual([]);
+    expect(await queue.state('th')).toMatchObject({ status: 'idle', backlog: 0 });
+  });
+
   it('leaves a dispatched message alone: an edit is the caller’s new event, a delete is recorded', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['one']);

@@ -23,7 +23,8 @@ end
 
 local status = 'complete'
 if A.stopReason == 'cancelled' then status = 'cancelled' end
-record_batch(K, A.thread, status, now, history_keep(A), { reply = A.reply, stopReason = A.stopReason })
+local entries = record_batch(K, A.thread, status, now, history_keep(A),
+  { reply = A.reply, stopReason = A.stopReason })
 if A.session ~= '' then
   local s = cjson.decode(A.session)
   redis.call('HSET', K.session, 'sessionId', s.sessionId, 'agent', s.agent, 'cwd', s.cwd,
@@ -37,7 +38,7 @@ if added > 0 and tonumber(A.lockMs) > 0 and redis.call('LLEN', K.replies) == add
   taken = lock_reply_head(K, A.owner, A.lockMs)
   parts = cjson.encode(redis.call('HGETALL', K.firstParts))
 end
-ack_batch(K)
+ack_batch(K, entries)
 local result = continue_after(K, A, now)
 result[#result + 1] = taken
 result[#result + 1] = parts

@@ -33,10 +33,16 @@ local function push_doorbell(list, doorbell, ttl_ms)
   redis.call('PEXPIRE', list, ttl_ms)
 end
 
--- Smallest stream id strictly greater than `id` (XTRIM MINID keeps ids >= its argument).
-local function id_after(id)
-  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
-  return ms .. '-' .. string.format('%d', tonumber(seq) + 1)
+-- Deletes stream `entries` (as XRANGE returns them) by id, 500 ids a call (Lua's unpack has a limit);
+-- returns how many it deleted.
+local function delete_entries(stream, entries)
+  local deleted = 0
+  for first = 1, #entries, 500 do
+    local ids = {}
+    for i = first, math.min(first + 499, #entries) do ids[#ids + 1] = entries[i][1] end
+    deleted = deleted + redis.call('XDEL', stream, unpack(ids))
+  end
+  return deleted
 end
 
 local function parse_id(id)
@@ -221,14 +227,18 @@ local function reschedule(k, thread, not_before)
   return epoch
 end
 
--- Marks the in-flight batch done: acked catches up with read and the inbox drops it. Past the last
--- message of a split batch, batches are whole again.
-local function ack_batch(k)
+-- Marks the in-flight batch done: acked catches up with read and the inbox drops the batch's
+-- `entries` (record_batch's). By id, not by XTRIM MINID: an edit writes the entries behind it again
+-- under their ids (rewrite_entry), after the deleted originals that XDEL leaves in place while their
+-- node holds other entries, and XTRIM stops at the first entry past its bound, deleted or not, so it
+-- would leave a rewritten entry of the batch in the inbox. Past the last message of a split batch,
+-- batches are whole again.
+local function ack_batch(k, entries)
   local st = redis.call('HMGET', k.state, 'read', 'alone')
   local read = st[1]
   redis.call('HSET', k.state, 'acked', read, 'deliveries', 0, 'failures', 0)
   if st[2] and not id_later(st[2], read) then redis.call('HDEL', k.state, 'alone') end
-  redis.call('XTRIM', k.inbox, 'MINID', id_after(read))
+  delete_entries(k.inbox, entries)
   return read
 end
 
@@ -310,7 +320,7 @@ local function dead_letter(k, thread, thread_id, reason, now, keep)
     redis.call('ZADD', k.deadindex, now, thread .. '/' .. st[1])
     count_reason(k.deadreasons, reason, 1)
   end
-  ack_batch(k)
+  ack_batch(k, entries)
 end
 
 -- A batch of several messages that keeps failing is not dead-lettered whole (docs/adr/0033): it is
@@ -334,9 +344,7 @@ local function drop_buffered(k)
   while true do
     local entries = redis.call('XRANGE', k.inbox, '(' .. read, '+', 'COUNT', 500)
     if #entries == 0 then return dropped end
-    local ids = {}
-    for i = 1, #entries do ids[i] = entries[i][1] end
-    dropped = dropped + redis.call('XDEL', k.inbox, unpack(ids))
+    dropped = dropped + delete_entries(k.inbox, entries)
   end
 end
 
@@ -510,11 +518,7 @@ local function rewrite_entry(inbox, sid, changes, max_entries, max_bytes)
   end
   if bytes > max_bytes then return false end
   local last = stream_last_id(inbox)
-  for first = 1, #tail, 500 do
-    local ids = {}
-    for i = first, math.min(first + 499, #tail) do ids[#ids + 1] = tail[i][1] end
-    redis.call('XDEL', inbox, unpack(ids))
-  end
+  delete_entries(inbox, tail)
   local before = id_before(sid)
   redis.call('XSETID', inbox, before, 'MAXDELETEDID', before)
   local fields = tail[1][2]
