@@ -1,5 +1,6 @@
 import { arrivalFromBody, countTokens, eventTokens } from '@tributary/packing';
 import { signedRequestHeaders } from '@tributary/platforms';
+import type { BatchRecord } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { STACK_SECRETS, type Stack } from '../../test/stack/stack-fixture.js';
 import type { Clock } from './policies.js';
@@ -106,6 +107,10 @@ export class Replay {
       what: `${this.thread}: every posted prompt answered`,
       timeoutMs: limitMs,
       intervalMs: 50,
+    }).catch(async (error: unknown) => {
+      throw new Error(
+        `${error instanceof Error ? error.message : String(error)}; ${await this.unanswered()}`,
+      );
     });
     return { workload: this.workload, strategy: this.strategy, sentAt: this.sentAt, turns };
   }
@@ -199,6 +204,35 @@ export class Replay {
       });
     }
     return carried === this.posted.size ? turns : undefined;
+  }
+
+  /**
+   * Each prompt not yet in an answered, complete batch record, with every record that carries it (id,
+   * status, whether a reply named one of its events), those carried twice, and the thread's state:
+   * what a stuck replay says.
+   */
+  private async unanswered(): Promise<string> {
+    const { queue } = this.stack.worker;
+    const records = await queue.history(this.threadKey);
+    const replied = new Set(this.stack.calls('gateway', 'reply').map((c) => replyTo(c.body)));
+    const events = (r: BatchRecord) => r.messages.map((m) => arrivalFromBody(m.body).replyRef);
+    const answered = (r: BatchRecord) => events(r).some((id) => replied.has(id));
+    const where = [...this.posted.keys()].flatMap((id) => {
+      const carriers = records.filter((r) => events(r).includes(id));
+      if (carriers.some((r) => r.status === 'complete' && answered(r))) return [];
+      const listed = carriers.map((r) => `${r.batchId} ${r.status}${answered(r) ? ' answered' : ''}`);
+      return [`${id} in [${listed.join(', ')}]`];
+    });
+    // turnsOnceAnswered counts carried prompts: one in two complete records stalls it as surely.
+    const twice = [...this.posted.keys()].filter(
+      (id) => records.filter((r) => r.status === 'complete' && events(r).includes(id)).length > 1,
+    );
+    const state = JSON.stringify(await queue.state(this.threadKey));
+    return [
+      `not answered: ${where.join('; ') || 'none'}`,
+      `in two complete records: ${twice.join(', ') || 'none'}`,
+      `thread state ${state}`,
+    ].join('; ');
   }
 }
 
