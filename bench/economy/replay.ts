@@ -108,9 +108,9 @@ export class Replay {
       timeoutMs: limitMs,
       intervalMs: 50,
     }).catch(async (error: unknown) => {
-      throw new Error(
-        `${error instanceof Error ? error.message : String(error)}; ${await this.unanswered()}`,
-      );
+      // Redis gone too must not hide the timeout behind its own error.
+      const where = await this.unanswered().catch((cause: unknown) => `where unknown: ${String(cause)}`);
+      throw new Error(`${error instanceof Error ? error.message : String(error)}; ${where}`);
     });
     return { workload: this.workload, strategy: this.strategy, sentAt: this.sentAt, turns };
   }

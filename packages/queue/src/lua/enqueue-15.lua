@@ -38,7 +38,7 @@ end
 
 -- Before the state's first write: keep_alive tells a thread already kept alive by the state's TTL. A
 -- fresh thread has nothing to keep alive; its state's first write (the ring below) starts it at 0-0.
-if not fresh then keep_alive(K, ttl, true) end
+if not fresh then keep_alive(K, ttl) end
 -- One read of the state for the sequence number and the ring below (nothing between changes them).
 local st = fresh and {}
   or redis.call('HMGET', K.state, 'status', 'paused', 'owner', 'steer', 'batch', 'seq', 'epoch')
@@ -59,12 +59,9 @@ note_activity(K, A.member, now, tonumber(A.idleTtlMs))
 
 if (not st[1] or st[1] == 'idle') and st[2] ~= '1' then
   local epoch = (tonumber(st[7]) or 0) + 1
-  if fresh then
-    redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0, 'acked', '0-0',
-      'read', '0-0')
-  else
-    redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0)
-  end
+  -- A fresh state starts with nothing read or acknowledged, as keep_alive would have written it.
+  local start = fresh and { 'acked', '0-0', 'read', '0-0' } or {}
+  redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0, unpack(start))
   redis.call('ZADD', K.sched, now, A.member)
   local owner = st[3] or ''
   if A.listTtlMs ~= '' then

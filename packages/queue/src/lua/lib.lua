@@ -192,16 +192,12 @@ end
 -- at once, and only this takes them off, all six at once (write_receipt adds one to the receipts only
 -- while the state has one or is gone): so a state without a TTL means none has one and its `acked` is
 -- set, and a thread that already holds messages costs one PTTL here instead of seven commands.
--- `ttl` (the state's PTTL) and `others` (whether any of the other five may exist) when the caller
--- already knows them.
-local function keep_alive(k, ttl, others)
+-- `ttl`: the state's PTTL, when the caller has read it already.
+local function keep_alive(k, ttl)
   ttl = ttl or redis.call('PTTL', k.state)
   if ttl == -1 then return end
   -- -2: no state (a new thread, or its keys expired); usually none of the others is there either.
-  if others == nil then
-    others = ttl ~= -2 or redis.call('EXISTS', k.gate, k.inbox, k.history, k.receipts, k.receiptOrder) > 0
-  end
-  if others then
+  if ttl ~= -2 or redis.call('EXISTS', k.gate, k.inbox, k.history, k.receipts, k.receiptOrder) > 0 then
     redis.call('PERSIST', k.gate)
     redis.call('PERSIST', k.inbox)
     redis.call('PERSIST', k.history)
