@@ -10,21 +10,22 @@
 -- this lease's fence, so a fenced-out worker cannot record one and the record costs no call of its own.
 -- Returns: {NEXT, batch..., taken} | {IDLE, taken} | {PAUSED, taken} | {YIELD, epoch, taken} |
 -- {FENCED}, where `taken` is two elements: the reply JSON and its parts' HGETALL as JSON, or two ''.
-local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')
-if st[1] ~= 'running' or st[2] ~= A.owner or st[3] ~= A.fence then return { STATUS.FENCED } end
+-- The state is read once, here; record_batch, ack_batch and continue_after take it from this table.
+local st = batch_state(K)
+if st.status ~= 'running' or st.owner ~= A.owner or st.fence ~= A.fence then return { STATUS.FENCED } end
 local now = now_ms()
 
 -- Steering: what the steer script added to the batch but the running turn never received (the agent
 -- refused it, the turn had ended) is not acknowledged; it leads the next batch.
-if A.through ~= '' then
-  local read = redis.call('HGET', K.state, 'read')
-  if id_later(read, A.through) then redis.call('HSET', K.state, 'read', A.through) end
+if A.through ~= '' and id_later(st.read, A.through) then
+  redis.call('HSET', K.state, 'read', A.through)
+  st.read = A.through
 end
 
 local status = 'complete'
 if A.stopReason == 'cancelled' then status = 'cancelled' end
 local entries = record_batch(K, A.thread, status, now, history_keep(A),
-  { reply = A.reply, stopReason = A.stopReason })
+  { reply = A.reply, stopReason = A.stopReason }, st)
 if A.session ~= '' then
   local s = cjson.decode(A.session)
   redis.call('HSET', K.session, 'sessionId', s.sessionId, 'agent', s.agent, 'cwd', s.cwd,
@@ -38,8 +39,8 @@ if added > 0 and tonumber(A.lockMs) > 0 and redis.call('LLEN', K.replies) == add
   taken = lock_reply_head(K, A.owner, A.lockMs)
   parts = cjson.encode(redis.call('HGETALL', K.firstParts))
 end
-ack_batch(K, entries)
-local result = continue_after(K, A, now)
+ack_batch(K, entries, st)
+local result = continue_after(K, A, now, st)
 result[#result + 1] = taken
 result[#result + 1] = parts
 return result

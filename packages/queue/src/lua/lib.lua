@@ -223,32 +223,48 @@ local function reschedule(k, thread, not_before)
   return epoch
 end
 
+-- The state fields a turn's end reads (the holder's check, the batch's record, its acknowledgement and
+-- what comes next), by name, in one HMGET: the commit reads them once and hands the table on, which
+-- the helpers below keep in step with what they write.
+local function batch_state(k)
+  local st = redis.call('HMGET', k.state, 'status', 'owner', 'fence', 'acked', 'read', 'batch', 'btype',
+    'claimed', 'deliveries', 'alone', 'paused', 'generation')
+  return { status = st[1], owner = st[2], fence = st[3], acked = st[4], read = st[5], batch = st[6],
+    btype = st[7], claimed = st[8], deliveries = st[9], alone = st[10], paused = st[11], generation = st[12] }
+end
+
 -- Marks the in-flight batch done: acked catches up with read and the inbox drops the batch's
 -- `entries` (record_batch's). By id, not by XTRIM MINID: an edit writes the entries behind it again
 -- under their ids (rewrite_entry), after the deleted originals that XDEL leaves in place while their
 -- node holds other entries, and XTRIM stops at the first entry past its bound, deleted or not, so it
 -- would leave a rewritten entry of the batch in the inbox. Past the last message of a split batch,
 -- batches are whole again.
-local function ack_batch(k, entries)
-  local st = redis.call('HMGET', k.state, 'read', 'alone')
-  local read = st[1]
+-- `state`: the commit's batch_state, kept in step with what this writes; other callers pass nil.
+local function ack_batch(k, entries, state)
+  state = state or batch_state(k)
+  local read = state.read
   redis.call('HSET', k.state, 'acked', read, 'deliveries', 0, 'failures', 0)
-  if st[2] and not id_later(st[2], read) then redis.call('HDEL', k.state, 'alone') end
+  state.acked = read
+  if state.alone and not id_later(state.alone, read) then
+    redis.call('HDEL', k.state, 'alone')
+    state.alone = nil
+  end
   delete_entries(k.inbox, entries)
   return read
 end
 
 -- After a batch is acked: pause, release when empty (in the same script as the emptiness check, so
 -- no wakeup can be lost), yield after `yieldAfterTurns` consecutive turns, or hand over the next batch.
-local function continue_after(k, a, now)
+-- `state`: as ack_batch left it (the commit's), or nil to read it.
+local function continue_after(k, a, now, state)
   local thread = a.member
-  local st = redis.call('HMGET', k.state, 'paused', 'acked', 'alone', 'generation')
+  local st = state or batch_state(k)
   local idle_ms = tonumber(a.idleTtlMs)
-  if st[1] == '1' then
+  if st.paused == '1' then
     set_idle(k, thread, now, idle_ms)
     return { STATUS.PAUSED }
   end
-  local entries = read_batch(k.inbox, st[2], batch_caps(a, st[3]))
+  local entries = read_batch(k.inbox, st.acked, batch_caps(a, st.alone))
   if #entries == 0 then
     set_idle(k, thread, now, idle_ms)
     expire_idle(k, idle_ms)
@@ -259,7 +275,7 @@ local function continue_after(k, a, now)
     return { STATUS.YIELD, reschedule(k, thread, now) }
   end
   return start_batch(k, thread, a.owner, tonumber(a.fence), tonumber(a.leaseMs), tonumber(a.bucket), now,
-    entries, false, STATUS.NEXT, { alone = st[3], generation = st[4] })
+    entries, false, STATUS.NEXT, { alone = st.alone, generation = st.generation })
 end
 
 -- The messages of inbox entries as kept in history records and dead letters, bodies included.
@@ -290,13 +306,14 @@ end
 -- by age (stream ids are Redis-clock milliseconds, so MINID is an age cut). `status` says how the
 -- batch ended: complete | cancelled (committed) | failed (will be retried) | dead (dead-lettered).
 -- Returns the batch's entries. Must run before ack_batch, which drops them from the inbox.
-local function record_batch(k, thread_id, status, now, keep, extra)
-  local st = redis.call('HMGET', k.state, 'acked', 'read', 'batch', 'btype', 'claimed', 'deliveries', 'fence')
-  local entries = redis.call('XRANGE', k.inbox, '(' .. st[1], st[2])
+-- `state`: the caller's batch_state, or nil to read it.
+local function record_batch(k, thread_id, status, now, keep, extra, state)
+  local st = state or batch_state(k)
+  local entries = redis.call('XRANGE', k.inbox, '(' .. st.acked, st.read)
   if #entries == 0 then return entries end
-  local record = { batchId = st[3], thread = thread_id, fence = tonumber(st[7]), type = st[4],
-    status = status, claimedAt = tonumber(st[5]), endedAt = now, deliveries = tonumber(st[6]) or 0,
-    messages = message_records(entries) }
+  local record = { batchId = st.batch, thread = thread_id, fence = tonumber(st.fence), type = st.btype,
+    status = status, claimedAt = tonumber(st.claimed), endedAt = now,
+    deliveries = tonumber(st.deliveries) or 0, messages = message_records(entries) }
   for key, value in pairs(extra) do record[key] = value end
   redis.call('XADD', k.history, '*', 'record', cjson.encode(record))
   redis.call('XTRIM', k.history, 'MAXLEN', keep.count)
