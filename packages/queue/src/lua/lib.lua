@@ -224,8 +224,9 @@ local function reschedule(k, thread, not_before)
 end
 
 -- The state fields a turn's end reads (the holder's check, the batch's record, its acknowledgement and
--- what comes next), by name, in one HMGET: the commit reads them once and hands the table on, which
--- the helpers below keep in step with what they write.
+-- what comes next), by name, in one HMGET: the commit reads them once and hands the table on. Of what
+-- is written meanwhile, ack_batch sets `acked` and `alone` in it too; nothing reads the table after
+-- continue_after, which writes the state for the next turn.
 local function batch_state(k)
   local st = redis.call('HMGET', k.state, 'status', 'owner', 'fence', 'acked', 'read', 'batch', 'btype',
     'claimed', 'deliveries', 'alone', 'paused', 'generation')
@@ -239,7 +240,8 @@ end
 -- node holds other entries, and XTRIM stops at the first entry past its bound, deleted or not, so it
 -- would leave a rewritten entry of the batch in the inbox. Past the last message of a split batch,
 -- batches are whole again.
--- `state`: the commit's batch_state, kept in step with what this writes; other callers pass nil.
+-- `state`: the commit's batch_state, whose `acked` and `alone` this updates (continue_after reads them
+-- next); other callers pass nil.
 local function ack_batch(k, entries, state)
   state = state or batch_state(k)
   local read = state.read
