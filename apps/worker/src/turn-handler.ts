@@ -15,6 +15,7 @@ import type { AttachmentContents } from './attachment-contents.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
 import { type OutboundMessage, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
+import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
 import { describeTurnFailure } from './turn-failure.js';
@@ -31,7 +32,7 @@ export interface TurnHandlerDeps {
   limits: WatchdogLimits;
   logger: Logger;
   /** The running turn of each thread this worker holds, so `/cancel` can reach it. */
-  running: Map<string, AbortController>;
+  running: RunningTurns;
   observer?: TurnObserver;
   onSignal?: TurnSignalListener;
   /** A placeholder the reply streams into, where the thread's platform can edit messages. */
@@ -93,7 +94,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       turn.abort(leaseSignal.reason);
     };
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
-    running.set(thread, turn);
+    running.start(thread, turn);
     const run: Dispatch = {
       batch,
       events,
@@ -177,7 +178,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     } finally {
       // Only now: until the session is recorded as this worker's (by the commit; the check reads the
       // record's fence too), a check for moved threads must not take it for one that moved away.
-      if (running.get(thread) === turn) running.delete(thread);
+      running.end(thread, turn);
       run.signal('finished', { ending });
     }
   };

@@ -24,6 +24,7 @@ import type { OutboundSink } from './outbox.js';
 import { PlatformReplySink } from './platform-reply-sink.js';
 import { replySink } from './reply-sink.js';
 import { ReplyStream } from './reply-stream.js';
+import { RunningTurns } from './running-turns.js';
 import { SessionContinuity } from './session-continuity.js';
 import { StartedSteps } from './started-steps.js';
 import { createTurnHandler } from './turn-handler.js';
@@ -221,7 +222,7 @@ async function startOn(
   started.undoWith(() => pool.close());
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  const running = new Map<string, AbortController>();
+  const running = new RunningTurns();
   const steering: SteeringDeps = {
     on: (thread) => steersOn(config, thread),
     take: (batch) => queue.steer(batch),
@@ -273,7 +274,7 @@ async function startOn(
     owner,
     concurrency: config.concurrency,
     pool,
-    running: () => running.keys(),
+    running: () => running.threads(),
     logger: logger.child({ component: 'status' }),
   });
   const runner = store.runner({
@@ -349,6 +350,8 @@ async function startOn(
   status.start(async () => {
     canary.stop();
     await runner.drain();
+    // The runner hands an aborted turn's thread back at once; "drained" waits for its handler too.
+    await running.none();
   });
   started.undoWith(() => status.stop());
   const address = health.server.address();
@@ -413,7 +416,7 @@ interface TurnHandlerDeps {
   continuity: SessionContinuity;
   steering: SteeringDeps;
   clients: ReadonlyMap<string, PlatformClient>;
-  running: Map<string, AbortController>;
+  running: RunningTurns;
   metrics: Metrics;
 }
 

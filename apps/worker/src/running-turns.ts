@@ -1,0 +1,39 @@
+/**
+ * The running turn of each thread this worker holds, so `/cancel` can reach it, and a way to wait
+ * until none runs. A turn the runner aborted (a drain, a lost lease) is handed back at once while its
+ * handler still ends: the agent killed, the outcome decided. An operator's drain waits for that too,
+ * so a worker reported "drained" lists no running thread.
+ */
+export class RunningTurns {
+  readonly #turns = new Map<string, AbortController>();
+  #whenNone: (() => void)[] = [];
+
+  get(thread: string): AbortController | undefined {
+    return this.#turns.get(thread);
+  }
+
+  has(thread: string): boolean {
+    return this.#turns.has(thread);
+  }
+
+  threads(): IterableIterator<string> {
+    return this.#turns.keys();
+  }
+
+  start(thread: string, turn: AbortController): void {
+    this.#turns.set(thread, turn);
+  }
+
+  /** Ends `turn`; a newer turn of the same thread that replaced it stays. */
+  end(thread: string, turn: AbortController): void {
+    if (this.#turns.get(thread) !== turn) return;
+    this.#turns.delete(thread);
+    if (this.#turns.size === 0) for (const resolve of this.#whenNone.splice(0)) resolve();
+  }
+
+  /** Resolves once no turn runs (at once when none does). */
+  none(): Promise<void> {
+    if (this.#turns.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#whenNone.push(resolve));
+  }
+}

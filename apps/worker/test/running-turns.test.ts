@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { RunningTurns } from '../src/running-turns.js';
+
+/** Whether `promise` has settled by the time the queued callbacks ran. */
+async function settled(promise: Promise<void>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => {
+    done = true;
+  });
+  await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+describe('RunningTurns', () => {
+  it('says at once that none runs when none does', async () => {
+    expect(await settled(new RunningTurns().none())).toBe(true);
+  });
+
+  it('waits for the last running turn to end, not only the first', async () => {
+    const running = new RunningTurns();
+    const turns = ['t1', 't2', 't3'].map((thread) => ({ thread, turn: new AbortController() }));
+    for (const { thread, turn } of turns) running.start(thread, turn);
+    const none = running.none();
+    for (const { thread, turn } of turns.slice(0, -1)) running.end(thread, turn);
+    expect(await settled(none)).toBe(false);
+    expect([...running.threads()]).toEqual(['t3']);
+    running.end('t3', turns[2]!.turn);
+    expect(await settled(none)).toBe(true);
+  });
+
+  it('keeps a newer turn of a thread when the turn it replaced ends', async () => {
+    const running = new RunningTurns();
+    const older = new AbortController();
+    const newer = new AbortController();
+    running.start('t1', older);
+    running.start('t1', newer);
+    const none = running.none();
+    running.end('t1', older);
+    expect(running.get('t1')).toBe(newer);
+    expect(await settled(none)).toBe(false);
+    running.end('t1', newer);
+    expect(running.has('t1')).toBe(false);
+    expect(await settled(none)).toBe(true);
+  });
+});
