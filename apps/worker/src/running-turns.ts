@@ -6,7 +6,7 @@
  */
 export class RunningTurns {
   readonly #turns = new Map<string, AbortController>();
-  #whenNone: (() => void)[] = [];
+  readonly #whenNone = new Set<() => void>();
 
   get(thread: string): AbortController | undefined {
     return this.#turns.get(thread);
@@ -28,12 +28,27 @@ export class RunningTurns {
   end(thread: string, turn: AbortController): void {
     if (this.#turns.get(thread) !== turn) return;
     this.#turns.delete(thread);
-    if (this.#turns.size === 0) for (const resolve of this.#whenNone.splice(0)) resolve();
+    if (this.#turns.size > 0) return;
+    for (const none of this.#whenNone) none();
+    this.#whenNone.clear();
   }
 
-  /** Resolves once no turn runs (at once when none does). */
-  none(): Promise<void> {
-    if (this.#turns.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#whenNone.push(resolve));
+  /**
+   * Resolves with [] once no turn runs (at once when none does), or after `withinMs` with the threads
+   * whose turns still run then: a handler that does not end after its abort must not hold a drain up.
+   */
+  none(withinMs: number): Promise<string[]> {
+    if (this.#turns.size === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      const none = () => {
+        clearTimeout(timer);
+        resolve([]);
+      };
+      const timer = setTimeout(() => {
+        this.#whenNone.delete(none);
+        resolve([...this.#turns.keys()]);
+      }, withinMs);
+      this.#whenNone.add(none);
+    });
   }
 }

@@ -113,6 +113,12 @@ const MOVED_CHECK_MS = 10_000;
 /** Failed agent starts in a row after which the worker reports not ready (and says why). */
 const AGENT_START_FAILURES_NOT_READY = 3;
 
+/**
+ * How long an operator's drain waits for the turns it aborted to end (their agents killed, their
+ * outcome settled) before it reports drained anyway and says which have not.
+ */
+const DRAIN_SETTLE_MS = 10_000;
+
 /** Raised by `/cancel`: the turn ends `cancelled`, its batch is committed, buffered messages run next. */
 export class CancelledByUser extends Error {
   override name = 'CancelledByUser';
@@ -351,7 +357,14 @@ async function startOn(
     canary.stop();
     await runner.drain();
     // The runner hands an aborted turn's thread back at once; "drained" waits for its handler too.
-    await running.none();
+    const unsettled = await running.none(DRAIN_SETTLE_MS);
+    if (unsettled.length > 0) {
+      metrics.drainUnsettledTurnsTotal.inc(unsettled.length);
+      logger.warn(
+        { threads: unsettled, waitedMs: DRAIN_SETTLE_MS },
+        'drained, but these turns have not ended since their abort (their agents may still run); their threads went to other workers; restart this worker if they stay in its running list',
+      );
+    }
   });
   started.undoWith(() => status.stop());
   const address = health.server.address();

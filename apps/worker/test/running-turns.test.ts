@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { RunningTurns } from '../src/running-turns.js';
 
+/** A bound that the tests whose turns all end never reach. */
+const WITHIN_MS = 60_000;
+
 /** Whether `promise` has settled by the time the queued callbacks ran. */
-async function settled(promise: Promise<void>): Promise<boolean> {
+async function settled(promise: Promise<string[]>): Promise<boolean> {
   let done = false;
   void promise.then(() => {
     done = true;
@@ -13,19 +16,19 @@ async function settled(promise: Promise<void>): Promise<boolean> {
 
 describe('RunningTurns', () => {
   it('says at once that none runs when none does', async () => {
-    expect(await settled(new RunningTurns().none())).toBe(true);
+    expect(await settled(new RunningTurns().none(WITHIN_MS))).toBe(true);
   });
 
   it('waits for the last running turn to end, not only the first', async () => {
     const running = new RunningTurns();
     const turns = ['t1', 't2', 't3'].map((thread) => ({ thread, turn: new AbortController() }));
     for (const { thread, turn } of turns) running.start(thread, turn);
-    const none = running.none();
+    const none = running.none(WITHIN_MS);
     for (const { thread, turn } of turns.slice(0, -1)) running.end(thread, turn);
     expect(await settled(none)).toBe(false);
     expect([...running.threads()]).toEqual(['t3']);
     running.end('t3', turns[2]!.turn);
-    expect(await settled(none)).toBe(true);
+    expect(await none).toEqual([]);
   });
 
   it('keeps a newer turn of a thread when the turn it replaced ends', async () => {
@@ -34,12 +37,23 @@ describe('RunningTurns', () => {
     const newer = new AbortController();
     running.start('t1', older);
     running.start('t1', newer);
-    const none = running.none();
+    const none = running.none(WITHIN_MS);
     running.end('t1', older);
     expect(running.get('t1')).toBe(newer);
     expect(await settled(none)).toBe(false);
     running.end('t1', newer);
     expect(running.has('t1')).toBe(false);
-    expect(await settled(none)).toBe(true);
+    expect(await none).toEqual([]);
+  });
+
+  it('stops waiting for a turn that does not end, and names its thread', async () => {
+    const running = new RunningTurns();
+    running.start('stuck', new AbortController());
+    running.start('ends', new AbortController());
+    const ending = running.get('ends')!;
+    const none = running.none(100);
+    running.end('ends', ending);
+    expect(await none).toEqual(['stuck']);
+    expect(running.has('stuck')).toBe(true);
   });
 });

@@ -139,6 +139,10 @@ export const CATALOGUE = {
     "Times this worker's agent warden killed its agents and withdrew its presence because the worker stopped answering or Redis could not confirm it; its threads went to other workers.",
   ),
   turnsTotal: counter('tributary_turns_total', 'Dispatched batches by what became of them.', ['outcome']),
+  drainUnsettledTurnsTotal: counter(
+    'tributary_drain_unsettled_turns_total',
+    "Turns whose handler had not ended when an operator's drain stopped waiting for it after aborting it; the worker reported drained with their threads still listed as running (the threads themselves were handed back).",
+  ),
   steeredEventsTotal: counter(
     'tributary_steered_events_total',
     'Arrival events sent into a running turn (steering), each committed with that turn.',
