@@ -7,9 +7,9 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, type RedisHandle, redisAnswers, startRedis, waitFor } from '@tributary/testkit';
+import { freePort, type RedisHandle, redisAnswers, startRedis } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from './support/cli-process.js';
+import { type CliRun, runCli, waitForOutput } from './support/cli-process.js';
 
 const version = (await import('../apps/cli/package.json', { with: { type: 'json' } })).default.version;
 
@@ -30,10 +30,7 @@ async function project(name: string): Promise<string> {
 
 async function startDev(cwd: string, env: Record<string, string>, ownProcessGroup = false): Promise<CliRun> {
   const dev = runCli(['dev'], { cwd, env: { PORT: '0', ...env }, ownProcessGroup });
-  await waitFor(() => dev.output().includes('In another terminal'), {
-    what: `tributary dev to start; it printed: ${dev.output()}`,
-    timeoutMs: 30_000,
-  });
+  await waitForOutput(dev, 'In another terminal');
   return dev;
 }
 
@@ -168,7 +165,8 @@ describe('Ctrl-C on tributary dev with its private Redis', () => {
     const privateUrl = dev.output().match(/redis {8}(redis:\/\/\S+)/)?.[1];
     expect(privateUrl, dev.output()).toBeDefined();
     const send = runCli(['send', 'a long one\n@agent {"delayMs": 60000}'], { cwd: dir });
-    await waitFor(() => /\bdispatch \(/.test(dev.output()), { what: 'the turn to start' });
+    // The first turn of a thread waits for `send` to start and for the agent's session to open.
+    await waitForOutput(dev, /\bdispatch \(/);
 
     process.kill(-dev.child.pid!, 'SIGINT');
     expect(await dev.exited()).toBe(0);
@@ -177,7 +175,7 @@ describe('Ctrl-C on tributary dev with its private Redis', () => {
     expect(afterSignal).not.toMatch(/ECONNREFUSED|Connection is closed|\bat .+:\d+:\d+/);
     expect(await redisAnswers(privateUrl!)).toBe(false);
     expect(await send.exited()).toBe(1);
-  }, 60_000);
+  }, 90_000);
 
   it('pressed while the stack starts, stops it in order once it is up', async () => {
     const dir = await project('interrupted-start');

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from './support/cli-process.js';
+import { type CliRun, runCli, waitForOutput } from './support/cli-process.js';
 
 let scratch: string;
 const leftovers: number[] = [];
@@ -40,10 +40,7 @@ async function startDev(env: Record<string, string> = {}): Promise<{ dev: CliRun
     env: { PORT: '0', REDIS_URL: unused, ...env },
     ownProcessGroup: true,
   });
-  await waitFor(() => dev.output().includes('Ctrl-C stops everything'), {
-    what: `tributary dev to start; it printed: ${dev.output()}`,
-    timeoutMs: 30_000,
-  });
+  await waitForOutput(dev, 'Ctrl-C stops everything');
   const pidFile = join(scratch, '.tributary/redis/redis.pid');
   const redisPid = Number(readFileSync(pidFile, 'utf8'));
   leftovers.push(redisPid);

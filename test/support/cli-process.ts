@@ -83,3 +83,15 @@ export function runCli(
   const exit = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { child, output: () => all, stdout: () => out, stderr: () => err, exited: () => exit };
 }
+
+/**
+ * Waits for `run` to print `text`. A whole stack starting as one of many test processes on two cores
+ * can take several times its idle time, hence the generous default; a timeout names what it printed.
+ */
+export async function waitForOutput(run: CliRun, text: string | RegExp, timeoutMs = 30_000): Promise<void> {
+  const printed = () => (typeof text === 'string' ? run.output().includes(text) : text.test(run.output()));
+  await waitFor(printed, {
+    what: () => `${text} in its output; it printed: ${run.output().slice(-4000)}`,
+    timeoutMs,
+  });
+}

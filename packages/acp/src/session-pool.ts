@@ -311,7 +311,7 @@ export class SessionPool {
     if (!session) return;
     this.#logger.warn(
       { threadKey, sessionId: session.sessionId, pid: session.agent.pid },
-      'killing the agent of a lost thread',
+      'killing the agent of a thread leaving this worker',
     );
     await this.#agents.retire(session.agent, { now: true });
   }

@@ -1,8 +1,11 @@
 export interface WaitOptions {
   timeoutMs?: number;
   intervalMs?: number;
-  /** Named in the timeout error so a failing test says what it was waiting for. */
-  what?: string;
+  /**
+   * Named in the timeout error so a failing test says what it was waiting for; a function is called
+   * only then, so it can describe what a process had printed by the deadline rather than at the start.
+   */
+  what?: string | (() => string);
 }
 
 /** Polls `check` until it returns a truthy value; tests wait on conditions, never on fixed sleeps. */
@@ -22,7 +25,8 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline) {
       const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
+      const waitedFor = typeof what === 'function' ? what() : what;
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${waitedFor}${cause}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
