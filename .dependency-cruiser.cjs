@@ -1,4 +1,7 @@
-/** Import cycles fail `npm run check`; type-only imports count, since they tie the modules' designs together. */
+/**
+ * Import cycles fail `npm run check`; type-only imports count, since they tie the modules' designs
+ * together. So does a command that would load the servers' dependencies where it needs none of them.
+ */
 module.exports = {
   forbidden: [
     {
@@ -7,6 +10,23 @@ module.exports = {
       comment: 'Move what both modules need to a small module of its own, named for what it holds.',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'light-commands-load-no-sdk',
+      severity: 'error',
+      comment:
+        'Every command reads configuration, and `send` and `admin` are run by hand, often: import the ' +
+        'light subpaths (@tributary/acp/defaults, @tributary/platforms/defaults or /gateway-sender), not ' +
+        'a package root, which loads the ACP SDK, the platform clients or the tokenizer.',
+      from: { path: '^(packages/config/src/|apps/cli/src/(send|admin)-command\\.ts$)' },
+      to: { path: '^packages/(acp|platforms|packing)/src/index\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'cli-loads-only-its-command',
+      severity: 'error',
+      comment: 'The CLI imports a command module when that command runs, so each loads only what it uses.',
+      from: { path: '^apps/cli/src/main\\.ts$' },
+      to: { path: '-command\\.ts$', dependencyTypesNot: ['dynamic-import'] },
     },
   ],
   options: {

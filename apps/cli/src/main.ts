@@ -1,13 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '@tributary/config';
-import { adminCommand } from './admin-command.js';
 import { type Command, UsageError } from './command-line.js';
-import { devCommand } from './dev-command.js';
-import { discordForwarderCommand } from './discord-forwarder-command.js';
-import { doctorCommand } from './doctor-command.js';
-import { ingressCommand } from './ingress-command.js';
-import { sendCommand } from './send-command.js';
-import { workerCommand } from './worker-command.js';
 
 const USAGE = `usage: tributary <command> [options]
        tributary <command> --help
@@ -24,14 +17,17 @@ commands:
 
 Configuration comes from environment variables (see README).`;
 
-const commands: Record<string, Command> = {
-  dev: devCommand,
-  send: sendCommand,
-  ingress: ingressCommand,
-  worker: workerCommand,
-  'discord-forwarder': discordForwarderCommand,
-  doctor: doctorCommand,
-  admin: adminCommand,
+// Each command's module is loaded only when it is called: the server commands bring Fastify, BullMQ,
+// the ACP SDK and the platform SDKs, some 1.5 s of loading that `admin`, `--version` or a mistyped
+// command have no use for.
+const commands: Record<string, () => Promise<Command>> = {
+  dev: async () => (await import('./dev-command.js')).devCommand,
+  send: async () => (await import('./send-command.js')).sendCommand,
+  ingress: async () => (await import('./ingress-command.js')).ingressCommand,
+  worker: async () => (await import('./worker-command.js')).workerCommand,
+  'discord-forwarder': async () => (await import('./discord-forwarder-command.js')).discordForwarderCommand,
+  doctor: async () => (await import('./doctor-command.js')).doctorCommand,
+  admin: async () => (await import('./admin-command.js')).adminCommand,
 };
 
 const [first, ...rest] = process.argv.slice(2);
@@ -45,12 +41,13 @@ if (first === '--version' || first === '-v') {
   process.stdout.write(`tributary ${manifest.version}\n`);
   process.exit(0);
 }
-const command = commands[first];
-if (!command) {
+const load = commands[first];
+if (!load) {
   const what = first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`;
   process.stderr.write(`tributary: ${what}\n\n${USAGE}\n`);
   process.exit(2);
 }
+const command = await load();
 // `--` ends the options: what follows is text to send, even "--help".
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 if (options.some(isHelp)) {

@@ -5,7 +5,7 @@ import {
   type GatewayEvent,
   signedRequestHeaders,
   UNICODE_REACTIONS,
-} from '@tributary/platforms';
+} from '@tributary/platforms/gateway-sender';
 import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
 import { readDevStack } from './dev-stack-file.js';
 

@@ -1,10 +1,10 @@
+import type { McpServer } from '@tributary/acp';
 import {
   DEFAULT_PERMISSION_POLICY,
-  type McpServer,
   PERMISSION_POLICIES,
   type PermissionPolicy,
   TOOL_KINDS,
-} from '@tributary/acp';
+} from '@tributary/acp/permission-policy';
 import { ConfigError } from './config-error.js';
 import { hasPlaceholder, readCwdTemplate } from './cwd-template.js';
 import { type Env, readChoice, readOptional, readString } from './env-readers.js';

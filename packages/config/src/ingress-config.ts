@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { TELEGRAM_MAX_AGE_MS } from '@tributary/platforms';
+import { TELEGRAM_MAX_AGE_MS } from '@tributary/platforms/defaults';
 import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
 import { type AdminSettings, readAdminSettings } from './admin-config.js';
 import { ConfigError } from './config-error.js';

@@ -1,4 +1,4 @@
-import { agentDefaults } from '@tributary/acp';
+import { agentDefaults } from '@tributary/acp/defaults';
 import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
 import {
   type PermissionSettings,

@@ -1,4 +1,4 @@
-import { DISCORD_API_URL, SLACK_API_URL, TELEGRAM_API_URL } from '@tributary/platforms';
+import { DISCORD_API_URL, SLACK_API_URL, TELEGRAM_API_URL } from '@tributary/platforms/defaults';
 import { ConfigError } from './config-error.js';
 import { type Env, readOptional, readUrl } from './env-readers.js';
 

@@ -21,7 +21,6 @@ export { GatewayInboundAdapter, type GatewayInboundOptions } from './gateway/inb
 export { SlackInboundAdapter, type SlackInboundOptions } from './slack/inbound.js';
 export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from './slack/signature.js';
 export {
-  TELEGRAM_MAX_AGE_MS,
   TELEGRAM_SECRET_HEADER,
   TelegramInboundAdapter,
   type TelegramInboundOptions,

@@ -22,12 +22,12 @@ import {
   type Reaction,
   type ThreadParent,
 } from '../outbound.js';
+import { DISCORD_API_URL } from '../platform-defaults.js';
 import { isoFromRfc3339 } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
 import { UNICODE_REACTIONS } from '../unicode-reactions.js';
 import { classifyDiscordAnswer } from './answer.js';
 
-export const DISCORD_API_URL = 'https://discord.com/api/v10';
 /** Where message attachments live; their URLs are signed, so no token goes with them. */
 export const DISCORD_CDN_URLS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
 

@@ -18,12 +18,12 @@ import {
   type ThreadParent,
   type UserNames,
 } from '../outbound.js';
+import { SLACK_API_URL } from '../platform-defaults.js';
 import { isoFromSlackTs } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
 import { classifySlackAnswer } from './answer.js';
 import { SLACK_REACTIONS } from './reactions.js';
 
-export const SLACK_API_URL = 'https://slack.com/api';
 /** Where `url_private` points. */
 export const SLACK_FILES_URL = 'https://files.slack.com';
 

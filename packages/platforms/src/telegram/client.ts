@@ -11,11 +11,10 @@ import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
 import { type BotIdentity, PlatformApiError, type PlatformClient, type Reaction } from '../outbound.js';
+import { TELEGRAM_API_URL } from '../platform-defaults.js';
 import { classifyTelegramAnswer } from './answer.js';
 import { LastReaction } from './last-reaction.js';
 import { TELEGRAM_REACTIONS } from './reactions.js';
-
-export const TELEGRAM_API_URL = 'https://api.telegram.org';
 
 export type TelegramClientOptions = TokenClientOptions;
 

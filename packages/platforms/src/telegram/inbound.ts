@@ -2,6 +2,7 @@ import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../i
 import { InvalidWebhookError } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
+import { TELEGRAM_MAX_AGE_MS } from '../platform-defaults.js';
 import { isoFromUnixSeconds } from '../platform-time.js';
 import { escapeRegExp, stripMention } from '../strip-mention.js';
 import { rejected, requireSecret, sameSecret, VERIFIED } from '../webhook-checks.js';
@@ -9,9 +10,6 @@ import { parseTelegramEdit } from './edit.js';
 import { parseTelegramMessage } from './message.js';
 
 export const TELEGRAM_SECRET_HEADER = 'x-telegram-bot-api-secret-token';
-
-/** How long Telegram keeps an update it could not deliver: the default freshness window. */
-export const TELEGRAM_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 export interface TelegramInboundOptions {
   /** The `secret_token` given to setWebhook; Telegram echoes it in every delivery. */
