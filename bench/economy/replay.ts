@@ -208,8 +208,8 @@ export class Replay {
 
   /**
    * Each prompt not yet in an answered, complete batch record, with every record that carries it (id,
-   * status, whether a reply named one of its events), those carried twice, and the thread's state:
-   * what a stuck replay says.
+   * status, why it failed, whether a reply named one of its events), those carried twice, the
+   * thread's state and the stack's last warnings on it: what a stuck replay says.
    */
   private async unanswered(): Promise<string> {
     const { queue } = this.stack.worker;
@@ -220,7 +220,9 @@ export class Replay {
     const where = [...this.posted.keys()].flatMap((id) => {
       const carriers = records.filter((r) => events(r).includes(id));
       if (carriers.some((r) => r.status === 'complete' && answered(r))) return [];
-      const listed = carriers.map((r) => `${r.batchId} ${r.status}${answered(r) ? ' answered' : ''}`);
+      const listed = carriers.map(
+        (r) => `${r.batchId} ${r.status}${r.reason ? ` (${r.reason})` : ''}${answered(r) ? ' answered' : ''}`,
+      );
       return [`${id} in [${listed.join(', ')}]`];
     });
     // turnsOnceAnswered counts carried prompts: one in two complete records stalls it as surely.
@@ -228,10 +230,18 @@ export class Replay {
       (id) => records.filter((r) => r.status === 'complete' && events(r).includes(id)).length > 1,
     );
     const state = JSON.stringify(await queue.state(this.threadKey));
+    const warned = this.stack
+      .warnings()
+      .filter((line) => line.thread === this.threadKey || line.threadKey === this.threadKey)
+      .map((line) => {
+        const why = line.reason ?? (line.err as { message?: string } | undefined)?.message;
+        return `${line.msg}${why ? ` (${why})` : ''}`;
+      });
     return [
       `not answered: ${where.join('; ') || 'none'}`,
       `in two complete records: ${twice.join(', ') || 'none'}`,
       `thread state ${state}`,
+      `the stack's warnings on the thread: ${warned.slice(-10).join(' | ') || 'none'}`,
     ].join('; ');
   }
 }

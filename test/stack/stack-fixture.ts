@@ -115,8 +115,13 @@ export interface Stack {
   ): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Calls the fake recorded for a platform and method, in arrival order. */
   calls(platform: string, method: string): FakeApiCall[];
+  /** The last log lines at warn or above, kept though the stack is silent, for a failure to name. */
+  warnings(): Record<string, unknown>[];
   close(): Promise<void>;
 }
+
+/** How many warn-or-above lines a stack keeps: enough to explain a stuck thread, bounded for long runs. */
+const KEPT_WARNINGS = 200;
 
 /**
  * `given`: a server or cluster the caller started and stops; by default the stack starts its own.
@@ -157,6 +162,7 @@ export async function startStack(
   };
   // Silent unless asked, but the agents' negotiated version is kept to prove the run's version.
   const initialized: Record<string, unknown>[] = [];
+  const warnings: Record<string, unknown>[] = [];
   const logger = pino(
     { level: process.env.STACK_LOG_LEVEL ?? 'info' },
     {
@@ -164,6 +170,7 @@ export async function startStack(
         const entry = JSON.parse(line) as Record<string, unknown>;
         if (entry.msg === 'agent initialized') initialized.push(entry);
         else if (process.env.STACK_LOG_LEVEL) process.stdout.write(line);
+        if ((entry.level as number) >= 40 && warnings.push(entry) > KEPT_WARNINGS) warnings.shift();
       },
     },
   );
@@ -210,6 +217,7 @@ export async function startStack(
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     calls: (platform, method) => api.calls().filter((c) => c.platform === platform && c.method === method),
+    warnings: () => [...warnings],
     async close() {
       await ingress.close();
       await worker.close();
