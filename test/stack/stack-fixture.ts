@@ -160,7 +160,8 @@ export async function startStack(
     GATEWAY_FILES_URL: api.origin,
     ...env,
   };
-  // Silent unless asked, but the agents' negotiated version is kept to prove the run's version.
+  // Silent unless asked, but the agents' negotiated version is kept to prove the run's version, and the
+  // last warnings for a stuck run to name.
   const initialized: Record<string, unknown>[] = [];
   const warnings: Record<string, unknown>[] = [];
   const logger = pino(
@@ -170,7 +171,9 @@ export async function startStack(
         const entry = JSON.parse(line) as Record<string, unknown>;
         if (entry.msg === 'agent initialized') initialized.push(entry);
         else if (process.env.STACK_LOG_LEVEL) process.stdout.write(line);
-        if ((entry.level as number) >= 40 && warnings.push(entry) > KEPT_WARNINGS) warnings.shift();
+        if ((entry.level as number) < 40) return;
+        warnings.push(entry);
+        if (warnings.length > KEPT_WARNINGS) warnings.shift();
       },
     },
   );

@@ -1,3 +1,6 @@
+import type { Metrics } from '@tributary/observability';
+import type { Logger } from 'pino';
+
 /**
  * The running turn of each thread this worker holds, so `/cancel` can reach it, and a way to wait
  * until none runs. A turn the runner aborted (a drain, a lost lease) is handed back at once while its
@@ -51,4 +54,22 @@ export class RunningTurns {
       this.#whenNone.add(none);
     });
   }
+}
+
+/**
+ * After a drain has handed its threads back: waits up to `withinMs` for the aborted turns' handlers to
+ * end. One that has not is named in a warn line and counted; the drain reports done regardless.
+ */
+export async function settleAbortedTurns(
+  running: RunningTurns,
+  withinMs: number,
+  report: { logger: Logger; metrics: Pick<Metrics, 'drainUnsettledTurnsTotal'> },
+): Promise<void> {
+  const unsettled = await running.none(withinMs);
+  if (unsettled.length === 0) return;
+  report.metrics.drainUnsettledTurnsTotal.inc(unsettled.length);
+  report.logger.warn(
+    { threads: unsettled, waitedMs: withinMs },
+    'drained, but these turns have not ended since their abort (their agents may still run); their threads went to other workers; restart this worker if they stay in its running list',
+  );
 }

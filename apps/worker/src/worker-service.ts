@@ -24,7 +24,7 @@ import type { OutboundSink } from './outbox.js';
 import { PlatformReplySink } from './platform-reply-sink.js';
 import { replySink } from './reply-sink.js';
 import { ReplyStream } from './reply-stream.js';
-import { RunningTurns } from './running-turns.js';
+import { RunningTurns, settleAbortedTurns } from './running-turns.js';
 import { SessionContinuity } from './session-continuity.js';
 import { StartedSteps } from './started-steps.js';
 import { createTurnHandler } from './turn-handler.js';
@@ -357,14 +357,7 @@ async function startOn(
     canary.stop();
     await runner.drain();
     // The runner hands an aborted turn's thread back at once; "drained" waits for its handler too.
-    const unsettled = await running.none(DRAIN_SETTLE_MS);
-    if (unsettled.length > 0) {
-      metrics.drainUnsettledTurnsTotal.inc(unsettled.length);
-      logger.warn(
-        { threads: unsettled, waitedMs: DRAIN_SETTLE_MS },
-        'drained, but these turns have not ended since their abort (their agents may still run); their threads went to other workers; restart this worker if they stay in its running list',
-      );
-    }
+    await settleAbortedTurns(running, DRAIN_SETTLE_MS, { logger, metrics });
   });
   started.undoWith(() => status.stop());
   const address = health.server.address();

@@ -11,8 +11,8 @@ afterEach(async () => {
 
 describe('a worker that loses a thread’s lease', () => {
   it('kills that turn’s agent at once, tools included, instead of asking it to cancel', async () => {
-    // A cancel that waits a minute, and a lease that lets the thread come back only some 6 s after the
-    // loss is seen: what ends the agent before then is the kill, even on a busy machine.
+    // A cancel that waits a minute, and a lease that lets the thread come back at least 6.6 s after the
+    // loss is seen (a renewal every third of the lease): what ends the agent before then is the kill.
     h = await startHarness(
       { CANCEL_TIMEOUT_MS: '60000' },
       { leaseMs: 10_000 },

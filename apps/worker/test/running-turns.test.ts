@@ -1,5 +1,7 @@
+import { createMetrics } from '@tributary/observability';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RunningTurns } from '../src/running-turns.js';
+import { RunningTurns, settleAbortedTurns } from '../src/running-turns.js';
 
 /** A bound that the tests whose turns all end never reach. */
 const WITHIN_MS = 60_000;
@@ -55,5 +57,37 @@ describe('RunningTurns', () => {
     running.end('ends', ending);
     expect(await none).toEqual(['stuck']);
     expect(running.has('stuck')).toBe(true);
+  });
+});
+
+describe('settleAbortedTurns, after a drain', () => {
+  function reporting() {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    return { lines, report: { logger, metrics: createMetrics() } };
+  }
+  const unsettledCount = async (report: ReturnType<typeof reporting>['report']) =>
+    (await report.metrics.drainUnsettledTurnsTotal.get()).values[0]?.value ?? 0;
+
+  it('names a turn that does not end in a warn line and counts it', async () => {
+    const running = new RunningTurns();
+    running.start('stuck', new AbortController());
+    const { lines, report } = reporting();
+    await settleAbortedTurns(running, 50, report);
+    expect(lines).toMatchObject([{ level: 40, threads: ['stuck'], waitedMs: 50 }]);
+    expect(String(lines[0]!.msg)).toContain('restart this worker');
+    expect(await unsettledCount(report)).toBe(1);
+  });
+
+  it('says nothing and counts nothing when every aborted turn ends', async () => {
+    const running = new RunningTurns();
+    const turn = new AbortController();
+    running.start('t1', turn);
+    const { lines, report } = reporting();
+    const settling = settleAbortedTurns(running, WITHIN_MS, report);
+    running.end('t1', turn);
+    await settling;
+    expect(lines).toEqual([]);
+    expect(await unsettledCount(report)).toBe(0);
   });
 });
