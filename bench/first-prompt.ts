@@ -1,18 +1,21 @@
 /**
- * A new thread's wait for its agent (issue: real coding agents; docs/adr/0037): from the moment its
- * first message is acknowledged (the enqueue script answered, as ingress's 2xx) to the moment the
- * prompt reaches the agent process (the built-in agent logs each prompt with its arrival time), on a
- * worker with warm spares and on one without, taking turns sample by sample. Each sample is a thread
- * the worker has never seen, sent when the worker is idle (its previous turn committed, its spare
- * replaced), as a quiet fleet meets a new conversation. Also prints what one spare costs: the PSS of
- * an idle agent process.
+ * A new thread's wait for its agent (docs/adr/0037, docs/adr/0041): from the moment its first message
+ * is acknowledged (the enqueue script answered, as ingress's 2xx) to the moment the prompt reaches the
+ * agent process (the built-in agent logs each prompt with its arrival time), on a worker with warm
+ * spares and on one without, taking turns sample by sample. Each sample is a thread the worker has
+ * never seen, sent when the worker is idle (its previous turn committed, its spare replaced), as a
+ * quiet fleet meets a new conversation. Then a burst: `--burst` new threads at once on a worker with a
+ * turn slot for each, whose agent starts take turns (AGENT_START_CONCURRENCY, one per CPU): what each
+ * start waited for its turn is reported beside the first-prompt times. Also prints what one spare
+ * costs: the PSS of an idle agent process.
  *
- *   npm run bench:first-prompt [-- --samples 40] [-- --smoke]
+ *   npm run bench:first-prompt [-- --samples 40] [-- --burst 40] [-- --smoke]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { agentDefaults } from '@tributary/acp';
 import { loadWorkerConfig } from '@tributary/config';
 import { queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
@@ -22,8 +25,12 @@ import { formatTable, resultOptions, sizeOption, writeBenchResult } from './benc
 import { groupMemory } from './process-memory.js';
 import { percentile, rounded } from './stats.js';
 
-const { values } = parseArgs({ options: { ...resultOptions, samples: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { ...resultOptions, samples: { type: 'string' }, burst: { type: 'string' } },
+});
 const samples = sizeOption(values, 'samples', 40, 6);
+// A smoke's burst still outnumbers the starts a worker runs at once, so some wait their turn.
+const burst = sizeOption(values, 'burst', 40, 2 * agentDefaults.startConcurrency() + 2);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Path {
@@ -33,22 +40,26 @@ interface Path {
   prompts: Map<string, number>;
   /** The session each thread's first turn ran on. */
   sessions: Map<string, string>;
+  /** How long each agent start waited for its turn (ms). */
+  startWaits: number[];
   stateDir: string;
   ms: number[];
 }
 
 const redis = await startRedis({ private: true });
 
-async function startPath(name: string, spares: number): Promise<Path> {
+async function startPath(name: string, spares: number, slots?: number): Promise<Path> {
   const stateDir = await mkdtemp(join(tmpdir(), `tributary-first-prompt-${name}-`));
   const prompts = new Map<string, number>();
   const sessions = new Map<string, string>();
+  const startWaits: number[] = [];
   const logger = pino(
     { level: 'debug' },
     {
       write(line: string) {
         const record = JSON.parse(line) as Record<string, unknown>;
         if (record.msg === 'dispatch') sessions.set(String(record.thread), String(record.sessionId));
+        if (record.msg === 'agent start began') startWaits.push(Number(record.waitedMs));
         if (record.msg !== 'agent stderr' || !String(record.line).includes('session/prompt')) return;
         const said = JSON.parse(String(record.line)) as { sessionId: string; at: number };
         if (!prompts.has(said.sessionId)) prompts.set(said.sessionId, said.at);
@@ -61,17 +72,18 @@ async function startPath(name: string, spares: number): Promise<Path> {
     METRICS_PORT: '0',
     SHUTDOWN_GRACE_MS: '0',
     AGENT_WARM_SPARES: String(spares),
+    ...(slots === undefined ? {} : { WORKER_CONCURRENCY: String(slots), AGENT_MAX_SESSIONS: String(slots) }),
   });
   const worker = await startWorker(config, {
     logger,
     sinks: [],
     agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
   });
-  return { name, worker, prompts, sessions, stateDir, ms: [] };
+  return { name, worker, prompts, sessions, startWaits, stateDir, ms: [] };
 }
 
-/** One new thread on `path`: its first message's ack to its first prompt at the agent, in ms. */
-async function sample(path: Path, index: number): Promise<number> {
+/** Enqueues the first message of a thread `path` has never seen; resolves with its thread and ack time. */
+async function newThread(path: Path, index: number): Promise<{ thread: string; ackAt: number }> {
   const thread = `gateway:C1:${path.name}-${index}`;
   const event = {
     eventId: `${path.name}-${index}`,
@@ -84,19 +96,43 @@ async function sample(path: Path, index: number): Promise<number> {
     attachments: [],
   };
   await path.worker.queue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
-  const ackAt = performance.timeOrigin + performance.now();
-  const promptAt = await waitFor(
+  return { thread, ackAt: performance.timeOrigin + performance.now() };
+}
+
+/** When the agent got `thread`'s first prompt (epoch ms), once it has. */
+function firstPrompt(path: Path, thread: string, timeoutMs = 30_000): Promise<number> {
+  return waitFor(
     () => {
       const session = path.sessions.get(thread);
       return session === undefined ? undefined : path.prompts.get(session);
     },
-    { what: `the first prompt of ${thread}`, timeoutMs: 30_000, intervalMs: 1 },
+    { what: `the first prompt of ${thread}`, timeoutMs, intervalMs: 1 },
   );
-  await waitFor(async () => (await path.worker.queue.state(thread)).status === 'idle', {
+}
+
+function committed(path: Path, thread: string, timeoutMs = 30_000): Promise<unknown> {
+  return waitFor(async () => (await path.worker.queue.state(thread)).status === 'idle', {
     what: `${thread} to commit`,
-    timeoutMs: 30_000,
+    timeoutMs,
   });
+}
+
+/** One new thread on `path`: its first message's ack to its first prompt at the agent, in ms. */
+async function sample(path: Path, index: number): Promise<number> {
+  const { thread, ackAt } = await newThread(path, index);
+  const promptAt = await firstPrompt(path, thread);
+  await committed(path, thread);
   return promptAt - ackAt;
+}
+
+/** `count` new threads at once on `path`: each one's ack to its first prompt, in ms. */
+async function burstOf(path: Path, count: number): Promise<number[]> {
+  const sent = await Promise.all(Array.from({ length: count }, (_, i) => newThread(path, i)));
+  const ms = await Promise.all(
+    sent.map(async ({ thread, ackAt }) => (await firstPrompt(path, thread, 120_000)) - ackAt),
+  );
+  await Promise.all(sent.map(({ thread }) => committed(path, thread, 120_000)));
+  return ms;
 }
 
 /** Waits until the worker is as a quiet one would be: every spare it keeps ready. */
@@ -109,6 +145,14 @@ async function settle(path: Path, spares: number): Promise<void> {
 
 const warm = await startPath('warm', 1);
 const cold = await startPath('cold', 0);
+const paths = [warm, cold];
+const stopped = new Set<Path>();
+/** Closes a path's worker once. */
+async function stop(path: Path): Promise<void> {
+  if (stopped.has(path)) return;
+  stopped.add(path);
+  await path.worker.close();
+}
 try {
   // One thread each first: the cold path's agent capabilities are then known, as on a running worker.
   for (const path of [warm, cold]) await sample(path, -1);
@@ -129,13 +173,38 @@ try {
   const memories = await Promise.all(agentPids.map(groupMemory));
   const pssMb = memories.map((m) => m.pssKb / 1024).sort((a, b) => a - b);
   const sparePssMb = rounded(pssMb[Math.floor(pssMb.length / 2)] ?? 0, 1);
+  for (const path of [warm, cold]) await stop(path);
+
+  // The burst on a worker of its own, with a turn slot for each thread: only the start bound orders them.
+  const herd = await startPath('burst', 1, burst);
+  paths.push(herd);
+  await settle(herd, 1);
+  herd.startWaits.length = 0;
+  herd.ms = await burstOf(herd, burst);
+  log(`first-prompt: burst of ${burst} answered`);
 
   const p = (ms: number[], q: number) => rounded(percentile(ms, q), 1);
-  const rows = [
-    ['with a warm spare (AGENT_WARM_SPARES=1)', p(warm.ms, 50), p(warm.ms, 99), warm.ms.length],
-    ['without (AGENT_WARM_SPARES=0)', p(cold.ms, 50), p(cold.ms, 99), cold.ms.length],
+  const row = (name: string, path: Path) => [
+    name,
+    p(path.ms, 50),
+    p(path.ms, 99),
+    path.ms.length,
+    p(path.startWaits.length ? path.startWaits : [0], 50),
+    p(path.startWaits.length ? path.startWaits : [0], 99),
   ];
-  const columns = ['new thread', 'ack → prompt p50 (ms)', 'ack → prompt p99 (ms)', 'samples'];
+  const rows = [
+    row('with a warm spare (AGENT_WARM_SPARES=1)', warm),
+    row('without (AGENT_WARM_SPARES=0)', cold),
+    row(`a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`, herd),
+  ];
+  const columns = [
+    'new thread',
+    'ack → prompt p50 (ms)',
+    'ack → prompt p99 (ms)',
+    'samples',
+    'start wait p50 (ms)',
+    'start wait p99 (ms)',
+  ];
   log(formatTable(columns, rows));
   log(`memory per spare: ${sparePssMb} MB PSS (median of ${memories.length} idle agent processes)`);
   const path = await writeBenchResult(values, {
@@ -147,6 +216,8 @@ try {
       warm_p50_ms: p(warm.ms, 50),
       warm_p99_ms: p(warm.ms, 99),
       cold_p99_over_warm_p99: rounded(percentile(cold.ms, 99) / percentile(warm.ms, 99)),
+      burst_p99_ms: p(herd.ms, 99),
+      burst_start_wait_p99_ms: p(herd.startWaits, 99),
       spare_pss_mb: sparePssMb,
     },
     notes: [
@@ -154,12 +225,12 @@ try {
       'Ack: the enqueue script answered (what ingress acknowledges with 2xx). Prompt: the time the built-in agent logged on receiving session/prompt.',
       'Each sample is a thread the worker never saw, sent to an idle worker whose spare was ready again; a burst of new threads larger than the spares waits for starts.',
       `Memory per spare: the median PSS of an idle agent process group, ${sparePssMb} MB here.`,
+      `The burst: ${burst} new threads enqueued at once on a third worker with ${burst} turn slots and sessions and one spare; its agents start ${agentDefaults.startConcurrency()} at a time (AGENT_START_CONCURRENCY, one per CPU), the rest wait their turn in order. Start wait: from a start being asked for to its spawn.`,
     ],
   });
   log(`first-prompt: wrote ${path}`);
 } finally {
-  await warm.worker.close();
-  await cold.worker.close();
+  for (const path of paths) await stop(path);
   await redis.stop();
-  await Promise.all([warm, cold].map((path) => rm(path.stateDir, { recursive: true, force: true })));
+  await Promise.all(paths.map((path) => rm(path.stateDir, { recursive: true, force: true })));
 }

@@ -4,6 +4,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { agentDefaults } from '@tributary/acp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BenchResult, parseBenchResult } from '../bench/bench-result.js';
 
@@ -90,12 +91,16 @@ describe('benchmark smoke runs', () => {
     timeout: 120_000,
   }, async () => {
     const result = await smoke('first-prompt');
+    const burst = 2 * agentDefaults.startConcurrency() + 2;
     expect(result.rows.map((row) => row[0])).toEqual([
       'with a warm spare (AGENT_WARM_SPARES=1)',
       'without (AGENT_WARM_SPARES=0)',
+      `a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`,
     ]);
     expect(result.rows.every((row) => Number(row[1]) > 0 && Number(row[2]) >= Number(row[1]))).toBe(true);
     expect(result.ratios.spare_pss_mb).toBeGreaterThan(0);
+    // More starts at once than a worker runs (one per CPU): some waited their turn.
+    expect(result.ratios.burst_start_wait_p99_ms).toBeGreaterThan(0);
   });
 
   it('takeover re-prompts a killed worker’s turn elsewhere', { timeout: 120_000 }, async () => {

@@ -38,6 +38,8 @@ export interface Dispatch {
   signal(kind: TurnSignal['kind'], extra?: Pick<TurnSignal, 'quietMs' | 'activity' | 'ending'>): void;
   /** Set by a turn that took steers: the stream id of the last message the agent received. */
   deliveredThrough?: string;
+  /** Set once a prompt of this batch was handed to an agent (a repair runs a second one). */
+  prompted?: boolean;
 }
 
 /** Why the broker, not the user, ended a turn. */
@@ -126,6 +128,7 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
   const stream = deps.stream?.(thread, batch.id, run.target);
   const { progress } = deps;
   const steering = prompt.steers ? startSteering(deps, run, prompt) : undefined;
+  run.prompted = true;
   try {
     const result = deps.pool.runTurn(thread, blocks, {
       sessionId: session.sessionId,

@@ -47,10 +47,21 @@ export function describeTurnFailure(error: unknown): TurnFailure {
   return { reason: shapes.scrub(message), final: false, splits: true, notice: noticeFor(error) };
 }
 
+/**
+ * Whether a turn failed because its agent did not start (spawn, a crash or kill before `initialize`
+ * was answered, no answer in time): the fleet's fault, not the messages', so their batch waits for an
+ * agent instead of counting the failure (an agent that answers with a protocol version we do not
+ * speak did start, and will not change its mind).
+ */
+export function agentDidNotStart(error: unknown): error is AgentStartError {
+  return error instanceof AgentStartError;
+}
+
+/** What the thread is told, once, when its messages have waited a while for an agent that does not start. */
+export const SLOW_START_NOTICE =
+  '⏳ The agent is taking longer than usual to start, so these messages are waiting. They are kept and will be answered as soon as it is running; there is no need to resend them.';
+
 function noticeFor(error: unknown): string {
-  if (error instanceof AgentStartError) {
-    return `The agent could not be started, so these messages were set aside. An operator must check AGENT_COMMAND and the agent's setup (the worker's log says what went wrong). ${LATER}`;
-  }
   if (error instanceof AgentExitedError) {
     return `The agent stopped unexpectedly while answering these messages, so they were set aside. ${IN_THE_LOG} ${RESEND}`;
   }

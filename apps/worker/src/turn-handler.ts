@@ -9,6 +9,7 @@ import {
   type TurnAbortedError,
   TurnFailedError,
   type TurnHandler,
+  TurnNotStartedError,
 } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AttachmentContents } from './attachment-contents.js';
@@ -18,7 +19,7 @@ import type { ReplyStream } from './reply-stream.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
-import { describeTurnFailure } from './turn-failure.js';
+import { agentDidNotStart, describeTurnFailure, SLOW_START_NOTICE } from './turn-failure.js';
 import type { TurnObserver } from './turn-observer.js';
 import type { TurnEnding, TurnSignalListener } from './turn-signals.js';
 import type { SteeringDeps } from './turn-steering.js';
@@ -45,6 +46,8 @@ export interface TurnHandlerDeps {
   onRepair?: () => void;
   /** Steering (docs/adr/0040); without it no turn takes steers. */
   steering?: SteeringDeps;
+  /** How long a batch waits for an agent that does not start before its thread is told (ms). */
+  slowStartNoticeMs: number;
 }
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
@@ -151,6 +154,15 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
           `turn timed out: ${turn.signal.reason.message}`,
           [outbound('notice', notice)],
           false,
+        );
+      }
+      if ('error' in outcome && agentDidNotStart(outcome.error)) {
+        deps.observer?.ended('not_started', seconds);
+        throw new TurnNotStartedError(
+          outcome.error.message,
+          [outbound('notice', SLOW_START_NOTICE)],
+          deps.slowStartNoticeMs,
+          run.prompted === true,
         );
       }
       if ('error' in outcome) {

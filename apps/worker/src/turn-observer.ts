@@ -12,7 +12,7 @@ export interface DispatchFigures {
 }
 
 /** How a turn ended, as the `stop_reason` label: ACP's reasons plus the broker's own. */
-export type TurnEnd = string | 'timeout' | 'error' | 'lease_lost' | 'shutdown';
+export type TurnEnd = string | 'timeout' | 'error' | 'not_started' | 'lease_lost' | 'shutdown';
 
 /** Events steered into a running turn (docs/adr/0040): counted as its dispatched events are. */
 export type SteerFigures = Omit<DispatchFigures, 'blocks'>;

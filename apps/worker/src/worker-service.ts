@@ -15,6 +15,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { agentCommandConfig } from './agent-setup.js';
+import { AgentStartHealth } from './agents/agent-start-health.js';
 import { AttachmentContents } from './attachment-contents.js';
 import { ByteBudget } from './byte-budget.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
@@ -110,9 +111,6 @@ async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'tim
 /** How often sessions kept for threads that moved elsewhere are looked for (behind the `moved` message). */
 const MOVED_CHECK_MS = 10_000;
 
-/** Failed agent starts in a row after which the worker reports not ready (and says why). */
-const AGENT_START_FAILURES_NOT_READY = 3;
-
 /**
  * How long an operator's drain waits for the turns it aborted to end (their agents killed, their
  * outcome settled) before it reports drained anyway and says which have not.
@@ -202,12 +200,19 @@ async function startOn(
     logger.child({ component: 'cwd' }),
   );
   await mkdir(directories.root, { recursive: true });
+  // Set once the runner exists; until then no thread can be held off, and no start has failed.
+  let startHealth: AgentStartHealth | undefined;
   const pool = new SessionPool({
     agent,
     cwd: directories.root,
     sessionCwd: (thread) => directories.ready(thread),
     maxSessions: config.maxSessions,
     warmSpares: config.warmSpares,
+    startConcurrency: config.agentStartConcurrency,
+    onAgentStartWaited: (ms) => {
+      metrics.agentStartWaitSeconds.observe(ms / 1000);
+      logger.debug({ waitedMs: Math.round(ms) }, 'agent start began');
+    },
     initializeTimeoutMs: config.agentInitTimeoutMs,
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
@@ -216,13 +221,17 @@ async function startOn(
     watcher: warden,
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
-    onAgentStarted: () => metrics.agentProcessStartsTotal.inc(),
-    onAgentStartFailed: ({ consecutive, lastError }) => {
+    onAgentStarted: () => {
+      metrics.agentProcessStartsTotal.inc();
+      startHealth?.started();
+    },
+    onAgentStartFailed: (failures) => {
       metrics.agentStartFailuresTotal.inc();
-      const context = { consecutive, err: lastError, agent: agent.command };
-      if (consecutive === AGENT_START_FAILURES_NOT_READY) {
-        logger.error(context, 'the agent cannot start; this worker reports not ready until it does');
-      } else logger.warn(context, 'agent did not start');
+      logger.warn(
+        { consecutive: failures.consecutive, err: failures.lastError, agent: agent.command },
+        'agent did not start',
+      );
+      startHealth?.failed(failures);
     },
   });
   started.undoWith(() => pool.close());
@@ -320,13 +329,32 @@ async function startOn(
       passedOn: () => metrics.doorbellsPassedOnTotal.inc(),
     },
   });
+  startHealth = new AgentStartHealth({
+    probe: () => pool.probeStart(),
+    holding: ({ consecutive, lastError }) => {
+      runner.pauseTaking();
+      logger.error(
+        { consecutive, err: lastError, agent: agent.command },
+        "the agent cannot start; this worker takes no new threads and reports not ready until a start works (it tries one on its own). Check AGENT_COMMAND, AGENT_INIT_TIMEOUT_MS and the agent's setup",
+      );
+    },
+    recovered: () => {
+      runner.resumeTaking();
+      logger.info({ agent: agent.command }, 'the agent starts again; this worker takes threads again');
+    },
+  });
+  const starts = startHealth;
+  started.undoWith(() => starts.close());
   let accepting = true;
   observeFleet(metrics, () => store.fleetStats());
   const gauges = [metrics.acpSessionsLive, metrics.agentProcesses, metrics.agentSparesReady];
-  metrics.onScrape([...gauges, metrics.doorbellConsumerUp], () => {
+  const agentGauges = [metrics.agentStartsWaiting, metrics.agentStartsFailing];
+  metrics.onScrape([...gauges, ...agentGauges, metrics.doorbellConsumerUp], () => {
     metrics.acpSessionsLive.set(pool.liveSessions);
     metrics.agentProcesses.set(pool.liveProcesses);
     metrics.agentSparesReady.set(pool.readySpares);
+    metrics.agentStartsWaiting.set(pool.startsWaiting);
+    metrics.agentStartsFailing.set(starts.holding ? 1 : 0);
     metrics.doorbellConsumerUp.set(canary.consuming() ? 1 : 0);
   });
   // Listening before any claim: a port taken fails the start before it touched a thread.
@@ -341,8 +369,8 @@ async function startOn(
     redis: () => store.ready(),
     consuming: () => canary.consuming(),
     agentProblem: () => {
+      if (!starts.holding) return undefined;
       const { consecutive, lastError } = pool.startFailures;
-      if (consecutive < AGENT_START_FAILURES_NOT_READY) return undefined;
       return `agent cannot start (${consecutive} failures in a row; last: ${lastError}); check AGENT_COMMAND and the agent's setup`;
     },
   });
@@ -470,6 +498,7 @@ function turnHandler(deps: TurnHandlerDeps): ReturnType<typeof createTurnHandler
       );
     },
     limits: config,
+    slowStartNoticeMs: config.agentSlowStartNoticeMs,
     progress: config.progress,
     logger,
     running,

@@ -42,21 +42,40 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
     ]);
   });
 
-  it('an agent that cannot start: notices, warn lines, and /readyz not ready saying why', async () => {
-    h = await startHarness({ AGENT_COMMAND: '/nonexistent/agent --acp' });
+  it('an agent that cannot start: its messages wait, one notice, warn and error lines, /readyz not ready saying why', async () => {
+    h = await startHarness({ AGENT_COMMAND: '/nonexistent/agent --acp', AGENT_SLOW_START_NOTICE_MS: '1000' });
     await h.send('th', message('hello?'));
     await waitFor(() => notices(h!, 'th').length === 1, { what: 'the notice' });
-    expect(notices(h, 'th')[0]!.text).toContain('The agent could not be started');
-    expect(h.logs.some((l) => l.level === 40 && l.msg === 'agent did not start')).toBe(true);
-    expect(h.logs.some((l) => l.level === 50 && String(l.msg).startsWith('the agent cannot start'))).toBe(
-      true,
+    expect(notices(h, 'th')[0]!.text).toContain(
+      'The agent is taking longer than usual to start, so these messages are waiting.',
     );
+    expect(h.logs.some((l) => l.level === 40 && l.msg === 'agent did not start')).toBe(true);
+    expect(
+      h.logs.some(
+        (l) =>
+          l.level === 40 &&
+          l.msg === 'the turn could not start; its batch is put back, not counted as failed',
+      ),
+    ).toBe(true);
+    expect(
+      h.logs.some(
+        (l) =>
+          l.level === 50 &&
+          String(l.msg).startsWith('the agent cannot start; this worker takes no new threads'),
+      ),
+    ).toBe(true);
     const ready = await fetch(`${h.worker.healthUrl}/readyz`);
     expect(ready.status).toBe(503);
     expect(((await ready.json()) as { error: string }).error).toMatch(
       /agent cannot start \(\d+ failures in a row; last: .*nonexistent/,
     );
     expect(await metric(h, 'tributary_agent_start_failures_total')).toBeGreaterThanOrEqual(3);
+    expect(await metric(h, 'tributary_agent_starts_failing')).toBe(1);
+    expect(await metric(h, 'tributary_turns_total{outcome="deferred"}')).toBeGreaterThanOrEqual(1);
+    // Never set aside, however long it waits: a start failure is the fleet's, not the messages'.
+    expect(await metric(h, 'tributary_turns_total{outcome="dead_lettered"}')).toBe(0);
+    expect(await h.worker.queue.deadLetters('th')).toEqual([]);
+    expect(notices(h, 'th')).toHaveLength(1);
   });
 
   it('an agent that needs authentication: set aside at once, the user told an operator must sign it in', async () => {

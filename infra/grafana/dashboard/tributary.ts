@@ -224,12 +224,25 @@ const REPLIES: Row = [
     },
     {
       title: 'Agent start failures and restarts',
-      description: 'Agent processes that failed to start or initialize, and agents restarted.',
+      description:
+        'Agent processes that failed to start or initialize, agents restarted, and workers taking no new threads because their agent keeps failing to start (their batches wait, uncounted).',
       unit: 'short',
       axis: 'events',
       queries: [
         [increaseBy('', 'tributary_agent_start_failures_total'), 'start failures'],
         [increaseBy('', 'tributary_agent_restarts_total'), 'restarts'],
+        [`sum (tributary_agent_starts_failing${scope()})`, 'workers holding off threads'],
+      ],
+    },
+    {
+      title: 'Agent start wait',
+      description:
+        'How long agent starts wait for their turn (each worker starts at most AGENT_START_CONCURRENCY at once), and starts waiting now.',
+      unit: 's',
+      axis: 'wait',
+      queries: [
+        [quantile(0.99, '', 'tributary_agent_start_wait_seconds'), 'p99 wait'],
+        [quantile(0.5, '', 'tributary_agent_start_wait_seconds'), 'p50 wait'],
       ],
     },
   ],

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * The defaults of how a worker runs its agents, declared once: the session pool falls back on them and
  * the worker's configuration documents and validates the same values.
@@ -13,4 +15,9 @@ export const agentDefaults = Object.freeze({
   initializeTimeoutMs: 15_000,
   /** Time between SIGTERM and SIGKILL of an agent's process group. */
   killGraceMs: 2_000,
+  /**
+   * Agent processes started at once by one worker: one per CPU it may use. A start is mostly CPU
+   * (loading a runtime and its modules); more at once only makes all of them slower together.
+   */
+  startConcurrency: (): number => Math.max(1, availableParallelism()),
 });

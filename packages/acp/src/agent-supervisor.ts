@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { AgentInfo } from './agent-info.js';
 import type { AgentProcess } from './agent-process.js';
 import { PoolClosedError } from './errors.js';
@@ -15,14 +16,27 @@ export interface AgentEnded {
   retired: boolean;
 }
 
+export interface AgentSupervisorOptions {
+  /** Spawns one agent process and completes `initialize`. */
+  start: () => Promise<AgentProcess>;
+  onEnded: (ended: AgentEnded) => void;
+  onStartFailed?: (failures: StartFailures) => void;
+  /** Starts that run at once; later ones wait in order (threads and warm spares alike). */
+  startConcurrency: number;
+  /** How long a start waited for its turn, in ms, told as it begins. */
+  onStartWaited?: (waitedMs: number) => void;
+}
+
 /**
- * The agent processes of one pool: starts one per call, remembers the latest `initialize` answer so
- * capabilities can be read without a process, retires processes on request and kills every process
- * group (running or still starting) on close. No process starts after close.
+ * The agent processes of one pool: starts one per call, at most `startConcurrency` at once (a herd of
+ * starts on a few cores would make every one of them slow, and time out together), remembers the
+ * latest `initialize` answer so capabilities can be read without a process, retires processes on
+ * request and kills every process group (running or still starting) on close. No process starts
+ * after close.
  */
 export class AgentSupervisor {
-  readonly #start: () => Promise<AgentProcess>;
-  readonly #onEnded: (ended: AgentEnded) => void;
+  readonly #options: AgentSupervisorOptions;
+  readonly #slots: LimitFunction;
   readonly #live = new Set<AgentProcess>();
   readonly #starting = new Set<Promise<AgentProcess>>();
   readonly #retired = new WeakSet<AgentProcess>();
@@ -30,13 +44,9 @@ export class AgentSupervisor {
   #closed = false;
   #failures: StartFailures = { consecutive: 0, lastError: undefined };
 
-  constructor(
-    start: () => Promise<AgentProcess>,
-    onEnded: (ended: AgentEnded) => void,
-    private readonly onStartFailed: (failures: StartFailures) => void = () => {},
-  ) {
-    this.#start = start;
-    this.#onEnded = onEnded;
+  constructor(options: AgentSupervisorOptions) {
+    this.#options = options;
+    this.#slots = pLimit({ concurrency: Math.max(1, options.startConcurrency), rejectOnClear: true });
   }
 
   /** Whether starting agents works: a worker whose agent cannot start is of no use to its threads. */
@@ -49,19 +59,35 @@ export class AgentSupervisor {
     return this.#info;
   }
 
-  /** Processes starting, running or being stopped: everything that is not yet gone. */
+  /** Processes waiting to start, starting, running or being stopped: everything that is not yet gone. */
   get processCount(): number {
     return this.#live.size + this.#starting.size;
+  }
+
+  /** Starts waiting for their turn. */
+  get startsWaiting(): number {
+    return this.#slots.pendingCount;
+  }
+
+  /** Starts under way (spawned or spawning, `initialize` not yet answered). */
+  get startsRunning(): number {
+    return this.#slots.activeCount;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Starts a new agent process (spawn and `initialize`). */
+  /** Starts a new agent process (spawn and `initialize`) once it is its turn. */
   async start(): Promise<AgentProcess> {
     if (this.#closed) throw new PoolClosedError();
-    const starting = this.#start();
+    const queuedAt = performance.now();
+    const starting = this.#slots(() => {
+      // Closed while it waited: nothing is spawned.
+      if (this.#closed) throw new PoolClosedError();
+      this.#options.onStartWaited?.(performance.now() - queuedAt);
+      return this.#options.start();
+    });
     this.#starting.add(starting);
     let agent: AgentProcess;
     try {
@@ -70,9 +96,9 @@ export class AgentSupervisor {
       if (!this.#closed) {
         const lastError = error instanceof Error ? error.message : String(error);
         this.#failures = { consecutive: this.#failures.consecutive + 1, lastError };
-        this.onStartFailed(this.#failures);
+        this.#options.onStartFailed?.(this.#failures);
       }
-      throw error;
+      throw this.#closed ? new PoolClosedError() : error;
     } finally {
       this.#starting.delete(starting);
     }
@@ -85,7 +111,7 @@ export class AgentSupervisor {
     this.#live.add(agent);
     void agent.exited.then(() => {
       this.#live.delete(agent);
-      this.#onEnded({ agent, retired: this.#retired.has(agent) });
+      this.#options.onEnded({ agent, retired: this.#retired.has(agent) });
     });
     return agent;
   }
@@ -102,6 +128,8 @@ export class AgentSupervisor {
   /** Kills the process group of every running or starting agent; no process starts afterwards. */
   async close(): Promise<void> {
     this.#closed = true;
+    // Starts still waiting for their turn are refused at once, not run one by one.
+    this.#slots.clearQueue();
     const starting = await Promise.all([...this.#starting].map((start) => start.catch(() => undefined)));
     const agents = new Set([...this.#live, ...starting].filter((agent) => agent !== undefined));
     await Promise.all([...agents].map((agent) => this.retire(agent)));

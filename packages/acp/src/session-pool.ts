@@ -40,6 +40,13 @@ export interface SessionPoolOptions extends SessionRouterOptions {
   /** Called for each failed start of an agent process (spawn or `initialize`), with the run so far. */
   onAgentStartFailed?: (failures: StartFailures) => void;
   /**
+   * Agent processes started at once; later starts (threads' and warm spares' alike) wait in order.
+   * Default `agentDefaults.startConcurrency()`.
+   */
+  startConcurrency?: number;
+  /** Called as each start begins, with how long it waited for its turn (ms). */
+  onAgentStartWaited?: (waitedMs: number) => void;
+  /**
    * Live sessions kept per pool, each in its own agent process; idle ones are evicted (and their
    * process stopped) least recently used first. Default `agentDefaults.maxSessions`.
    */
@@ -103,8 +110,8 @@ export class SessionPool {
     this.#maxProcesses = maxSessions + warmSpares;
     this.#sessions = new SessionRegistry(maxSessions);
     const router = new SessionRouter(this.#sessions, options, this.#logger);
-    this.#agents = new AgentSupervisor(
-      () =>
+    this.#agents = new AgentSupervisor({
+      start: () =>
         AgentProcess.start({
           ...options.agent,
           cwd: options.cwd,
@@ -119,9 +126,11 @@ export class SessionPool {
           options.onAgentStarted?.();
           return agent;
         }),
-      (ended) => this.#ended(ended),
-      (failures) => options.onAgentStartFailed?.(failures),
-    );
+      onEnded: (ended) => this.#ended(ended),
+      onStartFailed: (failures) => options.onAgentStartFailed?.(failures),
+      startConcurrency: options.startConcurrency ?? agentDefaults.startConcurrency(),
+      ...(options.onAgentStartWaited ? { onStartWaited: options.onAgentStartWaited } : {}),
+    });
     this.#spares = new WarmSpares({
       target: warmSpares,
       start: () => this.#agents.start(),
@@ -180,6 +189,30 @@ export class SessionPool {
   /** Warm spares ready to take a thread now. */
   get readySpares(): number {
     return this.#spares.ready;
+  }
+
+  /** Agent starts waiting for their turn (`startConcurrency`). */
+  get startsWaiting(): number {
+    return this.#agents.startsWaiting;
+  }
+
+  /** Agent starts under way. */
+  get startsRunning(): number {
+    return this.#agents.startsRunning;
+  }
+
+  /**
+   * Tries to start one agent process, to learn whether starting works again, and keeps it as a warm
+   * spare (or stops it when no spare is wanted). Rejects with the start's error.
+   */
+  async probeStart(): Promise<void> {
+    const agent = await this.#agents.start();
+    if (!this.#spares.wanted) {
+      await this.#agents.retire(agent);
+      return;
+    }
+    this.#spares.adopt(agent);
+    this.#spares.fill();
   }
 
   has(threadKey: string): boolean {

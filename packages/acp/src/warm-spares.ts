@@ -59,9 +59,18 @@ export class WarmSpares {
     }
   }
 
-  /** Keeps a process started for another reason (reading the agent's capabilities) as a spare. */
+  /** Whether another spare is wanted now (none is while closed). */
+  get wanted(): boolean {
+    return !this.#closed && this.#ready.length + this.#starting < this.#options.target;
+  }
+
+  /**
+   * Keeps a process started for another reason (reading the agent's capabilities, a probe) as a spare.
+   * A start that worked ends a spell of failed ones: spares are started on their own again.
+   */
   adopt(agent: AgentProcess): void {
     if (this.#closed) return;
+    this.#broken = false;
     this.#ready.push(agent);
     void agent.exited.then(() => this.#forget(agent));
   }

@@ -68,6 +68,10 @@ export interface WorkerConfig
   warmSpares: number;
   /** How long an agent may take to answer `initialize` (and `authenticate`) before its start fails. */
   agentInitTimeoutMs: number;
+  /** Agent processes a worker starts at once; later starts wait in order. */
+  agentStartConcurrency: number;
+  /** How long a batch waits for an agent that does not start before its thread is told. */
+  agentSlowStartNoticeMs: number;
   turnTimeoutMs: number;
   stallSoftMs: number;
   stallHardMs: number;
@@ -157,6 +161,14 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
       1_000,
       600_000,
     ),
+    agentStartConcurrency: readInteger(
+      env,
+      'AGENT_START_CONCURRENCY',
+      agentDefaults.startConcurrency(),
+      1,
+      256,
+    ),
+    agentSlowStartNoticeMs: readInteger(env, 'AGENT_SLOW_START_NOTICE_MS', 30_000, 0, 3_600_000),
     maxBatchMessages: readInteger(env, 'MAX_BATCH_MESSAGES', queueDefaults.maxBatchMessages),
     maxBatchTokens: readInteger(env, 'MAX_BATCH_TOKENS', queueDefaults.maxBatchTokens),
     processingMode: readChoice(env, 'MESSAGE_PROCESSING_MODE', PROCESSING_MODES, 'per-thread'),

@@ -15,6 +15,8 @@ const QUEUE_WAIT_BUCKETS = [
 ];
 /** Agent turns: from a quick answer to the turn timeout. */
 const TURN_DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800];
+/** An agent start's wait for its turn: none on a quiet worker, seconds behind a herd of new threads. */
+const START_WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
 /** Webhook acknowledgement: boundaries at 1 s (the slow-ack alert) and 3 s (Slack's deadline). */
 const INGRESS_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10];
 
@@ -170,6 +172,20 @@ export const CATALOGUE = {
   agentProcesses: gauge(
     'tributary_agent_processes',
     'Agent processes of this worker: holding a session, kept as warm spares, starting or stopping.',
+  ),
+  agentStartWaitSeconds: histogram(
+    'tributary_agent_start_wait_seconds',
+    "How long an agent start (a thread's or a warm spare's) waited for its turn: a worker starts at most AGENT_START_CONCURRENCY at once.",
+    [],
+    START_WAIT_BUCKETS,
+  ),
+  agentStartsWaiting: gauge(
+    'tributary_agent_starts_waiting',
+    'Agent starts waiting for their turn now (AGENT_START_CONCURRENCY).',
+  ),
+  agentStartsFailing: gauge(
+    'tributary_agent_starts_failing',
+    '1 while this worker takes no new threads because its agent failed to start several times in a row (it tries a start on its own until one works), else 0.',
   ),
   agentSparesReady: gauge(
     'tributary_agent_spares_ready',

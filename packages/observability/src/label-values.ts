@@ -9,6 +9,8 @@ export const STOP_REASONS = [
   'refusal',
   'timeout',
   'error',
+  // The agent did not start: the batch waits for one, uncounted (docs/adr/0041).
+  'not_started',
   'lease_lost',
   'shutdown',
 ] as const;
@@ -55,8 +57,8 @@ export type RevivalReason = (typeof REVIVAL_REASONS)[number];
 export const REPLY_OUTCOMES = ['delivered', 'retried', 'dead'] as const;
 export type ReplyOutcome = (typeof REPLY_OUTCOMES)[number];
 
-/** What became of a dispatched batch. */
-export const TURN_OUTCOMES = ['committed', 'failed', 'dead_lettered', 'abandoned'] as const;
+/** What became of a dispatched batch; `deferred`: put back because its agent did not start. */
+export const TURN_OUTCOMES = ['committed', 'failed', 'deferred', 'dead_lettered', 'abandoned'] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
 /** The BullMQ job states the doorbell queue reports. */

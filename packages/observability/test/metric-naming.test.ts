@@ -40,7 +40,7 @@ describe('metric naming', () => {
 
   it('uses no per-thread, per-user or per-channel label anywhere in the registry', async () => {
     const metrics = createMetrics();
-    const labelNames = new Set<string>(specs.flatMap((spec) => spec.labelNames));
+    const labelNames = new Set<string>(specs.flatMap((spec): readonly string[] => spec.labelNames));
     for (const metric of await metrics.registry.getMetricsAsJSON()) {
       for (const value of metric.values) for (const label of Object.keys(value.labels)) labelNames.add(label);
     }

@@ -36,6 +36,9 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_agent_process_starts_total: { type: 'counter', labels: [] },
   tributary_agent_restarts_total: { type: 'counter', labels: [] },
   tributary_agent_start_failures_total: { type: 'counter', labels: [] },
+  tributary_agent_start_wait_seconds: { type: 'histogram', labels: [] },
+  tributary_agent_starts_waiting: { type: 'gauge', labels: [] },
+  tributary_agent_starts_failing: { type: 'gauge', labels: [] },
   tributary_reply_deliveries_total: { type: 'counter', labels: ['outcome'] },
   tributary_turns_total: { type: 'counter', labels: ['outcome'] },
   tributary_steered_events_total: { type: 'counter', labels: ['platform'] },
@@ -86,6 +89,7 @@ describe('the required metrics', () => {
       'refusal',
       'timeout',
       'error',
+      'not_started',
       'lease_lost',
       'shutdown',
     ]);
@@ -105,7 +109,7 @@ describe('the required metrics', () => {
     ]);
     expect(REFUSAL_REASONS).toEqual(['backlog_full', 'rate_limited', 'gate', 'edit']);
     expect(REVIVAL_REASONS).toEqual(['lease', 'doorbell', 'owner_gone']);
-    expect(TURN_OUTCOMES).toEqual(['committed', 'failed', 'dead_lettered', 'abandoned']);
+    expect(TURN_OUTCOMES).toEqual(['committed', 'failed', 'deferred', 'dead_lettered', 'abandoned']);
     expect(BULLMQ_JOB_STATES).toEqual(['waiting', 'active', 'delayed', 'completed', 'failed']);
   });
 

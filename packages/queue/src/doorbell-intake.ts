@@ -119,6 +119,18 @@ export class DoorbellIntake {
   }
 
   /**
+   * Starts no turn until `resumeTaking`: shared doorbells go back for other workers, the worker's own
+   * wait in its list (passed on once overdue if another worker has room), ready lists are not read.
+   */
+  pauseTaking(): void {
+    this.gate.pause();
+  }
+
+  resumeTaking(): void {
+    this.gate.resume();
+  }
+
+  /**
    * Takes no more doorbells; ringers use the shared queue from now on. The worker stays present until
    * drained, so the sweeper leaves the threads of its finishing turns alone.
    */

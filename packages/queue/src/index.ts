@@ -94,6 +94,8 @@ export {
 } from './thread-keys.js';
 export {
   type ClaimResult,
+  type DeferOptions,
+  type DeferredBatch,
   type EnqueueResult,
   type GateConditions,
   type NewMessage,
@@ -109,5 +111,6 @@ export {
   TurnAbortedError,
   TurnFailedError,
   type TurnHandler,
+  TurnNotStartedError,
 } from './turn-loop.js';
 export { PRESENCE, type Presence } from './worker-presence.js';

@@ -71,6 +71,12 @@ export interface QueueConfig {
   retryDelayMs: number;
   /** Deliveries of one batch (crashes, hand-backs) before it is dead-lettered. */
   maxDeliveries: number;
+  /**
+   * A batch whose turn could not start (its agent did not start) is rung again after this long,
+   * doubled with each deferral up to `deferMaxDelayMs`.
+   */
+  deferDelayMs: number;
+  deferMaxDelayMs: number;
   sweepIntervalMs: number;
   /** A scheduled thread whose doorbell job is gone after this long is rung again. */
   lostDoorbellAfterMs: number;
@@ -121,6 +127,8 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   maxFailures: 3,
   retryDelayMs: 2_000,
   maxDeliveries: 10,
+  deferDelayMs: 1_000,
+  deferMaxDelayMs: 30_000,
   sweepIntervalMs: 1_000,
   lostDoorbellAfterMs: 5_000,
   receiptsMax: 5_000,
@@ -152,6 +160,8 @@ const positiveIntegers = [
   'presenceTtlMs',
   'maxFailures',
   'maxDeliveries',
+  'deferDelayMs',
+  'deferMaxDelayMs',
   'sweepIntervalMs',
   'lostDoorbellAfterMs',
   'receiptsMax',

@@ -169,6 +169,18 @@ export class Runner {
     this.turns.abortAll(new TurnAbortedError('shutdown', why));
   }
 
+  /**
+   * Takes no new doorbells until `resumeTaking` (this worker cannot run turns now: its agent does not
+   * start); running turns go on, and the sweeper and reply loop keep helping the fleet.
+   */
+  pauseTaking(): void {
+    this.intake.pauseTaking();
+  }
+
+  resumeTaking(): void {
+    this.intake.resumeTaking();
+  }
+
   /** Turns running now (during a close: those not yet finished or handed back). */
   get running(): number {
     return this.turns.running;

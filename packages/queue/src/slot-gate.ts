@@ -5,6 +5,7 @@
  */
 export class SlotGate {
   #free: number;
+  #paused = false;
   #waiters: (() => void)[] = [];
 
   constructor(size: number) {
@@ -12,13 +13,23 @@ export class SlotGate {
   }
 
   get hasFree(): boolean {
-    return this.#free > 0;
+    return this.#free > 0 && !this.#paused;
   }
 
   tryAcquire(): boolean {
-    if (this.#free === 0) return false;
+    if (!this.hasFree) return false;
     this.#free--;
     return true;
+  }
+
+  /** No slot is handed out until `resume`, free or not (turns running keep theirs). */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    this.#paused = false;
+    this.wakeAll();
   }
 
   release(): void {
@@ -28,7 +39,7 @@ export class SlotGate {
 
   /** Resolves once a slot is free, or when `wakeAll` is called (shutdown). */
   whenFree(): Promise<void> {
-    if (this.#free > 0) return Promise.resolve();
+    if (this.hasFree) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 

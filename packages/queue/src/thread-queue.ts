@@ -84,6 +84,24 @@ export interface FailureOptions {
   splits?: boolean;
 }
 
+/** How a batch whose turn could not start goes back in line (ThreadQueue.defer). */
+export interface DeferOptions {
+  /** A prompt of this delivery reached an agent: it counts as a delivery. */
+  reachedAgent: boolean;
+  /** What the thread is told, once, when the batch has waited `noticeAfterMs` since it was first put back. */
+  notice: Outbound[];
+  noticeAfterMs: number;
+}
+
+/** What ThreadQueue.defer did: the batch is rung again after `delayMs`. */
+export interface DeferredBatch {
+  delayMs: number;
+  /** How long the batch has waited since it was first put back. */
+  waitedMs: number;
+  /** The notice entered the outbox now. */
+  noticed: boolean;
+}
+
 /** What the holder of a lease does next after a turn boundary. */
 export type NextStep =
   | { kind: 'batch'; batch: Batch }
@@ -395,6 +413,41 @@ export class ThreadQueue {
     if (reply.status !== 'retry' && reply.status !== 'split') return this.nextStep(k, lease, reply);
     await this.ring(k, reply.epoch, { delayMs: reply.delayMs });
     return { kind: 'retry', delayMs: reply.delayMs, ...(reply.status === 'split' ? { split: true } : {}) };
+  }
+
+  /**
+   * Puts the in-flight batch back because its turn could not start for a reason outside it (its
+   * agent did not start): it is rung again after a delay that doubles with each deferral, counted
+   * neither as a failure nor (unless `reachedAgent`) as a delivery. Throws LeaseLostError when the
+   * thread is no longer this lease's.
+   */
+  async defer(lease: Lease, options: DeferOptions): Promise<DeferredBatch> {
+    const k = this.keys(lease.thread);
+    const c = this.config;
+    const reply = await this.scripts.run(script.defer, k, {
+      ...holder(k, lease),
+      reachedAgent: options.reachedAgent ? 1 : 0,
+      baseDelayMs: c.deferDelayMs,
+      maxDelayMs: c.deferMaxDelayMs,
+      noticeAfterMs: options.noticeAfterMs,
+      notice: JSON.stringify(options.notice),
+    });
+    if (reply.status === 'fenced') throw new LeaseLostError(lease.thread, lease.fence);
+    await this.ring(k, reply.epoch, { delayMs: reply.delayMs });
+    return { delayMs: reply.delayMs, waitedMs: reply.waitedMs, noticed: reply.noticed };
+  }
+
+  /**
+   * The notice of a batch that `defer` put back, once it has waited long enough: queued only while
+   * the batch is still in flight, not running and not noticed yet. Whether it was queued.
+   */
+  noticeDeferred(thread: string, batchId: string, notice: Outbound[]): Promise<boolean> {
+    const k = this.keys(thread);
+    return this.scripts.run(script.noticeDeferred, k, {
+      member: k.member,
+      batch: batchId,
+      notice: JSON.stringify(notice),
+    });
   }
 
   /** Hands the thread back (shutdown): the in-flight batch is re-delivered first, to whoever claims. */

@@ -50,8 +50,28 @@ export class FinalTurnError extends TurnFailedError {
   }
 }
 
+/**
+ * Thrown by a handler whose turn could not start for a reason outside its batch (its agent did not
+ * start: the fleet's fault, not the messages'). The batch goes back in line with a growing delay and
+ * is never dead-lettered for it (ThreadQueue.defer); the thread is told `notice` once, when the batch
+ * has waited `noticeAfterMs`.
+ */
+export class TurnNotStartedError extends Error {
+  override name = 'TurnNotStartedError';
+
+  constructor(
+    message: string,
+    readonly notice: Outbound[],
+    readonly noticeAfterMs: number,
+    /** A prompt of this attempt reached an agent before the start that failed. */
+    readonly reachedAgent = false,
+  ) {
+    super(message);
+  }
+}
+
 /** What became of a claimed batch in this runner. */
-export type BatchOutcome = 'committed' | 'failed' | 'dead_lettered' | 'abandoned';
+export type BatchOutcome = 'committed' | 'failed' | 'deferred' | 'dead_lettered' | 'abandoned';
 
 /** What the turn loop reports for metrics. */
 export interface TurnEvents {
@@ -68,6 +88,7 @@ export type OnBusy = (retryInMs: number) => Promise<void>;
 type TurnOutcome =
   | { kind: 'done'; report: TurnReport }
   | { kind: 'failed'; reason: string; final: boolean; splits: boolean; outboundIfDead: Outbound[] }
+  | { kind: 'deferred'; error: TurnNotStartedError }
   | { kind: 'aborted'; error: TurnAbortedError };
 
 /** Where a thread goes whose turn boundary put replies in its outbox: the runner's reply loop. */
@@ -94,6 +115,8 @@ export interface TurnLoopOptions {
  */
 export class TurnLoop {
   private readonly active = new Set<AbortController>();
+  /** The notices of batches this worker put back, each due when its batch will have waited long enough. */
+  private readonly notices = new Set<NodeJS.Timeout>();
   private closing = false;
 
   constructor(private readonly options: TurnLoopOptions) {}
@@ -106,6 +129,9 @@ export class TurnLoop {
   /** From now on a claimed batch is handed back instead of run. */
   stop(): void {
     this.closing = true;
+    // The worker that tries a put-back batch next gives its notice when it is due.
+    for (const timer of this.notices) clearTimeout(timer);
+    this.notices.clear();
   }
 
   /** Aborts every running turn; each hands its thread back. */
@@ -153,6 +179,10 @@ export class TurnLoop {
         return undefined;
       }
       const { thread } = batch.lease;
+      if (outcome.kind === 'deferred') {
+        await this.defer(batch, outcome.error);
+        return undefined;
+      }
       if (outcome.kind === 'done') {
         const { replies } = this.options;
         const { taken, ...next } = await queue.commit(batch.lease, outcome.report, {
@@ -189,6 +219,41 @@ export class TurnLoop {
     }
   }
 
+  /** Puts back a batch whose turn could not start; its notice is sent now or when it is due. */
+  private async defer(batch: Batch, error: TurnNotStartedError): Promise<void> {
+    const { queue, events, replies, logger } = this.options;
+    const { thread } = batch.lease;
+    const { notice, noticeAfterMs, reachedAgent } = error;
+    const put = await queue.defer(batch.lease, { notice, noticeAfterMs, reachedAgent });
+    events?.batchEnded?.('deferred', thread);
+    logger.warn(
+      { thread, batchId: batch.id, reason: error.message, retryInMs: put.delayMs, waitedMs: put.waitedMs },
+      'the turn could not start; its batch is put back, not counted as failed',
+    );
+    if (put.noticed) replies.deliver(thread);
+    else if (put.waitedMs < noticeAfterMs)
+      this.noticeLater(thread, batch.id, notice, noticeAfterMs - put.waitedMs);
+  }
+
+  /**
+   * The notice of a put-back batch that nobody has tried since, when it is due: a worker whose agent
+   * cannot start takes no threads, so the batch may wait with no worker to tell its thread.
+   */
+  private noticeLater(thread: string, batchId: string, notice: Outbound[], inMs: number): void {
+    const timer = setTimeout(() => {
+      this.notices.delete(timer);
+      this.options.queue.noticeDeferred(thread, batchId, notice).then(
+        (queued) => {
+          if (queued) this.options.replies.deliver(thread);
+        },
+        (error: unknown) =>
+          this.options.logger.warn({ err: error, thread, batchId }, 'notice of a waiting batch not queued'),
+      );
+    }, inMs);
+    timer.unref();
+    this.notices.add(timer);
+  }
+
   private async runTurn(batch: Batch): Promise<TurnOutcome> {
     if (this.closing) return { kind: 'aborted', error: new TurnAbortedError('shutdown', 'worker closing') };
     const controller = new AbortController();
@@ -207,6 +272,7 @@ export class TurnLoop {
         : { kind: 'done', report };
     } catch (error) {
       if (controller.signal.aborted) return { kind: 'aborted', error: controller.signal.reason };
+      if (error instanceof TurnNotStartedError) return { kind: 'deferred', error };
       const reason = error instanceof Error ? error.message : String(error);
       if (!(error instanceof TurnFailedError))
         return { kind: 'failed', reason, final: false, splits: true, outboundIfDead: [] };

@@ -4,7 +4,9 @@
 -- and the `end` or `}` closing it; everything inside is indented. Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
 --     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation, alone,
---     steer (the batch whose holder steers: steer-2.lua);
+--     steer (the batch whose holder steers: steer-2.lua), deferred, deferrals, deferredAt and noticed
+--     (the batch put back because its agent did not start, how often, since when, and whether the
+--     thread was told: defer-5.lua);
 --   * the in-flight batch is the inbox range (acked, read];
 --   * inbox entries are written with fields in a fixed order (see enqueue), read positionally here;
 --   * arguments shared by several scripts carry the same name everywhere: `member` (the thread as it
@@ -17,7 +19,8 @@
 
 local STATUS = {
   OK = 0, RING = 1, QUEUED = 2, DUPLICATE = 3, GATED = 4, CLAIMED = 10, STALE = 11, BUSY = 12, EMPTY = 13,
-  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, SPLIT = 24, BATCH_FULL = 25, NOT_FOUND = 30, DISPATCHED = 31,
+  PAUSED = 14, NEXT = 20, YIELD = 21, IDLE = 22, RETRY = 23, SPLIT = 24, BATCH_FULL = 25, DEFERRED = 26,
+  NOT_FOUND = 30, DISPATCHED = 31,
   BACKLOG_FULL = -1, FENCED = -2,
 }
 
@@ -129,18 +132,22 @@ end
 -- Hands a freshly formed batch to `owner` under `fence`, which it writes (a claim's new fence is written
 -- here). `held`: the state's `alone` and `generation`, and for a batch delivered again its `batch` and
 -- `deliveries`, as the caller read them (in the HMGET it starts with, which saves a read of each here).
+-- A batch in flight with no delivery counted (put back before any prompt reached an agent: defer-5.lua)
+-- keeps its id but is not a continuation: no agent has seen it.
 local function start_batch(k, thread, owner, fence, lease_ms, bucket, now, entries, redelivered, code, held)
   local batch_id, deliveries
+  local seen_before = false
   if redelivered then
     batch_id = held.batch
     deliveries = (tonumber(held.deliveries) or 0) + 1
+    seen_before = deliveries > 1
   else
     batch_id = new_batch_id(k.batchseq, bucket, now)
     deliveries = 1
   end
   -- A part of a batch that was split (split_batch) carries messages delivered before: a continuation.
   local split_part = held.alone and not id_later(entries[1][1], held.alone)
-  local btype = batch_type(entries, redelivered or split_part)
+  local btype = batch_type(entries, seen_before or split_part)
   local lease = now + lease_ms
   redis.call('HSET', k.state, 'status', 'running', 'owner', owner, 'fence', fence, 'lease', lease,
     'read', entries[#entries][1], 'batch', batch_id, 'btype', btype, 'claimed', now, 'deliveries', deliveries)

@@ -349,6 +349,42 @@ export const abandon = defineScript({
   },
 });
 
+/** A batch put back by `defer`: rung again under `epoch` after `delayMs`. */
+export interface Deferred {
+  status: 'deferred';
+  epoch: number;
+  delayMs: number;
+  /** How long the batch has been waiting since it was first put back. */
+  waitedMs: number;
+  /** Whether the thread's notice entered the outbox now. */
+  noticed: boolean;
+}
+
+export const defer = defineScript({
+  name: 'defer',
+  keys: ['state', 'run', 'sched', 'replies', 'replydue'],
+  args: ['member', 'owner', 'fence', 'reachedAgent', 'baseDelayMs', 'maxDelayMs', 'noticeAfterMs', 'notice'],
+  decode(reply): Deferred | { status: 'fenced' } {
+    if (reply.status === ScriptStatus.Fenced) return { status: 'fenced' };
+    if (reply.status !== ScriptStatus.Deferred) throw reply.unexpected();
+    return {
+      status: 'deferred',
+      epoch: reply.num(1),
+      delayMs: reply.num(2),
+      waitedMs: reply.num(3),
+      noticed: reply.num(4) === 1,
+    };
+  },
+});
+
+/** Whether the notice of a batch put back by `defer` entered the outbox now. */
+export const noticeDeferred = defineScript({
+  name: 'noticeDeferred',
+  keys: ['state', 'replies', 'replydue'],
+  args: ['member', 'batch', 'notice'],
+  decode: (reply) => ok(reply).num(1) === 1,
+});
+
 export const revive = defineScript({
   name: 'revive',
   keys: ['state', 'run', 'sched'],
@@ -482,6 +518,8 @@ export const QUEUE_SCRIPTS = [
   commit,
   steer,
   fail,
+  defer,
+  noticeDeferred,
   abandon,
   revive,
   takeover,

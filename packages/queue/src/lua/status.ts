@@ -16,6 +16,7 @@ export enum ScriptStatus {
   Retry = 23,
   Split = 24,
   BatchFull = 25,
+  Deferred = 26,
   NotFound = 30,
   Dispatched = 31,
   BacklogFull = -1,
