@@ -11,8 +11,11 @@ import type { TurnObserver } from './turn-observer.js';
 export interface SteeringDeps {
   /** Whether the thread's route steers (STEERING); the agent must advertise it too. */
   on(thread: string): boolean;
-  /** ThreadQueue.steer: the messages behind the running batch, taken into it under the lease. */
-  take(batch: Batch): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }>;
+  /**
+   * ThreadQueue.steer: the messages behind `through` (the last the turn received), taken into the
+   * running batch under the lease.
+   */
+  take(batch: Batch, through: string): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }>;
   /** The steering turn of each thread this worker runs, for the control channel's `steer`. */
   turns: Map<string, TurnSteering>;
 }
@@ -86,7 +89,7 @@ export class TurnSteering {
     const { batch, log } = this.turn;
     let taken: Awaited<ReturnType<SteeringTools['take']>>;
     try {
-      taken = await this.tools.take(batch);
+      taken = await this.tools.take(batch, this.#deliveredThrough);
     } catch (error) {
       if (!(error instanceof LeaseLostError)) throw error;
       this.#open = false;

@@ -240,7 +240,7 @@ async function startOn(
   const running = new RunningTurns();
   const steering: SteeringDeps = {
     on: (thread) => steersOn(config, thread),
-    take: (batch) => queue.steer(batch),
+    take: (batch, through) => queue.steer(batch, through),
     turns: new Map(),
   };
   const continuity = new SessionContinuity(store.sessions, pool, {

@@ -367,12 +367,16 @@ export class ThreadQueue {
   }
 
   /**
-   * Steering (docs/adr/0040): takes the messages waiting right behind the running `batch` into it, up
-   * to the batch caps, for its holder to send into the running turn; from now on every arrival of the
+   * Steering (docs/adr/0040): takes the messages waiting right behind `through` (the last message the
+   * running turn received) into the running `batch`, up to the batch caps, for its holder to send into
+   * the turn; what an earlier steer took past `through` is offered again first. From now on every arrival of the
    * thread while this batch runs is announced on the control channel (`steer`). `full`: messages wait
    * but the batch is at its caps. Throws LeaseLostError when the lease or the batch is no longer ours.
    */
-  async steer(batch: Batch): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }> {
+  async steer(
+    batch: Batch,
+    through: string,
+  ): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }> {
     const { lease } = batch;
     const k = this.keys(lease.thread);
     const { maxMessages, maxTokens, lanes } = this.batchArgs(k);
@@ -380,6 +384,7 @@ export class ThreadQueue {
       owner: lease.owner,
       fence: lease.fence,
       batch: batch.id,
+      through,
       maxMessages,
       maxTokens,
       lanes,

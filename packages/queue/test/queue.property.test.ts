@@ -32,9 +32,12 @@ const scenario = fc.record({
     { minLength: 1, maxLength: 40 },
   ),
   turnMs: fc.array(fc.integer({ min: 0, max: 25 }), { minLength: 1, maxLength: 8 }),
-  // Steers each turn attempts while it runs, racing arrivals and other threads' commits: whether the
-  // agent takes what a steer took into the batch (false: it refused, and steering stops for the turn).
-  steers: fc.array(fc.boolean(), { maxLength: 3 }),
+  // The attempts of each turn: a second one is the worker's repair (the agent ended the first at once
+  // after a cancel: the batch runs again in a fresh session, with what was steered into the first). In
+  // each, the steers it tries while it runs, racing arrivals, edits, deletes and other threads' commits:
+  // whether the agent takes what a steer took into the batch (false: it refused, and steering stops
+  // for that attempt).
+  attempts: fc.array(fc.array(fc.boolean(), { maxLength: 3 }), { minLength: 1, maxLength: 2 }),
 });
 
 /**
@@ -47,7 +50,20 @@ const steeringExample: typeof scenario extends fc.Arbitrary<infer T> ? T : never
   maxBatchTokens: 12,
   messages: Array.from({ length: 8 }, () => ({ thread: 0, tokens: 1, gapMs: 3, revise: undefined })),
   turnMs: [25],
-  steers: [true, true, true],
+  attempts: [[true, true, true]],
+};
+
+/** Refused steers, then a repair that steers again: what the first attempt refused must be offered again. */
+const repairExample: typeof steeringExample = {
+  ...steeringExample,
+  messages: Array.from({ length: 8 }, (_, i) => ({
+    thread: 0,
+    tokens: 1,
+    gapMs: 3,
+    // Deletes racing the refused steers.
+    revise: i % 3 === 2 ? { target: i - 1, action: 'delete' as const, tokens: 1 } : undefined,
+  })),
+  attempts: [[false], [true, true]],
 };
 
 /** Steers that joined a running turn, across all runs: the property must meet some. */
@@ -56,8 +72,11 @@ let steered = 0;
 /** Edits and deletes that found their message still waiting, across all runs: the property must meet some. */
 let appliedRevisions = 0;
 
+/** Repairs that steered again after a refused steer, across all runs: the property must meet some. */
+let resteeredRepairs = 0;
+
 describe('queue properties under concurrent runners', () => {
-  it('commits every message exactly once, in order, within caps, one turn per thread at a time, edited or deleted only while buffered, steers racing commits', async () => {
+  it('commits every message exactly once, in order, within caps, one turn per thread at a time, edited or deleted only while buffered, steers and repairs racing commits: each acknowledged message was in one accepted prompt', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const { queue, doorbell } = await f.make({
@@ -68,6 +87,8 @@ describe('queue properties under concurrent runners', () => {
         const running = new Set<string>();
         const violations: string[] = [];
         let turns = 0;
+        // Per batch: the messages of the prompts the agent accepted in the attempt that answered it.
+        const prompted = new Map<string, string[]>();
         const runners = Array.from(
           { length: s.runners },
           () =>
@@ -84,16 +105,32 @@ describe('queue properties under concurrent runners', () => {
                 if (running.has(thread)) violations.push(`two turns at once on ${thread}`);
                 running.add(thread);
                 let deliveredThrough = batch.messages.at(-1)!.streamId;
-                for (const agentTakes of s.steers) {
-                  // A generated pause mid-turn, for arrivals to race the steer.
-                  await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns % s.turnMs.length]));
-                  const taken = await queue.steer(batch);
-                  if (taken.kind === 'full' || (taken.messages.length > 0 && !agentTakes)) break;
-                  if (taken.messages.length === 0) continue;
-                  batch.messages.push(...taken.messages);
-                  deliveredThrough = taken.messages.at(-1)!.streamId;
-                  steered += taken.messages.length;
+                let accepted: string[] = [];
+                let refusedBefore = false;
+                for (const [attempt, steers] of s.attempts.entries()) {
+                  // A repair is a fresh session given the batch as the first attempt left it.
+                  accepted = batch.messages.map((m) => m.id);
+                  deliveredThrough = batch.messages.at(-1)!.streamId;
+                  let refused = false;
+                  for (const agentTakes of steers) {
+                    // A generated pause mid-turn, for arrivals to race the steer.
+                    await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns % s.turnMs.length]));
+                    const taken = await queue.steer(batch, deliveredThrough);
+                    if (taken.kind === 'full') break;
+                    if (taken.messages.length === 0) continue;
+                    if (!agentTakes) {
+                      refused = true;
+                      break;
+                    }
+                    batch.messages.push(...taken.messages);
+                    accepted.push(...taken.messages.map((m) => m.id));
+                    deliveredThrough = taken.messages.at(-1)!.streamId;
+                    steered += taken.messages.length;
+                    if (attempt > 0 && refusedBefore) resteeredRepairs++;
+                  }
+                  refusedBefore ||= refused;
                 }
+                prompted.set(batch.id, accepted);
                 const tokens = batch.messages.reduce((sum, m) => sum + m.tokens, 0);
                 if (batch.messages.length > s.maxBatchMessages) violations.push('message cap exceeded');
                 if (batch.messages.length > 1 && tokens > s.maxBatchTokens)
@@ -109,8 +146,11 @@ describe('queue properties under concurrent runners', () => {
         await Promise.all(runners.map((r) => r.start()));
 
         // What each thread must commit: its accepted messages in order, with the body of the last edit
-        // applied while buffered, without those deleted while buffered.
+        // applied while buffered, without those deleted while buffered, nor those deleted while a
+        // steer held them that no accepted prompt carried (the delete could not tell them from
+        // dispatched ones).
         const sent = new Map<string, { id: string; body: string }[]>();
+        const deletedAfterTaken = new Set<string>();
         const accepted: { thread: string; id: string }[] = [];
         for (const [i, m] of s.messages.entries()) {
           const thread = `th-${m.thread}`;
@@ -127,7 +167,9 @@ describe('queue properties under concurrent runners', () => {
               m.revise.action === 'edit'
                 ? ({ action: 'edit', messageId: target.id, idempotencyKey: key, body } as const)
                 : ({ action: 'delete', messageId: target.id, idempotencyKey: key } as const);
-            if ((await queue.revise(target.thread, revision)) === 'applied') {
+            const revised = await queue.revise(target.thread, revision);
+            if (revised === 'dispatched' && m.revise.action === 'delete') deletedAfterTaken.add(target.id);
+            if (revised === 'applied') {
               appliedRevisions++;
               const expected = sent.get(target.thread)!;
               sent.set(
@@ -154,9 +196,14 @@ describe('queue properties under concurrent runners', () => {
         await Promise.all(runners.map((r) => r.close()));
 
         expect(violations).toEqual([]);
-        for (const [thread, expected] of sent) {
+        const everPrompted = new Set([...prompted.values()].flat());
+        for (const [thread, sentHere] of sent) {
           const history = (await queue.history(thread)).reverse();
           expect(history.every((r) => r.status === 'complete' && r.reply === r.batchId)).toBe(true);
+          // Every acknowledged message was in exactly one prompt that the agent accepted: its batch's.
+          for (const record of history)
+            expect(record.messages.map((m) => m.id)).toEqual(prompted.get(record.batchId));
+          const expected = sentHere.filter((e) => !deletedAfterTaken.has(e.id) || everPrompted.has(e.id));
           expect(history.flatMap((r) => r.messages.map((m) => ({ id: m.id, body: m.body })))).toEqual(
             expected,
           );
@@ -164,9 +211,10 @@ describe('queue properties under concurrent runners', () => {
       }),
       // A failing run reports itself (with the seed to replay and shrink it) rather than shrinking
       // through runs of up to 15 s each until the test's own timeout hides what failed.
-      { numRuns: 12, examples: [[steeringExample]], endOnFailure: true },
+      { numRuns: 12, examples: [[steeringExample], [repairExample]], endOnFailure: true },
     );
     expect(appliedRevisions).toBeGreaterThan(0);
     expect(steered).toBeGreaterThan(0);
+    expect(resteeredRepairs).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { LeaseLostError } from '../src/errors.js';
 import { controlChannelName } from '../src/stores/control-channel.js';
+import { MessageReceipts } from '../src/stores/message-receipts.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -20,6 +21,12 @@ function ids(batch: Batch | { messages: { id: string }[] }): string[] {
   return batch.messages.map((m) => m.id);
 }
 
+/** The stream id of the batch's last message: where a turn that received only the batch stands. */
+const lastOf = (batch: Batch) => batch.messages.at(-1)!.streamId;
+
+type Taken = Awaited<ReturnType<Awaited<ReturnType<QueueFixture['make']>>['queue']['steer']>>;
+const takenIds = (taken: Taken) => (taken.kind === 'taken' ? taken.messages.map((m) => m.id) : taken.kind);
+
 describe('steering the in-flight batch', () => {
   it('takes what waits into the batch under the lease; the commit acknowledges it with the batch', async () => {
     const { queue } = await f.make();
@@ -27,7 +34,7 @@ describe('steering the in-flight batch', () => {
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['second', 'third'], 2);
 
-    const taken = await queue.steer(batch);
+    const taken = await queue.steer(batch, lastOf(batch));
     expect(taken.kind === 'taken' && taken.messages.map((m) => m.id)).toEqual(['m2', 'm3']);
     const through = taken.kind === 'taken' ? taken.messages.at(-1)!.streamId : '';
     expect(await queue.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({ kind: 'idle' });
@@ -40,7 +47,7 @@ describe('steering the in-flight batch', () => {
     await enqueueAll(queue, 'th', ['first']);
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['refused', 'later'], 2);
-    expect((await queue.steer(batch)).kind).toBe('taken');
+    expect((await queue.steer(batch, lastOf(batch))).kind).toBe('taken');
 
     const next = await queue.commit(batch.lease, { ...done, deliveredThrough: batch.messages[0]!.streamId });
     expect(next.kind === 'batch' && ids(next.batch)).toEqual(['m2', 'm3']);
@@ -52,13 +59,13 @@ describe('steering the in-flight batch', () => {
     const stale = await running(queue, 'th');
     await f.leaseExpiry(stale.lease);
     expect(await queue.revive(queue.keys('th').member, 'lease')).toBe(true);
-    await expect(queue.steer(stale)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.steer(stale, lastOf(stale))).rejects.toBeInstanceOf(LeaseLostError);
 
     const current = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['second'], 2);
     const next = await queue.commit(current.lease, done);
     if (next.kind !== 'batch') throw new Error('no next batch');
-    await expect(queue.steer(current)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.steer(current, lastOf(current))).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('keeps the batch caps: a re-delivered batch is no larger than any other', async () => {
@@ -66,9 +73,53 @@ describe('steering the in-flight batch', () => {
     await enqueueAll(queue, 'th', ['first']);
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['second', 'third'], 2);
-    const taken = await queue.steer(batch);
+    const taken = await queue.steer(batch, lastOf(batch));
     expect(taken.kind === 'taken' && taken.messages.map((m) => m.id)).toEqual(['m2']);
-    expect(await queue.steer(batch)).toEqual({ kind: 'full' });
+    const through = taken.kind === 'taken' ? taken.messages.at(-1)!.streamId : '';
+    expect(await queue.steer(batch, through)).toEqual({ kind: 'full' });
+  });
+
+  it('offers again what a refused steer took, before anything newer: a repair acknowledges only what it received', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['first']);
+    const batch = await running(queue, 'th');
+    await enqueueAll(queue, 'th', ['refused'], 2);
+    // The first attempt's steer takes m2 into the batch; the agent refuses it.
+    expect(takenIds(await queue.steer(batch, lastOf(batch)))).toEqual(['m2']);
+    await enqueueAll(queue, 'th', ['later'], 3);
+    // The repair's fresh attempt received the batch as it was (m1): its steer starts there.
+    const taken = await queue.steer(batch, lastOf(batch));
+    expect(takenIds(taken)).toEqual(['m2', 'm3']);
+    const through = taken.kind === 'taken' ? taken.messages.at(-1)!.streamId : '';
+    expect(await queue.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({ kind: 'idle' });
+    const [record] = await queue.history('th');
+    expect(ids(record!)).toEqual(['m1', 'm2', 'm3']);
+  });
+
+  it('drops a message deleted while a refused steer held it, at the commit and at the next steer', async () => {
+    const { queue } = await f.make();
+    await enqueueAll(queue, 'th', ['first']);
+    const batch = await running(queue, 'th');
+    await enqueueAll(queue, 'th', ['deleted', 'kept'], 2);
+    expect(takenIds(await queue.steer(batch, lastOf(batch)))).toEqual(['m2', 'm3']);
+    // Taken, not yet received: the delete cannot tell, and records it as of a dispatched message.
+    const removal = { action: 'delete', messageId: 'm2', idempotencyKey: 'm2@delete' } as const;
+    expect(await queue.revise('th', removal)).toBe('dispatched');
+    // The agent refused the steer; the next pass gives m2 back and offers only what is still wanted.
+    expect(takenIds(await queue.steer(batch, lastOf(batch)))).toEqual(['m3']);
+    const receipts = new MessageReceipts(f.redis, (thread) => queue.keys(thread), queue);
+    expect(await receipts.receipt('th', 'm2')).toMatchObject({ status: 'deleted' });
+
+    await enqueueAll(queue, 'th', ['also deleted'], 4);
+    const m3 = (await queue.steer(batch, lastOf(batch))) as Extract<Taken, { kind: 'taken' }>;
+    expect(await queue.revise('th', { ...removal, messageId: 'm4', idempotencyKey: 'm4@delete' })).toBe(
+      'dispatched',
+    );
+    // The turn received m3 only (refused m4): the commit acknowledges m3 and drops m4.
+    const through = m3.messages.find((m) => m.id === 'm3')!.streamId;
+    expect(await queue.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({ kind: 'idle' });
+    expect(ids((await queue.history('th'))[0]!)).toEqual(['m1', 'm3']);
+    expect((await queue.state('th')).backlog).toBe(0);
   });
 
   it('announces arrivals on the control channel only once the running batch is armed', async () => {
@@ -81,7 +132,7 @@ describe('steering the in-flight batch', () => {
       await enqueueAll(queue, 'th', ['first']);
       const batch = await running(queue, 'th');
       await enqueueAll(queue, 'th', ['unarmed'], 2);
-      expect(await queue.steer(batch)).toMatchObject({ kind: 'taken' });
+      expect(await queue.steer(batch, lastOf(batch))).toMatchObject({ kind: 'taken' });
       await enqueueAll(queue, 'th', ['armed'], 3);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(heard.map((raw) => JSON.parse(raw))).toEqual([{ thread: 'th', action: 'steer' }]);

@@ -16,9 +16,10 @@ if st.status ~= 'running' or st.owner ~= A.owner or st.fence ~= A.fence then ret
 local now = now_ms()
 
 -- Steering: what the steer script added to the batch but the running turn never received (the agent
--- refused it, the turn had ended) is not acknowledged; it leads the next batch.
+-- refused it, the turn had ended) is not acknowledged; it leads the next batch, unless it was deleted
+-- meanwhile (lib.lua's untake).
 if A.through ~= '' and id_later(st.read, A.through) then
-  redis.call('HSET', K.state, 'read', A.through)
+  untake(K, A.through, st.read)
   st.read = A.through
 end
 

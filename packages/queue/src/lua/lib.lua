@@ -4,7 +4,7 @@
 -- and the `end` or `}` closing it; everything inside is indented. Conventions:
 --   * the state hash of a thread holds: status (idle|scheduled|running), epoch, fence, owner, lease,
 --     read, acked, seq, turns, paused, deliveries, failures, batch, btype, claimed, generation, alone,
---     steer (the batch whose holder steers: steer-2.lua), deferred, deferrals, deferredAt and noticed
+--     steer (the batch whose holder steers: steer-3.lua), deferred, deferrals, deferredAt and noticed
 --     (the batch put back because its agent did not start, how often, since when, and whether the
 --     thread was told: defer-5.lua);
 --   * the in-flight batch is the inbox range (acked, read];
@@ -463,6 +463,29 @@ local function read_receipt(k, message_id)
   local raw = redis.call('HGET', k.receipts, message_id)
   if raw then return cjson.decode(raw) end
   return nil
+end
+
+-- Steering (docs/adr/0040): the entries a steer took into the batch after `through`, the last one the
+-- running turn received, up to `read` (the agent refused them, or the turn had ended) go back in line:
+-- `read` returns to `through`. A delete that came while they were taken was recorded as one of a
+-- dispatched message (revise-8.lua cannot tell a taken entry from a received one); now that they are
+-- buffered again it removes them, as it would have then. `read` is the state's, as the caller read it.
+local function untake(k, through, read)
+  if not id_later(read, through) then return end
+  local entries = redis.call('XRANGE', k.inbox, '(' .. through, read)
+  for i = 1, #entries do
+    local sid, message_id = entries[i][1], entry_field(entries[i], 2)
+    local receipt = read_receipt(k, message_id)
+    if receipt and receipt.deleted == 'dispatched' and (receipt.editSid or receipt.sid) == sid then
+      redis.call('XDEL', k.inbox, sid)
+      -- As revise-8.lua: removing an edit's own event leaves the original it edits dispatched.
+      if sid == receipt.sid then
+        receipt.deleted = 'buffered'
+        redis.call('HSET', k.receipts, message_id, cjson.encode(receipt))
+      end
+    end
+  end
+  redis.call('HSET', k.state, 'read', through)
 end
 
 -- At most `receiptsMax` receipts per thread, the oldest dropped first. While the thread holds a message

@@ -284,7 +284,7 @@ export const commit = defineScript({
   },
 });
 
-/** What a steer took into the in-flight batch (steer-2.lua). */
+/** What a steer took into the in-flight batch (steer-3.lua). */
 export type SteerReply =
   | { status: 'taken'; messages: QueuedMessage[] }
   | { status: 'full' }
@@ -292,8 +292,8 @@ export type SteerReply =
 
 export const steer = defineScript({
   name: 'steer',
-  keys: ['state', 'inbox'],
-  args: ['owner', 'fence', 'batch', 'maxMessages', 'maxTokens', 'lanes'],
+  keys: ['state', 'inbox', 'receipts'],
+  args: ['owner', 'fence', 'batch', 'through', 'maxMessages', 'maxTokens', 'lanes'],
   decode(reply): SteerReply {
     switch (reply.status) {
       case ScriptStatus.Ok:
