@@ -9,7 +9,8 @@ afterEach(async () => {
   fleet = undefined;
 });
 
-describe('graceful shutdown (real worker processes)', () => {
+// A worker process starts cold (tsx) in up to 40 s on a busy machine (fleet.ts), and two start here.
+describe('graceful shutdown (real worker processes)', { timeout: 120_000 }, () => {
   it('hands a long turn over on SIGTERM: the thread goes on elsewhere, nothing is lost', async () => {
     fleet = await startFleet({ SHUTDOWN_GRACE_MS: '500' });
     // Both workers up first: whichever takes the long turn is the one that leaves.
