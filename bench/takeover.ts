@@ -1,16 +1,23 @@
 /**
  * Crash takeover: real `tributary worker` processes with the built-in agent; each round starts a long
- * turn, SIGKILLs the worker running it and times how long until another worker dispatches the same
- * batch again (its `Continuation`). The lease length is printed beside it: without presence-based
- * takeover the batch waits for the lease to expire.
+ * turn, kills the worker running it and times how long until another worker dispatches the same batch
+ * again (its `Continuation`). Three ways to die, `--kills` rounds each: SIGKILL of the worker process
+ * (its warden notices at once), SIGKILL of its whole process group (the warden, in a group of its own,
+ * still notices), and SIGKILL of the worker, its warden and its agents together, as when a container is
+ * OOM-killed or a node is lost (nothing is left to act for the worker: its presence must lapse, within
+ * WORKER_PRESENCE_TTL_MS). The lease length is printed beside them: without presence-based takeover
+ * the batch waits for the lease to expire.
  *
  *   npm run bench:takeover [-- --kills 10] [-- --smoke]
  *
- * Ends with `takeover: kills=<n> p50_ms=<x> max_ms=<y> lease_ms=<z>`.
+ * Ends with `takeover: kills=<n> p50_ms=<x> max_ms=<y> group_p50_ms=<x> all_p50_ms=<x> lease_ms=<z>`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { agentProcesses } from '@tributary/acp/process-tree';
+import { loadWorkerConfig } from '@tributary/config';
 import { queuedArrival } from '@tributary/packing';
 import { queueDefaults, Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
@@ -58,6 +65,8 @@ function startWorker(): Worker {
       TRIBUTARY_AGENT_SCRIPTING: 'on',
     },
     stdio: ['ignore', 'pipe', 'inherit'],
+    // A process group of its own, as a service manager starts it: the group can be killed whole.
+    detached: true,
   });
   const worker: Worker = { name: `w${++spawned}`, child, started: false };
   onLogLines(child.stdout!, (line) => {
@@ -74,10 +83,25 @@ async function started(worker: Worker): Promise<void> {
   await waitFor(() => worker.started, { what: `${worker.name} to start`, timeoutMs: 30_000 });
 }
 
-const takeovers: number[] = [];
+/** How a round kills the worker running its turn. */
+const KILLS = {
+  worker: (worker: Worker) => worker.child.kill('SIGKILL'),
+  group: (worker: Worker) => process.kill(-worker.child.pid!, 'SIGKILL'),
+  // Everything the worker started goes with it: the warden and the agents, each in a group of its own.
+  all: (worker: Worker) => {
+    const everything = agentProcesses([worker.child.pid!]);
+    process.kill(-worker.child.pid!, 'SIGKILL');
+    for (const pid of everything) process.kill(pid, 'SIGKILL');
+  },
+} as const;
+type Kill = keyof typeof KILLS;
+
+const takeovers: Record<Kill, number[]> = { worker: [], group: [], all: [] };
+const rounds = (Object.keys(KILLS) as Kill[]).flatMap((kill) => Array.from({ length: kills }, () => kill));
 try {
   for (const worker of [startWorker(), startWorker()]) await started(worker);
-  for (let i = 1; i <= kills; i++) {
+  for (const [index, kill] of rounds.entries()) {
+    const i = index + 1;
     const thread = `gateway:bench:C1:T${i}`;
     await store.queue.enqueue(
       thread,
@@ -99,7 +123,7 @@ try {
     await waitFor(() => dispatches.some((d) => d.thread === thread), { what: `turn ${i} to start` });
     const victim = dispatches.find((d) => d.thread === thread)!.worker;
     const killedAt = performance.now();
-    victim.child.kill('SIGKILL');
+    KILLS[kill](victim);
     workers.splice(workers.indexOf(victim), 1);
     await waitFor(() => dispatches.some((d) => d.thread === thread && d.worker !== victim), {
       what: `turn ${i} re-prompted elsewhere`,
@@ -107,37 +131,56 @@ try {
     });
     const again = dispatches.find((d) => d.thread === thread && d.worker !== victim)!;
     if (again.type !== 'Continuation') throw new Error(`turn ${i} came back as ${again.type}`);
-    takeovers.push(again.at - killedAt);
-    log(`takeover: kill ${i}/${kills}: ${Math.round(again.at - killedAt)} ms`);
+    takeovers[kill].push(again.at - killedAt);
+    log(`takeover: kill ${i}/${rounds.length} (${kill}): ${Math.round(again.at - killedAt)} ms`);
     // Free the survivor's slot and bring the fleet back to two workers.
     await store.controls.cancelAll(thread);
     await started(startWorker());
   }
 } finally {
-  for (const worker of workers) worker.child.kill('SIGKILL');
+  // A stop, not a kill: each worker tells its warden goodbye, so none is left behind to retry a Redis
+  // that is gone.
+  await Promise.all(
+    workers.map(async (worker) => {
+      if (worker.child.exitCode !== null || worker.child.signalCode !== null) return;
+      worker.child.kill('SIGTERM');
+      await once(worker.child, 'exit');
+    }),
+  );
   await store.close();
   await redis.stop();
 }
 
-const sorted = takeovers.sort((a, b) => a - b);
+const p50 = (kill: Kill) => Math.round(percentile(takeovers[kill], 50));
+const max = (kill: Kill) => Math.round(Math.max(...takeovers[kill]));
+const presenceTtlMs = loadWorkerConfig({}).presenceTtlMs;
 process.stdout.write(
-  `takeover: kills=${sorted.length} p50_ms=${Math.round(percentile(sorted, 50))} ` +
-    `max_ms=${Math.round(sorted.at(-1)!)} lease_ms=${queueDefaults.leaseMs}\n`,
+  `takeover: kills=${takeovers.worker.length} p50_ms=${p50('worker')} max_ms=${max('worker')} ` +
+    `group_p50_ms=${p50('group')} all_p50_ms=${p50('all')} lease_ms=${queueDefaults.leaseMs}\n`,
 );
 await writeBenchResult(values, {
   name: 'takeover',
   title: 'Crash takeover: SIGKILL of the worker running a turn until another worker re-prompts it',
   columns: ['measure', 'ms'],
   rows: [
-    ['takeover p50', Math.round(percentile(sorted, 50))],
-    ['takeover max', Math.round(sorted.at(-1)!)],
+    ['takeover p50', p50('worker')],
+    ['takeover max', max('worker')],
+    ['group kill p50', p50('group')],
+    ['group kill max', max('group')],
+    ['with its warden and agents p50', p50('all')],
+    ['with its warden and agents max', max('all')],
+    ['presence TTL', presenceTtlMs],
     ['lease', queueDefaults.leaseMs],
   ],
-  charts: [{ title: 'Takeover after SIGKILL against the lease (ms)', x: 'measure', y: 'ms' }],
+  charts: [
+    { title: 'Takeover after SIGKILL against the presence TTL and the lease (ms)', x: 'measure', y: 'ms' },
+  ],
   ratios: {
-    takeover_p50_over_lease: rounded(percentile(sorted, 50) / queueDefaults.leaseMs),
+    takeover_p50_over_lease: rounded(p50('worker') / queueDefaults.leaseMs),
+    all_max_over_presence_ttl: rounded(max('all') / presenceTtlMs),
   },
   notes: [
-    `${sorted.length} kills; two worker processes with the built-in agent; presence TTL ${queueDefaults.presenceTtlMs} ms; without presence a takeover waits out the lease.`,
+    `${takeovers.worker.length} kills of each kind; two worker processes with the built-in agent, each in a process group of its own; without presence a takeover waits out the lease.`,
+    'worker: SIGKILL of the worker process; group kill: SIGKILL of its process group (its warden and agents are in groups of their own); with its warden and agents: all of them SIGKILLed at once, as an OOM-killed container, so the presence must lapse.',
   ],
 });

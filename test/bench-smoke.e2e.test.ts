@@ -105,7 +105,16 @@ describe('benchmark smoke runs', () => {
 
   it('takeover re-prompts a killed worker’s turn elsewhere', { timeout: 120_000 }, async () => {
     const result = await smoke('takeover');
-    expect(result.rows.map((row) => row[0])).toEqual(['takeover p50', 'takeover max', 'lease']);
+    expect(result.rows.map((row) => row[0])).toEqual([
+      'takeover p50',
+      'takeover max',
+      'group kill p50',
+      'group kill max',
+      'with its warden and agents p50',
+      'with its warden and agents max',
+      'presence TTL',
+      'lease',
+    ]);
   });
 
   it('intake measures a hostile body against a trivial one', { timeout: 60_000 }, async () => {
@@ -256,6 +265,24 @@ describe('benchmark smoke runs', () => {
     expect(result.rows).toHaveLength(4);
     expect(result.ratios.worst_peak_over_baseline).toBeGreaterThan(0);
     expect(result.ratios.lease_lost).toBe(0);
+  });
+
+  it('dead-letters crashes on one thread and on many, capped and not, and discards them all', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('dead-letters');
+    expect(result.rows.map((row) => row[0])).toEqual([
+      'one thread',
+      'one thread',
+      '1000 threads',
+      '1000 threads',
+    ]);
+    // Whatever the count, a capped thread keeps no more than its cap.
+    expect(result.ratios.kept_over_cap_one_thread).toBeLessThanOrEqual(1);
+    for (const name of ['overview_bytes', 'overview_redis_time', 'discard_time_per_item']) {
+      expect(result.ratios[`${name}_one_thread`]).toBeGreaterThan(0);
+      expect(result.ratios[`${name}_spread`]).toBeGreaterThan(0);
+    }
   });
 
   it('the report renders what ran and names what did not', { timeout: 60_000 }, async () => {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { queuedArrival } from '@tributary/packing';
@@ -16,7 +17,7 @@ describe('tributary worker (real process)', () => {
     const server = await startRedis();
     const redis = new Redis(server.url);
     const prefix = uniquePrefix('cli');
-    const replies: { body: Record<string, unknown>; signature: string | undefined }[] = [];
+    const replies: { body: Record<string, unknown>; raw: string; headers: IncomingHttpHeaders }[] = [];
     const gateway = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => {
@@ -26,7 +27,7 @@ describe('tributary worker (real process)', () => {
         const parsed = JSON.parse(body);
         // Reactions come as commands (add_reaction, remove_reaction); this test reads the replies.
         if (parsed.command === undefined) {
-          replies.push({ body: parsed, signature: req.headers['x-tributary-signature'] as string });
+          replies.push({ body: parsed, raw: body, headers: req.headers });
         }
         res.writeHead(204).end();
       });
@@ -84,7 +85,10 @@ describe('tributary worker (real process)', () => {
         quote_message_id: 'm-1',
       });
       expect((replies[0]!.body.content as { text: string }).text).toContain('hello agent');
-      expect(replies[0]!.signature).toMatch(/^sha256=[0-9a-f]{64}$/);
+      const { raw, headers } = replies[0]!;
+      const timestamp = headers['x-tributary-timestamp'] as string;
+      const hmac = createHmac('sha256', secret).update(`v1:${timestamp}:${raw}`).digest('hex');
+      expect(headers['x-tributary-signature']).toBe(`v1=${hmac}`);
 
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');

@@ -115,8 +115,9 @@ function firstPromptHeadline(r: BenchResult): string {
 function takeoverHeadline(r: BenchResult): string {
   const value = (measure: string) => cell(r, [measure], 'ms');
   return (
-    `a killed worker's turn runs elsewhere after p50 ${value('takeover p50')} ms ` +
-    `(lease: ${value('lease')} ms)`
+    `a killed worker's turn runs elsewhere after p50 ${value('takeover p50')} ms, ` +
+    `${value('group kill p50')} ms when its process group is killed, ` +
+    `${value('with its warden and agents p50')} ms when its warden dies with it (lease: ${value('lease')} ms)`
   );
 }
 
@@ -125,7 +126,11 @@ function takeoverReading(r: BenchResult): string {
   return (
     `After the worker running a turn is SIGKILLed, another worker re-prompts the same batch in p50 ` +
     `${value('takeover p50')} ms (max ${value('takeover max')} ms): ${r.ratios.takeover_p50_over_lease}× the ` +
-    `${value('lease')} ms lease a takeover would wait without worker presence.`
+    `${value('lease')} ms lease a takeover would wait without worker presence. Killing the worker's whole ` +
+    `process group changes nothing (p50 ${value('group kill p50')} ms): its warden is not in it. With the ` +
+    `warden and the agents killed too, as an OOM-killed container, nothing withdraws the presence and it ` +
+    `lapses: p50 ${value('with its warden and agents p50')} ms, max ${value('with its warden and agents max')} ms ` +
+    `against a presence TTL of ${value('presence TTL')} ms.`
   );
 }
 

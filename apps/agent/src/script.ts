@@ -4,6 +4,8 @@ import type { ContentBlock } from '@agentclientprotocol/sdk';
 export interface AgentScript {
   /** Replaces the default batch summary. */
   reply?: string;
+  /** The scripted `reply` is this many copies of itself: a very long reply from a short script. */
+  replyRepeat?: number;
   /** A message chunk sent before any plan or tool call: text the tool calls then interrupt. */
   preamble?: string;
   /** Waits this long before replying; `session/cancel` interrupts the wait. */
@@ -37,6 +39,8 @@ export interface AgentScript {
   permissionOptions?: string[];
   /** Emits one tool_call (in progress, then completed) per tool kind listed, before the reply. */
   toolKinds?: string[];
+  /** Emits one tool_call (kind `other`, in progress, then completed) per title listed, after the kinds'. */
+  toolTitles?: string[];
   /** Emits a plan with these entries (the first in progress, the rest pending) before any tool call. */
   plan?: string[];
   /** Reports the session's working directory in the reply. */
@@ -49,7 +53,7 @@ export interface AgentScript {
   spawnGrandchild?: boolean;
   /**
    * Starts a long-lived child in a session (and process group) of its own, as claude-agent-acp's shell
-   * tool does, out of reach of a kill of the agent's group, and reports its pid.
+   * tool does, out of reach of a kill of the agent's group, that ignores SIGTERM, and reports its pid.
    */
   spawnDetached?: boolean;
   /** Ignores SIGTERM from now on, so only SIGKILL ends the process. */
@@ -68,6 +72,7 @@ type FieldKind = 'string' | 'count' | 'integer' | 'boolean' | 'string[]';
 
 const FIELDS: Record<keyof AgentScript, FieldKind> = {
   reply: 'string',
+  replyRepeat: 'count',
   preamble: 'string',
   delayMs: 'count',
   chunks: 'count',
@@ -83,6 +88,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   permissions: 'string[]',
   permissionOptions: 'string[]',
   toolKinds: 'string[]',
+  toolTitles: 'string[]',
   plan: 'string[]',
   reportCwd: 'boolean',
   reportSession: 'boolean',

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import {
   type ContentBlock,
   type McpServer,
@@ -88,12 +89,20 @@ function spawnGrandchild(): number | undefined {
   return child.pid;
 }
 
-/** A child that leaves the agent's session and process group (setsid), holding nothing of the agent's. */
-function spawnDetached(): number | undefined {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+/**
+ * A child that leaves the agent's session and process group (setsid), holding nothing of the agent's,
+ * and shrugs off SIGTERM as a tool busy with its own work may: only SIGKILL ends it. Its pid is
+ * reported once it ignores SIGTERM, so a stop that follows cannot catch it still starting up.
+ */
+async function spawnDetached(): Promise<number | undefined> {
+  const forever =
+    "process.on('SIGTERM', () => {}); process.stdout.write('ready'); setInterval(() => {}, 1 << 30)";
+  const child = spawn(process.execPath, ['-e', forever], {
     detached: true,
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
+  await once(child.stdout, 'data');
+  child.stdout.destroy();
   child.unref();
   return child.pid;
 }
@@ -162,7 +171,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
   if (script.spawnDetached) {
     await send({
       sessionUpdate: 'agent_thought_chunk',
-      content: text(`detached child pid ${spawnDetached()}`),
+      content: text(`detached child pid ${await spawnDetached()}`),
     });
   }
   if (script.hang) {
@@ -201,6 +210,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
       kind: 'other',
     })),
     ...(script.toolKinds ?? []).map((kind) => ({ title: `Scripted ${kind} tool`, kind })),
+    ...(script.toolTitles ?? []).map((title) => ({ title, kind: 'other' })),
   ];
   for (const [offset, tool] of tools.entries()) {
     if (stopped()) break;
@@ -243,7 +253,7 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
 
   const steers = input.closeSteering();
   const reply = [
-    script.reply ??
+    script.reply?.repeat(script.replyRepeat ?? 1) ??
       (script.reportPrompt
         ? JSON.stringify(input.prompt)
         : summarizeBatch(messages, input.earlierTurns, restored, input.scripting)),

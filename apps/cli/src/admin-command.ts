@@ -26,6 +26,7 @@ default the local dev stack's).
   --json        print the API's JSON instead of a table
   --all-pages   follow the cursor to the end of a list
   --dry-run     with a filter: print what it matches, do nothing
+  --cursor C    a list's next page; with a filter, where the previous action's scan stopped
 
 Exit codes: 0 done, 1 failed (unreachable, server error), 2 usage, 3 not found, 4 token refused.`;
 
@@ -124,7 +125,7 @@ export const adminCommand: Command = {
 
 type Out = (value: unknown, table: () => string) => void;
 type List = (path: string, columns: Column<Answer>[], extra?: Record<string, string>) => Promise<void>;
-type Values = { state?: string; reason?: string; everything: boolean; 'dry-run': boolean };
+type Values = { state?: string; reason?: string; cursor?: string; everything: boolean; 'dry-run': boolean };
 
 async function run(target: AdminTarget, what: string, args: string[], values: Values, list: List, out: Out) {
   const one = (name: string) => {
@@ -137,11 +138,13 @@ async function run(target: AdminTarget, what: string, args: string[], values: Va
     throw new UsageError(`${what} needs --reason R or --everything`);
   };
   const bulk = async (path: string, body: Record<string, unknown>, key: string) => {
-    const answer = await adminCall(target, path, 'POST', { ...body, dryRun: values['dry-run'] });
+    const from = body.items === undefined && values.cursor ? { cursor: values.cursor } : {};
+    const answer = await adminCall(target, path, 'POST', { ...body, ...from, dryRun: values['dry-run'] });
+    const more = answer.next ? `; more may match: run it again with --cursor ${answer.next}` : '';
     out(answer, () =>
       answer.dryRun
-        ? `matches ${answer.matched}${answer.truncated ? ' (and more)' : ''}`
-        : `${formatTable(outcomeColumns(key), answer.items)}\n\n${answer.action}: ${answer.result.done} done, ${answer.result.absent} already gone${answer.truncated ? '; more match: run it again' : ''}`,
+        ? `matches ${answer.matched}${more}`
+        : `${formatTable(outcomeColumns(key), answer.items)}\n\n${answer.action}: ${answer.result.done} done, ${answer.result.absent} already gone${more}`,
     );
   };
   const single = async (path: string) => {

@@ -47,6 +47,16 @@ if (!load) {
   process.stderr.write(`tributary: ${what}\n\n${USAGE}\n`);
   process.exit(2);
 }
+// A failure nobody awaited ends the process, as by default, but says only its message and stack: the
+// default report prints every field of the error, and a Redis client's error carries the command's
+// arguments, an AUTH's password among them.
+const crash = (error: unknown) => {
+  const what = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`tributary ${first}: unexpected failure: ${what}\n`);
+  process.exit(1);
+};
+process.on('unhandledRejection', crash);
+process.on('uncaughtException', crash);
 const command = await load();
 // `--` ends the options: what follows is text to send, even "--help".
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;

@@ -15,26 +15,49 @@ export function parseControlText(text: string, selfId: string | undefined): Cont
   return match[1] as ControlCommand;
 }
 
-/** Applies a command (see ThreadControls) and returns the confirmation for the user. */
+/**
+ * Applies a command (see ThreadControls) for `delivery`, the idempotency key of the message or
+ * interaction that asked, and returns the confirmation for the user; 'duplicate' when that delivery
+ * was applied before (a platform's retry): nothing was done again.
+ */
 export async function applyControl(
   controls: ThreadControls,
   command: ControlCommand,
   thread: string,
-): Promise<string> {
+  delivery: string,
+): Promise<{ confirmation: string } | 'duplicate'> {
   switch (command) {
     case 'cancel': {
-      const { wasRunning } = await controls.cancel(thread);
-      return wasRunning
-        ? 'Cancelling the running turn; messages waiting after it are kept.'
-        : 'No turn is running; messages waiting are kept.';
+      const cancelled = await controls.cancel(thread, delivery);
+      if (cancelled === 'duplicate') return cancelled;
+      return {
+        confirmation: cancelled.wasRunning
+          ? 'Cancelling the running turn; messages waiting after it are kept.'
+          : 'No turn is running; messages waiting are kept.',
+      };
     }
     case 'cancel-all': {
-      const { dropped } = await controls.cancelAll(thread);
-      return `Cancelled the running turn and dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}.`;
+      const cancelled = await controls.cancelAll(thread, delivery);
+      if (cancelled === 'duplicate') return cancelled;
+      return {
+        confirmation: `Cancelled the running turn and dropped ${waiting(cancelled.dropped)}.`,
+      };
     }
     case 'reset': {
-      const { dropped } = (await controls.reset(thread)) ?? { dropped: 0 };
-      return `Reset: dropped ${dropped} waiting message${dropped === 1 ? '' : 's'}; the next message starts a fresh agent session.`;
+      const reset = (await controls.reset(thread, delivery)) ?? { dropped: 0 };
+      if (reset === 'duplicate') return reset;
+      return {
+        confirmation: `Reset: dropped ${waiting(reset.dropped)}; the next message starts a fresh agent session.`,
+      };
     }
   }
+}
+
+/** What a platform that answers a command inline (Discord) shows for a redelivery of one applied before. */
+export function alreadyApplied(command: ControlCommand): string {
+  return `/${command} was applied already; nothing was done again.`;
+}
+
+function waiting(dropped: number): string {
+  return `${dropped} waiting message${dropped === 1 ? '' : 's'}`;
 }

@@ -145,6 +145,7 @@ export async function startIngress(
     logger: logger.child({ component: 'admin' }),
     tokens: config.adminTokens,
     ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+    trustProxy: trustedProxies(config.trustProxy),
   });
   const adminUrl = await admin.listen({ port: config.adminPort, host: config.adminHost });
   const url = await app.listen({ port: config.port, host: config.host });

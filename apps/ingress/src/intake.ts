@@ -38,6 +38,9 @@ export type IntakeOutcome =
   | { outcome: 'ignored'; reason: string; refusal?: RefusalReason }
   | { outcome: 'control'; command: string; confirmation: string };
 
+/** What became of a control command: applied (with its confirmation), or a retry of one applied before. */
+export type ControlOutcome = Extract<IntakeOutcome, { outcome: 'control' | 'duplicate' }>;
+
 /** A message the gate's stateless part admits, with what the thread's gate state must still meet. */
 interface Screened {
   outcome: 'admitted';
@@ -83,10 +86,7 @@ export class Intake {
       // As the enqueue script does: only the loop guard refuses in a conversation that is ours.
       if (!verdict.admit) return this.refused(message, verdict.reason, verdict.reason === 'bot-turn-limit');
     }
-    if (command) {
-      const confirmation = await this.control(command, thread, message.ref, false);
-      return { outcome: 'control', command, confirmation };
-    }
+    if (command) return this.control(command, thread, message.ref, message.dedupKey, false);
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
     // Both fail open within their own time limit; side by side, they cost one wait, not two.
@@ -223,31 +223,41 @@ export class Intake {
 
   /**
    * A command the platform delivered as such (a Discord slash command): the allow lists apply as to
-   * messages, and the answer goes back in the HTTP response.
+   * messages, and the answer goes back in the HTTP response (a refusal's too).
    */
-  async platformCommand(inbound: Extract<Inbound, { kind: 'control' }>): Promise<string> {
+  async platformCommand(inbound: Extract<Inbound, { kind: 'control' }>): Promise<ControlOutcome> {
+    const { command } = inbound;
     const verdict = allowListVerdict(this.deps.gates, {
       senderId: inbound.senderId,
       channelId: inbound.ref.channelId,
     });
-    if (!verdict.admit) return `Not applied: ${verdict.reason.replaceAll('-', ' ')}.`;
-    return this.control(inbound.command, inbound.thread, inbound.ref, true);
+    if (!verdict.admit) {
+      return {
+        outcome: 'control',
+        command,
+        confirmation: `Not applied: ${verdict.reason.replaceAll('-', ' ')}.`,
+      };
+    }
+    return this.control(command, inbound.thread, inbound.ref, inbound.dedupKey, true);
   }
 
   /**
-   * Applies a command and returns the confirmation; it also goes back as a normal message unless the
-   * platform takes it in the HTTP answer (`inline`).
+   * Applies a command once per `delivery` (its idempotency key); the confirmation also goes back as a
+   * normal message unless the platform takes it in the HTTP answer (`inline`). A retry of a delivery
+   * applied before is a duplicate, with no effect and no confirmation.
    */
   private async control(
     command: ControlCommand,
     thread: string,
     ref: MessageRef,
+    delivery: string,
     inline: boolean,
-  ): Promise<string> {
-    const confirmation = await applyControl(this.deps.controls, command, thread);
+  ): Promise<ControlOutcome> {
+    const applied = await applyControl(this.deps.controls, command, thread, delivery);
+    if (applied === 'duplicate') return { outcome: 'duplicate', thread };
     this.deps.logger.info({ thread, command }, 'control command applied');
-    if (!inline) this.confirm(thread, ref, confirmation);
-    return confirmation;
+    if (!inline) this.confirm(thread, ref, applied.confirmation);
+    return { outcome: 'control', command, confirmation: applied.confirmation };
   }
 
   private confirm(thread: string, ref: MessageRef, text: string): void {

@@ -6,6 +6,7 @@ import {
   type WebhookRequest,
 } from '@tributary/platforms';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { alreadyApplied } from './control-commands.js';
 import { sendError } from './error-handler.js';
 import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
@@ -117,9 +118,11 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
         observer.outcome(platform, 'ignored');
         return answer(reply, { outcome: 'ignored', reason: inbound.reason });
       case 'control': {
-        const confirmation = await intake.platformCommand(inbound);
-        observer.outcome(platform, 'control');
-        return reply.code(200).send(inbound.respond(confirmation));
+        const result = await intake.platformCommand(inbound);
+        observer.outcome(platform, result.outcome);
+        // The platform expects its own answer to every delivery, a redelivery's too.
+        const text = result.outcome === 'control' ? result.confirmation : alreadyApplied(inbound.command);
+        return reply.code(200).send(inbound.respond(text));
       }
       case 'message':
       case 'edit': {

@@ -1,5 +1,5 @@
+import { FAILED_AUTH_PER_MINUTE } from '@tributary/platforms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_FAILED_AUTH_PER_MINUTE } from '../src/admin/admin-auth.js';
 import {
   gatewayEvent,
   hmacHeaders,
@@ -230,7 +230,7 @@ describe('guessing tokens', () => {
     // 401 until the address's budget is spent (the tests above spent some), then 429 only.
     const first429 = statuses.indexOf(429);
     expect(first429).toBeGreaterThan(0);
-    expect(first429).toBeLessThanOrEqual(ADMIN_FAILED_AUTH_PER_MINUTE);
+    expect(first429).toBeLessThanOrEqual(FAILED_AUTH_PER_MINUTE);
     expect(statuses.slice(0, first429).every((status) => status === 401)).toBe(true);
     expect(statuses.slice(first429).every((status) => status === 429)).toBe(true);
     const refused = await admin('/dead-letters', 'GET', 'one-more-guess-of-the-same-length0');

@@ -1,3 +1,4 @@
+import { queueDefaults, threadKeys } from '@tributary/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordHeaders, type IngressHarness, startIngressHarness } from './ingress-fixture.js';
 
@@ -23,7 +24,7 @@ function slashCommand(name: string, userId: string, id: string): string {
 
 describe('Discord slash commands', () => {
   it('answer /cancel-all inline, as an ephemeral message, and queue nothing', async () => {
-    const before = await h.keyCount();
+    const before = await h.queuedCount();
     const body = slashCommand('cancel-all', '42', '1100');
     const answer = await h.post('/webhooks/discord', body, discordHeaders(h.discordKey, body));
     expect(answer.status).toBe(200);
@@ -31,7 +32,10 @@ describe('Discord slash commands', () => {
       type: 4,
       data: { content: 'Cancelled the running turn and dropped 0 waiting messages.', flags: 64 },
     });
-    expect(await h.keyCount()).toBe(before);
+    expect(await h.queuedCount()).toBe(before);
+    // Its one trace is the record of its delivery (control-command-retries.test.ts): no thread state.
+    const keys = threadKeys(h.prefix, queueDefaults.buckets, 'discord:1200');
+    expect(await h.redis.exists(keys.state, keys.inbox)).toBe(0);
   });
 });
 

@@ -1,6 +1,6 @@
 import type { Metrics } from '@tributary/observability';
 import { metricsContentType } from '@tributary/observability';
-import { sameSecret } from '@tributary/platforms';
+import { failedAuthBudget, sameSecret } from '@tributary/platforms';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 
 export interface HealthChecks {
@@ -20,7 +20,10 @@ export interface HealthChecks {
 export interface HealthServerOptions {
   port: number;
   host: string;
-  /** METRICS_TOKEN: `/metrics` answers 401 without `Authorization: Bearer <token>`. */
+  /**
+   * METRICS_TOKEN: `/metrics` answers 401 without `Authorization: Bearer <token>`, and 429 once the
+   * client address has sent too many wrong ones this minute.
+   */
   metricsToken: string | undefined;
 }
 
@@ -44,8 +47,19 @@ export async function startHealthServer(
       ? { ok: true }
       : reply.code(503).send({ error: problems.join('; '), code: 'not_ready' });
   });
+  const failures = await failedAuthBudget(app);
   app.get('/metrics', async (request, reply) => {
     if (metricsToken && !sameSecret(request.headers.authorization ?? '', `Bearer ${metricsToken}`)) {
+      const over = await failures(request);
+      if (over) {
+        return reply
+          .code(429)
+          .header('retry-after', over.retryAfterSeconds)
+          .send({
+            error: `more than ${over.max} requests with a wrong METRICS_TOKEN from this address a minute`,
+            code: 'rate_limited',
+          });
+      }
       return reply
         .code(401)
         .send({ error: '/metrics needs `Authorization: Bearer <METRICS_TOKEN>`', code: 'unauthorized' });

@@ -1,3 +1,4 @@
+import type { SecretScrubber } from '@tributary/observability';
 import type { MessageRef, PlatformClient } from '@tributary/platforms';
 import type { PostedParts } from '@tributary/queue';
 import type { Logger } from 'pino';
@@ -16,6 +17,8 @@ const MORE = ' …';
  * interval after the first chunk, edited at most once per `intervalMs` after that. The placeholder is recorded as part 0
  * of the batch's reply, so the final delivery edits it into the finished first part instead of
  * posting again. Best effort: a failed post or edit is logged and the final delivery still happens.
+ * Each write shows the text so far scrubbed of the worker's secrets as a whole, never chunk by chunk,
+ * so a secret split across chunks is recognised; its start is held back until the rest arrives.
  */
 export class ReplyStream {
   private text = '';
@@ -35,6 +38,7 @@ export class ReplyStream {
     private readonly slot: StreamSlot,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    private readonly secrets: Pick<SecretScrubber, 'scrubStreamed'>,
   ) {}
 
   chunk(text: string): void {
@@ -78,7 +82,7 @@ export class ReplyStream {
     if (this.finished) return;
     const status = this.activity === undefined ? '' : `${this.text === '' ? '' : '\n\n'}⏳ ${this.activity}`;
     const limit = Math.max(0, this.client.maxMessageLength - MORE.length - status.length);
-    const visible = `${this.text.length > limit ? this.text.slice(0, limit) : this.text}${status}${MORE}`;
+    const visible = `${this.secrets.scrubStreamed(this.text, limit)}${status}${MORE}`;
     this.lastWrite = Date.now();
     try {
       if (this.messageId === undefined) {

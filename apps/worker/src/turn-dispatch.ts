@@ -1,5 +1,6 @@
 import type { AgentInfo, ContentBlock, OpenedSession, SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
+import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, envelopeTokens, packBatch } from '@tributary/packing';
 import { type MessageRef, platformOfThread } from '@tributary/platforms';
 import type { Batch } from '@tributary/queue';
@@ -25,6 +26,8 @@ export interface DispatchDeps {
   progress: ProgressDisplay;
   /** Steering (docs/adr/0040); without it no turn takes steers. */
   steering?: SteeringDeps;
+  /** Blanks the worker's secrets from progress lines (tool titles, plans), which never reach the commit. */
+  secrets: Pick<SecretScrubber, 'scrub'>;
 }
 
 /** One batch's turn as the handler runs it, possibly twice (a repair). */
@@ -140,7 +143,7 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
         if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
           stream?.chunk(event.content.text);
         }
-        const activity = progressOf(event);
+        const activity = progressOf(event, deps.secrets);
         if (activity === undefined) return;
         if (progress === 'all' || progress === 'reactions') run.signal('progress', { activity });
         if (progress === 'all' || progress === 'status') stream?.status(activity);

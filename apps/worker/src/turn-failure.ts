@@ -1,10 +1,9 @@
 import { AgentAuthError, AgentExitedError, AgentRequestError, AgentStartError } from '@tributary/acp';
-import { SecretScrubber } from '@tributary/observability';
 import { authFix } from './agent-setup.js';
 
 /** What a failed turn means for its batch and what its users are told if the batch is set aside. */
 export interface TurnFailure {
-  /** For the operator: the log and the dead letter's record. Scrubbed of credentials. */
+  /** For the operator: the log and the dead letter's record (scrubbed on its way out: turn-output.ts). */
   reason: string;
   /** Retrying cannot help: set the batch aside at once. */
   final: boolean;
@@ -20,13 +19,6 @@ const RESEND =
 const IN_THE_LOG = "The worker's log says what went wrong.";
 
 /**
- * Errors raised from the agent's own words are scrubbed where they are made (the agent process knows
- * what it was given); this catches credential shapes in everything else (a download URL, say) before
- * the reason is logged and stored.
- */
-const shapes = new SecretScrubber();
-
-/**
  * Classifies why the agent could not answer a batch. An agent that wants authentication will not
  * change its mind on a retry; one that could not start may (a crash at start-up), so it is retried
  * like any other failure before its batch is set aside. What an agent printed or answered reaches the
@@ -37,14 +29,14 @@ export function describeTurnFailure(error: unknown): TurnFailure {
   if (error instanceof AgentAuthError) {
     const fix = authFix(error);
     return {
-      reason: shapes.scrub(`${message}; fix: ${fix}`),
+      reason: `${message}; fix: ${fix}`,
       final: true,
       // Every message would meet it: one notice for the batch, not one per message.
       splits: false,
       notice: `The agent needs to be signed in before it can answer. An operator must ${fix}. ${LATER}`,
     };
   }
-  return { reason: shapes.scrub(message), final: false, splits: true, notice: noticeFor(error) };
+  return { reason: message, final: false, splits: true, notice: noticeFor(error) };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
+import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
 import { type MessageRef, messageRefOf } from '@tributary/platforms';
 import {
@@ -48,6 +49,8 @@ export interface TurnHandlerDeps {
   steering?: SteeringDeps;
   /** How long a batch waits for an agent that does not start before its thread is told (ms). */
   slowStartNoticeMs: number;
+  /** Blanks the worker's secrets from progress lines (tool titles, plans), which never reach the commit. */
+  secrets: Pick<SecretScrubber, 'scrub'>;
 }
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';

@@ -1,4 +1,5 @@
 import type { TurnEvent } from '@tributary/acp';
+import type { SecretScrubber } from '@tributary/observability';
 
 const MAX_STATUS = 120;
 
@@ -8,11 +9,13 @@ function clip(line: string): string {
 
 /**
  * The status line an update deserves, if any: a tool that starts running, or a plan (its entries done
- * out of all, and the one in progress). Other updates leave the status as it was.
+ * out of all, and the one in progress). Other updates leave the status as it was. The agent chose the
+ * titles and entries, so the line is scrubbed of the worker's secrets, before it is clipped: a clip
+ * could leave a secret's start no longer recognisable.
  */
-export function progressOf(event: TurnEvent): string | undefined {
+export function progressOf(event: TurnEvent, secrets: Pick<SecretScrubber, 'scrub'>): string | undefined {
   const line = statusOf(event);
-  return line === undefined ? undefined : clip(line);
+  return line === undefined ? undefined : clip(secrets.scrub(line));
 }
 
 function statusOf(event: TurnEvent): string | undefined {

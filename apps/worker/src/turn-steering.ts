@@ -15,7 +15,10 @@ export interface SteeringDeps {
    * ThreadQueue.steer: the messages behind `through` (the last the turn received), taken into the
    * running batch under the lease.
    */
-  take(batch: Batch, through: string): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }>;
+  take(
+    batch: Batch,
+    through: string,
+  ): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }>;
   /** The steering turn of each thread this worker runs, for the control channel's `steer`. */
   turns: Map<string, TurnSteering>;
 }

@@ -1,7 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { SessionPool } from '@tributary/acp';
 import { processingModeOf, sharedQueueOptions, steersOn, type WorkerConfig } from '@tributary/config';
-import { createMetrics, type Metrics, observeFleet, platformCallCounter } from '@tributary/observability';
+import {
+  createMetrics,
+  type Metrics,
+  observeFleet,
+  platformCallCounter,
+  type SecretScrubber,
+} from '@tributary/observability';
 import type { ThreadParentMessage } from '@tributary/packing';
 import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
 import {
@@ -11,6 +17,7 @@ import {
   Store,
   type ThreadControls,
   type ThreadQueue,
+  type TurnHandler,
 } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -20,9 +27,11 @@ import { AttachmentContents } from './attachment-contents.js';
 import { ByteBudget } from './byte-budget.js';
 import { type CanaryTiming, DoorbellCanary } from './doorbell-canary.js';
 import { startHealthServer } from './health-server.js';
+import { knownSecrets } from './known-secrets.js';
 import { LogReplySink } from './log-reply-sink.js';
 import type { OutboundSink } from './outbox.js';
 import { PlatformReplySink } from './platform-reply-sink.js';
+import { ReplyCut } from './reply-cut.js';
 import { replySink } from './reply-sink.js';
 import { ReplyStream } from './reply-stream.js';
 import { RunningTurns, settleAbortedTurns } from './running-turns.js';
@@ -30,6 +39,7 @@ import { SessionContinuity } from './session-continuity.js';
 import { StartedSteps } from './started-steps.js';
 import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
+import { guardedTurns } from './turn-output.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
 import type { SteeringDeps } from './turn-steering.js';
@@ -172,7 +182,7 @@ async function startOn(
       redisUrl: config.redisUrl,
       prefix: store.queue.config.prefix,
       owner,
-      presenceTtlMs: 2 * config.stallToleranceMs,
+      presenceTtlMs: config.presenceTtlMs,
       stallToleranceMs: config.stallToleranceMs,
       takesDirect: store.queue.config.affinity,
     },
@@ -194,6 +204,7 @@ async function startOn(
   started.undoWith(() => warden.close());
 
   const agent = agentCommandConfig(config, options.agentEnv);
+  const secrets = knownSecrets(config, agent);
   const directories = new WorkingDirectories(
     config.agentCwd,
     config.agentCwdRetention,
@@ -297,7 +308,18 @@ async function startOn(
     presence: warden,
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
-    handler: turnHandler({ config, options, store, pool, continuity, steering, clients, running, metrics }),
+    handler: turnHandler({
+      config,
+      options,
+      store,
+      pool,
+      continuity,
+      steering,
+      clients,
+      running,
+      metrics,
+      secrets,
+    }),
     // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
     replies: replySink(new PlatformReplySink(clients), [
       new LogReplySink(logger.child({ component: 'outbox' }), clients),
@@ -319,10 +341,11 @@ async function startOn(
       },
       leaseLost: () => metrics.leaseExpiriesTotal.inc(),
       fenced: () => metrics.fenceRejectionsTotal.inc(),
-      revived: ({ leasesRevived, doorbellsRevived, takenOver }) => {
+      revived: ({ leasesRevived, doorbellsRevived, takenOver, heldBack }) => {
         metrics.sweeperRevivalsTotal.inc({ reason: 'lease' }, leasesRevived);
         metrics.sweeperRevivalsTotal.inc({ reason: 'doorbell' }, doorbellsRevived);
         metrics.sweeperRevivalsTotal.inc({ reason: 'owner_gone' }, takenOver);
+        metrics.takeoversHeldBackTotal.inc(heldBack);
       },
       replyDelivery: (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
       doorbellTaken: (queue) => canary.taken(queue),
@@ -452,11 +475,15 @@ interface TurnHandlerDeps {
   clients: ReadonlyMap<string, PlatformClient>;
   running: RunningTurns;
   metrics: Metrics;
+  secrets: SecretScrubber;
 }
 
-/** What runs a turn on this worker: the agent session, attachments, streaming, reactions. */
-function turnHandler(deps: TurnHandlerDeps): ReturnType<typeof createTurnHandler> {
-  const { config, options, store, pool, continuity, steering, clients, running, metrics } = deps;
+/**
+ * What runs a turn on this worker: the agent session, attachments, streaming, reactions; and what the
+ * turn hands the commit, scrubbed and bounded (turn-output.ts).
+ */
+function turnHandler(deps: TurnHandlerDeps): TurnHandler {
+  const { config, options, store, pool, continuity, steering, clients, running, metrics, secrets } = deps;
   const { logger } = options;
   const parents = store.parents<ThreadParentMessage>();
   const reactions = new TurnReactions(
@@ -464,7 +491,13 @@ function turnHandler(deps: TurnHandlerDeps): ReturnType<typeof createTurnHandler
     logger.child({ component: 'reactions' }),
     config.workingReactionDelayMs,
   );
-  return createTurnHandler({
+  const cut = new ReplyCut(
+    clients,
+    config.replyMaxParts,
+    logger.child({ component: 'replies' }),
+    (platform) => metrics.repliesCutTotal.inc({ platform }),
+  );
+  const turns = createTurnHandler({
     pool,
     continuity,
     steering,
@@ -495,10 +528,12 @@ function turnHandler(deps: TurnHandlerDeps): ReturnType<typeof createTurnHandler
         { thread, batchId },
         config.replyStreamIntervalMs,
         logger,
+        secrets,
       );
     },
     limits: config,
     slowStartNoticeMs: config.agentSlowStartNoticeMs,
+    secrets,
     progress: config.progress,
     logger,
     running,
@@ -508,4 +543,5 @@ function turnHandler(deps: TurnHandlerDeps): ReturnType<typeof createTurnHandler
       options.onSignal?.(signal);
     },
   });
+  return guardedTurns(turns, secrets, cut);
 }

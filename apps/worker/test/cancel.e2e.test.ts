@@ -32,15 +32,16 @@ describe('/cancel and drop-buffer', () => {
     expect(await h.worker.queue.deadLetters('th')).toEqual([]);
   });
 
-  it('drop-buffer drops only what had not started; the running turn completes', async () => {
+  it('cancel-all drops what had not started and cancels the running turn, whose messages are kept as answered', async () => {
     h = await startHarness();
-    const running = message('working\n@agent {"delayMs": 800}');
+    const running = message('working\n@agent {"delayMs": 20000}');
     await h.send('th', running);
     await started(h, 1);
     await h.send('th', message('dropped 1'));
     await h.send('th', message('dropped 2'));
-    expect(await h.worker.queue.dropBuffered('th')).toBe(2);
+    expect(await h.worker.controls.cancelAll('th')).toEqual({ dropped: 2 });
     await waitForReplies(h, 'th', 1);
+    expect(replies(h, 'th').map((r) => r.stopReason)).toEqual(['cancelled']);
     await waitFor(async () => (await h!.worker.queue.state('th')).status === 'idle', { what: 'idle' });
 
     const later = message('after the drop');

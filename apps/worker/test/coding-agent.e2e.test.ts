@@ -78,7 +78,7 @@ describe('working directories per conversation', () => {
     await waitForReplies(h, thread, 1);
     await writeFile(join(dir, 'left-over.txt'), 'from the first session');
 
-    await h.worker.queue.reset(thread);
+    await h.worker.controls.reset(thread);
     await h.send(thread, message('@agent {"reply": "after reset"}'));
     await waitForReplies(h, thread, 2);
 

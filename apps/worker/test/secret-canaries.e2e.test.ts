@@ -1,8 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
+import { appendOnlyFiles, message, startHarness, type WorkerHarness } from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
 afterEach(async () => {
@@ -17,15 +15,6 @@ const INHERITED = 'canary-inherited-5c1e0b7d9a';
 const EXPLICIT = 'canary-explicit-8e2f4a6c31';
 const SHAPED = 'sk-ant-api03-CanaryShapedKey0123456789abcdef';
 const CANARIES = [INHERITED, EXPLICIT, SHAPED];
-
-/** Every byte the harness's Redis wrote to its append-only files, deleted keys included. */
-async function appendOnlyFiles(h: WorkerHarness): Promise<string> {
-  const [, dir] = (await h.redis.config('GET', 'dir')) as [string, string];
-  const [, sub] = (await h.redis.config('GET', 'appenddirname')) as [string, string];
-  const files = await readdir(join(dir, sub));
-  const contents = await Promise.all(files.map((file) => readFile(join(dir, sub, file), 'latin1')));
-  return contents.join('\n');
-}
 
 describe('an agent that prints its secrets as it fails', () => {
   it('leaks none of them to the thread, to Redis or to the log', async () => {

@@ -19,7 +19,7 @@ describe('session continuity across worker restarts and resets', () => {
 
     await h.send('th', message('after restart'));
     await waitForReplies(h, 'th', 2);
-    await h.worker.queue.reset('th');
+    await h.worker.controls.reset('th');
     await h.send('th', message('after reset'));
     await waitForReplies(h, 'th', 3);
     await h.send('th', message('same worker again'));

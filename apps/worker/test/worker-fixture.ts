@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBrokerBlock, readStoredSessions } from '@tributary/agent';
@@ -132,6 +132,15 @@ export async function startHarness(
     },
   };
   return harness;
+}
+
+/** Every byte the harness's (private) Redis wrote to its append-only files, deleted keys included. */
+export async function appendOnlyFiles(h: WorkerHarness): Promise<string> {
+  const [, dir] = (await h.redis.config('GET', 'dir')) as [string, string];
+  const [, sub] = (await h.redis.config('GET', 'appenddirname')) as [string, string];
+  const files = await readdir(join(dir, sub));
+  const contents = await Promise.all(files.map((file) => readFile(join(dir, sub, file), 'latin1')));
+  return contents.join('\n');
 }
 
 /** The value of one series on the worker's /metrics, e.g. `tributary_turns_total{outcome="ok"}`. */

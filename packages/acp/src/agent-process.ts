@@ -26,7 +26,7 @@ import {
   AgentStartTimeoutError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
-import { agentProcesses } from './process-tree.js';
+import { agentProcesses, killAgentTree } from './process-tree.js';
 import type { AgentProtocol, AgentTraffic, ProtocolVersion, SessionSetup } from './protocol.js';
 import { negotiate } from './protocol-negotiation.js';
 import { speakV1 } from './protocol-v1.js';
@@ -120,6 +120,11 @@ export class AgentProcess {
   readonly #authMethod: string | undefined;
   readonly #mcpServers: McpServer[];
   #killRequested = false;
+  /**
+   * The agent's tools as a kill found them while it still ran: once it is gone, its tools that left
+   * its process group (setsid) lead back to it no more, only to their own children.
+   */
+  #tools: number[] = [];
 
   /**
    * Spawns the agent and completes `initialize` in the version the agent answers, then `authenticate`
@@ -262,19 +267,24 @@ export class AgentProcess {
   }
 
   /**
-   * SIGTERM to the process group and SIGKILL after the grace period, or SIGKILL at once with `now`;
-   * resolves once it is gone.
+   * SIGTERM to the agent and its tools and SIGKILL after the grace period, or SIGKILL at once with
+   * `now`; resolves once the agent is gone, and whatever is left of its tools is killed with it
+   * (`#afterExit`): a tool that outlives its agent serves nobody, and must not run on beside the
+   * thread's next turn elsewhere.
    */
   async kill(how: { now?: boolean } = {}): Promise<AgentExit> {
     if (this.#exit) return this.#exit;
     this.#killRequested = true;
-    this.#signalAgent(how.now ? 'SIGKILL' : 'SIGTERM');
+    // Read first: once the agent is dead its tools belong to init, and nothing leads to them.
+    this.#tools = agentProcesses([this.pid], this.#tools);
+    if (how.now) this.#killTree();
+    else this.#signalAgent('SIGTERM');
     const escalation = setTimeout(() => {
       this.#logger.warn(
         { pid: this.pid, graceMs: this.#killGraceMs },
         'agent ignored SIGTERM; sending SIGKILL',
       );
-      this.#signalAgent('SIGKILL');
+      this.#killTree();
     }, this.#killGraceMs);
     try {
       return await this.exited;
@@ -444,13 +454,11 @@ export class AgentProcess {
 
   /**
    * Signals the agent's group and the tools it started in sessions of their own (setsid), which a
-   * group signal misses; their parentage still leads to the agent while it runs.
+   * group signal misses (`#tools`, read while the agent ran).
    */
   #signalAgent(signal: NodeJS.Signals): void {
-    // Read first: once the agent is dead its tools belong to init, and nothing leads to them.
-    const tools = agentProcesses([this.pid]);
     this.#signalGroup(signal);
-    for (const pid of tools) {
+    for (const pid of this.#tools) {
       try {
         process.kill(pid, signal);
       } catch {
@@ -459,13 +467,18 @@ export class AgentProcess {
     }
   }
 
+  /** SIGKILL to the agent's group, its tools and everything they forked (process-tree.ts). */
+  #killTree(): void {
+    this.#tools = killAgentTree([this.pid], this.#tools);
+  }
+
   #running(): boolean {
     return this.#child.exitCode === null && this.#child.signalCode === null;
   }
 
   async #afterExit(exit: AgentExit): Promise<AgentExit> {
-    // Orphans of a dead leader serve nobody; kill what is left of the group.
-    this.#signalGroup('SIGKILL');
+    // Orphans of a dead leader serve nobody: what is left of its group, and of the tools a kill found.
+    this.#killTree();
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.#protocol?.closed,

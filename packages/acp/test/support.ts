@@ -97,12 +97,12 @@ export async function waitFor<T>(
 }
 
 /** The pid the built-in agent reports after a `spawnGrandchild` script step, once it has. */
-export function grandchildPid(events: readonly TurnEvent[]): number | undefined {
+export function grandchildPid(events: readonly TurnEvent[], tool = 'grandchild'): number | undefined {
   for (const event of events) {
     const match =
       event.kind === 'agent_thought_chunk' &&
       event.content.type === 'text' &&
-      /grandchild pid (\d+)/.exec(event.content.text);
+      new RegExp(`${tool} pid (\\d+)`).exec(event.content.text);
     if (match) return Number(match[1]);
   }
   return undefined;

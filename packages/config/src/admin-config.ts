@@ -41,7 +41,7 @@ const TOKEN_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
  * ADMIN_TOKENS: comma-separated `name:role:token` (role `read` or `act`), e.g.
  * `alice:act:<token>,grafana:read:<token>`; ADMIN_TOKEN adds one more, named `admin`, that may act.
  */
-function readAdminTokens(env: Env): AdminToken[] {
+export function readAdminTokens(env: Env): AdminToken[] {
   const name = 'ADMIN_TOKENS';
   const tokens: AdminToken[] = [];
   for (const entry of (readOptional(env, name) ?? '').split(',')) {

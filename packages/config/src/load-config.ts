@@ -20,6 +20,7 @@ import {
   readToken,
   splitCommandLine,
 } from './env-readers.js';
+import { readHeldSecrets } from './held-secrets.js';
 import {
   ALL_INTERFACES,
   DEFAULT_METRICS_PORT,
@@ -51,6 +52,12 @@ export interface WorkerConfig
    * killed and its presence withdrawn, so other workers take its threads over.
    */
   stallToleranceMs: number;
+  /**
+   * The worker's presence key (written by its warden) expires this long after the last write: how
+   * soon a worker that died with its warden is taken over, and the longest Redis outage (four fifths
+   * of it) its warden rides out before it kills the worker's agents.
+   */
+  presenceTtlMs: number;
   maxBatchMessages: number;
   maxBatchTokens: number;
   /** The processing mode of platforms without one of their own in `processingModes`. */
@@ -84,6 +91,8 @@ export interface WorkerConfig
   shutdownGraceMs: number;
   /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
   replyStreamIntervalMs: number;
+  /** Platform messages one reply may take; a longer reply is cut there, with a notice, and kept whole in history. */
+  replyMaxParts: number;
   /** Largest attachment a worker downloads for a turn; larger ones reach the agent as a link and a note. */
   attachmentMaxBytes: number;
   /** Attachments a worker downloads per turn; the rest reach the agent as links and notes. */
@@ -106,6 +115,11 @@ export interface WorkerConfig
   metricsHost: string;
   /** METRICS_TOKEN: the bearer token `/metrics` requires; undefined: open to whoever reaches it. */
   metricsToken: string | undefined;
+  /**
+   * Every credential value in the worker's environment, its own and those meant for ingress
+   * (deployments hand both the one Secret): blanked from whatever its agents say.
+   */
+  heldSecrets: readonly string[];
 }
 
 /**
@@ -120,9 +134,11 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   if (stallHardMs <= stallSoftMs)
     throw new ConfigError('STALL_HARD_MS', 'must be greater than STALL_SOFT_MS');
   const settings = readServiceSettings(env);
+  const metricsToken = readToken(env, 'METRICS_TOKEN');
   // Renewed every third of it: below 3 s one slow Redis round trip could cost a live turn its lease.
   const leaseMs = readInteger(env, 'LEASE_MS', queueDefaults.leaseMs, 3_000, 3_600_000);
   const stallToleranceMs = readInteger(env, 'WORKER_STALL_TOLERANCE_MS', 5_000, 1_000, 600_000);
+  const presenceTtlMs = readInteger(env, 'WORKER_PRESENCE_TTL_MS', 3_000, 1_000, 60_000);
   // An expired lease is revived whoever holds it: a frozen worker's agents must be dead before then.
   if (stallToleranceMs >= (leaseMs * 2) / 3) {
     throw new ConfigError(
@@ -152,6 +168,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     concurrency,
     leaseMs,
     stallToleranceMs,
+    presenceTtlMs,
     maxSessions,
     warmSpares: readInteger(env, 'AGENT_WARM_SPARES', agentDefaults.warmSpares, 0, 64),
     agentInitTimeoutMs: readInteger(
@@ -182,11 +199,13 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', 60_000),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
+    replyMaxParts: readInteger(env, 'REPLY_MAX_PARTS', 10, 1, 1_000),
     progress: readProgressDisplay(env),
     workingReactionDelayMs: readInteger(env, 'WORKING_REACTION_DELAY_MS', 1_000, 0, 600_000),
     metricsPort: readInteger(env, 'METRICS_PORT', DEFAULT_METRICS_PORT, 0, 65_535),
     metricsHost: readString(env, 'METRICS_HOST', ALL_INTERFACES),
-    metricsToken: readToken(env, 'METRICS_TOKEN'),
+    metricsToken,
+    heldSecrets: Object.freeze(readHeldSecrets(env, { ...settings, metricsToken })),
   });
 }
 

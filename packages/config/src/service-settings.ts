@@ -38,6 +38,13 @@ export interface ServiceSettings {
   sessionAffinityWaitMs: number | undefined;
   /** How long a thread's keys outlive its last activity while nothing is buffered (`idleTtlMs`). */
   threadIdleTtlMs: number;
+  /**
+   * How long dead letters and dead replies are kept, and how many of one thread and in all (each kind
+   * apart): workers write and trim them, ingress's admin API lists them by the same bounds.
+   */
+  deadTtlMs: number;
+  deadMaxPerThread: number;
+  deadMax: number;
   /** Credentials and API bases: ingress verifies deliveries and reacts, workers reply. */
   platforms: PlatformConfig;
   logLevel: LogLevel;
@@ -65,6 +72,11 @@ export function readServiceSettings(env: Env): ServiceSettings {
     // At least ten minutes: dedup keys live no longer than this, and must still absorb a signed
     // webhook's replay within its 300 s window and a platform's retries.
     threadIdleTtlMs: readInteger(env, 'THREAD_IDLE_TTL_MS', queueDefaults.idleTtlMs, 600_000),
+    // At least an hour: an operator needs the time to look at what failed.
+    deadTtlMs: readInteger(env, 'DEAD_TTL_MS', queueDefaults.deadTtlMs, 3_600_000),
+    deadMaxPerThread: readInteger(env, 'DEAD_MAX_PER_THREAD', queueDefaults.deadMaxPerThread, 1),
+    // At least one for each bucket: each bucket keeps its share.
+    deadMax: readInteger(env, 'DEAD_MAX', queueDefaults.deadMax, queueDefaults.buckets),
     platforms: loadPlatformConfig(env),
     logLevel: readLogLevel(env),
   };
@@ -95,6 +107,9 @@ export function sharedQueueOptions(settings: ServiceSettings): Partial<QueueConf
     doorbellQueues: settings.doorbellQueues,
     affinity: settings.sessionAffinity,
     idleTtlMs: settings.threadIdleTtlMs,
+    deadTtlMs: settings.deadTtlMs,
+    deadMaxPerThread: settings.deadMaxPerThread,
+    deadMax: settings.deadMax,
     ...(settings.sessionAffinityWaitMs === undefined
       ? {}
       : { affinityWaitMs: settings.sessionAffinityWaitMs }),

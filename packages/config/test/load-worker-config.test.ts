@@ -25,6 +25,51 @@ describe('worker configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('bounds a reply to REPLY_MAX_PARTS messages, 10 unless told', () => {
+    expect(loadWorkerConfig({}).replyMaxParts).toBe(10);
+    expect(loadWorkerConfig({ REPLY_MAX_PARTS: '3' }).replyMaxParts).toBe(3);
+    expect(() => loadWorkerConfig({ REPLY_MAX_PARTS: '0' })).toThrow(/REPLY_MAX_PARTS/);
+  });
+
+  it("holds every credential value of its environment, ingress's included, to blank them from agent output", () => {
+    const config = loadWorkerConfig({
+      REDIS_URL: 'redis://default:p%40ss-w0rd-1234@redis:6379',
+      SLACK_SIGNING_SECRET: 'slack-signing',
+      SLACK_BOT_TOKEN: 'slack-bot',
+      TELEGRAM_SECRET_TOKEN: 'telegram-verify',
+      TELEGRAM_BOT_TOKEN: 'telegram-bot',
+      DISCORD_FORWARDER_SECRET: 'forwarder',
+      DISCORD_BOT_TOKEN: 'discord-bot',
+      GATEWAY_SECRET: 'gateway',
+      METRICS_TOKEN: 'metrics-0123456789',
+      ADMIN_TOKEN: 'admin-0123456789ab',
+      ADMIN_TOKENS: 'ops:act:ops-0123456789abcd,grafana:read:grafana-0123456789',
+      SLACK_API_URL: 'http://127.0.0.1:9/slack',
+    });
+    expect([...config.heldSecrets].sort()).toEqual(
+      [
+        'p%40ss-w0rd-1234',
+        'p@ss-w0rd-1234',
+        'slack-signing',
+        'slack-bot',
+        'telegram-verify',
+        'telegram-bot',
+        'forwarder',
+        'discord-bot',
+        'gateway',
+        'metrics-0123456789',
+        'admin-0123456789ab',
+        'ops-0123456789abcd',
+        'grafana-0123456789',
+      ].sort(),
+    );
+    expect(Object.isFrozen(config.heldSecrets)).toBe(true);
+    expect(
+      loadWorkerConfig({ REDIS_URL: 'rediss-cluster://:clusterpass@10.0.0.1:7000' }).heldSecrets,
+    ).toEqual(['clusterpass']);
+    expect(loadWorkerConfig({}).heldSecrets).toEqual([]);
+  });
+
   it('reads LEASE_MS and THREAD_IDLE_TTL_MS', () => {
     const config = loadWorkerConfig({ LEASE_MS: '12000', THREAD_IDLE_TTL_MS: '86400000' });
     expect(config).toMatchObject({ leaseMs: 12_000, threadIdleTtlMs: 86_400_000 });

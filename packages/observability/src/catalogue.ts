@@ -97,6 +97,10 @@ export const CATALOGUE = {
     'Threads the sweeper handed back to the doorbell queue.',
     ['reason'],
   ),
+  takeoversHeldBackTotal: counter(
+    'tributary_takeovers_held_back_total',
+    "Threads a sweep did not take over although their lease expired, because their dead worker's warden reports agent processes it could not kill; counted at every sweep until someone ends them.",
+  ),
   doorbellsPassedOnTotal: counter(
     'tributary_doorbells_passed_on_total',
     "Doorbells handed to a thread's last worker that it passed on to the shared queue, busy for the whole affinity wait: the thread runs elsewhere, on a new agent session.",
@@ -105,6 +109,11 @@ export const CATALOGUE = {
     'tributary_reply_deliveries_total',
     'Attempts to deliver a committed reply or notice: delivered, retried later, or dead (given up after the retry horizon).',
     ['outcome'],
+  ),
+  repliesCutTotal: counter(
+    'tributary_replies_cut_total',
+    'Replies longer than REPLY_MAX_PARTS platform messages, cut there with a notice; the batch history keeps them whole.',
+    ['platform'],
   ),
   deadLetteredBatchesTotal: counter(
     'tributary_dead_lettered_batches_total',
@@ -190,6 +199,16 @@ export const CATALOGUE = {
   agentSparesReady: gauge(
     'tributary_agent_spares_ready',
     'Warm spare agent processes ready to take a new thread without waiting for a start.',
+  ),
+  deadItems: gauge(
+    'tributary_dead_items',
+    `Dead letters (kind letters) and dead replies (kind replies) kept for an operator to re-drive. ${FLEET_WIDE}`,
+    ['kind'],
+  ),
+  deadEvictions: gauge(
+    'tributary_dead_evictions',
+    `Dead letters and dead replies dropped unhandled, by kind and cause: ttl (older than DEAD_TTL_MS) or cap (past DEAD_MAX_PER_THREAD or a bucket's share of DEAD_MAX). A running total kept in Redis with the evictions: read it with increase(). ${FLEET_WIDE}`,
+    ['kind', 'cause'],
   ),
   bullmqJobs: gauge('tributary_bullmq_jobs', `Doorbell jobs by BullMQ state. ${FLEET_WIDE}`, ['state']),
   doorbellConsumerUp: gauge(

@@ -1,11 +1,20 @@
 import type { Metrics } from './create-metrics.js';
-import { BULLMQ_JOB_STATES, type BullmqJobState } from './label-values.js';
+import {
+  BULLMQ_JOB_STATES,
+  type BullmqJobState,
+  DEAD_KINDS,
+  type DeadKind,
+  EVICTION_CAUSES,
+  type EvictionCause,
+} from './label-values.js';
 
 export interface FleetReading {
   runnable: number;
   running: number;
   backlog: number;
   jobs: Partial<Record<BullmqJobState, number>>;
+  /** Dead letters and dead replies kept, and the running totals of those the TTL and the caps dropped. */
+  dead: Record<DeadKind, { held: number; evicted: Record<EvictionCause, number> }>;
 }
 
 /**
@@ -14,13 +23,26 @@ export interface FleetReading {
  */
 export function observeFleet(metrics: Metrics, read: () => Promise<FleetReading>): void {
   metrics.onScrape(
-    [metrics.threadsRunnable, metrics.threadsRunning, metrics.backlogMessages, metrics.bullmqJobs],
+    [
+      metrics.threadsRunnable,
+      metrics.threadsRunning,
+      metrics.backlogMessages,
+      metrics.bullmqJobs,
+      metrics.deadItems,
+      metrics.deadEvictions,
+    ],
     async () => {
       const reading = await read();
       metrics.threadsRunnable.set(reading.runnable);
       metrics.threadsRunning.set(reading.running);
       metrics.backlogMessages.set(reading.backlog);
       for (const state of BULLMQ_JOB_STATES) metrics.bullmqJobs.set({ state }, reading.jobs[state] ?? 0);
+      for (const kind of DEAD_KINDS) {
+        metrics.deadItems.set({ kind }, reading.dead[kind].held);
+        for (const cause of EVICTION_CAUSES) {
+          metrics.deadEvictions.set({ kind, cause }, reading.dead[kind].evicted[cause]);
+        }
+      }
     },
   );
 }

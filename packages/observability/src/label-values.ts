@@ -61,6 +61,14 @@ export type ReplyOutcome = (typeof REPLY_OUTCOMES)[number];
 export const TURN_OUTCOMES = ['committed', 'failed', 'deferred', 'dead_lettered', 'abandoned'] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
+/** The two sets an operator handles by hand: dead letters and dead replies. */
+export const DEAD_KINDS = ['letters', 'replies'] as const;
+export type DeadKind = (typeof DEAD_KINDS)[number];
+
+/** Why a dead letter or dead reply was dropped unhandled: older than its TTL, or past a cap. */
+export const EVICTION_CAUSES = ['ttl', 'cap'] as const;
+export type EvictionCause = (typeof EVICTION_CAUSES)[number];
+
 /** The BullMQ job states the doorbell queue reports. */
 export const BULLMQ_JOB_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
 export type BullmqJobState = (typeof BULLMQ_JOB_STATES)[number];

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { serializeError, serializeErrors } from './error-serializer.js';
 
 /** Paths that may carry secrets; redaction is configured once, here, for every process. */
 export const REDACTED_PATHS = [
@@ -24,7 +25,13 @@ export const REDACTED_PATHS = [
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
-    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Errors carry more than their message (with ioredis, a Redis password): one way, under any name.
+      serializers: { err: serializeError },
+      formatters: { log: serializeErrors },
+    },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -32,10 +32,14 @@ const SHAPES: readonly RegExp[] = [
 /** Known secret values shorter than this are not scrubbed: they would blank common words. */
 export const MIN_KNOWN_SECRET_LENGTH = 8;
 
+/** How far past the shown start a streamed text is read, so a credential shape that starts there matches. */
+const SHAPE_ROOM = 1024;
+
 /**
  * Removes credentials from text an agent (or anyone outside the broker) produced, before that text is
- * logged, stored or shown: the values the operator handed the agent (its AGENT_ENV variables), and
- * anything shaped like a credential. Scrubbing is one-way and errs on the side of blanking too much.
+ * logged, stored or shown: the secret values it is given (what the operator handed the agent, a
+ * worker's own credentials), and anything shaped like a credential. Scrubbing is one-way and errs on
+ * the side of blanking too much.
  */
 export class SecretScrubber {
   readonly #known: readonly string[];
@@ -57,5 +61,32 @@ export class SecretScrubber {
       });
     }
     return out;
+  }
+
+  /**
+   * The scrubbed start, at most `max` characters, of a text still being written (a reply streaming
+   * in). A known secret may arrive split across two chunks, so an ending that could be the start of
+   * one is held back until the rest shows what it is. Only the start is read: a long text costs no
+   * more than a short one.
+   */
+  scrubStreamed(text: string, max: number): string {
+    // Long enough that a known secret starting before `max` lies in it whole.
+    const room = max + (this.#known[0]?.length ?? 0) + SHAPE_ROOM;
+    const head = text.length > room ? text.slice(0, room) : text;
+    return this.scrub(head.slice(0, head.length - this.#unfinished(head))).slice(0, max);
+  }
+
+  /** The length of the longest ending of `text` that is the start, not the whole, of a known secret. */
+  #unfinished(text: string): number {
+    let longest = 0;
+    for (const secret of this.#known) {
+      for (let length = Math.min(secret.length - 1, text.length); length > longest; length--) {
+        if (text.endsWith(secret.slice(0, length))) {
+          longest = length;
+          break;
+        }
+      }
+    }
+    return longest;
   }
 }

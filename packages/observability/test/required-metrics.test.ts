@@ -4,6 +4,8 @@ import {
   BULLMQ_JOB_STATES,
   CATALOGUE,
   createMetrics,
+  DEAD_KINDS,
+  EVICTION_CAUSES,
   INGRESS_OUTCOMES,
   REFUSAL_REASONS,
   REVIVAL_REASONS,
@@ -30,6 +32,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_lease_expiries_total: { type: 'counter', labels: [] },
   tributary_fence_rejections_total: { type: 'counter', labels: [] },
   tributary_sweeper_revivals_total: { type: 'counter', labels: ['reason'] },
+  tributary_takeovers_held_back_total: { type: 'counter', labels: [] },
   tributary_doorbells_passed_on_total: { type: 'counter', labels: [] },
   tributary_dead_lettered_batches_total: { type: 'counter', labels: [] },
   tributary_platform_api_calls_total: { type: 'counter', labels: ['platform', 'method', 'status'] },
@@ -40,6 +43,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_agent_starts_waiting: { type: 'gauge', labels: [] },
   tributary_agent_starts_failing: { type: 'gauge', labels: [] },
   tributary_reply_deliveries_total: { type: 'counter', labels: ['outcome'] },
+  tributary_replies_cut_total: { type: 'counter', labels: ['platform'] },
   tributary_turns_total: { type: 'counter', labels: ['outcome'] },
   tributary_steered_events_total: { type: 'counter', labels: ['platform'] },
   tributary_steer_refusals_total: { type: 'counter', labels: ['reason'] },
@@ -48,6 +52,8 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_threads_running: { type: 'gauge', labels: [] },
   tributary_acp_sessions_live: { type: 'gauge', labels: [] },
   tributary_bullmq_jobs: { type: 'gauge', labels: ['state'] },
+  tributary_dead_items: { type: 'gauge', labels: ['kind'] },
+  tributary_dead_evictions: { type: 'gauge', labels: ['kind', 'cause'] },
   tributary_doorbell_consumer_up: { type: 'gauge', labels: [] },
   tributary_build_info: { type: 'gauge', labels: ['version'] },
 };
@@ -111,6 +117,8 @@ describe('the required metrics', () => {
     expect(REVIVAL_REASONS).toEqual(['lease', 'doorbell', 'owner_gone']);
     expect(TURN_OUTCOMES).toEqual(['committed', 'failed', 'deferred', 'dead_lettered', 'abandoned']);
     expect(BULLMQ_JOB_STATES).toEqual(['waiting', 'active', 'delayed', 'completed', 'failed']);
+    expect(DEAD_KINDS).toEqual(['letters', 'replies']);
+    expect(EVICTION_CAUSES).toEqual(['ttl', 'cap']);
   });
 
   it('uses the bucket layout the issue fixes for batch size', async () => {

@@ -39,6 +39,21 @@ describe('SecretScrubber', () => {
     expect(scrubber.scrub('a short reply')).toBe('a short reply');
   });
 
+  it('holds back the start of a known value while a streamed text may go on with the rest', () => {
+    const streamed = 'the key is canary-opaque-7f3a9c2e, and canary-opaq';
+    expect(scrubber.scrubStreamed(streamed, 1000)).toBe(`the key is ${SCRUBBED}, and `);
+    expect(scrubber.scrubStreamed('ends with c', 1000)).toBe('ends with ');
+    // Below the minimum length a value is nobody's secret: nothing is held back for it.
+    expect(scrubber.scrubStreamed('a sho', 1000)).toBe('a sho');
+  });
+
+  it('shows at most the start it is asked for, scrubbed, whatever the length of the text', () => {
+    const long = `${'x'.repeat(20)}canary-opaque-7f3a9c2e${'y'.repeat(1_000_000)}`;
+    expect(scrubber.scrubStreamed(long, 40)).toBe(`${'x'.repeat(20)}${SCRUBBED}${'y'.repeat(10)}`);
+    // A secret that straddles the end of what is shown is still blanked, not cut into a visible half.
+    expect(scrubber.scrubStreamed(long, 30)).toBe(`${'x'.repeat(20)}${SCRUBBED}`);
+  });
+
   it('blanks a known value that contains another known value whole', () => {
     const nested = new SecretScrubber(['secret-part-1234', 'prefix-secret-part-1234-suffix']);
     expect(nested.scrub('x prefix-secret-part-1234-suffix y')).toBe(`x ${SCRUBBED} y`);

@@ -6,21 +6,16 @@ export const SIGNATURE_HEADER = 'x-tributary-signature';
 /** Unix seconds at signing, covered by the signature of requests to our HMAC routes. */
 export const TIMESTAMP_HEADER = 'x-tributary-timestamp';
 
-/** HMAC-SHA256 of the raw body, hex, as `sha256=<hex>`: how ingress signs gateway replies. */
-export function signBody(secret: string, body: string | Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-}
-
 /**
- * The signature a request to `/webhooks/gateway` or `/webhooks/discord/forwarded` carries:
- * `v1=` + hex HMAC-SHA256 of `v1:<timestamp>:<raw body>` (docs/adr/0013).
+ * The signature a request to `/webhooks/gateway` or `/webhooks/discord/forwarded` carries, and a post
+ * to GATEWAY_REPLY_URL: `v1=` + hex HMAC-SHA256 of `v1:<timestamp>:<raw body>` (docs/adr/0013).
  */
 export function signTimestamped(secret: string, timestamp: string, body: string | Buffer): string {
   const hmac = createHmac('sha256', secret).update(`v1:${timestamp}:`).update(body);
   return `v1=${hmac.digest('hex')}`;
 }
 
-/** Both headers of a request to one of our HMAC routes, stamped at `now` (ms). */
+/** Both headers of a request to one of our HMAC routes (or of a gateway reply), stamped at `now` (ms). */
 export function signedRequestHeaders(
   secret: string,
   body: string | Buffer,

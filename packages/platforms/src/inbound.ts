@@ -47,6 +47,8 @@ export type Inbound =
       ref: MessageRef;
       /** Who invoked it, for the allow lists. */
       senderId: string;
+      /** Identity of the invocation: a redelivery of it carries the same one, and is not applied again. */
+      dedupKey: string;
       respond: ControlResponder;
     }
   /**

@@ -1,3 +1,9 @@
+export {
+  FAILED_AUTH_PER_MINUTE,
+  type FailedAuthBudget,
+  failedAuthBudget,
+  type OverBudget,
+} from './failed-auth-budget.js';
 export { FileFetchError, type FileFetchFailure } from './files/file-fetch-error.js';
 export {
   type DownloadLimits,

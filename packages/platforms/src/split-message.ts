@@ -46,6 +46,48 @@ export function splitMessage(text: string, limit: number): string[] {
   return parts;
 }
 
+/** How far back from the longest start that fits a cut looks for whitespace, so it does not split a word. */
+const WORD_ROOM = 80;
+
+/**
+ * `text` cut so that it splits (`splitMessage`) into at most `maxParts` parts of at most `limit`
+ * units, with `ending(left out)` after it; undefined when the text fits as it is. `left out` counts
+ * the units of `text` after the cut. The cut keeps the longest start that fits, moved back to
+ * whitespace when there is some close by, never inside a surrogate pair; a code block open there is
+ * closed before the ending. `ending` of any count must fit in one part.
+ */
+export function cutToParts(
+  text: string,
+  limit: number,
+  maxParts: number,
+  ending: (leftOut: number) => string,
+): { text: string; leftOut: number } | undefined {
+  // Longer than `maxParts` full parts, only a text that is mostly whitespace at its cuts could fit,
+  // and splitting all of a very long reply just to find out costs more than such a text is worth.
+  if (text.length <= maxParts * limit && splitMessage(text, limit).length <= maxParts) return undefined;
+  const cut = (at: number) => {
+    const end = splitsSurrogatePair(text, at) ? at - 1 : at;
+    const kept = text.slice(0, end).trimEnd();
+    const close = openFenceAtEnd(kept) === undefined ? '' : CLOSE_FENCE;
+    return { text: `${kept}${close}${ending(text.length - end)}`, leftOut: text.length - end };
+  };
+  const fits = (at: number) => splitMessage(cut(at).text, limit).length <= maxParts;
+  if (!fits(0)) throw new RangeError(`the ending does not fit in ${maxParts} parts of ${limit} units`);
+  // Parts grow with the start (all but exactly), so a binary search finds the longest that fits or
+  // one close to it; what it settles on always fits.
+  let low = 0;
+  let high = Math.min(text.length, maxParts * limit);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (fits(mid)) low = mid;
+    else high = mid - 1;
+  }
+  if (low === text.length || /\s/.test(text[low]!)) return cut(low);
+  const from = Math.max(0, low - WORD_ROOM);
+  const space = text.slice(from, low).search(/\s\S*$/);
+  return cut(space >= 0 && fits(from + space) ? from + space : low);
+}
+
 /** Where to end this part (`end`) and start the next (`next`, past the dropped whitespace). */
 function findCut(rest: string, budget: number): { end: number; next: number } {
   const contentStart = rest.search(/\S/);

@@ -84,6 +84,8 @@ describe('Discord interactions parse', () => {
       if (inbound.kind !== 'control') throw new Error(`expected control, got ${inbound.kind}`);
       expect(inbound.command).toBe(name);
       expect(inbound.thread).toBe(`discord:${CHANNEL}`);
+      // The interaction's id: a redelivery of it is the same command, applied once.
+      expect(inbound.dedupKey).toBe(`discord:${CHANNEL}:interaction:500000000000000005`);
       // A channel in a category has a parent_id too; it is not a thread.
       expect(inbound.ref).toEqual({
         platform: 'discord',

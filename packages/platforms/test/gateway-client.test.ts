@@ -67,9 +67,22 @@ describe('gateway client against the fake reply receiver', () => {
       request_id: '00d1a2b3c4000401:reply',
       quote_message_id: '42',
     });
-    const expected = createHmac('sha256', SECRET).update(JSON.stringify(call!.body)).digest('hex');
-    expect(call!.headers['x-tributary-signature']).toBe(`sha256=${expected}`);
     expect(call!.headers['idempotency-key']).toBe('00d1a2b3c4000401:reply');
+  });
+
+  it('signs each post as ingress wants events signed: a timestamp of now, and the HMAC over it and the body', async () => {
+    const calls = await callsOf(async () => {
+      await gateway.send(target, 'signed');
+      await gateway.react(target, 'accepted');
+    });
+    for (const call of calls) {
+      const timestamp = call.headers['x-tributary-timestamp']!;
+      expect(timestamp).toMatch(/^\d+$/);
+      expect(Math.abs(Number(timestamp) - Date.now() / 1000)).toBeLessThan(60);
+      const signed = `v1:${timestamp}:${JSON.stringify(call.body)}`;
+      const expected = createHmac('sha256', SECRET).update(signed).digest('hex');
+      expect(call.headers['x-tributary-signature']).toBe(`v1=${expected}`);
+    }
   });
 
   it('names the message when the delivery id is unknown, makes up a request id, omits the thread', async () => {

@@ -116,6 +116,8 @@ export interface DeadLetter {
   batchId: string;
   thread: string;
   reason: string;
+  /** The reason without its variable parts, which the dead letters are grouped by (absent: not moved yet). */
+  reasonClass?: string;
   deadAt: number;
   deliveries: number;
   failures: number;

@@ -45,9 +45,11 @@ export {
 } from './runner.js';
 export { Store, type StoreOptions } from './store.js';
 export type {
+  AuditCompletion,
   AuditEntry,
+  AuditIntent,
   AuditLog,
-  AuditRecord,
+  AuditOutcome,
   IdempotencyClaim,
   StoredAnswer,
 } from './stores/audit-log.js';
@@ -81,7 +83,10 @@ export type { ThreadParentStore } from './stores/thread-parents.js';
 export type { WorkerRegistry, WorkerStatus } from './stores/worker-registry.js';
 export type { SweepReport } from './sweeper.js';
 export {
+  bucketKeys,
   bucketOf,
+  type DeadKind,
+  deadSetKeys,
   decodeThread,
   dedupMember,
   encodeThread,

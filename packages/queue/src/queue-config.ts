@@ -99,6 +99,15 @@ export interface QueueConfig {
   editRewriteMaxBytes: number;
   /** Token cost of a message body that arrives without one, for `maxBatchTokens`. */
   countTokens: (body: string) => number;
+  /**
+   * Dead letters and dead replies (each kind apart) are kept this long for an operator to re-drive,
+   * at most `deadMaxPerThread` of one thread and `deadMax` in all, spread over the buckets (each keeps
+   * its share); the oldest go first, counted
+   * (docs/adr/0043-dead-letters-bounded-and-grouped-by-class.md).
+   */
+  deadTtlMs: number;
+  deadMaxPerThread: number;
+  deadMax: number;
 }
 
 /** Rough default until a real tokenizer is plugged in: about four characters per token. */
@@ -137,6 +146,10 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   editRewriteMax: 100,
   editRewriteMaxBytes: 1024 * 1024,
   countTokens: approximateTokens,
+  deadTtlMs: 14 * 24 * 60 * 60 * 1000,
+  deadMaxPerThread: 1_000,
+  // A dead letter holds its batch's bodies: a few KB each, so about 100 MB at the cap.
+  deadMax: 50_000,
 });
 
 /** Defaults of the store beside the queue's, for the configuration to document and validate the same. */
@@ -168,7 +181,26 @@ const positiveIntegers = [
   'receiptTtlMs',
   'editRewriteMax',
   'editRewriteMaxBytes',
+  'deadTtlMs',
+  'deadMaxPerThread',
+  'deadMax',
 ] as const;
+
+/** The dead sets' bounds as their scripts take them (lib.lua's dead_bounds). */
+export interface DeadBounds {
+  deadTtlMs: number;
+  deadMaxPerThread: number;
+  /** The fleet's cap as each bucket's share of it: a bucket's keys may live on any Cluster node. */
+  deadMaxPerBucket: number;
+}
+
+export function deadBounds(config: Readonly<QueueConfig>): DeadBounds {
+  return {
+    deadTtlMs: config.deadTtlMs,
+    deadMaxPerThread: config.deadMaxPerThread,
+    deadMaxPerBucket: Math.max(1, Math.floor(config.deadMax / config.buckets)),
+  };
+}
 
 /** Defaults plus overrides, validated and frozen; throws naming the first bad option. */
 export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<QueueConfig> {

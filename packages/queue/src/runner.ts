@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
+import { DeadRetention } from './dead-retention.js';
 import { DoorbellIntake } from './doorbell-intake.js';
 import type { Doorbell } from './doorbells.js';
 import { PostedParts } from './posted-parts.js';
+import { deadBounds } from './queue-config.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, type DeliveryOutcome, ReplyLoop } from './reply-loop.js';
 import type { ReplyRetryPolicy } from './reply-retry-policy.js';
 import type { ReplySink } from './reply-sink.js';
@@ -71,13 +73,17 @@ export class Runner {
   private readonly replies: ReplyLoop;
   private readonly intake: DoorbellIntake;
   private readonly sweeper: Sweeper | undefined;
+  /** Runs where the sweeper does: every worker trims the dead sets (docs/adr/0043). */
+  private readonly retention: DeadRetention | undefined;
   private draining: Promise<void> | undefined;
 
   constructor(options: RunnerOptions) {
     this.owner = options.owner ?? newOwnerId();
     const logger = options.logger ?? silentLogger;
     const { queue, doorbell, events } = options;
-    const parts = options.parts ?? new PostedParts(new ReplyOutbox(options.connection, (t) => queue.keys(t)));
+    const parts =
+      options.parts ??
+      new PostedParts(new ReplyOutbox(options.connection, (t) => queue.keys(t), deadBounds(queue.config)));
     const { retry, ...delivery } = options.delivery ?? {};
     this.replies = new ReplyLoop({
       outbox: parts.outbox,
@@ -113,11 +119,13 @@ export class Runner {
     if (options.sweep !== false) {
       const offer = (threads: string[]) => this.replies.offer(threads);
       this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, offer, logger, events);
+      this.retention = new DeadRetention(queue, options.connection, logger);
     }
   }
 
   async start(): Promise<void> {
     this.sweeper?.start();
+    this.retention?.start();
     await this.intake.start();
   }
 
@@ -145,6 +153,7 @@ export class Runner {
     if (this.draining) await this.draining;
     else await this.closeTurns(graceMs);
     await this.sweeper?.stop();
+    await this.retention?.stop();
     await this.replies.stop();
   }
 

@@ -5,7 +5,7 @@ import { type ConnectionProfile, onConnectionError, openConnection, whenReady } 
 import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
 import { PostedParts } from './posted-parts.js';
-import { type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
+import { deadBounds, type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { Runner, type RunnerOptions } from './runner.js';
 import { AuditLog } from './stores/audit-log.js';
@@ -64,7 +64,7 @@ export class Store {
     const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf);
-    this.replies = new ReplyOutbox(redis, keysOf);
+    this.replies = new ReplyOutbox(redis, keysOf, deadBounds(config));
     this.postedParts = new PostedParts(this.replies);
     this.controls = new ThreadControls(redis, this.queue);
     const receipts = new MessageReceipts(redis, keysOf, this.queue);

@@ -9,6 +9,11 @@ export interface SweepReport {
   doorbellsRevived: number;
   /** Threads taken from workers that are gone (presence expired), their leases still running. */
   takenOver: number;
+  /**
+   * Threads whose lease expired but whose owner's agent processes survived its warden's kill: left
+   * alone, since another run of the thread must not meet them (WorkerKeys.survivors).
+   */
+  heldBack: number;
 }
 
 /** What a pass reports for metrics, beyond its log line. */
@@ -33,6 +38,8 @@ export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private readonly errors: ConditionLog;
+  /** Owners whose surviving agents were reported, so the error is said once while they last. */
+  private readonly reportedSurvivors = new Set<string>();
 
   constructor(
     private readonly queue: ThreadQueue,
@@ -51,7 +58,7 @@ export class Sweeper {
       this.running = this.sweepOnce()
         .then((report) => {
           this.errors.cleared();
-          if (report.leasesRevived + report.doorbellsRevived + report.takenOver > 0) {
+          if (report.leasesRevived + report.doorbellsRevived + report.takenOver + report.heldBack > 0) {
             this.logger.info({ ...report }, 'sweeper revived threads');
             this.events.revived?.(report);
           }
@@ -71,16 +78,18 @@ export class Sweeper {
   }
 
   async sweepOnce(): Promise<SweepReport> {
-    const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 };
+    const report: SweepReport = { leasesRevived: 0, doorbellsRevived: 0, takenOver: 0, heldBack: 0 };
     // Whether each owner seen in this sweep is present; asked once per owner, not once per thread.
     const present = new Map<string, Promise<boolean>>();
+    // What each owner seen in this sweep left running that its warden could not kill, if anything.
+    const survivors = new Map<string, Promise<string | null>>();
     // The doorbells each owner's own list holds, read once per owner and sweep.
     const held = new Map<string, Promise<Set<string>>>();
     // Buckets are swept concurrently: one wait for their round trips, not one per bucket. A bucket's
     // keys share a hash tag, so its scan is one script even in a Cluster; the buckets' scans are not.
     await Promise.all(
       Array.from({ length: this.queue.config.buckets }, (_, bucket) =>
-        this.sweepBucket(bucket, report, present, held),
+        this.sweepBucket(bucket, report, present, held, survivors),
       ),
     );
     return report;
@@ -91,6 +100,7 @@ export class Sweeper {
     report: SweepReport,
     present: Map<string, Promise<boolean>>,
     held: Map<string, Promise<Set<string>>>,
+    survivors: Map<string, Promise<string | null>>,
   ): Promise<void> {
     const scan = await this.queue.scanBucket(bucket, this.owner, {
       sweepBatch: SWEEP_BATCH,
@@ -100,7 +110,8 @@ export class Sweeper {
     if (scan.repliesDue.length > 0) this.offerReplies(scan.repliesDue.map(decodeThread));
 
     for (const member of scan.expired) {
-      if (await this.queue.revive(member, 'lease')) report.leasesRevived++;
+      if (await this.heldBySurvivors(member, survivors)) report.heldBack++;
+      else if (await this.queue.revive(member, 'lease')) report.leasesRevived++;
     }
     // Awaited first: `+= await` would add to the count read before other buckets added theirs.
     const takenOver = await this.takeOverFromGone(scan.leased, present);
@@ -126,6 +137,37 @@ export class Sweeper {
       if (await this.queue.takeOver(members[i]!, owner, Number(fence))) taken++;
     }
     return taken;
+  }
+
+  /**
+   * Whether the thread's owner left agent processes its warden could not kill (the warden keeps it
+   * present meanwhile, so only an expired lease brings such a thread here). Said at error level once
+   * per owner: the thread waits until someone ends them, and the alert on the count says so.
+   */
+  private async heldBySurvivors(
+    member: string,
+    survivors: Map<string, Promise<string | null>>,
+  ): Promise<boolean> {
+    const owner = await this.redis.hget(this.queue.keys(decodeThread(member)).state, 'owner');
+    if (!owner) return false;
+    let left = survivors.get(owner);
+    if (!left) {
+      left = this.redis.get(workerKeys(this.queue.config.prefix, owner).survivors);
+      survivors.set(owner, left);
+    }
+    const pids = await left;
+    if (pids === null) {
+      this.reportedSurvivors.delete(owner);
+      return false;
+    }
+    if (!this.reportedSurvivors.has(owner)) {
+      this.reportedSurvivors.add(owner);
+      this.logger.error(
+        { owner, survivors: pids, thread: decodeThread(member) },
+        'a dead worker left agent processes its warden could not kill; its threads are not taken over until they are gone',
+      );
+    }
+    return true;
   }
 
   private isPresent(owner: string, present: Map<string, Promise<boolean>>): Promise<boolean> {

@@ -15,6 +15,7 @@ export interface ThreadKeys extends BucketKeys {
   readonly inbox: string;
   /** Stream of batch records (committed, failed, dead-lettered), trimmed by count and age. */
   readonly history: string;
+  /** The thread's dead letters as the previous layout kept them (a JSON list), moved on first touch. */
   readonly dead: string;
   /** The thread's agent session as last persisted by a worker (session continuity). */
   readonly session: string;
@@ -32,7 +33,7 @@ export interface ThreadKeys extends BucketKeys {
   readonly replies: string;
   /** Held by the worker delivering the thread's replies, so they go out in order and once. */
   readonly replyLock: string;
-  /** Replies given up after the retry horizon, kept for an operator to re-drive. */
+  /** Its dead replies as the previous layout kept them (a JSON list), moved on first touch. */
   readonly deadReplies: string;
   /** The platform message ids of a reply's parts posted so far (a retry edits, never reposts). */
   postedParts(replyId: string): string;
@@ -49,16 +50,31 @@ export interface BucketKeys {
   /** Threads with a running turn, scored by lease expiry. */
   readonly run: string;
   readonly batchseq: string;
-  /** The bucket's dead letters, one member `<thread member>/<batch id>` each, scored by when it died. */
+  /**
+   * The bucket's dead letters, each an item `<thread member>/<batch id>` (docs/adr/0043): `deadindex`
+   * scores them by when they died, `deadrecords` holds each one's record, `deadthreads` holds them all
+   * scored 0 (a thread's are one prefix range), `deadclassof` each one's reason class and `deadclasses`
+   * the count of each class (the grouping by reason).
+   */
   readonly deadindex: string;
-  /** How many of the bucket's dead letters died of each reason (reason → count): the grouping by reason. */
+  readonly deadrecords: string;
+  readonly deadthreads: string;
+  readonly deadclassof: string;
+  readonly deadclasses: string;
+  /** Counts by raw reason of dead letters the previous layout kept (thread list `dead`), until moved. */
   readonly deadreasons: string;
   /** Threads with replies to deliver, scored by when the next attempt is due. */
   readonly replydue: string;
-  /** The bucket's dead replies, one member `<thread member>/<reply id>` each, scored by when it died. */
+  /** The bucket's dead replies, items `<thread member>/<reply id>`, kept as the dead letters are. */
   readonly deadreplyindex: string;
-  /** How many of the bucket's dead replies died of each reason. */
+  readonly deadreplyrecords: string;
+  readonly deadreplythreads: string;
+  readonly deadreplyclassof: string;
+  readonly deadreplyclasses: string;
+  /** Counts by raw reason of dead replies the previous layout kept (thread list `deadReplies`). */
   readonly deadreplyreasons: string;
+  /** Dead letters and dead replies the TTL and the caps dropped, by `<kind>:<cause>`: a running total. */
+  readonly deadevicted: string;
   /** Paused threads, scored by when they were paused. */
   readonly paused: string;
   /**
@@ -121,10 +137,19 @@ export function bucketKeys(prefix: string, bucket: number): BucketKeys {
     batchseq: `${base}:batchseq`,
     // Not `dead` and `deadreplies`: those indexed threads, not each dead letter and dead reply.
     deadindex: `${base}:deadletters`,
+    deadrecords: `${base}:deadletters:records`,
+    deadthreads: `${base}:deadletters:threads`,
+    deadclassof: `${base}:deadletters:classof`,
+    deadclasses: `${base}:deadletters:classes`,
     deadreasons: `${base}:deadletters:reasons`,
     replydue: `${base}:replydue`,
     deadreplyindex: `${base}:deadreplies:items`,
+    deadreplyrecords: `${base}:deadreplies:records`,
+    deadreplythreads: `${base}:deadreplies:threads`,
+    deadreplyclassof: `${base}:deadreplies:classof`,
+    deadreplyclasses: `${base}:deadreplies:classes`,
     deadreplyreasons: `${base}:deadreplies:reasons`,
+    deadevicted: `${base}:dead:evicted`,
     paused: `${base}:paused`,
     activity: `${base}:activity`,
     receiptids: `${base}:receiptids`,
@@ -147,10 +172,19 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     run: shared.run,
     batchseq: shared.batchseq,
     deadindex: shared.deadindex,
+    deadrecords: shared.deadrecords,
+    deadthreads: shared.deadthreads,
+    deadclassof: shared.deadclassof,
+    deadclasses: shared.deadclasses,
     deadreasons: shared.deadreasons,
     replydue: shared.replydue,
     deadreplyindex: shared.deadreplyindex,
+    deadreplyrecords: shared.deadreplyrecords,
+    deadreplythreads: shared.deadreplythreads,
+    deadreplyclassof: shared.deadreplyclassof,
+    deadreplyclasses: shared.deadreplyclasses,
     deadreplyreasons: shared.deadreplyreasons,
+    deadevicted: shared.deadevicted,
     paused: shared.paused,
     activity: shared.activity,
     receiptids: shared.receiptids,
@@ -179,6 +213,44 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
   };
 }
 
+/** The two sets an operator handles by hand: dead letters and dead replies. */
+export type DeadKind = 'letters' | 'replies';
+
+/** One dead set of a bucket, under the names the scripts serving both kinds read (dead-trim, dead-migrate). */
+export interface DeadSetKeys {
+  readonly index: string;
+  readonly records: string;
+  readonly threads: string;
+  readonly classof: string;
+  readonly classes: string;
+  readonly evicted: string;
+}
+
+export function deadSetKeys(keys: BucketKeys, kind: DeadKind): DeadSetKeys {
+  const letters = kind === 'letters';
+  return {
+    index: letters ? keys.deadindex : keys.deadreplyindex,
+    records: letters ? keys.deadrecords : keys.deadreplyrecords,
+    threads: letters ? keys.deadthreads : keys.deadreplythreads,
+    classof: letters ? keys.deadclassof : keys.deadreplyclassof,
+    classes: letters ? keys.deadclasses : keys.deadreplyclasses,
+    evicted: keys.deadevicted,
+  };
+}
+
+/** A thread's dead set with where the previous layout kept its items: its list and the raw reason counts. */
+export function threadDeadKeys(
+  keys: ThreadKeys,
+  kind: DeadKind,
+): DeadSetKeys & { legacy: string; legacyReasons: string } {
+  const letters = kind === 'letters';
+  return {
+    ...deadSetKeys(keys, kind),
+    legacy: letters ? keys.dead : keys.deadReplies,
+    legacyReasons: letters ? keys.deadreasons : keys.deadreplyreasons,
+  };
+}
+
 /**
  * An idempotency key as the thread's dedup index holds it. Most platforms' keys start with the thread
  * id; the part the key shares with it is replaced by that part's length, which the thread determines,
@@ -203,6 +275,11 @@ function isHighSurrogate(code: number): boolean {
 export interface WorkerKeys {
   /** The worker's announcement to ringers (PRESENCE in worker-presence.ts); expires unless refreshed. */
   readonly presence: string;
+  /**
+   * Agent processes of this (dead or revoked) worker that its warden could not kill, as JSON, expiring
+   * unless the warden refreshes it: while it exists no sweeper takes the worker's threads over.
+   */
+  readonly survivors: string;
   /** Doorbells handed to this worker directly (a list it pops). */
   readonly doorbells: string;
   /** What the worker runs and holds (threads, sessions, agent processes), as it last reported; expires. */
@@ -215,6 +292,7 @@ export function workerKeys(prefix: string, owner: string): WorkerKeys {
   const base = `${prefix}:{w${encodeURIComponent(owner)}}`;
   return {
     presence: `${base}:presence`,
+    survivors: `${base}:survivors`,
     doorbells: `${base}:doorbells`,
     status: `${base}:status`,
     drain: `${base}:drain`,
@@ -227,8 +305,11 @@ export interface FleetKeys {
   readonly workers: string;
   /** Workers with a turn slot to spare, by when they last said so (SpareCapacity). */
   readonly spare: string;
-  /** The operators' audit log: a stream trimmed to a bounded length. */
+  /** The operators' audit log: a stream of actions, each written before it is done, trimmed to a bound. */
   readonly audit: string;
+  /** How each action of the log ended, by its entry's id, and those ids in the order they ended. */
+  readonly auditOutcomes: string;
+  readonly auditOutcomeOrder: string;
   /** Where the result of an admin action sent with an idempotency key is kept for its replays. */
   idempotency(digest: string): string;
 }
@@ -238,6 +319,8 @@ export function fleetKeys(prefix: string): FleetKeys {
     workers: `${prefix}:{fleet}:workers`,
     spare: `${prefix}:{fleet}:spare`,
     audit: `${prefix}:{audit}:log`,
+    auditOutcomes: `${prefix}:{audit}:outcomes`,
+    auditOutcomeOrder: `${prefix}:{audit}:outcomes:order`,
     idempotency: (digest) => `${prefix}:{audit}:idem:${digest}`,
   };
 }

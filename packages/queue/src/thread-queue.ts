@@ -13,9 +13,10 @@ import { DIRECT_LIST_TTL_MS, type Doorbell, type RingOptions } from './doorbells
 import { BacklogFullError, LeaseLostError } from './errors.js';
 import * as script from './lua/queue-calls.js';
 import { Scripts } from './lua/scripts.js';
-import type { QueueConfig } from './queue-config.js';
+import { deadBounds, type QueueConfig } from './queue-config.js';
 import { ReplicaAcknowledgement } from './replication.js';
 import { controlChannelName } from './stores/control-channel.js';
+import { DeadSets } from './stores/dead-sets.js';
 import type { TakenReply } from './taken-reply.js';
 import {
   bucketKeys,
@@ -159,6 +160,7 @@ export class ThreadQueue {
   /** The last owner each recent thread's latest ring named. */
   private readonly lastOwners = new Map<string, string>();
   private readonly replicas: ReplicaAcknowledgement;
+  private readonly dead: DeadSets;
 
   constructor(
     private readonly redis: RedisClient,
@@ -168,6 +170,7 @@ export class ThreadQueue {
     this.scripts = new Scripts(redis, script.QUEUE_SCRIPTS);
     this.readyLists = popsAcrossSlots(redis);
     this.replicas = new ReplicaAcknowledgement(redis, config.ackReplicas, config.ackReplicasTimeoutMs);
+    this.dead = new DeadSets(redis, (thread) => this.keys(thread));
   }
 
   keys(thread: string): ThreadKeys {
@@ -312,6 +315,7 @@ export class ThreadQueue {
       owner,
       epoch,
       maxDeliveries: this.config.maxDeliveries,
+      ...deadBounds(this.config),
     });
     switch (reply.status) {
       case 'claimed':
@@ -414,6 +418,7 @@ export class ThreadQueue {
       retryDelayMs: c.retryDelayMs,
       outboundIfDead: JSON.stringify(outboundIfDead),
       split: splits ? 1 : 0,
+      ...deadBounds(c),
     });
     if (reply.status !== 'retry' && reply.status !== 'split') return this.nextStep(k, lease, reply);
     await this.ring(k, reply.epoch, { delayMs: reply.delayMs });
@@ -519,20 +524,6 @@ export class ThreadQueue {
     return true;
   }
 
-  /** Drops waiting messages, never the in-flight batch; returns how many were dropped. */
-  async dropBuffered(thread: string): Promise<number> {
-    return this.scripts.run(script.dropBuffered, this.keys(thread), {});
-  }
-
-  /**
-   * Drops waiting messages and history and bumps the session generation; undefined when Redis knows
-   * nothing of the thread (a reset creates no state that would never expire).
-   */
-  async reset(thread: string): Promise<{ dropped: number; generation: number } | undefined> {
-    const reply = await this.scripts.run(script.reset, this.keys(thread), {});
-    return reply === 'notFound' ? undefined : reply;
-  }
-
   /** Drops a dead-lettered batch for good; how many messages it held, or undefined when there is none. */
   async discard(thread: string, batchId: string): Promise<number | undefined> {
     const k = this.keys(thread);
@@ -546,7 +537,7 @@ export class ThreadQueue {
    */
   async exists(thread: string): Promise<boolean> {
     const k = this.keys(thread);
-    return (await this.redis.exists(k.state, k.dead, k.history, k.replies, k.deadReplies)) > 0;
+    return (await this.redis.exists(k.state, k.history, k.replies)) > 0 || this.dead.holds(thread);
   }
 
   /** Puts a dead-lettered batch's messages back in the inbox; returns how many (0: no such batch). */
@@ -565,9 +556,9 @@ export class ThreadQueue {
     return entries.map(([, fields]) => JSON.parse(fields[1]!) as BatchRecord);
   }
 
+  /** The thread's dead letters, oldest first. */
   async deadLetters(thread: string): Promise<DeadLetter[]> {
-    const records = await this.redis.lrange(this.keys(thread).dead, 0, -1);
-    return records.map((r) => JSON.parse(r) as DeadLetter);
+    return (await this.dead.ofThread(thread, 'letters')) as unknown as DeadLetter[];
   }
 
   async state(thread: string): Promise<ThreadState> {
@@ -591,7 +582,7 @@ export class ThreadQueue {
    * The dedup window and receipts never outlive the thread's idle time: past it the thread starts afresh
    * anyway, and a key left behind would keep an expired thread's memory for its own longer window.
    */
-  private dedupWindowMs(): number {
+  dedupWindowMs(): number {
     return Math.min(this.config.dedupTtlMs, this.config.idleTtlMs);
   }
 

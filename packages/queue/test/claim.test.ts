@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
+import { ThreadControls } from '../src/stores/thread-controls.js';
 import type { ClaimResult } from '../src/thread-queue.js';
 import { claimNow, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -110,7 +111,7 @@ describe('claim', () => {
   it('goes idle when everything waiting was dropped before the claim', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['a']);
-    await queue.dropBuffered('th');
+    await new ThreadControls(f.redis, queue).cancelAll('th');
     expect(await claimNow(queue, 'th')).toEqual({ kind: 'empty' });
     expect((await queue.state('th')).status).toBe('idle');
     expect((await queue.enqueue('th', { id: 'n', body: 'again' })).outcome).toBe('accepted');

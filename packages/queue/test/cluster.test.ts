@@ -1,3 +1,4 @@
+import { silentLogger } from '@tributary/observability';
 import {
   type RedisClusterHandle,
   startRedis,
@@ -8,6 +9,8 @@ import {
 import { Cluster, Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSlot } from '../src/cluster-slot.js';
+import type { RedisClient } from '../src/connections.js';
+import { DeadRetention } from '../src/dead-retention.js';
 import { doorbellPrefix } from '../src/doorbells.js';
 import { RedisTopologyError } from '../src/errors.js';
 import { isRedisUnavailable } from '../src/redis-unavailable.js';
@@ -21,6 +24,7 @@ beforeAll(async () => {
 afterAll(() => cluster?.stop());
 
 const seed = () => new Redis(cluster.nodes[0]!.url);
+const redisOf = (store: Store) => (store as unknown as { redis: RedisClient }).redis;
 
 describe('on a Redis Cluster', () => {
   it('computes the slot of a key as the cluster does, hash tag included', async () => {
@@ -70,6 +74,35 @@ describe('on a Redis Cluster', () => {
     const thread = threads[0]!;
     const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'w1');
     expect(claim.kind).toBe('batch');
+    await store.close();
+  });
+
+  it('keeps, lists, trims and takes dead letters bucket by bucket across primaries', async () => {
+    const store = Store.open({
+      url: cluster.url,
+      connection: { kind: 'patient' },
+      queue: { prefix: uniquePrefix('cl-dead'), buckets: 8, maxFailures: 1, deadMaxPerThread: 2 },
+    });
+    await store.ready();
+    const threads = Array.from({ length: 8 }, (_, i) => `slack:C${i}:t${i}`);
+    for (const thread of [...threads, threads[0]!, threads[0]!]) {
+      await store.queue.enqueue(thread, { id: `m-${Math.random()}`, body: 'poison' });
+      const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'w1');
+      if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
+      await store.queue.fail(claim.batch.lease, `agent process ${process.pid} exited`);
+    }
+    const listed = await store.listing.deadLetters(undefined, 3);
+    expect(listed.items).toHaveLength(3);
+    expect((await store.listing.deadLetters(undefined, 50)).items).toHaveLength(9);
+    expect(await store.listing.summary()).toMatchObject({
+      deadLetters: 9,
+      deadLetterReasons: [{ reason: 'agent process <n> exited', count: 9 }],
+    });
+    expect((await store.fleetStats()).dead.letters).toEqual({ held: 9, evicted: { ttl: 0, cap: 1 } });
+    const [first] = listed.items;
+    expect(await store.admin.discard(first!.thread, first!.batchId)).toBe(1);
+    const report = await new DeadRetention(store.queue, redisOf(store), silentLogger).runOnce();
+    expect(Object.fromEntries(report)).toEqual({ 'letters:cap': 1 });
     await store.close();
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ThreadControls } from '../src/stores/thread-controls.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -26,7 +27,7 @@ describe('thread controls', () => {
     const { queue } = await f.make();
     expect(await queue.pause('ghost')).toBe(false);
     expect(await queue.resume('ghost')).toBe(false);
-    expect(await queue.reset('ghost')).toBeUndefined();
+    expect(await new ThreadControls(f.redis, queue).reset('ghost')).toBeUndefined();
     expect(await queue.exists('ghost')).toBe(false);
     const k = queue.keys('ghost');
     expect(await f.redis.exists(k.state, k.paused)).toBe(0);
@@ -40,13 +41,13 @@ describe('thread controls', () => {
     expect(await queue.state('th')).toMatchObject({ status: 'idle', backlog: 1 });
   });
 
-  it('drop-buffered removes waiting messages but never the in-flight batch', async () => {
+  it('cancel-all removes waiting messages but never the in-flight batch', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['a']);
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await enqueueAll(queue, 'th', ['b', 'c'], 2);
-    expect(await queue.dropBuffered('th')).toBe(2);
+    expect(await new ThreadControls(f.redis, queue).cancelAll('th')).toEqual({ dropped: 2 });
     expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'idle' });
     expect((await queue.history('th'))[0]!.messages.map((m) => m.id)).toEqual(['m1']);
   });
@@ -58,7 +59,7 @@ describe('thread controls', () => {
     if (claim.kind !== 'batch') throw new Error('no batch');
     await queue.commit(claim.batch.lease, done);
     await enqueueAll(queue, 'th', ['b'], 2);
-    expect(await queue.reset('th')).toEqual({ dropped: 1, generation: 1 });
+    expect(await new ThreadControls(f.redis, queue).reset('th')).toEqual({ dropped: 1, generation: 1 });
     expect(await queue.history('th')).toEqual([]);
     expect(await queue.state('th')).toMatchObject({ generation: 1, backlog: 0 });
     await enqueueAll(queue, 'th', ['c'], 3);

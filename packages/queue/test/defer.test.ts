@@ -2,6 +2,7 @@ import { redisClockReaches, redisTime } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outbound } from '../src/batch.js';
 import { LeaseLostError } from '../src/errors.js';
+import { deadBounds } from '../src/queue-config.js';
 import { ReplyOutbox } from '../src/stores/reply-outbox.js';
 import type { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
@@ -22,7 +23,7 @@ async function claimed(queue: ThreadQueue, thread: string, owner = 'owner-a') {
 }
 
 const pending = (queue: ThreadQueue, thread: string) =>
-  new ReplyOutbox(f.redis, (t) => queue.keys(t)).pending(thread);
+  new ReplyOutbox(f.redis, (t) => queue.keys(t), deadBounds(queue.config)).pending(thread);
 
 describe('a batch whose agent did not start is put back, not failed', () => {
   it('goes back with a doubling delay, never counts as a failure or a delivery, and is never dead-lettered', async () => {

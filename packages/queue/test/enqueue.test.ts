@@ -1,6 +1,7 @@
 import { redisClockReaches, redisTime, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BacklogFullError } from '../src/errors.js';
+import { ThreadControls } from '../src/stores/thread-controls.js';
 import { dedupMember } from '../src/thread-keys.js';
 import { type QueueFixture, queueFixture, readyDoorbells } from './fixture.js';
 
@@ -151,7 +152,7 @@ describe('enqueue', () => {
     await expect(refused).rejects.toMatchObject({ code: 'BACKLOG_FULL', backlog: 2 });
     expect((await queue.state('th')).backlog).toBe(2);
     // Refused means not remembered: the platform's retry is accepted once there is room.
-    await queue.dropBuffered('th');
+    await new ThreadControls(f.redis, queue).cancelAll('th');
     expect((await queue.enqueue('th', { id: 'c', body: '3' })).outcome).toBe('accepted');
   });
 

@@ -164,6 +164,25 @@ describe('the operators lists', () => {
     expect((await listing.deadLetters(undefined, 10)).items).toHaveLength(2);
   });
 
+  it('pages through entries crowded in one bucket and spread over the others alike', async () => {
+    const { queue, listing } = open();
+    const died: string[] = [];
+    for (const thread of [...Array(20).fill('crowded'), 'a', 'b', 'c', 'crowded', 'd']) {
+      await enqueueAll(queue, thread, ['poison'], died.length);
+      const claim = await claimNow(queue, thread);
+      if (claim.kind !== 'batch') throw new Error('no batch');
+      await queue.fail(claim.batch.lease, 'agent crashed');
+      died.push(claim.batch.id);
+    }
+    const whole = (await listing.deadLetters(undefined, 100)).items.map((row) => row.batchId);
+    expect([...whole].sort()).toEqual([...died].sort());
+    for (const limit of [1, 3, 7, 25]) {
+      const { items, sizes } = await all((cursor) => listing.deadLetters(cursor, limit));
+      expect(items.map((row) => row.batchId)).toEqual(whole);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(limit);
+    }
+  });
+
   it('finds a message by its platform id in every thread that took one by that id', async () => {
     const store = open();
     const { queue, listing } = store;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReplicationLagError } from '../src/errors.js';
 import { MessageReceipts } from '../src/stores/message-receipts.js';
+import { ThreadControls } from '../src/stores/thread-controls.js';
 import { ThreadQueue } from '../src/thread-queue.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -180,7 +181,7 @@ describe('edits and deletes of buffered messages', () => {
     const { queue } = await f.make();
     expect(await queue.revise('th', edit('nope', 'x'))).toBe('notFound');
     await enqueueAll(queue, 'th', ['one']);
-    await queue.dropBuffered('th');
+    await new ThreadControls(f.redis, queue).cancelAll('th');
     expect(await queue.revise('th', edit('m1', 'uno'))).toBe('notFound');
     expect(await receipts(queue).receipt('th', 'm1')).toMatchObject({ status: 'dropped' });
   });

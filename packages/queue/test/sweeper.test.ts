@@ -1,8 +1,10 @@
+import { silentLogger } from '@tributary/observability';
 import { redisClockReaches, waitFor } from '@tributary/testkit';
 import { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blockingConnection } from '../src/connections.js';
 import type { Doorbell } from '../src/doorbells.js';
+import { PresenceWriter } from '../src/presence-writer.js';
 import { Sweeper } from '../src/sweeper.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { ThreadQueue } from '../src/thread-queue.js';
@@ -44,10 +46,20 @@ describe('sweeper', () => {
     expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
     const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1', noReplies);
 
-    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 0, takenOver: 0 });
+    expect(await sweeper.sweepOnce()).toEqual({
+      leasesRevived: 0,
+      doorbellsRevived: 0,
+      takenOver: 0,
+      heldBack: 0,
+    });
     await graceOver(queue, 'th');
     await releaseSweepLocks(queue.config.prefix);
-    expect(await sweeper.sweepOnce()).toEqual({ leasesRevived: 0, doorbellsRevived: 1, takenOver: 0 });
+    expect(await sweeper.sweepOnce()).toEqual({
+      leasesRevived: 0,
+      doorbellsRevived: 1,
+      takenOver: 0,
+      heldBack: 0,
+    });
     const state = await queue.state('th');
     expect(state).toMatchObject({ status: 'scheduled', epoch: 3 });
     expect(await doorbell.pending(queue.keys('th').member, 3)).toBe(true);
@@ -65,6 +77,7 @@ describe('sweeper', () => {
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 0,
+      heldBack: 0,
     });
     expect((await queue.state('th')).epoch).toBe(2);
     // It did look: finding the doorbell pending, it put the thread off for another grace period.
@@ -128,6 +141,7 @@ describe('sweeper', () => {
       leasesRevived: 1,
       doorbellsRevived: 0,
       takenOver: 0,
+      heldBack: 0,
     });
     const again = await claimNow(queue, 'th', 'owner-b');
     if (again.kind !== 'batch') throw new Error('no batch');
@@ -156,6 +170,7 @@ describe('sweeper', () => {
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 1,
+      heldBack: 0,
     });
     expect(await queue.state('th')).toMatchObject({ status: 'scheduled' });
     const again = await claimNow(queue, 'th', 'owner-b');
@@ -179,6 +194,44 @@ describe('sweeper', () => {
     await f.redis.del(presence);
     await releaseSweepLocks(queue.config.prefix);
     expect((await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(1);
+  });
+
+  it('holds back the threads of a dead owner whose warden reports agents it could not kill, until they are gone', async () => {
+    const { queue, doorbell } = await f.make({ leaseMs: 3_000 });
+    await queue.enqueue('th', { id: 'a', body: 'x' });
+    const claim = await claimNow(queue, 'th', 'dead');
+    if (claim.kind !== 'batch') throw new Error('no batch');
+    const warden = new PresenceWriter(f.redisHandle.url, queue.config.prefix, 'dead', () => {});
+    try {
+      // Its connection fails fast and may not be up yet, as the warden's retries allow for.
+      await waitFor(
+        () =>
+          warden.holdFor([4242], 60_000).then(
+            () => true,
+            () => false,
+          ),
+        {
+          what: 'the survivors written',
+        },
+      );
+      await f.leaseExpiry(claim.batch.lease);
+      const errors: unknown[] = [];
+      const logger = { ...silentLogger, error: (fields: object) => errors.push(fields) };
+      const sweeper = new Sweeper(queue, f.redis, doorbell, 's', noReplies, logger);
+      expect(await sweeper.sweepOnce()).toMatchObject({ leasesRevived: 0, takenOver: 0, heldBack: 1 });
+      expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'dead' });
+      expect(errors).toEqual([expect.objectContaining({ owner: 'dead', survivors: '{"pids":[4242]}' })]);
+      // Said once while it lasts.
+      await releaseSweepLocks(queue.config.prefix);
+      expect((await sweeper.sweepOnce()).heldBack).toBe(1);
+      expect(errors).toHaveLength(1);
+
+      await warden.withdraw();
+      await releaseSweepLocks(queue.config.prefix);
+      expect(await sweeper.sweepOnce()).toMatchObject({ leasesRevived: 1, heldBack: 0 });
+    } finally {
+      warden.close();
+    }
   });
 
   it('reports the threads with a reply due on every pass, lock or not, and locks no idle bucket', async () => {

@@ -179,7 +179,11 @@ describe('fake platform API: Discord', () => {
 });
 
 describe('fake platform API: gateway replies and the call log', () => {
-  const sign = (body: string) => `sha256=${createHmac('sha256', 'gw-secret').update(body).digest('hex')}`;
+  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const sign = (body: string, timestamp = nowSeconds()) => {
+    const hmac = createHmac('sha256', 'gw-secret').update(`v1:${timestamp}:${body}`).digest('hex');
+    return { 'x-tributary-timestamp': String(timestamp), 'x-tributary-signature': `v1=${hmac}` };
+  };
 
   const reply = {
     schema: 'openab.gateway.reply.v1',
@@ -191,10 +195,10 @@ describe('fake platform API: gateway replies and the call log', () => {
     request_id: 'b1:reply',
     quote_message_id: '42',
   };
-  const post = (body: string) =>
+  const post = (body: string, signature: Record<string, string> = sign(body)) =>
     call(fake.urls.gatewayReply, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tributary-signature': sign(body) },
+      headers: { 'content-type': 'application/json', ...signature },
       body,
     });
 
@@ -208,12 +212,28 @@ describe('fake platform API: gateway replies and the call log', () => {
       status: 200,
       body: reply,
     });
-    const bad = await call(fake.urls.gatewayReply, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tributary-signature': sign(`${body} `) },
-      body,
-    });
+    const bad = await post(body, sign(`${body} `));
     expect(bad).toMatchObject({ status: 401, body: { error: 'invalid signature' } });
+  });
+
+  it.each([
+    ['unsigned', () => ({})],
+    ['signed more than 300 s ago', (body: string) => sign(body, nowSeconds() - 301)],
+    ['signed more than 300 s ahead', (body: string) => sign(body, nowSeconds() + 301)],
+    [
+      'with its timestamp changed after signing',
+      (body: string) => ({ ...sign(body, nowSeconds() - 10), 'x-tributary-timestamp': String(nowSeconds()) }),
+    ],
+    [
+      'signed over the body alone',
+      (body: string) => ({
+        'x-tributary-timestamp': String(nowSeconds()),
+        'x-tributary-signature': `sha256=${createHmac('sha256', 'gw-secret').update(body).digest('hex')}`,
+      }),
+    ],
+  ])('refuses a reply %s with 401', async (_label, signature) => {
+    const body = JSON.stringify(reply);
+    expect(await post(body, signature(body))).toMatchObject({ status: 401 });
   });
 
   it('tolerates fields the protocol may add, and omitted optional ones', async () => {

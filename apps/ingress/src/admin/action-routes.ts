@@ -1,10 +1,9 @@
-import { THREAD_LIST_STATES, type ThreadListState } from '@tributary/queue';
+import { type Page, THREAD_LIST_STATES, type ThreadListState } from '@tributary/queue';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { IngressError } from '../errors.js';
-import { type ActionDescription, auditedAction } from './audited-action.js';
+import { type ActionDescription, auditedAction, StoppedAction } from './audited-action.js';
 import {
   BULK_MAX,
-  collect,
   DEAD_ACTIONS,
   type DeadAction,
   deadLetterAction,
@@ -14,14 +13,27 @@ import {
   type ThreadAction,
   threadAction,
 } from './item-actions.js';
-import type { AdminStore } from './list-routes.js';
+import { type AdminStore, paged } from './list-routes.js';
 
-/** Runs `act` on each item in turn and tallies the outcomes. */
+/**
+ * Runs `act` on each item in turn and tallies the outcomes. An item that fails stops the run: the items
+ * after it are not tried, and what was done before is kept for the audit log (StoppedAction).
+ */
 async function each<T>(items: readonly T[], act: (item: T) => Promise<Outcome>) {
   const results: (T & Outcome)[] = [];
-  for (const item of items) results.push({ ...item, ...(await act(item)) });
-  const done = results.filter((r) => r.outcome === 'done').length;
-  return { results, tally: { done, absent: results.length - done } };
+  const tally = () => {
+    const done = results.filter((r) => r.outcome === 'done').length;
+    return { done, absent: results.length - done };
+  };
+  for (const item of items) {
+    try {
+      results.push({ ...item, ...(await act(item)) });
+    } catch (error) {
+      const counts = { ...tally(), failed: 1, skipped: items.length - results.length - 1 };
+      throw new StoppedAction(error, counts, results.length > 0);
+    }
+  }
+  return { results, tally: tally() };
 }
 
 /** A bulk request names its items or a filter, and may ask only what it would match (`dryRun`). */
@@ -33,6 +45,8 @@ const bulkBody = (itemsSchema: object, filter: object) =>
       action: { type: 'string' },
       items: { type: 'array', maxItems: BULK_MAX, items: itemsSchema },
       ...filter,
+      /** With a filter: go on where the previous request's scan stopped (its `next`). */
+      cursor: { type: 'string', minLength: 1, maxLength: 2048 },
       dryRun: { type: 'boolean', default: false },
     },
     additionalProperties: false,
@@ -60,6 +74,7 @@ function itemKey(kind: 'batchId' | 'id') {
 interface BulkBody<Item> {
   action: string;
   items?: Item[];
+  cursor?: string;
   dryRun: boolean;
 }
 
@@ -70,9 +85,12 @@ function checkAction<A extends string>(actions: readonly A[], action: string): A
   return action as A;
 }
 
-function selection<Item>(items: Item[] | undefined, filtered: boolean): void {
+function selection<Item>(items: Item[] | undefined, filtered: boolean, cursor: string | undefined): void {
   if ((items === undefined) === !filtered) {
     throw new IngressError('invalid_body', 'name the items (`items`) or a filter, not both and not neither');
+  }
+  if (items !== undefined && cursor !== undefined) {
+    throw new IngressError('invalid_body', '`cursor` goes on with a filter, not with `items`');
   }
 }
 
@@ -99,8 +117,8 @@ export async function actionRoutes(app: FastifyInstance, store: AdminStore): Pro
         request,
         reply,
         { action: `threads.${action}`, target: { thread } },
-        async () => {
-          const done = await threadAction(store, action, thread);
+        async (delivery) => {
+          const done = await threadAction(store, action, thread, delivery);
           if (done.outcome === 'absent')
             throw new IngressError('not_found', `no thread ${JSON.stringify(thread)}`);
           return { body: { ok: true, thread, action, result: done.detail } };
@@ -113,18 +131,18 @@ export async function actionRoutes(app: FastifyInstance, store: AdminStore): Pro
     '/admin/threads/actions',
     { schema: { body: bulkBody(threadItem, { state: { type: 'string', enum: THREAD_LIST_STATES } }) } },
     async (request, reply) => {
-      const { items, state, dryRun } = request.body;
+      const { items, state, cursor, dryRun } = request.body;
       const action = checkAction<ThreadAction>(THREAD_ACTIONS, request.body.action);
-      selection(items, state !== undefined);
+      selection(items, state !== undefined, cursor);
       const chosen = items
-        ? { items, truncated: false }
-        : await collect(async (cursor) => {
-            const page = await store.listing.threads(state!, cursor, 500);
-            return { items: page.items.map(({ thread }) => ({ thread })), next: page.next };
-          });
+        ? { items, next: undefined }
+        : await paged(() => store.listing.threads(state!, cursor, BULK_MAX)).then((page) => ({
+            items: page.items.map(({ thread }) => ({ thread })),
+            next: page.next,
+          }));
       const target = items ? { threads: items.map((i) => i.thread) } : { state };
-      return bulk(request, reply, { action: `threads.${action}`, target }, chosen, dryRun, (item) =>
-        threadAction(store, action, item.thread),
+      return bulk(request, reply, { action: `threads.${action}`, target }, chosen, dryRun, (item, delivery) =>
+        threadAction(store, action, item.thread, delivery),
       );
     },
   );
@@ -164,25 +182,19 @@ export async function actionRoutes(app: FastifyInstance, store: AdminStore): Pro
         },
       },
       async (request, reply) => {
-        const { items, reason, all, dryRun } = request.body;
+        const { items, reason, all, cursor, dryRun } = request.body;
         const action = checkAction<DeadAction>(DEAD_ACTIONS, request.body.action);
-        selection(items, reason !== undefined || all === true);
-        const list = async (cursor: string | undefined) => {
-          const page =
+        selection(items, reason !== undefined || all === true, cursor);
+        const list = async () => {
+          const page = await paged<Page<object>>(() =>
             kind === 'dead-letters'
-              ? await store.listing.deadLetters(cursor, 500, reason)
-              : await store.listing.deadReplies(cursor, 500, reason);
-          return { items: page.items as unknown as Record<string, string>[], next: page.next };
+              ? store.listing.deadLetters(cursor, BULK_MAX, reason)
+              : store.listing.deadReplies(cursor, BULK_MAX, reason),
+          );
+          const rows = page.items as unknown as Record<string, string>[];
+          return { items: rows.map((row) => ({ thread: row.thread!, [key]: row[key]! })), next: page.next };
         };
-        const chosen = items
-          ? { items, truncated: false }
-          : await collect(async (cursor) => {
-              const page = await list(cursor);
-              return {
-                items: page.items.map((row) => ({ thread: row.thread!, [key]: row[key]! })),
-                next: page.next,
-              };
-            });
+        const chosen = items ? { items, next: undefined } : await list();
         const target = items ?? (reason === undefined ? { all: true } : { reason });
         return bulk(request, reply, { action: `${kind}.${action}`, target }, chosen, dryRun, (item) =>
           act(store, action, item.thread!, item[key]!),
@@ -207,19 +219,27 @@ export async function actionRoutes(app: FastifyInstance, store: AdminStore): Pro
     });
   });
 
-  /** A bulk action: a dry run only says what it matches; otherwise each item's outcome, audited once. */
+  /**
+   * A bulk action: a dry run only says what it matches; otherwise each item's outcome, audited once
+   * with the items it chose. `next`: more may match past what this request scanned (`truncated`).
+   */
   async function bulk<Item extends object>(
     request: FastifyRequest,
     reply: FastifyReply,
     description: ActionDescription,
-    chosen: { items: Item[]; truncated: boolean },
+    chosen: { items: Item[]; next: string | undefined },
     dryRun: boolean,
-    act: (item: Item) => Promise<Outcome>,
+    act: (item: Item, delivery: string | undefined) => Promise<Outcome>,
   ) {
-    const head = { action: description.action, matched: chosen.items.length, truncated: chosen.truncated };
+    const head = {
+      action: description.action,
+      matched: chosen.items.length,
+      truncated: chosen.next !== undefined,
+      next: chosen.next ?? null,
+    };
     if (dryRun) return reply.send({ ...head, dryRun: true, items: chosen.items });
-    return auditedAction(audit, request, reply, description, async () => {
-      const { results, tally } = await each(chosen.items, act);
+    return auditedAction(audit, request, reply, { ...description, items: chosen.items }, async (delivery) => {
+      const { results, tally } = await each(chosen.items, (item) => act(item, delivery));
       return { body: { ...head, dryRun: false, result: tally, items: results } };
     });
   }

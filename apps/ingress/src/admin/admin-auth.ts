@@ -1,11 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AdminRole, AdminToken } from '@tributary/config';
+import type { FailedAuthBudget } from '@tributary/platforms';
 import type { FastifyRequest } from 'fastify';
-import type { FailureBudget } from '../bearer-guard.js';
+import { refuseWrongToken } from '../bearer-guard.js';
 import { IngressError } from '../errors.js';
-
-/** Requests with a wrong token a client address may send a minute before the admin API answers 429. */
-export const ADMIN_FAILED_AUTH_PER_MINUTE = 20;
 
 /** Who is asking: the token's name (the audit log's "who") and what it may do. */
 export interface Operator {
@@ -50,20 +48,10 @@ export class AdminAuth {
    * refusal spends the client address's `failures` budget; past it the answer is 429 with Retry-After,
    * so a token cannot be guessed at the speed of the network.
    */
-  guard(failures: FailureBudget): (request: FastifyRequest) => Promise<void> {
+  guard(failures: FailedAuthBudget): (request: FastifyRequest) => Promise<void> {
     return async (request) => {
       const operator = this.identify(request.headers.authorization);
-      if (!operator) {
-        const limit = await failures(request);
-        if (!limit.isAllowed && limit.isExceeded) {
-          throw new IngressError(
-            'rate_limited',
-            `more than ${limit.max} requests with a wrong admin token from this address a minute`,
-            Math.max(1, limit.ttlInSeconds),
-          );
-        }
-        throw new IngressError('unauthorized', 'this route needs `Authorization: Bearer <admin token>`');
-      }
+      if (!operator) return refuseWrongToken(failures, request, 'admin token');
       const reads = request.method === 'GET' || request.method === 'HEAD';
       if (!reads && operator.role !== 'act') {
         throw new IngressError('forbidden', `the token ${operator.name} may only read`);

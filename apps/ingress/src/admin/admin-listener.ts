@@ -1,14 +1,19 @@
-import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import type { AdminToken } from '@tributary/config';
 import { CONSOLE_CSP, CONSOLE_ROOT } from '@tributary/console';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { failedAuthBudget } from '@tributary/platforms';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { bearerGuard } from '../bearer-guard.js';
 import { answerClientError, sendError } from '../error-handler.js';
 import { IngressError } from '../errors.js';
 import { actionRoutes } from './action-routes.js';
-import { ADMIN_FAILED_AUTH_PER_MINUTE, AdminAuth } from './admin-auth.js';
+import { AdminAuth } from './admin-auth.js';
 import { type AdminStore, listRoutes } from './list-routes.js';
 
 export interface MetricsSource {
@@ -24,6 +29,8 @@ export interface AdminListenerDeps {
   tokens: readonly AdminToken[];
   /** Bearer token `/metrics` requires; open when undefined. */
   metricsToken?: string;
+  /** TRUST_PROXY: whose X-Forwarded-For gives the client address; off when undefined. */
+  trustProxy?: FastifyServerOptions['trustProxy'];
 }
 
 /** Headers every answer of the admin listener carries: the console's CSP, no sniffing, no framing. */
@@ -46,6 +53,7 @@ export async function buildAdminApp(deps: AdminListenerDeps): Promise<FastifyIns
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     requestIdHeader: false,
+    trustProxy: deps.trustProxy ?? false,
     frameworkErrors: (error, request, reply) => {
       sendError(error, request, reply);
     },
@@ -61,9 +69,12 @@ export async function buildAdminApp(deps: AdminListenerDeps): Promise<FastifyIns
     reply.headers(SECURITY_HEADERS);
   });
 
+  // One budget of wrong tokens per client address (request.ip, which TRUST_PROXY makes the real one)
+  // for `/metrics` and the admin API alike: a guesser gains nothing by trying both.
+  const failures = await failedAuthBudget(app);
   app.get(
     '/metrics',
-    deps.metricsToken ? { onRequest: bearerGuard(deps.metricsToken, 'METRICS_TOKEN') } : {},
+    deps.metricsToken ? { onRequest: bearerGuard(deps.metricsToken, 'METRICS_TOKEN', failures) } : {},
     async (_request, reply) =>
       reply.header('content-type', deps.metrics.contentType).send(await deps.metrics.metrics()),
   );
@@ -76,9 +87,6 @@ export async function buildAdminApp(deps: AdminListenerDeps): Promise<FastifyIns
       });
       return;
     }
-    await admin.register(rateLimit, { global: false });
-    // Keyed by the client address (request.ip, which TRUST_PROXY makes the real one).
-    const failures = admin.createRateLimit({ max: ADMIN_FAILED_AUTH_PER_MINUTE, timeWindow: 60_000 });
     admin.addHook('onRequest', new AdminAuth(deps.tokens).guard(failures));
     await listRoutes(admin, deps.store);
     await actionRoutes(admin, deps.store);

@@ -78,8 +78,8 @@ export function deadReplyRowView({ at, deadAt, ...rest }: DeadReplyRow) {
   return { ...rest, at: iso(at), deadAt: iso(deadAt) };
 }
 
-export function auditView({ at, ...rest }: AuditEntry) {
-  return { ...rest, at: iso(at) };
+export function auditView({ at, completedAt, ...rest }: AuditEntry) {
+  return { ...rest, at: iso(at), completedAt: iso(completedAt) };
 }
 
 export function workerView({ startedAt, reportedAt, ...rest }: WorkerStatus) {

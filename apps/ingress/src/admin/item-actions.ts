@@ -13,13 +13,19 @@ export type DeadAction = (typeof DEAD_ACTIONS)[number];
 export type Outcome = { outcome: 'done'; detail: string } | { outcome: 'absent' };
 
 const absent: Outcome = { outcome: 'absent' };
+/** A control command this Idempotency-Key applied before, whose first answer was not kept. */
+const appliedBefore: Outcome = { outcome: 'done', detail: 'applied before with this Idempotency-Key' };
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
-/** Applies `action` to `thread`; an unknown thread is absent, and nothing is created for it. */
+/**
+ * Applies `action` to `thread`; an unknown thread is absent, and nothing is created for it. A control
+ * command is applied once per `delivery` (the action's Idempotency-Key, see auditedAction).
+ */
 export async function threadAction(
   store: AdminStore,
   action: ThreadAction,
   thread: string,
+  delivery: string | undefined,
 ): Promise<Outcome> {
   const { admin, controls } = store;
   switch (action) {
@@ -31,17 +37,27 @@ export async function threadAction(
       return (await admin.resume(thread)) ? { outcome: 'done', detail: 'resumed' } : absent;
     case 'cancel': {
       if (!(await admin.known(thread))) return absent;
-      const { wasRunning } = await controls.cancel(thread);
-      return { outcome: 'done', detail: wasRunning ? 'cancelling the running turn' : 'no turn was running' };
+      const cancelled = await controls.cancel(thread, delivery);
+      if (cancelled === 'duplicate') return appliedBefore;
+      return {
+        outcome: 'done',
+        detail: cancelled.wasRunning ? 'cancelling the running turn' : 'no turn was running',
+      };
     }
     case 'cancel-all': {
       if (!(await admin.known(thread))) return absent;
-      const { dropped } = await controls.cancelAll(thread);
-      return { outcome: 'done', detail: `cancelled; dropped ${plural(dropped, 'waiting message')}` };
+      const cancelled = await controls.cancelAll(thread, delivery);
+      if (cancelled === 'duplicate') return appliedBefore;
+      return {
+        outcome: 'done',
+        detail: `cancelled; dropped ${plural(cancelled.dropped, 'waiting message')}`,
+      };
     }
     case 'reset': {
-      const reset = await controls.reset(thread);
+      if (!(await admin.known(thread))) return absent;
+      const reset = await controls.reset(thread, delivery);
       if (!reset) return absent;
+      if (reset === 'duplicate') return appliedBefore;
       return {
         outcome: 'done',
         detail: `reset; dropped ${plural(reset.dropped, 'waiting message')}, the next turn starts a fresh session`,
@@ -82,22 +98,12 @@ export async function deadReplyAction(
   return { outcome: 'done', detail: action === 'redrive' ? 're-driven: back in the outbox' : 'discarded' };
 }
 
-/** Items one bulk action may take: a filter that matches more is done in rounds (`truncated`). */
+/**
+ * Items one bulk action may take by filter: one list page of them. A filtered page reads a bounded part
+ * of the indexes however few items match, so one request's scan is bounded; the page's `next` is where
+ * the next request goes on.
+ */
 export const BULK_MAX = 1_000;
-
-/** Every item a list's filter matches, up to BULK_MAX, page by page. */
-export async function collect<T>(
-  read: (cursor: string | undefined) => Promise<{ items: T[]; next: string | undefined }>,
-): Promise<{ items: T[]; truncated: boolean }> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await read(cursor);
-    items.push(...page.items);
-    cursor = page.next;
-  } while (cursor !== undefined && items.length < BULK_MAX);
-  return { items: items.slice(0, BULK_MAX), truncated: cursor !== undefined || items.length > BULK_MAX };
-}
 
 /** The threads a bulk thread action names: a list of ids, or every thread in a state. */
 export type ThreadSelection = { threads: string[] } | { state: ThreadListState };

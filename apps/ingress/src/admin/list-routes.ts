@@ -32,7 +32,7 @@ const pageQuery = {
 } as const;
 
 /** A list's cursor that none of its pages handed out is the client's mistake, not ours. */
-async function paged<T>(read: () => Promise<T>): Promise<T> {
+export async function paged<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
@@ -41,6 +41,9 @@ async function paged<T>(read: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+/** Reason classes the overview names, the most frequent first; a list names at most its page's limit. */
+const OVERVIEW_REASONS = 20;
 
 function unknownThread(thread: string): IngressError {
   return new IngressError('not_found', `no thread ${JSON.stringify(thread)}: Redis holds nothing of it`);
@@ -73,8 +76,16 @@ export async function listRoutes(app: FastifyInstance, store: AdminStore): Promi
         taking: workers.filter((w) => w.state === 'taking').length,
         sessions: workers.reduce((sum, w) => sum + w.sessions.length, 0),
       },
-      deadLetters: { total: summary.deadLetters, byReason: summary.deadLetterReasons },
-      deadReplies: { total: summary.deadReplies, byReason: summary.deadReplyReasons },
+      deadLetters: {
+        total: summary.deadLetters,
+        byReason: summary.deadLetterReasons.slice(0, OVERVIEW_REASONS),
+        evicted: fleet.dead.letters.evicted,
+      },
+      deadReplies: {
+        total: summary.deadReplies,
+        byReason: summary.deadReplyReasons.slice(0, OVERVIEW_REASONS),
+        evicted: fleet.dead.replies.evicted,
+      },
     };
   });
 
@@ -162,7 +173,7 @@ export async function listRoutes(app: FastifyInstance, store: AdminStore): Promi
         items: page.items.map(deadLetterRowView),
         next: page.next ?? null,
         total: summary.deadLetters,
-        groups: summary.deadLetterReasons,
+        groups: summary.deadLetterReasons.slice(0, limit),
       };
     },
   );
@@ -180,7 +191,7 @@ export async function listRoutes(app: FastifyInstance, store: AdminStore): Promi
         items: page.items.map(deadReplyRowView),
         next: page.next ?? null,
         total: summary.deadReplies,
-        groups: summary.deadReplyReasons,
+        groups: summary.deadReplyReasons.slice(0, limit),
       };
     },
   );

@@ -61,6 +61,9 @@ export class AgentWarden implements ProcessWatcher, Presence {
       env: { ...process.env, TRIBUTARY_WARDEN: JSON.stringify({ ...rest, presence }) },
       // stdin: commands; stderr: what it says once the worker is gone; fd 3: its reports.
       stdio: ['pipe', 'ignore', 'inherit', 'pipe'],
+      // A process group of its own: a signal to the worker's group (`kill -STOP -<pgid>`, a group
+      // SIGKILL) must leave the warden free to kill the agents and withdraw the presence.
+      detached: true,
     });
     await once(child, 'spawn');
     const warden = new AgentWarden(child, logger, events, presence);

@@ -10,7 +10,7 @@
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PresenceWriter } from '@tributary/queue/presence';
+import { PRESENCE, PresenceWriter } from '@tributary/queue/presence';
 import { killAgents } from './process-groups.js';
 import { presenceDue, trustAfterWrite, wardenVerdict } from './warden-policy.js';
 import { encodeReport, parseCommand, type WardenReport } from './warden-protocol.js';
@@ -116,21 +116,63 @@ function deletePresence(): Promise<unknown> {
 
 /**
  * Kills the agents and, only once none of them runs, deletes the presence: the sweepers take the
- * threads over as soon as it is gone. A survivor keeps the key until it expires, which delays the
- * takeover but never lets two runs of a thread meet.
+ * threads over as soon as it is gone. A process the kill could not end (another user's, another PID
+ * namespace's) holds the takeover back for as long as it runs (holdWhileSurviving): another run of
+ * its thread must never meet it.
  */
 async function killThenWithdraw(why: string, cause: string): Promise<void> {
   const killed = [...groups];
-  const survivors = await killAgents(killed);
+  const survivors = await presentWhile(killAgents(killed));
   if (survivors.length > 0) {
-    log('error', `${why}: agent processes survived SIGKILL; the presence is left to expire`, {
-      killed,
+    log(
+      'error',
+      `${why}: agent processes survived SIGKILL; other workers will not take this worker's threads until they are gone (end them by hand: kill -9 ${survivors.join(' ')})`,
+      { killed, survivors },
+    );
+    await holdWhileSurviving(survivors);
+    log('warn', `${why}: the surviving agent processes are gone; other workers take its threads now`, {
       survivors,
     });
-    return;
-  }
-  log('error', `${why}: ${cause}`, { killed });
+  } else log('error', `${why}: ${cause}`, { killed });
   await deletePresence();
+}
+
+/**
+ * Keeps the presence from lapsing while `work` (a kill and the wait for its processes to be gone)
+ * runs: no other worker may take a thread over before its agents are known to be dead. Taking no
+ * direct doorbells: the worker is dead or revoked.
+ */
+async function presentWhile<T>(work: Promise<T>): Promise<T> {
+  const refresh = () => {
+    writes = writes.then(() => announcement.write(PRESENCE.retiring, presenceTtlMs).catch(redisFailed));
+  };
+  refresh();
+  const timer = setInterval(refresh, presenceTtlMs / 4);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/**
+ * Keeps the worker present, and says which processes survived, until none of them runs: the kill is
+ * sent again every round while both keys are refreshed well within their TTL. A failed write is
+ * retried at the next refresh; should the warden itself die, the keys expire and the takeover goes
+ * ahead, as it must for a worker nothing acts for any more.
+ */
+async function holdWhileSurviving(survivors: number[]): Promise<void> {
+  let left = survivors;
+  const hold = () => {
+    writes = writes.then(() => announcement.holdFor(left, presenceTtlMs).catch(redisFailed));
+  };
+  hold();
+  const timer = setInterval(hold, presenceTtlMs / 4);
+  try {
+    while (left.length > 0) left = await killAgents([], left);
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 async function revoke(why: string): Promise<void> {

@@ -22,11 +22,18 @@ export interface FleetWorker {
   /** SIGSTOP / SIGCONT: a worker that stalls (GC, partition) and comes back. */
   freeze(): void;
   thaw(): void;
+  /**
+   * A signal to the worker's whole process group, as a terminal or a service manager sends it: the
+   * worker leads a group of its own, as under a service manager.
+   */
+  signalGroup(signal: NodeJS.Signals): void;
 }
 
 /** Real worker processes (real Redis, the built-in agent over stdio) sharing one queue. */
 export interface Fleet {
   readonly queue: ThreadQueue;
+  /** A connection to the fleet's Redis, for what tests read beside the queue. */
+  readonly redis: Redis;
   readonly workers: FleetWorker[];
   /** Starts one more worker; `agentStateDir` defaults to one of its own. */
   spawn(options?: { agentStateDir?: string; env?: Record<string, string> }): Promise<FleetWorker>;
@@ -66,6 +73,7 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
 
   const fleet: Fleet = {
     queue: threadQueue,
+    redis,
     workers,
     tempDir,
     async spawn(options = {}) {
@@ -88,6 +96,7 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
         },
         execArgv: ['--import', 'tsx'],
         stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+        detached: true,
       });
       children.push(child);
       const logs: LogLine[] = [];
@@ -107,6 +116,7 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
         },
         freeze: () => child.kill('SIGSTOP'),
         thaw: () => child.kill('SIGCONT'),
+        signalGroup: (signal) => process.kill(-child.pid!, signal),
       };
       workers.push(worker);
       let pending = '';
@@ -150,7 +160,10 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
       });
     },
     async close() {
-      for (const child of children) child.kill('SIGCONT');
+      // A group stopped whole is woken whole; one whose worker is gone needs nothing.
+      for (const child of children) {
+        if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGCONT');
+      }
       await Promise.all(
         children.map((child) =>
           child.exitCode === null && child.signalCode === null

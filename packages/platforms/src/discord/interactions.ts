@@ -55,16 +55,18 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
     // In a guild the invoker comes as `member.user`, in a direct message as `user`.
     const invoker =
       interaction.optionalObject('member')?.optionalObject('user') ?? interaction.object('user');
+    const id = snowflake(interaction, 'id');
     return {
       kind: 'control',
       command,
       senderId: snowflake(invoker, 'id'),
       thread: `discord:${channelId}`,
+      dedupKey: `discord:${channelId}:interaction:${id}`,
       // An interaction is not a message: its own id stands in, for logs and correlation.
       ref: {
         platform: 'discord',
         ...discordPlace(channelId, interaction.optionalObject('channel')),
-        messageId: snowflake(interaction, 'id'),
+        messageId: id,
       },
       // Only the invoker sees the confirmation; the channel is not cluttered with it.
       respond: (confirmation) => ({

@@ -6,7 +6,7 @@ import {
   guardedDownload,
   operatorChosen,
 } from '../files/guarded-download.js';
-import { SIGNATURE_HEADER, signBody } from '../hmac-signature.js';
+import { signedRequestHeaders } from '../hmac-signature.js';
 import { classifyHttpAnswer } from '../http/answer.js';
 import { type PlatformClientOptions, PlatformHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
@@ -17,7 +17,10 @@ import { type GatewayCommand, gatewayCommandBody, gatewayReplyBody } from './rep
 export interface GatewayClientOptions extends Omit<PlatformClientOptions, 'baseUrl'> {
   /** GATEWAY_REPLY_URL: where replies are posted. */
   replyUrl: string;
-  /** GATEWAY_SECRET: when set, each body is signed with it in `x-tributary-signature`. */
+  /**
+   * GATEWAY_SECRET: when set, each post is signed with it as ingress wants events signed: the
+   * `x-tributary-timestamp` of the attempt and `x-tributary-signature` over it and the body.
+   */
   secret?: string;
   /** GATEWAY_FILES_URL: the one origin attachment URLs are downloaded from; unset, none are. */
   filesUrl?: string;
@@ -89,11 +92,13 @@ export class GatewayClient implements PlatformClient {
 
   private async post(method: string, payload: object, requestId: string): Promise<void> {
     const body = JSON.stringify(payload);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'idempotency-key': requestId,
-    };
-    if (this.options.secret) headers[SIGNATURE_HEADER] = signBody(this.options.secret, body);
-    await this.http.call({ method, url: this.options.replyUrl, headers, body });
+    const { secret } = this.options;
+    await this.http.call({
+      method,
+      url: this.options.replyUrl,
+      headers: { 'content-type': 'application/json', 'idempotency-key': requestId },
+      ...(secret ? { signedHeaders: () => signedRequestHeaders(secret, body) } : {}),
+      body,
+    });
   }
 }

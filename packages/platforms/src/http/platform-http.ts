@@ -25,6 +25,11 @@ export interface PlatformRequest {
   verb?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   headers?: Record<string, string>;
+  /**
+   * Headers made again for every attempt: a signature over a timestamp must be as fresh on a retry as
+   * on the first try, or retries that outlast the receiver's window are refused.
+   */
+  signedHeaders?: () => Record<string, string>;
   body?: string;
 }
 
@@ -91,7 +96,7 @@ export class PlatformHttp {
       // fetch's CPU per call (about a quarter, measured), and a worker makes several calls per turn.
       const response = await httpRequest(request.url, {
         method: request.verb ?? 'POST',
-        headers: request.headers,
+        headers: { ...request.headers, ...request.signedHeaders?.() },
         body: request.body,
         signal: AbortSignal.timeout(this.policy.timeoutMs),
       });

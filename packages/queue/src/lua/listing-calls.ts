@@ -23,7 +23,7 @@ export const indexPage = defineScript({
   },
 });
 
-/** What the overview counts in one bucket (bucket-summary-8.lua). */
+/** What the overview counts in one bucket (bucket-summary-10.lua). */
 export interface BucketSummary {
   now: number;
   running: number;
@@ -34,6 +34,7 @@ export interface BucketSummary {
   active: number;
   deadLetters: number;
   deadReplies: number;
+  /** Counts by reason class. */
   deadLetterReasons: Map<string, number>;
   deadReplyReasons: Map<string, number>;
 }
@@ -46,8 +47,10 @@ export const bucketSummary = defineScript({
     'paused',
     'activity',
     'deadindex',
+    'deadclasses',
     'deadreasons',
     'deadreplyindex',
+    'deadreplyclasses',
     'deadreplyreasons',
   ],
   args: [],

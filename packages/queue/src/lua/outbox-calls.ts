@@ -1,11 +1,20 @@
+import { DEAD_BOUNDS } from './dead-calls.js';
 import { found, ok, okOrFenced } from './decoders.js';
 import { defineScript } from './scripts.js';
 import { ScriptStatus } from './status.js';
 
 /** The reply outbox's Lua scripts (reply-*.lua), declared as queue-calls.ts declares the queue's. */
 
-/** Where a dead reply is kept: the thread's dead replies, the bucket's index and reason counts. */
-const DEAD_REPLY_KEYS = ['deadReplies', 'deadreplyindex', 'deadreplyreasons'] as const;
+/** Where a dead reply is kept: the bucket's dead replies (lib.lua's dead_reply_set). */
+const DEAD_REPLY_KEYS = [
+  'deadreplyindex',
+  'deadreplyrecords',
+  'deadreplythreads',
+  'deadreplyclassof',
+  'deadreplyclasses',
+] as const;
+/** Where the previous layout kept a thread's dead replies, moved by whatever takes one (dead_take). */
+const LEGACY_DEAD_REPLY_KEYS = ['deadReplies', 'deadreplyreasons'] as const;
 /** The reply deliverer's holder arguments: the thread, and who holds its outbox lock. */
 const REPLY_HOLDER = ['member', 'owner'] as const;
 const REPLY_LOCKED = ['replies', 'replyLock', 'replydue'] as const;
@@ -63,21 +72,21 @@ export const replyRetry = defineScript({
 
 export const replyBury = defineScript({
   name: 'replyBury',
-  keys: [...REPLY_LOCKED, ...DEAD_REPLY_KEYS],
-  args: [...REPLY_HOLDER, 'id', 'error'],
+  keys: [...REPLY_LOCKED, ...DEAD_REPLY_KEYS, 'deadevicted'],
+  args: [...REPLY_HOLDER, 'id', 'error', ...DEAD_BOUNDS],
   decode: okOrFenced,
 });
 
 export const replyRedrive = defineScript({
   name: 'replyRedrive',
-  keys: [...DEAD_REPLY_KEYS, 'replies', 'replydue'],
+  keys: [...DEAD_REPLY_KEYS, ...LEGACY_DEAD_REPLY_KEYS, 'replies', 'replydue'],
   args: ['member', 'id'],
   decode: found,
 });
 
 export const replyDiscard = defineScript({
   name: 'replyDiscard',
-  keys: [...DEAD_REPLY_KEYS],
+  keys: [...DEAD_REPLY_KEYS, ...LEGACY_DEAD_REPLY_KEYS],
   args: ['member', 'id'],
   decode: found,
 });

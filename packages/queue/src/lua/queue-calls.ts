@@ -1,5 +1,8 @@
 import type { BatchType, Origin, QueuedMessage } from '../batch.js';
 import { type TakenReply, takenReply } from '../taken-reply.js';
+import { auditComplete } from './audit-calls.js';
+import { CONTROL_SCRIPTS } from './control-calls.js';
+import { DEAD_BOUNDS, DEAD_SCRIPTS } from './dead-calls.js';
 import { found, known, ok, type Rung, ringOrOk } from './decoders.js';
 import { LISTING_SCRIPTS } from './listing-calls.js';
 import { OUTBOX_SCRIPTS } from './outbox-calls.js';
@@ -7,9 +10,10 @@ import { defineScript, type Reply } from './scripts.js';
 import { ScriptStatus } from './status.js';
 
 /**
- * The thread queue's Lua scripts (the outbox's and the admin listing's have files of their own), and
- * ALL_SCRIPTS, every script in this folder, declared once: its KEYS and ARGV by name and the decoding of its
- * reply. Arguments shared by several scripts carry the same name in all of them (see lib.lua).
+ * The thread queue's Lua scripts (the outbox's, the admin listing's and the control commands' have files
+ * of their own), and ALL_SCRIPTS, every script in this folder, declared once: its KEYS and ARGV by name
+ * and the decoding of its reply. Arguments shared by several scripts carry the same name in all of them
+ * (see lib.lua).
  */
 
 /** A batch as claim, commit and fail hand it over; the caller adds the thread and owner it knows. */
@@ -105,8 +109,10 @@ const RECEIPT_KEYS = ['receipts', 'receiptOrder', 'receiptids', 'receiptidsage']
 const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
 /** Keys enqueue writes that claim, commit and fail set to expire when the thread goes idle. */
 const IDLE_EXPIRING = ['gate', 'receipts', 'receiptOrder'] as const;
-/** Where a batch is dead-lettered: the thread's dead letters, the bucket's index and reason counts. */
-const DEAD_LETTER_KEYS = ['dead', 'deadindex', 'deadreasons'] as const;
+/** Where a batch is dead-lettered: the bucket's dead letters (lib.lua's dead_letter_set). */
+const DEAD_LETTER_KEYS = ['deadindex', 'deadrecords', 'deadthreads', 'deadclassof', 'deadclasses'] as const;
+/** Where the previous layout kept a thread's dead letters, moved by whatever takes one (dead_take). */
+const LEGACY_DEAD_LETTER_KEYS = ['dead', 'deadreasons'] as const;
 
 /** Where the enqueue script pushed a ring itself (its reply's code), if it did. */
 const PUSHED_TO = [undefined, 'ready', 'owner'] as const;
@@ -224,11 +230,23 @@ export const claim = defineScript({
     'sched',
     'batchseq',
     ...DEAD_LETTER_KEYS,
+    'deadevicted',
     'history',
     ...IDLE_EXPIRING,
     'activity',
   ],
-  args: ['member', 'thread', 'owner', 'epoch', 'leaseMs', ...CAPS, 'bucket', 'maxDeliveries', ...RETENTION],
+  args: [
+    'member',
+    'thread',
+    'owner',
+    'epoch',
+    'leaseMs',
+    ...CAPS,
+    'bucket',
+    'maxDeliveries',
+    ...RETENTION,
+    ...DEAD_BOUNDS,
+  ],
   decode(reply) {
     switch (reply.status) {
       case ScriptStatus.Claimed:
@@ -322,13 +340,23 @@ export const fail = defineScript({
     'sched',
     'batchseq',
     ...DEAD_LETTER_KEYS,
+    'deadevicted',
     'history',
     'replies',
     'replydue',
     ...IDLE_EXPIRING,
     'activity',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reason', 'maxFailures', 'retryDelayMs', 'outboundIfDead', 'split'],
+  args: [
+    ...CONTINUE,
+    ...RETENTION,
+    'reason',
+    'maxFailures',
+    'retryDelayMs',
+    'outboundIfDead',
+    'split',
+    ...DEAD_BOUNDS,
+  ],
   decode(reply): Continuation | RetryLater {
     if (reply.status === ScriptStatus.Retry)
       return { status: 'retry', epoch: reply.num(1), delayMs: reply.num(2) };
@@ -416,26 +444,18 @@ export const resume = defineScript({
   decode: known(ringOrOk),
 });
 
-export const dropBuffered = defineScript({
-  name: 'dropBuffered',
-  keys: ['state', 'inbox'],
-  args: [],
-  decode: (reply) => ok(reply).num(1),
-});
-
-export const reset = defineScript({
-  name: 'reset',
-  keys: ['state', 'inbox', 'history'],
-  args: [],
-  decode: known((reply) => {
-    ok(reply);
-    return { dropped: reply.num(1), generation: reply.num(2) };
-  }),
-});
-
 export const redrive = defineScript({
   name: 'redrive',
-  keys: ['state', 'inbox', 'run', 'sched', ...DEAD_LETTER_KEYS, 'history', ...IDLE_EXPIRING],
+  keys: [
+    'state',
+    'inbox',
+    'run',
+    'sched',
+    ...DEAD_LETTER_KEYS,
+    ...LEGACY_DEAD_LETTER_KEYS,
+    'history',
+    ...IDLE_EXPIRING,
+  ],
   args: ['member', 'batchId'],
   decode(reply) {
     switch (reply.status) {
@@ -453,7 +473,7 @@ export const redrive = defineScript({
 
 export const discard = defineScript({
   name: 'discard',
-  keys: [...DEAD_LETTER_KEYS],
+  keys: [...DEAD_LETTER_KEYS, ...LEGACY_DEAD_LETTER_KEYS],
   args: ['member', 'batchId'],
   decode: known((reply) => ok(reply).num(1)),
 });
@@ -526,10 +546,17 @@ export const QUEUE_SCRIPTS = [
   sweepScan,
   pause,
   resume,
-  dropBuffered,
-  reset,
   redrive,
   discard,
 ];
 
-export const ALL_SCRIPTS = [...QUEUE_SCRIPTS, ...OUTBOX_SCRIPTS, ...LISTING_SCRIPTS, affinityPush, passOn];
+export const ALL_SCRIPTS = [
+  ...QUEUE_SCRIPTS,
+  ...OUTBOX_SCRIPTS,
+  ...LISTING_SCRIPTS,
+  ...CONTROL_SCRIPTS,
+  ...DEAD_SCRIPTS,
+  auditComplete,
+  affinityPush,
+  passOn,
+];

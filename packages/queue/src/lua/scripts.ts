@@ -62,7 +62,7 @@ const lib = new LuaLib(readFileSync(new URL('lib.lua', scriptsDir), 'utf8'));
 
 type AnyCall = ScriptCall<string, string, unknown>;
 
-/** `dropBuffered` lives in `drop-buffered-2.lua`: the file name shows the key count. */
+/** `controlCancelAll` lives in `control-cancel-all-4.lua`: the file name shows the key count. */
 export function scriptFile(call: AnyCall): string {
   return `${call.name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}-${call.keys.length}.lua`;
 }

@@ -1,23 +1,42 @@
 import type { RedisClient } from '../connections.js';
+import { auditComplete } from '../lua/audit-calls.js';
+import { Scripts } from '../lua/scripts.js';
 import { fleetKeys } from '../thread-keys.js';
 
-/** One operator action as the audit log keeps it. */
-export interface AuditEntry {
-  /** The stream id: its order in the log. */
-  id: string;
-  /** When it was recorded (Redis clock, ms). */
-  at: number;
+/** How an action ended; `pending` until it does (forever, when the process died while it ran). */
+export type AuditOutcome = 'pending' | 'ok' | 'failed' | 'partial';
+
+/** An operator action as it is written before it is done. */
+export interface AuditIntent {
   /** Who: the name of the admin token used. */
   actor: string;
+  /** From where: the client's address as the admin listener sees it (TRUST_PROXY honoured). */
+  address: string | null;
   /** What, e.g. `threads.pause`, `dead-letters.redrive`. */
   action: string;
   /** On what: thread ids, item ids, or the filter a bulk action matched. */
   target: unknown;
-  /** How it went: per item outcomes, counts, or the error. */
+  /** The items a bulk action chose, by id, before it acted on them. */
+  items?: unknown[];
+}
+
+/** How an action ended: ok, failed (with its error) or partial (with its counts). */
+export interface AuditCompletion {
+  outcome: Exclude<AuditOutcome, 'pending'>;
+  /** Per item outcomes, counts, what was done, or the error. */
   result: unknown;
 }
 
-export type AuditRecord = Omit<AuditEntry, 'id' | 'at'>;
+/** One operator action as the audit log keeps it. */
+export interface AuditEntry extends AuditIntent, Omit<AuditCompletion, 'outcome'> {
+  /** The stream id: its order in the log. */
+  id: string;
+  /** When it was begun (Redis clock, ms). */
+  at: number;
+  outcome: AuditOutcome;
+  /** When it ended; null while pending. */
+  completedAt: number | null;
+}
 
 /** A replayed action: the answer it gave the first time, kept under its idempotency key. */
 export interface StoredAnswer {
@@ -34,23 +53,31 @@ export type IdempotencyClaim =
 const PENDING = 'pending';
 
 /**
- * The operators' audit log: a Redis stream trimmed to about `maxEntries` (durable as Redis is, bounded),
- * newest first when read. Also the idempotency keys of admin actions, so a retried action is answered
- * as the first time instead of being done twice.
+ * The operators' audit log: a Redis stream of actions, each written before it is done and completed
+ * after (its outcome kept beside the stream by entry id), trimmed to about `maxEntries` (durable as Redis
+ * is, bounded), newest first when read. An action whose process died midway stays `pending`. Also the
+ * idempotency keys of admin actions, so a retried action is answered as the first time instead of
+ * being done twice.
  */
 export class AuditLog {
+  private readonly scripts: Scripts;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly maxEntries: number,
-  ) {}
+  ) {
+    this.scripts = new Scripts(redis, [auditComplete]);
+  }
 
-  async append(record: AuditRecord): Promise<AuditEntry> {
+  /** Writes an action's intent, before it is done; returns the entry's id, to complete it with. */
+  async begin(intent: AuditIntent): Promise<string> {
     const json = JSON.stringify({
-      actor: record.actor,
-      action: record.action,
-      target: record.target,
-      result: record.result,
+      actor: intent.actor,
+      address: intent.address,
+      action: intent.action,
+      target: intent.target,
+      ...(intent.items ? { items: intent.items } : {}),
     });
     // `~`: Redis trims whole stream nodes, cheaply, keeping at least maxEntries.
     const id = await this.redis.xadd(
@@ -62,7 +89,19 @@ export class AuditLog {
       'entry',
       json,
     );
-    return { id: id!, at: streamTime(id!), ...record };
+    return id!;
+  }
+
+  /** Records how the action of entry `id` ended. */
+  async complete(id: string, completion: AuditCompletion): Promise<void> {
+    const keys = fleetKeys(this.prefix);
+    const outcome = JSON.stringify(completion);
+    // Twice the log's bound: an action that ended is always newer than the oldest the stream keeps.
+    await this.scripts.run(
+      auditComplete,
+      { outcomes: keys.auditOutcomes, order: keys.auditOutcomeOrder },
+      { id, outcome, keep: 2 * this.maxEntries },
+    );
   }
 
   /** Entries newest first, `limit` at a time, from before stream id `before` (undefined: the newest). */
@@ -70,14 +109,14 @@ export class AuditLog {
     before: string | undefined,
     limit: number,
   ): Promise<{ items: AuditEntry[]; next: string | undefined }> {
+    const keys = fleetKeys(this.prefix);
     const start = before === undefined ? '+' : `(${before}`;
-    const raw = await this.redis.xrevrange(fleetKeys(this.prefix).audit, start, '-', 'COUNT', limit + 1);
-    const items = raw.slice(0, limit).map(([id, fields]) => ({
-      id,
-      at: streamTime(id),
-      ...(JSON.parse(fields[1]!) as AuditRecord),
-    }));
-    return { items, next: raw.length > limit ? items.at(-1)?.id : undefined };
+    const read = await this.redis.xrevrange(keys.audit, start, '-', 'COUNT', limit + 1);
+    const raw = read.slice(0, limit);
+    const ids = raw.map(([id]) => id);
+    const outcomes = ids.length === 0 ? [] : await this.redis.hmget(keys.auditOutcomes, ...ids);
+    const items = raw.map(([id, fields], i) => entry(id, JSON.parse(fields[1]!), outcomes[i] ?? null));
+    return { items, next: read.length > limit ? items.at(-1)?.id : undefined };
   }
 
   /** Claims `digest` (of an idempotency key) for `ttlMs`, unless an action holds or answered it. */
@@ -98,6 +137,30 @@ export class AuditLog {
   async release(digest: string): Promise<void> {
     await this.redis.del(fleetKeys(this.prefix).idempotency(digest));
   }
+}
+
+/**
+ * An entry as the log shows it: its intent with its outcome. An entry the previous release wrote holds
+ * both (`result` was written after the action): `failed` when its result is an error.
+ */
+function entry(id: string, written: Record<string, unknown>, completed: string | null): AuditEntry {
+  const { actor, address = null, action, target, items, result } = written as Partial<AuditEntry>;
+  const base = {
+    id,
+    at: streamTime(id),
+    actor: actor!,
+    address,
+    action: action!,
+    target,
+    ...(items ? { items } : {}),
+  };
+  if (completed !== null) {
+    const done = JSON.parse(completed) as AuditCompletion & { completedAt: number };
+    return { ...base, outcome: done.outcome, result: done.result, completedAt: done.completedAt };
+  }
+  if (!('result' in written)) return { ...base, outcome: 'pending', result: null, completedAt: null };
+  const failed = typeof result === 'object' && result !== null && 'error' in result;
+  return { ...base, outcome: failed ? 'failed' : 'ok', result, completedAt: streamTime(id) };
 }
 
 /** A stream id `<ms>-<seq>`: its milliseconds. */

@@ -4,6 +4,7 @@ import { bucketSummary, LISTING_SCRIPTS } from '../lua/listing-calls.js';
 import { Scripts } from '../lua/scripts.js';
 import { bucketKeys, bucketOf, decodeThread } from '../thread-keys.js';
 import type { ThreadState } from '../thread-queue.js';
+import { DeadSets } from './dead-sets.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -98,6 +99,7 @@ const DEAD_REPLIES: IndexRange = { index: (k) => k.deadreplyindex, order: 'desc'
  */
 export class FleetListing {
   private readonly scripts: Scripts;
+  private readonly dead: DeadSets;
 
   constructor(
     private readonly redis: RedisClient,
@@ -106,6 +108,7 @@ export class FleetListing {
     private readonly receipts: MessageReceipts,
   ) {
     this.scripts = new Scripts(redis, LISTING_SCRIPTS);
+    this.dead = new DeadSets(redis, keysOf);
   }
 
   async threads(state: ThreadListState, cursor: string | undefined, limit: number): Promise<Page<ThreadRow>> {
@@ -116,28 +119,26 @@ export class FleetListing {
     });
   }
 
-  /** Dead letters, newest first; with `reason`, only those that died of it. */
+  /** Dead letters, newest first; with `reason`, only those of that reason class (the overview's groups). */
   async deadLetters(
     cursor: string | undefined,
     limit: number,
     reason?: string,
   ): Promise<Page<DeadLetterRow>> {
     return this.filtered(DEAD_LETTERS, cursor, limit, async (entries) => {
-      const found = await this.records(entries, (k) => k.dead, 'batchId');
+      const found = await this.dead.records(items(entries), 'letters', reason);
       return found
         .map((record) => record as unknown as DeadLetter)
-        .filter((record) => reason === undefined || record.reason === reason)
         .map(({ messages, ...rest }) => ({ ...rest, messages: messages.length }));
     });
   }
 
-  /** Dead replies, newest first; with `reason`, only those given up with it. */
+  /** Dead replies, newest first; with `reason`, only those of that reason class (the overview's groups). */
   async deadReplies(cursor: string | undefined, limit: number, reason?: string): Promise<Page<DeadReplyRow>> {
     return this.filtered(DEAD_REPLIES, cursor, limit, async (entries) => {
-      const found = await this.records(entries, (k) => k.deadReplies, 'id');
+      const found = await this.dead.records(items(entries), 'replies', reason);
       return found
         .map((record) => record as unknown as DeadReply & { thread: string })
-        .filter((record) => reason === undefined || record.reason === reason)
         .map(({ payload: _payload, ...rest }) => rest);
     });
   }
@@ -261,34 +262,9 @@ export class FleetListing {
     if (state === 'idle' && (row.status !== 'idle' || row.paused)) return undefined;
     return row;
   }
+}
 
-  /** The JSON records the entries `<member>/<id>` name, from each thread's list read once. */
-  private async records(
-    entries: IndexEntry[],
-    list: (keys: ReturnType<KeysOf>) => string,
-    field: 'batchId' | 'id',
-  ): Promise<Record<string, unknown>[]> {
-    const byThread = new Map<string, string[]>();
-    for (const { member } of entries) {
-      const slash = member.indexOf('/');
-      const thread = decodeThread(member.slice(0, slash));
-      byThread.set(thread, [...(byThread.get(thread) ?? []), member.slice(slash + 1)]);
-    }
-    const lists = new Map(
-      await Promise.all(
-        [...byThread.keys()].map(async (thread) => {
-          const raw = await this.redis.lrange(list(this.keysOf(thread)), 0, -1);
-          return [thread, raw.map((json) => JSON.parse(json) as Record<string, unknown>)] as const;
-        }),
-      ),
-    );
-    // In index order: newest first.
-    return entries.flatMap(({ member }) => {
-      const slash = member.indexOf('/');
-      const thread = decodeThread(member.slice(0, slash));
-      const id = member.slice(slash + 1);
-      const record = lists.get(thread)?.find((r) => r[field] === id);
-      return record ? [{ ...record, thread }] : [];
-    });
-  }
+/** The index entries' members: the items `<thread member>/<id>` of a dead set. */
+function items(entries: IndexEntry[]): string[] {
+  return entries.map((entry) => entry.member);
 }

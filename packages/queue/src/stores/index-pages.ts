@@ -54,11 +54,21 @@ function byteOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }
 
+/** One bucket's part of a page being read: what it gave so far, and whether it has more. */
+interface BucketPart {
+  bucket: number;
+  entries: IndexEntry[];
+  exhausted: boolean;
+}
+
 /**
- * Reads one page of an index kept per bucket, in one order across all buckets: each bucket gives its
- * first `limit` + 1 entries after the cursor (one script call each, in parallel: in a Cluster the buckets
- * live on different primaries), and the page is the first `limit` of them merged. Its Redis work is
- * one call per bucket and at most `limit` + 1 entries from each, however many the indexes hold.
+ * Reads one page of an index kept per bucket, in one order across all buckets: the page is the first
+ * `limit` entries after the cursor of all buckets merged (one more tells whether anything follows).
+ * Each bucket first gives twice its even share of them (one script call each, in parallel: in a Cluster
+ * the buckets live on different primaries); a bucket that gave all it was asked and whose last entry
+ * would still be on the page then gives more, from where it stopped, until the page is known. So a page
+ * costs about `limit` entries read, not one page from every bucket, however the entries are spread;
+ * at most `limit` + 1 from each bucket.
  */
 export async function readMergedPage(
   scripts: Scripts,
@@ -67,32 +77,54 @@ export async function readMergedPage(
   after: IndexCursor | undefined,
   limit: number,
 ): Promise<MergedPage> {
-  const pages = await Promise.all(
-    Array.from({ length: layout.buckets }, (_, bucket) =>
-      scripts.run(
-        indexPage,
-        { index: range.index(bucketKeys(layout.prefix, bucket)) },
-        {
-          order: range.order,
-          min: range.min,
-          max: range.max,
-          afterScore: after === undefined ? '' : after.score,
-          afterMember: after?.member ?? '',
-          // One more than a page: whether anything follows it is then known without another read.
-          limit: limit + 1,
-        },
-      ),
-    ),
-  );
   const sign = range.order === 'asc' ? 1 : -1;
-  const merged = pages
-    .flatMap((page) => page.entries)
-    .sort((a, b) => sign * (a.score - b.score || byteOrder(a.member, b.member)));
+  const order = (a: IndexEntry, b: IndexEntry) => sign * (a.score - b.score || byteOrder(a.member, b.member));
+  const parts: BucketPart[] = Array.from({ length: layout.buckets }, (_, bucket) => ({
+    bucket,
+    entries: [],
+    exhausted: false,
+  }));
+  let now: number | undefined;
+  let ask = Math.min(limit + 1, Math.ceil((2 * (limit + 1)) / layout.buckets) + 1);
+  let asking = parts;
+  let merged: IndexEntry[] = [];
+  while (asking.length > 0) {
+    const pages = await Promise.all(
+      asking.map((part) => {
+        const from = part.entries.at(-1) ?? after;
+        return scripts.run(
+          indexPage,
+          { index: range.index(bucketKeys(layout.prefix, part.bucket)) },
+          {
+            order: range.order,
+            min: range.min,
+            max: range.max,
+            afterScore: from === undefined ? '' : from.score,
+            afterMember: from?.member ?? '',
+            limit: ask,
+          },
+        );
+      }),
+    );
+    pages.forEach((page, i) => {
+      const part = asking[i]!;
+      now ??= page.now;
+      part.entries.push(...page.entries);
+      part.exhausted = page.entries.length < ask;
+    });
+    merged = parts.flatMap((part) => part.entries).sort(order);
+    // The page's last place, once filled: a bucket whose last entry comes after it has none to add.
+    const last = merged[limit];
+    asking = parts.filter(
+      (part) => !part.exhausted && (last === undefined || order(part.entries.at(-1)!, last) <= 0),
+    );
+    ask = limit + 1;
+  }
   const entries = merged.slice(0, limit);
-  const last = entries.at(-1);
+  const end = entries.at(-1);
   return {
-    now: pages[0]?.now ?? Date.now(),
+    now: now ?? Date.now(),
     entries,
-    next: merged.length > limit && last ? { score: last.score, member: last.member } : undefined,
+    next: merged.length > limit && end ? { score: end.score, member: end.member } : undefined,
   };
 }

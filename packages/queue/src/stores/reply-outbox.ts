@@ -1,15 +1,19 @@
 import type { RedisClient } from '../connections.js';
 import * as script from '../lua/outbox-calls.js';
 import { Scripts } from '../lua/scripts.js';
+import type { DeadBounds } from '../queue-config.js';
 import { type PendingReply, type TakenReply, takenReply } from '../taken-reply.js';
+import { DeadSets } from './dead-sets.js';
 import type { KeysOf } from './keys-of.js';
 
 export type { PendingReply, TakenReply };
 
 /** A reply given up after the retry horizon; an operator can re-drive or discard it. */
 export interface DeadReply extends PendingReply {
-  /** The error of its last attempt: the admin API groups dead replies by it. */
+  /** The error of its last attempt. */
   reason: string;
+  /** The reason without its variable parts: the admin API groups dead replies by it. */
+  reasonClass?: string;
   deadAt: number;
 }
 
@@ -36,11 +40,16 @@ const PARTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export class ReplyOutbox {
   private readonly scripts: Scripts;
 
+  private readonly deadSets: DeadSets;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
+    /** How long dead replies are kept and how many (queue-config.ts's deadBounds). */
+    private readonly deadBounds: DeadBounds,
   ) {
     this.scripts = new Scripts(redis, script.OUTBOX_SCRIPTS);
+    this.deadSets = new DeadSets(redis, keysOf);
   }
 
   /**
@@ -96,7 +105,8 @@ export class ReplyOutbox {
    */
   async bury(thread: string, owner: string, id: string, error: string): Promise<boolean> {
     const k = this.keysOf(thread);
-    return (await this.scripts.run(script.replyBury, k, { member: k.member, owner, id, error })) === 'ok';
+    const args = { member: k.member, owner, id, error, ...this.deadBounds };
+    return (await this.scripts.run(script.replyBury, k, args)) === 'ok';
   }
 
   /** Puts a dead reply back in the outbox; false when there is no such dead reply. */
@@ -115,8 +125,11 @@ export class ReplyOutbox {
     return this.list(this.keysOf(thread).replies);
   }
 
+  /** The thread's dead replies, oldest first. */
   async dead(thread: string): Promise<DeadReply[]> {
-    return this.list(this.keysOf(thread).deadReplies);
+    return (await this.deadSets.ofThread(thread, 'replies')).map(
+      ({ thread: _thread, ...reply }) => reply as unknown as DeadReply,
+    );
   }
 
   /** Part number → platform message id, of the parts of reply `id` posted so far. */

@@ -1,6 +1,14 @@
 import type { RedisClient } from '../connections.js';
+import { CONTROL_SCRIPTS, controlCancel, controlCancelAll, controlReset } from '../lua/control-calls.js';
+import { Scripts } from '../lua/scripts.js';
+import { dedupMember } from '../thread-keys.js';
 import type { ThreadQueue } from '../thread-queue.js';
-import { type ControlMessage, ControlSubscriber, publishControl } from './control-channel.js';
+import {
+  type ControlMessage,
+  ControlSubscriber,
+  controlChannelName,
+  publishControl,
+} from './control-channel.js';
 
 /** A listener for cancels, on a connection of its own; `close` ends it. */
 export interface ControlSubscription {
@@ -8,38 +16,45 @@ export interface ControlSubscription {
 }
 
 /**
- * `/cancel`, `/cancel-all` and `/reset`: the queue's primitives for the waiting messages, plus a cancel
- * published to whichever worker runs the thread's turn right now (delivery is best effort: a cancel
- * that reaches no worker cancels nothing, the right answer when no turn is running).
+ * `/cancel`, `/cancel-all` and `/reset`: what each does to the waiting messages, plus a cancel published
+ * to whichever worker runs the thread's turn right now (delivery is best effort: a cancel that reaches no
+ * worker cancels nothing, the right answer when no turn is running).
+ *
+ * Each takes the `delivery` that asked for it: the idempotency key of the platform message (as for a
+ * message, InboundMessage.dedupKey) or of the admin action. A delivery is applied once within the
+ * thread's dedup window; a retry of it answers 'duplicate' and does nothing (docs/adr/0042). Without
+ * one (an admin action sent without an Idempotency-Key) every call applies.
  */
 export class ThreadControls {
+  private readonly scripts: Scripts;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly queue: ThreadQueue,
-  ) {}
+  ) {
+    this.scripts = new Scripts(redis, CONTROL_SCRIPTS);
+  }
 
   /** Cancels the running turn; waiting messages are kept. */
-  async cancel(thread: string): Promise<{ wasRunning: boolean }> {
-    const { status } = await this.queue.state(thread);
-    await this.publishCancel(thread);
-    return { wasRunning: status === 'running' };
+  async cancel(thread: string, delivery?: string): Promise<{ wasRunning: boolean } | 'duplicate'> {
+    return this.scripts.run(controlCancel, this.queue.keys(thread), this.args(thread, delivery));
   }
 
   /** Cancels the running turn and drops the waiting messages. */
-  async cancelAll(thread: string): Promise<{ dropped: number }> {
-    const dropped = await this.queue.dropBuffered(thread);
-    await this.publishCancel(thread);
-    return { dropped };
+  async cancelAll(thread: string, delivery?: string): Promise<{ dropped: number } | 'duplicate'> {
+    return this.scripts.run(controlCancelAll, this.queue.keys(thread), this.args(thread, delivery));
   }
 
   /**
    * As cancel-all, and the next message starts a fresh agent session; undefined when Redis knows
-   * nothing of the thread (nothing to reset, and nothing is created).
+   * nothing of the thread (nothing to reset, and no state is created).
    */
-  async reset(thread: string): Promise<{ dropped: number; generation: number } | undefined> {
-    const result = await this.queue.reset(thread);
-    await this.publishCancel(thread);
-    return result;
+  async reset(
+    thread: string,
+    delivery?: string,
+  ): Promise<{ dropped: number; generation: number } | undefined | 'duplicate'> {
+    const reply = await this.scripts.run(controlReset, this.queue.keys(thread), this.args(thread, delivery));
+    return reply === 'notFound' ? undefined : reply;
   }
 
   /** Tells the worker that ran the thread before that another one has taken it (and its session). */
@@ -54,7 +69,12 @@ export class ThreadControls {
     return subscriber;
   }
 
-  private async publishCancel(thread: string): Promise<void> {
-    await publishControl(this.redis, this.queue.config.prefix, { thread, action: 'cancel' });
+  private args(thread: string, delivery: string | undefined) {
+    return {
+      dedupMember: delivery === undefined ? '' : dedupMember(thread, delivery),
+      dedupTtlMs: this.queue.dedupWindowMs(),
+      controlChannel: controlChannelName(this.queue.config.prefix),
+      thread,
+    };
   }
 }

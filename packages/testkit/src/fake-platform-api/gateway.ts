@@ -3,10 +3,12 @@ import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js'
 import type { FakeFailure } from './types.js';
 
 /**
- * The receiver of `openab.gateway.reply.v1` posts at `/gateway/reply`. With a secret it checks
- * `x-tributary-signature: sha256=<hex HMAC of the raw body>` (computed here independently of the
- * broker's own signing code, so a fault there shows). A body that is not the protocol's reply shape is
- * refused with 400 naming the field; unknown fields are accepted, as the protocol may add some.
+ * The receiver of `openab.gateway.reply.v1` posts at `/gateway/reply`. With a secret it checks the
+ * post as ingress checks a gateway's events: `x-tributary-timestamp` (unix seconds, within 300 s of
+ * now) and `x-tributary-signature: v1=<hex HMAC of "v1:<timestamp>:<raw body>">`, computed here
+ * independently of the broker's own signing code, so a fault there shows; an unsigned, stale or
+ * wrongly signed post gets 401. A body that is not the protocol's reply shape is refused with 400
+ * naming the field; unknown fields are accepted, as the protocol may add some.
  */
 export function gatewayHandler(secret: string | undefined): FakePlatformHandler {
   return {
@@ -68,9 +70,17 @@ function isOptionalString(value: unknown): boolean {
   return value === undefined || value === null || typeof value === 'string';
 }
 
+/** How far from now a reply's timestamp may be, either way: the window ingress gives events. */
+const WINDOW_SECONDS = 300;
+
 function signatureMatches(secret: string, request: FakeRequest): boolean {
+  const timestamp = String(request.headers['x-tributary-timestamp'] ?? '');
+  if (!/^\d+$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > WINDOW_SECONDS) {
+    return false;
+  }
+  const hmac = createHmac('sha256', secret).update(`v1:${timestamp}:`).update(request.raw);
   const given = Buffer.from(String(request.headers['x-tributary-signature'] ?? ''));
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(request.raw).digest('hex')}`);
+  const expected = Buffer.from(`v1=${hmac.digest('hex')}`);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 

@@ -82,7 +82,7 @@ export interface FakeBots {
 export interface FakePlatformApiOptions {
   /** The credentials the fake accepts; defaults are in `FakePlatformApi.tokens`. */
   tokens?: Partial<FakeTokens>;
-  /** When set, gateway replies must carry a valid `x-tributary-signature`. */
+  /** When set, gateway replies must be signed with it over a fresh `x-tributary-timestamp` (else 401). */
   gatewaySecret?: string;
   bots?: Partial<FakeBots>;
 }

@@ -1,7 +1,8 @@
 -- Reply delivery: the reply `id` was still undeliverable after the retry horizon. It moves to the
 -- thread's dead replies (kept for an operator to re-drive) and the replies behind it go on. The failed
 -- attempt that gave it up counts among its `attempts`; its `error` is the dead reply's reason, by which
--- the bucket's dead replies are grouped.
+-- the bucket's dead replies are grouped (by its class), within `deadTtlMs`, `deadMaxPerThread` and
+-- `deadMaxPerBucket` (lib.lua's dead_add).
 -- Returns: {OK} | {FENCED}
 if not holds_reply_lock(K, A.owner) then return { STATUS.FENCED } end
 local reply = reply_head(K, A.id)
@@ -12,9 +13,7 @@ if reply then
   reply.lastError = A.error
   reply.reason = A.error
   reply.deadAt = now
-  redis.call('RPUSH', K.deadReplies, cjson.encode(reply))
-  redis.call('ZADD', K.deadreplyindex, now, A.member .. '/' .. A.id)
-  count_reason(K.deadreplyreasons, A.error, 1)
+  dead_add(dead_reply_set(K), A.member, A.id, reply, now, dead_bounds(A))
 end
 after_reply(K, A.member, now)
 redis.call('DEL', K.replyLock)

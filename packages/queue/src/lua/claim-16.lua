@@ -29,7 +29,7 @@ if st[5] ~= acked then
     -- that does so alone is set aside.
     local reason = 'delivered ' .. deliveries .. ' times without completing'
     if not split_batch(K, A.thread, reason, now, history_keep(A)) then
-      dead_letter(K, thread, A.thread, reason, now, history_keep(A))
+      dead_letter(K, thread, A.thread, reason, now, history_keep(A), dead_bounds(A))
     end
     -- Both moved the thread on: what was read is acknowledged or split off.
     local after = redis.call('HMGET', K.state, 'acked', 'alone')

@@ -1,7 +1,8 @@
 -- A turn failed: retry the same batch later, or after `max failures` split it (with `split`, when it
 -- holds several messages: lib.lua's split_batch, retried one message at a time) or dead-letter it and
 -- move on. Either way the attempt is recorded in history (status failed or dead), never as complete.
--- A dead-lettered batch's notices (`outboundIfDead`) enter the reply outbox with it.
+-- A dead-lettered batch's notices (`outboundIfDead`) enter the reply outbox with it; the dead letters
+-- keep their bounds (`deadTtlMs`, `deadMaxPerThread`, `deadMaxPerBucket`: lib.lua's dead_add).
 -- Returns: {RETRY, epoch, delay ms} | {SPLIT, epoch, delay ms} | what commit returns after
 -- dead-lettering | {FENCED}
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')
@@ -18,6 +19,6 @@ if A.split == '1' and split_batch(K, A.thread, A.reason, now, keep) then
   local delay = tonumber(A.retryDelayMs)
   return { STATUS.SPLIT, reschedule(K, A.member, now + delay), delay }
 end
-dead_letter(K, A.member, A.thread, A.reason, now, keep)
+dead_letter(K, A.member, A.thread, A.reason, now, keep, dead_bounds(A))
 enqueue_replies(K, A.member, A.outboundIfDead, now)
 return continue_after(K, A, now)
