@@ -7,7 +7,10 @@ let cluster: RedisClusterHandle;
 let stack: Stack;
 beforeAll(async () => {
   cluster = await startRedisCluster();
-  stack = await startStack({}, cluster);
+  // A primary stays down for several seconds below: the worker's warden rides that out only with a
+  // presence TTL longer than the outage (docs/adr/0037); with the default it would revoke the worker,
+  // which its supervisor restarts, and this in-process stack has none.
+  stack = await startStack({ WORKER_PRESENCE_TTL_MS: '30000' }, cluster);
 }, 60_000);
 afterAll(async () => {
   // A stopped primary would keep the worker's shutdown waiting for Redis.

@@ -16,13 +16,16 @@ describe('processing modes per platform, through a worker', () => {
       MESSAGE_PROCESSING_MODES: 'slack=per-lane,telegram=per-message',
     });
     const threads = ['gateway:C1:T1', 'slack:C1:T1', 'telegram:C1:T1'];
-    for (const thread of threads) await h.send(thread, message(`${thread} opens\n@agent {"delayMs": 1500}`));
+    // Each first turn runs until it is cancelled, once everything meant to wait behind it arrived.
+    for (const thread of threads)
+      await h.send(thread, message(`${thread} opens\n@agent {"delayMs": 120000}`));
     await waitFor(() => h!.signals.filter((s) => s.kind === 'started').length === 3, { what: 'three turns' });
     // Arrives while each thread's first turn runs: ada, ada, bob, ada.
     const during = (thread: string) =>
       ['ada', 'ada', 'bob', 'ada'].map((sender, i) => message(`${thread} ${sender} ${i + 1}`, sender));
     const sent = new Map(threads.map((thread) => [thread, during(thread)]));
     for (const [thread, events] of sent) for (const event of events) await h.send(thread, event);
+    for (const thread of threads) await h.worker.controls.cancel(thread);
 
     const expected: Record<string, number[][]> = {
       'gateway:C1:T1': [[0, 1, 2, 3]],

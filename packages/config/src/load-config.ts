@@ -138,7 +138,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
   // Renewed every third of it: below 3 s one slow Redis round trip could cost a live turn its lease.
   const leaseMs = readInteger(env, 'LEASE_MS', queueDefaults.leaseMs, 3_000, 3_600_000);
   const stallToleranceMs = readInteger(env, 'WORKER_STALL_TOLERANCE_MS', 5_000, 1_000, 600_000);
-  const presenceTtlMs = readInteger(env, 'WORKER_PRESENCE_TTL_MS', 3_000, 1_000, 60_000);
+  const presenceTtlMs = readInteger(env, 'WORKER_PRESENCE_TTL_MS', 4_000, 1_000, 60_000);
   // An expired lease is revived whoever holds it: a frozen worker's agents must be dead before then.
   if (stallToleranceMs >= (leaseMs * 2) / 3) {
     throw new ConfigError(
