@@ -22,17 +22,25 @@ export default defineConfig({
       'packages/acp/test/lru-eviction.test.ts',
       'packages/acp/test/session-setup.test.ts',
       'packages/acp/test/session-continuity-v1.test.ts',
-      // Processes, not protocol: process trees, the start bound, stderr, the environment.
+      // Processes, not protocol: process trees, a process per session, warm spares, the start bound,
+      // stderr, the environment.
       'packages/acp/test/kill-agent-tree.test.ts',
       'packages/acp/test/tools-end-with-agent.test.ts',
+      'packages/acp/test/process-per-session.test.ts',
+      'packages/acp/test/warm-spares.test.ts',
       'packages/acp/test/start-concurrency.test.ts',
       'packages/acp/test/stderr-bounded.test.ts',
       'packages/acp/test/env-allowlist.test.ts',
       'packages/acp/test/batched-writer.test.ts',
-      // Redis and ingress, not the agent: a Cluster's failover, the admin API, control-command retries.
+      // Redis, ingress and platforms, not the agent: a Cluster's failover, the admin API, control
+      // commands and their retries, thread parents, files that fail to download or are large.
       'test/stack/cluster.e2e.test.ts',
       'test/stack/admin-api.e2e.test.ts',
+      'test/stack/control-commands.e2e.test.ts',
       'test/stack/control-command-retries.e2e.test.ts',
+      'test/stack/thread-parent.e2e.test.ts',
+      'test/stack/failing-upload.e2e.test.ts',
+      'test/stack/large-attachments.e2e.test.ts',
     ],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -30,8 +30,8 @@ const { values } = parseArgs({
     'think-ms': { type: 'string' },
   },
 });
-// A smoke run: as many threads as one worker runs at once, two turns each, in seconds.
-const workerCount = sizeOption(values, 'workers', 3);
+// A smoke run: two workers, as many threads as one worker runs at once, two turns each, in seconds.
+const workerCount = sizeOption(values, 'workers', 3, 2);
 const threadCount = sizeOption(values, 'threads', 200, 8);
 const turnsPerThread = sizeOption(values, 'turns', 15, 2);
 const thinkMs = sizeOption(values, 'think-ms', 1000, 50);

@@ -28,7 +28,7 @@ import { percentile, rounded } from './stats.js';
 const { values } = parseArgs({
   options: { ...resultOptions, samples: { type: 'string' }, burst: { type: 'string' } },
 });
-const samples = sizeOption(values, 'samples', 40, 6);
+const samples = sizeOption(values, 'samples', 40, 4);
 // A smoke's burst still outnumbers the starts a worker runs at once, so some wait their turn.
 const burst = sizeOption(values, 'burst', 40, 2 * agentDefaults.startConcurrency() + 2);
 const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -1,34 +1,7 @@
 import { AdminError, type AdminTarget, type Answer, adminCall, adminTarget } from './admin-client.js';
 import { type Column, formatTable } from './admin-tables.js';
 import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
-
-const USAGE = `usage: tributary admin <what> [arguments] [--json] [--limit N] [--cursor C] [--all-pages]
-
-Lists and acts on the fleet through the admin API (TRIBUTARY_ADMIN_URL, TRIBUTARY_ADMIN_TOKEN; by
-default the local dev stack's).
-
-  overview                          threads by state, backlog, workers, dead items by reason
-  threads [--state S]               running | runnable | scheduled | paused | idle | all (default)
-  thread <thread>                   a thread's state, history, dead letters and replies
-  message <message id>              where a platform message went, in whichever thread
-  dead-letters [--reason R]         newest first, with the counts by reason
-  dead-replies [--reason R]
-  workers                           each worker's state, threads, sessions, agent processes
-  audit                             the operators' actions, newest first
-
-  pause|resume|cancel|cancel-all|reset <thread>...   or --state S for every thread in a state
-  redrive-letter|discard-letter <thread> <batch id>
-  redrive-letters|discard-letters --reason R | --everything
-  redrive-reply|discard-reply <thread> <reply id>
-  redrive-replies|discard-replies --reason R | --everything
-  drain <worker>                    stops taking turns, hands its threads back, stays up
-
-  --json        print the API's JSON instead of a table
-  --all-pages   follow the cursor to the end of a list
-  --dry-run     with a filter: print what it matches, do nothing
-  --cursor C    a list's next page; with a filter, where the previous action's scan stopped
-
-Exit codes: 0 done, 1 failed (unreachable, server error), 2 usage, 3 not found, 4 token refused.`;
+import { USAGES } from './usages.js';
 
 const THREAD_ACTIONS = ['pause', 'resume', 'cancel', 'cancel-all', 'reset'];
 
@@ -63,7 +36,7 @@ const outcomeColumns = (key: string): Column<Answer>[] => [
 
 /** `tributary admin`: the admin API from a terminal. */
 export const adminCommand: Command = {
-  usage: USAGE,
+  usage: USAGES.admin,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,

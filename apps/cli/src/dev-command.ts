@@ -12,6 +12,7 @@ import { type DevRedis, devRedis } from './dev-redis.js';
 import { devDataDir, removeDevStack, writeDevStack } from './dev-stack-file.js';
 import { readableLog } from './readable-log.js';
 import { untilSignal } from './until-signal.js';
+import { USAGES } from './usages.js';
 
 /** The built-in agent takes a moment per turn, so messages sent together visibly become one batch. */
 const DEV_AGENT_DEFAULTS = JSON.stringify({ delayMs: 1500 });
@@ -22,13 +23,7 @@ const DEV_AGENT_DEFAULTS = JSON.stringify({ delayMs: 1500 });
  * chat platform, all in this process.
  */
 export const devCommand: Command = {
-  usage: `usage: tributary dev
-
-Runs the whole stack locally in one process: Redis (REDIS_URL when it answers, else a private
-redis-server keeping its data in .tributary/redis), ingress, a worker with its agent (the built-in
-one unless AGENT_COMMAND names another) and a local reply receiver. \`tributary send\` talks to it from
-this folder or any folder below it. Takes no options: environment variables configure it as they do
-ingress and worker. Ctrl-C stops it; running turns are handed back and resume on the next start.`,
+  usage: USAGES.dev,
   async run(argv) {
     refuseArguments('dev', argv);
     await runDev();

@@ -16,16 +16,7 @@ import { cwdTemplateRoot, loadWorkerConfig, type WorkerConfig } from '@tributary
 import type { LogSink } from '@tributary/observability';
 import { agentCommandConfig, authFix } from '@tributary/worker';
 import { type Command, parseCommandArgs, positiveInteger } from './command-line.js';
-
-const USAGE = `usage: tributary doctor [--prompt "text"] [--timeout-ms N]
-
-Starts the configured agent exactly as a worker would (AGENT_COMMAND, AGENT_ENV, AGENT_CWD,
-AGENT_AUTH_METHOD, AGENT_MCP_SERVERS), initializes it, authenticates when configured, opens a session
-in AGENT_CWD, puts it in AGENT_SESSION_MODE when set and, with --prompt, sends one prompt. Prints what the agent offers and, for each problem, the fix.
-Needs no Redis. Exit status: 0 a worker could use the agent, 1 it could not, 2 usage error.
-
-  --prompt "text"   send one prompt and print the reply
-  --timeout-ms N    bound on the prompt's answer (default 120000)`;
+import { USAGES } from './usages.js';
 
 /** Agent stderr lines shown after a failure. */
 const STDERR_LINES = 15;
@@ -54,7 +45,7 @@ class Report {
 
 /** `tributary doctor`: can a worker use the configured agent? */
 export const doctorCommand: Command = {
-  usage: USAGE,
+  usage: USAGES.doctor,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       prompt: { type: 'string' },

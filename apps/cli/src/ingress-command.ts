@@ -4,15 +4,11 @@ import { createLogger, createMetrics, platformCallCounter } from '@tributary/obs
 import { createPlatformClients } from '@tributary/platforms';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
+import { USAGES } from './usages.js';
 
 /** `tributary ingress`: serves the webhooks until SIGTERM/SIGINT, then drains requests and exits. */
 export const ingressCommand: Command = {
-  usage: `usage: tributary ingress
-
-Serves the platform webhooks (POST /webhooks/*) and queues each verified message in Redis; /livez,
-/readyz and /metrics on the same port. Takes no options: it is configured by environment variables
-(PORT, HOST, REDIS_URL, each platform's verification secret; README, "Running ingress").
-Stops on SIGTERM or SIGINT after draining the requests in flight.`,
+  usage: USAGES.ingress,
   async run(argv) {
     refuseArguments('ingress', argv);
     const config = loadIngressConfig(process.env);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '@tributary/config';
 import { type Command, UsageError } from './command-line.js';
+import type { CommandName } from './usages.js';
 
 const USAGE = `usage: tributary <command> [options]
        tributary <command> --help
@@ -20,7 +21,7 @@ Configuration comes from environment variables (see README).`;
 // Each command's module is loaded only when it is called: the server commands bring Fastify, BullMQ,
 // the ACP SDK and the platform SDKs, some 1.5 s of loading that `admin`, `--version` or a mistyped
 // command have no use for.
-const commands: Record<string, () => Promise<Command>> = {
+const commands: Record<CommandName, () => Promise<Command>> = {
   dev: async () => (await import('./dev-command.js')).devCommand,
   send: async () => (await import('./send-command.js')).sendCommand,
   ingress: async () => (await import('./ingress-command.js')).ingressCommand,
@@ -41,7 +42,7 @@ if (first === '--version' || first === '-v') {
   process.stdout.write(`tributary ${manifest.version}\n`);
   process.exit(0);
 }
-const load = commands[first];
+const load = Object.hasOwn(commands, first) ? commands[first as CommandName] : undefined;
 if (!load) {
   const what = first.startsWith('-') ? `unknown option '${first}'` : `unknown command '${first}'`;
   process.stderr.write(`tributary: ${what}\n\n${USAGE}\n`);
@@ -57,13 +58,15 @@ const crash = (error: unknown) => {
 };
 process.on('unhandledRejection', crash);
 process.on('uncaughtException', crash);
-const command = await load();
 // `--` ends the options: what follows is text to send, even "--help".
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 if (options.some(isHelp)) {
-  process.stdout.write(`${command.usage}\n`);
+  // Without loading the command: a server's --help must not start loading the server.
+  const { USAGES } = await import('./usages.js');
+  process.stdout.write(`${USAGES[first as CommandName]}\n`);
   process.exit(0);
 }
+const command = await load();
 try {
   await command.run(rest);
 } catch (error) {

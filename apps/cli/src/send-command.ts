@@ -8,17 +8,7 @@ import {
 } from '@tributary/platforms/gateway-sender';
 import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
 import { readDevStack } from './dev-stack-file.js';
-
-const USAGE = `usage: tributary send "text" ["more text" ...] [--thread t] [--from name] [--url URL] [--timeout-ms N]
-
-Posts each text as a signed openab.gateway.event.v1 to the local stack (tributary dev, found from this
-folder or any folder above it), in order, then prints the agent's replies until the last message is
-answered.
-
-  --thread t        the conversation (default main)
-  --from name       the sender's name (default $USER)
-  --url URL         ingress to post to (default: the running dev stack's)
-  --timeout-ms N    how long to wait for the last reply (default 60000)`;
+import { USAGES } from './usages.js';
 
 /** The reactions that end a turn on its last message (done, failed), as the gateway client spells them. */
 const FINAL_REACTIONS = new Set([UNICODE_REACTIONS.done, UNICODE_REACTIONS.failed]);
@@ -43,7 +33,7 @@ interface GatewayReplyCall {
 }
 
 /** `tributary send`: a chat user in a terminal. */
-export const sendCommand: Command = { usage: USAGE, run: send };
+export const sendCommand: Command = { usage: USAGES.send, run: send };
 
 async function send(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(

@@ -3,15 +3,11 @@ import { createLogger } from '@tributary/observability';
 import { startWorker } from '@tributary/worker';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
+import { USAGES } from './usages.js';
 
 /** `tributary worker`: runs until SIGTERM/SIGINT, then hands its threads back and exits. */
 export const workerCommand: Command = {
-  usage: `usage: tributary worker
-
-Claims threads from Redis, drives the ACP agent (AGENT_COMMAND, default the built-in agent) and
-delivers its replies; /livez, /readyz and /metrics on METRICS_PORT. Takes no options: it is configured
-by environment variables (REDIS_URL, AGENT_*, each platform's bot token; README, "Running a worker").
-On SIGTERM or SIGINT it lets running turns finish for SHUTDOWN_GRACE_MS, hands the rest back, exits.`,
+  usage: USAGES.worker,
   async run(argv) {
     refuseArguments('worker', argv);
     const config = loadWorkerConfig(process.env);
