@@ -407,6 +407,28 @@ function scaleHeadline(r: BenchResult): string {
   );
 }
 
+function deadLettersReading(r: BenchResult): string {
+  const at = (layout: string, column: string) => cell(r, [layout, 10000], column);
+  return (
+    `10,000 crashing messages leave ${at('one thread', 'kept with caps')} dead letters on one thread ` +
+    `(${at('one thread', 'dead letters KB kept')} KB) and ${at('1000 threads', 'kept with caps')} across 1,000 ` +
+    `threads (${at('1000 threads', 'dead letters KB kept')} KB); the caps drop the rest, counted. From 1,000 to ` +
+    `10,000 crashes on one thread the overview's response grows ${r.ratios.overview_bytes_one_thread}× in bytes ` +
+    `and ${r.ratios.overview_redis_time_one_thread}× in Redis time, and a bulk discard costs ` +
+    `${r.ratios.discard_time_per_item_one_thread}× per item (across 1,000 threads: ` +
+    `${r.ratios.overview_bytes_spread}×, ${r.ratios.overview_redis_time_spread}×, ` +
+    `${r.ratios.discard_time_per_item_spread}×).`
+  );
+}
+
+function deadLettersHeadline(r: BenchResult): string {
+  return (
+    `10,000 crashes on one thread keep ${cell(r, ['one thread', 10000], 'kept with caps')} dead letters; ` +
+    `against 1,000 the overview costs ${r.ratios.overview_redis_time_one_thread}× the Redis time and a discard ` +
+    `${r.ratios.discard_time_per_item_one_thread}× the time per item`
+  );
+}
+
 export const sections: readonly Section[] = [
   {
     name: 'economy',
@@ -516,6 +538,15 @@ export const sections: readonly Section[] = [
       'sessions moved between workers and agent processes kept alive.',
     reading: scaleReading,
     headline: scaleHeadline,
+  },
+  {
+    name: 'dead-letters',
+    heading: 'Dead letters',
+    about:
+      'Messages whose agent crashes on every turn, on one thread and spread over 1,000, with the caps on and ' +
+      'off: what stays in Redis, what the overview returns and costs, and a bulk discard per item.',
+    reading: deadLettersReading,
+    headline: deadLettersHeadline,
   },
 ];
 
