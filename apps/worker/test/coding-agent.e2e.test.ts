@@ -37,6 +37,9 @@ describe('a coding agent on a worker', () => {
     ]);
     const decisions = h.logs.filter((l) => l.msg === 'permission request answered');
     expect(decisions.map((l) => [l.toolKind, l.policy])).toContainEqual(['fetch', 'reject']);
+    // A tool's title is the agent's words and may quote a secret; the log names the call by its id.
+    expect(decisions.every((l) => typeof l.toolCallId === 'string' && !('tool' in l))).toBe(true);
+    expect(JSON.stringify(decisions)).not.toContain('Scripted');
   });
 
   it('allows edits and commands by default, once at a time', async () => {

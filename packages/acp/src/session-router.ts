@@ -79,13 +79,15 @@ export class SessionRouter {
     const outcome = turn
       ? choosePermission(policy, request.options, turn.cancelling)
       : { outcome: 'cancelled' as const };
+    // The tool's title is the agent's words (a command line may hold a secret it read); the log names
+    // the call by id and kind, and the worker scrubs the title wherever it shows it.
     this.logger.info(
       {
         threadKey: session?.threadKey,
         sessionId: request.sessionId,
         policy,
         outcome,
-        tool: request.toolCall.title,
+        toolCallId: request.toolCall.toolCallId,
         toolKind: kind,
       },
       'permission request answered',
