@@ -8,12 +8,18 @@ export interface WaitOptions {
   what?: string | (() => string);
 }
 
-/** Polls `check` until it returns a truthy value; tests wait on conditions, never on fixed sleeps. */
+/**
+ * Polls `check` until it returns a truthy value; tests wait on conditions, never on fixed sleeps.
+ *
+ * Most waits cover an agent's start: about a second on an idle machine, over ten on two cores shared
+ * with a heavy suite on a slow host. The default stays inside the 30 s a test may run, so a wait that
+ * never ends still fails naming what it waited for.
+ */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
   options: WaitOptions = {},
 ): Promise<NonNullable<T>> {
-  const { timeoutMs = 10_000, intervalMs = 10, what = 'condition' } = options;
+  const { timeoutMs = 20_000, intervalMs = 10, what = 'condition' } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
