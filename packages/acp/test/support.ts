@@ -81,11 +81,14 @@ export const scripted = (script: AgentScript, prompt = 'hello'): ContentBlock[] 
   text(`${prompt}\n@agent ${JSON.stringify(script)}`),
 ];
 
-/** Polls `probe` until it returns something other than undefined/false; fails after `timeoutMs`. */
+/**
+ * Polls `probe` until it returns something other than undefined/false; fails after `timeoutMs`, by
+ * default as long as testkit's waitFor gives an agent's start on a loaded machine.
+ */
 export async function waitFor<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = 20_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
