@@ -1,7 +1,6 @@
 import { AdminError, type AdminTarget, type Answer, adminCall, adminTarget } from './admin-client.js';
 import { type Column, formatTable } from './admin-tables.js';
 import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
-import { USAGES } from './usages.js';
 
 const THREAD_ACTIONS = ['pause', 'resume', 'cancel', 'cancel-all', 'reset'];
 
@@ -36,7 +35,6 @@ const outcomeColumns = (key: string): Column<Answer>[] => [
 
 /** `tributary admin`: the admin API from a terminal. */
 export const adminCommand: Command = {
-  usage: USAGES.admin,
   async run(argv) {
     const { values, positionals } = parseCommandArgs(
       argv,

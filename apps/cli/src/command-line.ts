@@ -3,9 +3,8 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 /** A mistake in how a command was called: main prints it with the command's usage and exits 2. */
 export class UsageError extends Error {}
 
-/** A subcommand: what `tributary <name> --help` prints, and what it runs with the arguments after its name. */
+/** A subcommand: what it runs with the arguments after its name (its usage is in usages.ts). */
 export interface Command {
-  usage: string;
   run(argv: string[]): Promise<void>;
 }
 

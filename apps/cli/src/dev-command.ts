@@ -12,7 +12,6 @@ import { type DevRedis, devRedis } from './dev-redis.js';
 import { devDataDir, removeDevStack, writeDevStack } from './dev-stack-file.js';
 import { readableLog } from './readable-log.js';
 import { untilSignal } from './until-signal.js';
-import { USAGES } from './usages.js';
 
 /** The built-in agent takes a moment per turn, so messages sent together visibly become one batch. */
 const DEV_AGENT_DEFAULTS = JSON.stringify({ delayMs: 1500 });
@@ -23,7 +22,6 @@ const DEV_AGENT_DEFAULTS = JSON.stringify({ delayMs: 1500 });
  * chat platform, all in this process.
  */
 export const devCommand: Command = {
-  usage: USAGES.dev,
   async run(argv) {
     refuseArguments('dev', argv);
     await runDev();

@@ -16,7 +16,6 @@ import { cwdTemplateRoot, loadWorkerConfig, type WorkerConfig } from '@tributary
 import type { LogSink } from '@tributary/observability';
 import { agentCommandConfig, authFix } from '@tributary/worker';
 import { type Command, parseCommandArgs, positiveInteger } from './command-line.js';
-import { USAGES } from './usages.js';
 
 /** Agent stderr lines shown after a failure. */
 const STDERR_LINES = 15;
@@ -45,7 +44,6 @@ class Report {
 
 /** `tributary doctor`: can a worker use the configured agent? */
 export const doctorCommand: Command = {
-  usage: USAGES.doctor,
   async run(argv) {
     const { values } = parseCommandArgs(argv, {
       prompt: { type: 'string' },

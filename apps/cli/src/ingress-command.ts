@@ -4,11 +4,9 @@ import { createLogger, createMetrics, platformCallCounter } from '@tributary/obs
 import { createPlatformClients } from '@tributary/platforms';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
-import { USAGES } from './usages.js';
 
 /** `tributary ingress`: serves the webhooks until SIGTERM/SIGINT, then drains requests and exits. */
 export const ingressCommand: Command = {
-  usage: USAGES.ingress,
   async run(argv) {
     refuseArguments('ingress', argv);
     const config = loadIngressConfig(process.env);

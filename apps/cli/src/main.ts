@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '@tributary/config';
 import { type Command, UsageError } from './command-line.js';
-import type { CommandName } from './usages.js';
+import { type CommandName, USAGES } from './usages.js';
 
 const USAGE = `usage: tributary <command> [options]
        tributary <command> --help
@@ -62,7 +62,6 @@ process.on('uncaughtException', crash);
 const options = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
 if (options.some(isHelp)) {
   // Without loading the command: a server's --help must not start loading the server.
-  const { USAGES } = await import('./usages.js');
   process.stdout.write(`${USAGES[first as CommandName]}\n`);
   process.exit(0);
 }
@@ -71,7 +70,7 @@ try {
   await command.run(rest);
 } catch (error) {
   if (error instanceof UsageError) {
-    process.stderr.write(`tributary ${first}: ${error.message}\n\n${command.usage}\n`);
+    process.stderr.write(`tributary ${first}: ${error.message}\n\n${USAGES[first as CommandName]}\n`);
     process.exit(2);
   }
   const what =

@@ -8,7 +8,6 @@ import {
 } from '@tributary/platforms/gateway-sender';
 import { type Command, parseCommandArgs, positiveInteger, UsageError } from './command-line.js';
 import { readDevStack } from './dev-stack-file.js';
-import { USAGES } from './usages.js';
 
 /** The reactions that end a turn on its last message (done, failed), as the gateway client spells them. */
 const FINAL_REACTIONS = new Set([UNICODE_REACTIONS.done, UNICODE_REACTIONS.failed]);
@@ -33,7 +32,7 @@ interface GatewayReplyCall {
 }
 
 /** `tributary send`: a chat user in a terminal. */
-export const sendCommand: Command = { usage: USAGES.send, run: send };
+export const sendCommand: Command = { run: send };
 
 async function send(argv: string[]): Promise<void> {
   const { values, positionals } = parseCommandArgs(

@@ -3,11 +3,9 @@ import { createLogger } from '@tributary/observability';
 import { startWorker } from '@tributary/worker';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
-import { USAGES } from './usages.js';
 
 /** `tributary worker`: runs until SIGTERM/SIGINT, then hands its threads back and exits. */
 export const workerCommand: Command = {
-  usage: USAGES.worker,
   async run(argv) {
     refuseArguments('worker', argv);
     const config = loadWorkerConfig(process.env);
