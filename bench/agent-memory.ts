@@ -17,7 +17,7 @@ import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { splitCommandLine } from '@tributary/config';
 import { type Cell, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
-import { groupMemory, type Memory } from './process-memory.js';
+import { agentMemory, type Memory } from './process-memory.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });
@@ -96,20 +96,20 @@ try {
   for (const { name, config } of agents) {
     const shared = await start(config);
     await settle();
-    const idle = await groupMemory(shared.agent.pid);
+    const idle = await agentMemory(shared.agent.pid);
     await openWithTurn(shared.agent, 1);
     await settle();
-    const one = await groupMemory(shared.agent.pid);
+    const one = await agentMemory(shared.agent.pid);
     await openWithTurn(shared.agent, sessions - 1);
     await settle();
-    const many = await groupMemory(shared.agent.pid);
+    const many = await agentMemory(shared.agent.pid);
     await shared.agent.kill();
 
     const separate = [];
     for (let i = 0; i < sessions; i++) separate.push(await start(config));
     for (const { agent } of separate) await openWithTurn(agent, 1);
     await settle();
-    const apart = sum(await Promise.all(separate.map(({ agent }) => groupMemory(agent.pid))));
+    const apart = sum(await Promise.all(separate.map(({ agent }) => agentMemory(agent.pid))));
     await Promise.all(separate.map(({ agent }) => agent.kill()));
     const startMs = separate.map((s) => s.startMs).sort((a, b) => a - b)[Math.floor(sessions / 2)]!;
 

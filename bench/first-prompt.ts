@@ -1,8 +1,10 @@
 /**
- * A new thread's wait for its agent (docs/adr/0037, docs/adr/0041): from the moment its first message
- * is acknowledged (the enqueue script answered, as ingress's 2xx) to the moment the prompt reaches the
- * agent process (the built-in agent logs each prompt with its arrival time), on a worker with warm
- * spares and on one without, taking turns sample by sample. Each sample is a thread the worker has
+ * A new thread's wait for its agent (docs/adr/0037, docs/adr/0041, docs/adr/0044): from the moment its
+ * first message is acknowledged (the enqueue script answered, as ingress's 2xx) to the moment the
+ * prompt reaches the agent process (the built-in agent logs each prompt with its arrival time), on a
+ * worker with warm spares and on one without, with the agents in bubblewrap sandboxes and without,
+ * the four taking turns sample by sample; and how long each agent took to start (spawn to its
+ * `initialize` answer). Each sample is a thread the worker has
  * never seen, sent when the worker is idle (its previous turn committed, its spare replaced), as a
  * quiet fleet meets a new conversation. Then a burst: `--burst` new threads at once on a worker with a
  * turn slot for each, whose agent starts take turns (AGENT_START_CONCURRENCY, one per CPU): what each
@@ -22,7 +24,7 @@ import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
-import { groupMemory } from './process-memory.js';
+import { agentMemory } from './process-memory.js';
 import { percentile, rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -42,17 +44,24 @@ interface Path {
   sessions: Map<string, string>;
   /** How long each agent start waited for its turn (ms). */
   startWaits: number[];
+  /** Spawn → `initialize` answered, per agent process (ms). */
+  starts: number[];
+  sandbox: Sandbox;
   stateDir: string;
   ms: number[];
 }
 
 const redis = await startRedis({ private: true });
+const SANDBOXES = ['bubblewrap', 'off'] as const;
+type Sandbox = (typeof SANDBOXES)[number];
 
-async function startPath(name: string, spares: number, slots?: number): Promise<Path> {
+async function startPath(name: string, sandbox: Sandbox, spares: number, slots?: number): Promise<Path> {
   const stateDir = await mkdtemp(join(tmpdir(), `tributary-first-prompt-${name}-`));
   const prompts = new Map<string, number>();
   const sessions = new Map<string, string>();
   const startWaits: number[] = [];
+  const starts: number[] = [];
+  const spawnedAt = new Map<number, number>();
   const logger = pino(
     { level: 'debug' },
     {
@@ -60,6 +69,11 @@ async function startPath(name: string, spares: number, slots?: number): Promise<
         const record = JSON.parse(line) as Record<string, unknown>;
         if (record.msg === 'dispatch') sessions.set(String(record.thread), String(record.sessionId));
         if (record.msg === 'agent start began') startWaits.push(Number(record.waitedMs));
+        if (record.msg === 'agent process started') spawnedAt.set(Number(record.pid), Number(record.time));
+        if (record.msg === 'agent initialized') {
+          const at = spawnedAt.get(Number(record.pid));
+          if (at !== undefined) starts.push(Number(record.time) - at);
+        }
         if (record.msg !== 'agent stderr' || !String(record.line).includes('session/prompt')) return;
         const said = JSON.parse(String(record.line)) as { sessionId: string; at: number };
         if (!prompts.has(said.sessionId)) prompts.set(said.sessionId, said.at);
@@ -72,14 +86,15 @@ async function startPath(name: string, spares: number, slots?: number): Promise<
     METRICS_PORT: '0',
     SHUTDOWN_GRACE_MS: '0',
     AGENT_WARM_SPARES: String(spares),
+    AGENT_SANDBOX: sandbox,
+    AGENT_WORKSPACES: stateDir,
     ...(slots === undefined ? {} : { WORKER_CONCURRENCY: String(slots), AGENT_MAX_SESSIONS: String(slots) }),
   });
   const worker = await startWorker(config, {
     logger,
     sinks: [],
-    agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
   });
-  return { name, worker, prompts, sessions, startWaits, stateDir, ms: [] };
+  return { name, worker, prompts, sessions, startWaits, starts, sandbox, stateDir, ms: [] };
 }
 
 /** Enqueues the first message of a thread `path` has never seen; resolves with its thread and ack time. */
@@ -143,9 +158,19 @@ async function settle(path: Path, spares: number): Promise<void> {
   });
 }
 
-const warm = await startPath('warm', 1);
-const cold = await startPath('cold', 0);
-const paths = [warm, cold];
+const spaced = SANDBOXES.flatMap((sandbox) => [
+  { sandbox, spares: 1, path: undefined as Path | undefined },
+  { sandbox, spares: 0, path: undefined as Path | undefined },
+]);
+const paths: Path[] = [];
+for (const entry of spaced) {
+  entry.path = await startPath(
+    `${entry.sandbox}-${entry.spares ? 'warm' : 'cold'}`,
+    entry.sandbox,
+    entry.spares,
+  );
+  paths.push(entry.path);
+}
 const stopped = new Set<Path>();
 /** Closes a path's worker once. */
 async function stop(path: Path): Promise<void> {
@@ -153,63 +178,84 @@ async function stop(path: Path): Promise<void> {
   stopped.add(path);
   await path.worker.close();
 }
+const sparesOf = (path: Path) => (path.name.endsWith('warm') ? 1 : 0);
 try {
-  // One thread each first: the cold path's agent capabilities are then known, as on a running worker.
-  for (const path of [warm, cold]) await sample(path, -1);
+  // One thread each first: the cold paths' agent capabilities are then known, as on a running worker.
+  for (const path of paths) await sample(path, -1);
   for (let i = 0; i < samples; i++) {
-    // Alternate which path goes first, so drift on a shared machine falls on both alike.
-    const order = i % 2 === 0 ? [warm, cold] : [cold, warm];
+    // Rotate which path goes first, so drift on a shared machine falls on all alike.
+    const order = paths.map((_, k) => paths[(i + k) % paths.length]!);
     for (const path of order) {
-      await settle(path, path === warm ? 1 : 0);
+      await settle(path, sparesOf(path));
       path.ms.push(await sample(path, i));
     }
     if ((i + 1) % 10 === 0) log(`first-prompt: ${i + 1}/${samples} samples of each`);
   }
-  // What one spare costs: an idle, initialized agent process (its whole process group).
-  await settle(warm, 1);
-  const agentPids = [...new Set([...warm.sessions.keys()].map((t) => warm.worker.pool.pidOf(t)))].filter(
-    (pid): pid is number => pid !== undefined,
-  );
-  const memories = await Promise.all(agentPids.map(groupMemory));
-  const pssMb = memories.map((m) => m.pssKb / 1024).sort((a, b) => a - b);
-  const sparePssMb = rounded(pssMb[Math.floor(pssMb.length / 2)] ?? 0, 1);
-  for (const path of [warm, cold]) await stop(path);
+  // What one spare costs: an idle, initialized agent process (its whole process group, bwrap included).
+  const sparePss = new Map<Sandbox, number>();
+  for (const path of paths.filter((p) => sparesOf(p) === 1)) {
+    await settle(path, 1);
+    const agentPids = [...new Set([...path.sessions.keys()].map((t) => path.worker.pool.pidOf(t)))].filter(
+      (pid): pid is number => pid !== undefined,
+    );
+    const memories = await Promise.all(agentPids.map(agentMemory));
+    const pssMb = memories.map((m) => m.pssKb / 1024).sort((a, b) => a - b);
+    sparePss.set(path.sandbox, rounded(pssMb[Math.floor(pssMb.length / 2)] ?? 0, 1));
+  }
+  for (const path of [...paths]) await stop(path);
 
-  // The burst on a worker of its own, with a turn slot for each thread: only the start bound orders them.
-  const herd = await startPath('burst', 1, burst);
-  paths.push(herd);
-  await settle(herd, 1);
-  herd.startWaits.length = 0;
-  herd.ms = await burstOf(herd, burst);
-  log(`first-prompt: burst of ${burst} answered`);
+  // Each burst on a worker of its own, with a turn slot for each thread: only the start bound orders them.
+  const herds = new Map<Sandbox, Path>();
+  for (const sandbox of SANDBOXES) {
+    const herd = await startPath(`burst-${sandbox}`, sandbox, 1, burst);
+    paths.push(herd);
+    herds.set(sandbox, herd);
+    await settle(herd, 1);
+    herd.startWaits.length = 0;
+    herd.ms = await burstOf(herd, burst);
+    await stop(herd);
+    log(`first-prompt: burst of ${burst} answered (${sandbox})`);
+  }
 
   const p = (ms: number[], q: number) => rounded(percentile(ms, q), 1);
+  const some = (ms: number[]) => (ms.length ? ms : [0]);
   const row = (name: string, path: Path) => [
-    name,
+    `${name}, AGENT_SANDBOX=${path.sandbox}`,
     p(path.ms, 50),
     p(path.ms, 99),
     path.ms.length,
-    p(path.startWaits.length ? path.startWaits : [0], 50),
-    p(path.startWaits.length ? path.startWaits : [0], 99),
+    p(some(path.starts), 50),
+    p(some(path.startWaits), 50),
+    p(some(path.startWaits), 99),
   ];
-  const rows = [
-    row('with a warm spare (AGENT_WARM_SPARES=1)', warm),
-    row('without (AGENT_WARM_SPARES=0)', cold),
-    row(`a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`, herd),
-  ];
+  const find = (sandbox: Sandbox, spares: number) =>
+    paths.find(
+      (path) => path.sandbox === sandbox && sparesOf(path) === spares && !path.name.startsWith('burst'),
+    )!;
+  const rows = SANDBOXES.flatMap((sandbox) => [
+    row('with a warm spare (AGENT_WARM_SPARES=1)', find(sandbox, 1)),
+    row('without (AGENT_WARM_SPARES=0)', find(sandbox, 0)),
+    row(`a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`, herds.get(sandbox)!),
+  ]);
   const columns = [
     'new thread',
     'ack → prompt p50 (ms)',
     'ack → prompt p99 (ms)',
     'samples',
+    'agent start p50 (ms)',
     'start wait p50 (ms)',
     'start wait p99 (ms)',
   ];
   log(formatTable(columns, rows));
-  log(`memory per spare: ${sparePssMb} MB PSS (median of ${memories.length} idle agent processes)`);
+  const [warm, cold, herd] = [find('bubblewrap', 1), find('bubblewrap', 0), herds.get('bubblewrap')!];
+  const [warmOff, coldOff] = [find('off', 1), find('off', 0)];
+  const allStarts = (sandbox: Sandbox) =>
+    paths.filter((path) => path.sandbox === sandbox).flatMap((path) => path.starts);
+  log(`memory per spare: ${sparePss.get('bubblewrap')} MB PSS sandboxed, ${sparePss.get('off')} MB without`);
   const path = await writeBenchResult(values, {
     name: 'first-prompt',
-    title: "A new thread's first message: acknowledged → prompt at the agent, with and without warm spares",
+    title:
+      "A new thread's first message: acknowledged → prompt at the agent, with and without warm spares and the sandbox",
     columns,
     rows,
     ratios: {
@@ -218,14 +264,21 @@ try {
       cold_p99_over_warm_p99: rounded(percentile(cold.ms, 99) / percentile(warm.ms, 99)),
       burst_p99_ms: p(herd.ms, 99),
       burst_start_wait_p99_ms: p(herd.startWaits, 99),
-      spare_pss_mb: sparePssMb,
+      spare_pss_mb: sparePss.get('bubblewrap') ?? 0,
+      spare_pss_mb_unsandboxed: sparePss.get('off') ?? 0,
+      warm_p99_sandbox_over_off: rounded(percentile(warm.ms, 99) / percentile(warmOff.ms, 99)),
+      cold_p50_sandbox_over_off: rounded(percentile(cold.ms, 50) / percentile(coldOff.ms, 50)),
+      start_p50_sandbox_over_off: rounded(
+        percentile(some(allStarts('bubblewrap')), 50) / percentile(some(allStarts('off')), 50),
+      ),
     },
     notes: [
-      'One worker process per path with the built-in agent (TypeScript through tsx), on one private Redis; the two paths take turns sample by sample.',
-      'Ack: the enqueue script answered (what ingress acknowledges with 2xx). Prompt: the time the built-in agent logged on receiving session/prompt.',
+      'One worker process per path with the built-in agent (TypeScript through tsx), on one private Redis; the four spaced paths take turns sample by sample.',
+      'AGENT_SANDBOX=bubblewrap: each agent in a bubblewrap sandbox of its own (docs/adr/0044), the default; off: a child of the worker as before. The README headline reads the sandboxed rows.',
+      'Ack: the enqueue script answered (what ingress acknowledges with 2xx). Prompt: the time the built-in agent logged on receiving session/prompt. Agent start: from the spawn (of bwrap, when sandboxed) to the initialize answer.',
       'Each sample is a thread the worker never saw, sent to an idle worker whose spare was ready again; a burst of new threads larger than the spares waits for starts.',
-      `Memory per spare: the median PSS of an idle agent process group, ${sparePssMb} MB here.`,
-      `The burst: ${burst} new threads enqueued at once on a third worker with ${burst} turn slots and sessions and one spare; its agents start ${agentDefaults.startConcurrency()} at a time (AGENT_START_CONCURRENCY, one per CPU), the rest wait their turn in order. Start wait: from a start being asked for to its spawn.`,
+      `Memory per spare: the median PSS of an idle agent process group, bwrap included: ${sparePss.get('bubblewrap')} MB sandboxed, ${sparePss.get('off')} MB without.`,
+      `The bursts: ${burst} new threads enqueued at once on a worker of their own with ${burst} turn slots and sessions and one spare; its agents start ${agentDefaults.startConcurrency()} at a time (AGENT_START_CONCURRENCY, one per CPU), the rest wait their turn in order. Start wait: from a start being asked for to its spawn.`,
     ],
   });
   log(`first-prompt: wrote ${path}`);

@@ -87,18 +87,24 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.idle_p99_over_bullmq_p99).toBeGreaterThan(0);
   });
 
-  it('first-prompt measures a new thread’s wait for its agent with and without a warm spare', {
+  it('first-prompt measures a new thread’s wait for its agent with and without a warm spare and the sandbox', {
     timeout: 120_000,
   }, async () => {
     const result = await smoke('first-prompt');
     const burst = 2 * agentDefaults.startConcurrency() + 2;
-    expect(result.rows.map((row) => row[0])).toEqual([
-      'with a warm spare (AGENT_WARM_SPARES=1)',
-      'without (AGENT_WARM_SPARES=0)',
-      `a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`,
-    ]);
+    expect(result.rows.map((row) => row[0])).toEqual(
+      ['bubblewrap', 'off'].flatMap((sandbox) => [
+        `with a warm spare (AGENT_WARM_SPARES=1), AGENT_SANDBOX=${sandbox}`,
+        `without (AGENT_WARM_SPARES=0), AGENT_SANDBOX=${sandbox}`,
+        `a burst of ${burst} at once (WORKER_CONCURRENCY=${burst}), AGENT_SANDBOX=${sandbox}`,
+      ]),
+    );
     expect(result.rows.every((row) => Number(row[1]) > 0 && Number(row[2]) >= Number(row[1]))).toBe(true);
+    // Every path started agents, and said how long each took.
+    expect(result.rows.every((row) => Number(row[4]) > 0)).toBe(true);
     expect(result.ratios.spare_pss_mb).toBeGreaterThan(0);
+    expect(result.ratios.spare_pss_mb_unsandboxed).toBeGreaterThan(0);
+    expect(result.ratios.start_p50_sandbox_over_off).toBeGreaterThan(0);
     // More starts at once than a worker runs (one per CPU): some waited their turn.
     expect(result.ratios.burst_start_wait_p99_ms).toBeGreaterThan(0);
   });

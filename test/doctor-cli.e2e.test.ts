@@ -21,12 +21,10 @@ async function doctor(env: Record<string, string>, ...args: string[]): Promise<R
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      AGENT_CWD: stateDir,
+      AGENT_WORKSPACES: stateDir,
       // Unreachable: the check must not need Redis.
       REDIS_URL: 'redis://127.0.0.1:1',
-      TRIBUTARY_AGENT_STATE_DIR: stateDir,
       ...env,
-      AGENT_ENV: ['TRIBUTARY_AGENT_STATE_DIR', env.AGENT_ENV].filter(Boolean).join(','),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -59,6 +57,7 @@ describe('tributary doctor (real process, built-in agent)', () => {
 
   it('a working agent: every step passes, capabilities are listed, exit 0', async () => {
     const run = await doctor({}, '--prompt', 'are you there?');
+    expect(run.stdout).toMatch(/✓ isolation: bubblewrap \S+: own PID, mount, IPC and user namespaces/);
     expect(run.stdout).toContain('✓ started (pid');
     expect(run.stdout).toContain('protocol version 1 (negotiated; speaks 1 and 2), agent tributary-agent');
     expect(run.stdout).toContain('sessions: load yes, resume yes, close yes');
@@ -68,6 +67,27 @@ describe('tributary doctor (real process, built-in agent)', () => {
     expect(run.stdout).toContain('are you there?');
     expect(run.stdout).toContain('Result: a worker can use this agent.');
     expect(run.code).toBe(0);
+  });
+
+  it('isolation off: the agent still runs, with a warning that says what it can read and how to isolate it', async () => {
+    const run = await doctor({ AGENT_SANDBOX: 'off' });
+    expect(run.stdout).toContain('! isolation: off (AGENT_SANDBOX=off): agents run as the worker');
+    expect(run.stdout).toContain('fix: install bubblewrap and unset AGENT_SANDBOX');
+    expect(run.stdout).toContain('Result: a worker can use this agent.');
+    expect(run.code).toBe(0);
+  });
+
+  it('no bubblewrap: fails as a worker would refuse to start, naming both ways out, exit 1', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'tributary-no-bwrap-'));
+    onTestFinished(() => rm(empty, { recursive: true, force: true }));
+    const run = await doctor({ PATH: empty });
+    expect(run.stdout).toContain(
+      '✗ isolation: AGENT_SANDBOX: agents cannot be isolated here (bwrap is not installed)',
+    );
+    expect(run.stdout).toContain('apt-get install bubblewrap');
+    expect(run.stdout).toContain('AGENT_SANDBOX=off');
+    expect(run.stdout).not.toContain('✓ started');
+    expect(run.code).toBe(1);
   });
 
   it('an agent that requires authentication, no method configured: says which to set, exit 1', async () => {

@@ -92,13 +92,16 @@ function latencyHeadline(r: BenchResult): string {
 }
 
 function firstPromptReading(r: BenchResult): string {
-  const [warm, cold] = r.rows;
+  const [warm, cold, , warmOff, coldOff] = r.rows;
   return (
-    `A new thread's first message, from its acknowledgement to the prompt reaching the agent process: ` +
-    `p50 ${warm?.[1]} ms / p99 ${warm?.[2]} ms with a warm spare agent, ${cold?.[1]} / ${cold?.[2]} ms when ` +
-    `the worker must start one (${r.ratios.cold_p99_over_warm_p99}× at p99). A spare costs about ` +
-    `${r.ratios.spare_pss_mb} MB PSS for the built-in agent; a real coding agent's start takes seconds, ` +
-    `which is what a spare hides.`
+    `A new thread's first message, from its acknowledgement to the prompt reaching the agent process, with ` +
+    `each agent in a bubblewrap sandbox of its own (the default): p50 ${warm?.[1]} ms / p99 ${warm?.[2]} ms with ` +
+    `a warm spare agent, ${cold?.[1]} / ${cold?.[2]} ms when the worker must start one ` +
+    `(${r.ratios.cold_p99_over_warm_p99}× at p99). Without the sandbox: ${warmOff?.[1]} / ${warmOff?.[2]} ms and ` +
+    `${coldOff?.[1]} / ${coldOff?.[2]} ms; an agent start takes ${r.ratios.start_p50_sandbox_over_off}× as long ` +
+    `sandboxed (p50). A spare costs about ${r.ratios.spare_pss_mb} MB PSS sandboxed ` +
+    `(${r.ratios.spare_pss_mb_unsandboxed} MB without) for the built-in agent; a real coding agent's start ` +
+    `takes seconds, which is what a spare hides.`
   );
 }
 
@@ -106,9 +109,9 @@ function firstPromptHeadline(r: BenchResult): string {
   const [warm, cold] = r.rows;
   const busy = r.machine?.load1 === undefined ? '' : `; load ${r.machine.load1} on ${r.machine.cpus} CPUs`;
   return (
-    `a new thread's first message reaches its agent ${warm?.[1]} ms (p50) / ${warm?.[2]} ms (p99) after it ` +
-    `was acknowledged, with a warm spare agent (${cold?.[1]} / ${cold?.[2]} ms starting one; ` +
-    `${r.ratios.spare_pss_mb} MB per spare${busy})`
+    `a new thread's first message reaches its agent, sandboxed (bubblewrap), ${warm?.[1]} ms (p50) / ` +
+    `${warm?.[2]} ms (p99) after it was acknowledged, with a warm spare agent (${cold?.[1]} / ${cold?.[2]} ms ` +
+    `starting one; ${r.ratios.spare_pss_mb} MB per spare${busy})`
   );
 }
 

@@ -88,7 +88,9 @@ export class AgentFleet {
       ...this.#common,
       ...this.profile.workerEnv,
       METRICS_PORT: String(port),
-      AGENT_CWD: cwd,
+      AGENT_WORKSPACES: cwd,
+      // The profiles set the agents up in the run's HOME, which a sandbox replaces by each thread's.
+      AGENT_SANDBOX: 'off',
       AGENT_INIT_TIMEOUT_MS: '120000',
       SHUTDOWN_GRACE_MS: '0',
       ...env,

@@ -8,7 +8,7 @@ import { AgentProcess, buildAgentEnv } from '@tributary/acp';
 import { loadWorkerConfig } from '@tributary/config';
 import { waitFor } from '@tributary/testkit';
 import { agentCommandConfig } from '@tributary/worker';
-import { groupMemory } from '../../bench/process-memory.js';
+import { agentMemory } from '../../bench/process-memory.js';
 import type { AgentProfile } from './agent-profiles.js';
 import type { FakeModelServer } from './fake-model-server.js';
 
@@ -58,7 +58,7 @@ export async function startupSample(
   });
   try {
     const startMs = elapsed(started);
-    const spare = await groupMemory(agent.pid);
+    const spare = await agentMemory(agent.pid);
     const opening = performance.now();
     const session = await agent.openNewSession(cwd);
     const sessionNewMs = elapsed(opening);
@@ -75,7 +75,7 @@ export async function startupSample(
       promptMs,
       stopReason: answer.stopReason,
       sparePssMb: Math.round(spare.pssKb / 1024),
-      afterTurnPssMb: Math.round((await groupMemory(agent.pid)).pssKb / 1024),
+      afterTurnPssMb: Math.round((await agentMemory(agent.pid)).pssKb / 1024),
     };
   } finally {
     await agent.kill();

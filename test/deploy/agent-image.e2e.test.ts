@@ -28,7 +28,8 @@ if (problem) {
       const flags = Object.entries({
         AGENT_COMMAND: 'claude-agent-acp',
         HOME: '/home/node',
-        AGENT_CWD: '/home/node/work',
+        AGENT_WORKSPACES: '/home/node/work',
+        AGENT_SANDBOX: 'off',
         ANTHROPIC_API_KEY: key,
         ...env,
       }).flatMap(([name, value]) => ['--env', `${name}=${value}`]);

@@ -77,7 +77,9 @@ if (problem) {
         GATEWAY_SECRET: secret,
         GATEWAY_REPLY_URL: api.urls.gatewayReply,
         METRICS_PORT: String(port),
-        AGENT_CWD: '/tmp',
+        AGENT_WORKSPACES: '/tmp/workspaces',
+        // No bubblewrap in the image: the agents' own container is what isolates them there.
+        AGENT_SANDBOX: 'off',
         // The test's messages script the built-in agent (a slow turn to cut short with SIGTERM).
         AGENT_ENV: 'TRIBUTARY_AGENT_SCRIPTING',
         TRIBUTARY_AGENT_SCRIPTING: 'on',

@@ -80,7 +80,7 @@ describe.each(cases)(
       for (const key of AGENT_CREDENTIAL_ENV) expect(ingress.has(key), `ingress: ${key}`).toBe(false);
     });
 
-    it('keeps HOME and AGENT_CWD, where the agent writes its state, on writable volumes', () => {
+    it('keeps HOME and AGENT_WORKSPACES, where the agent writes its state, on writable volumes', () => {
       const deployment = objects.find(
         (o) => o.kind === 'Deployment' && o.metadata.name === 'tributary-worker',
       );
@@ -89,7 +89,7 @@ describe.each(cases)(
       expect(worker.securityContext.readOnlyRootFilesystem).toBe(true);
       expect(spec.securityContext.runAsUser).toBe(1000);
       const env = environment(objects, worker);
-      for (const path of [env.get('HOME')!, env.get('AGENT_CWD')!]) {
+      for (const path of [env.get('HOME')!, env.get('AGENT_WORKSPACES')!]) {
         const mount = worker.volumeMounts.find((m: { mountPath: string }) => m.mountPath === path);
         expect(mount, path).toBeDefined();
         expect(spec.volumes.find((v: { name: string }) => v.name === mount.name).emptyDir).toBeDefined();

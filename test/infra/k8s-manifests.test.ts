@@ -298,7 +298,7 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
       const container = spec.containers[0];
       const env = environment(all, container);
       const writable = ['/tmp'];
-      if (container.args[0] === 'worker') writable.push(env.get('AGENT_CWD')!, env.get('HOME')!);
+      if (container.args[0] === 'worker') writable.push(env.get('AGENT_WORKSPACES')!, env.get('HOME')!);
       for (const path of writable) {
         const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === path);
         expect(mount, `${deployment.metadata.name} mounts ${path}`).toBeDefined();

@@ -190,7 +190,14 @@ export async function startStack(
   });
   const workerMetrics = createMetrics();
   const worker = await startWorker(
-    loadWorkerConfig({ WORKER_CONCURRENCY: '2', METRICS_PORT: '0', SHUTDOWN_GRACE_MS: '0', ...stackEnv }),
+    loadWorkerConfig({
+      WORKER_CONCURRENCY: '2',
+      METRICS_PORT: '0',
+      SHUTDOWN_GRACE_MS: '0',
+      // These tests read what the agent received from its state folder, outside any sandbox.
+      AGENT_SANDBOX: 'off',
+      ...stackEnv,
+    }),
     {
       logger,
       metrics: workerMetrics,

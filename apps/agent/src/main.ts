@@ -1,4 +1,4 @@
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
@@ -57,8 +57,9 @@ try {
   process.exit(2);
 }
 
-// A fixed default folder, so sessions survive an agent restart in the quickstart too.
-const stateDir = process.env.TRIBUTARY_AGENT_STATE_DIR || join(tmpdir(), 'tributary-agent');
+// Under HOME, as coding agents keep theirs (~/.claude, ~/.codex): a sandboxed agent's HOME is its
+// thread's agent home, so its sessions travel with the thread; unsandboxed, they survive restarts.
+const stateDir = process.env.TRIBUTARY_AGENT_STATE_DIR || join(homedir(), '.tributary-agent');
 const app = createAgentApp({
   store: new SessionStore(stateDir, retentionMs),
   features,

@@ -43,6 +43,11 @@ export interface AgentScript {
   toolTitles?: string[];
   /** Emits a plan with these entries (the first in progress, the rest pending) before any tool call. */
   plan?: string[];
+  /**
+   * Runs this shell command line (`/bin/sh -c`) in the session's working directory as an `execute`
+   * tool call, as coding agents run their shell tools, and puts its exit status and output in the reply.
+   */
+  shell?: string;
   /** Reports the session's working directory in the reply. */
   reportCwd?: boolean;
   /** Reports the session's mode and the MCP servers it was opened with (as JSON) in the reply. */
@@ -90,6 +95,7 @@ const FIELDS: Record<keyof AgentScript, FieldKind> = {
   toolKinds: 'string[]',
   toolTitles: 'string[]',
   plan: 'string[]',
+  shell: 'string',
   reportCwd: 'boolean',
   reportSession: 'boolean',
   env: 'string[]',

@@ -107,6 +107,32 @@ async function spawnDetached(): Promise<number | undefined> {
   return child.pid;
 }
 
+/** A shell tool's output beyond this many bytes is cut: a reply is not a log file. */
+const SHELL_OUTPUT_BYTES = 64 * 1024;
+
+/** Runs a command line as coding agents' shell tools do, stdout and stderr together, until it exits. */
+async function runShell(
+  command: string,
+  cwd: string,
+  signal: AbortSignal,
+): Promise<{ status: string; output: string }> {
+  const child = spawn('/bin/sh', ['-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'], signal });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const keep = (chunk: Buffer): void => {
+    if (size < SHELL_OUTPUT_BYTES) chunks.push(chunk);
+    size += chunk.length;
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const [code, signalName] = (await once(child, 'close').catch(() => [null, 'SIGTERM'])) as [
+    number | null,
+    string | null,
+  ];
+  const output = Buffer.concat(chunks).subarray(0, SHELL_OUTPUT_BYTES).toString('utf8');
+  return { status: code === null ? `killed by ${signalName}` : `exit ${code}`, output };
+}
+
 const OPTION_KINDS: readonly PermissionOptionKind[] = [
   'allow_once',
   'allow_always',
@@ -229,6 +255,24 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
       status: 'completed',
       content: [{ type: 'content', content: text(`tool ${index} done`) }],
     });
+  }
+  if (script.shell !== undefined && !stopped()) {
+    const toolCallId = `shell-${turnNumber}`;
+    await send({
+      sessionUpdate: 'tool_call',
+      toolCallId,
+      title: script.shell,
+      kind: 'execute',
+      status: 'in_progress',
+    });
+    const { status, output } = await runShell(script.shell, input.cwd, cancel);
+    await send({
+      sessionUpdate: 'tool_call_update',
+      toolCallId,
+      status: status === 'exit 0' ? 'completed' : 'failed',
+      content: [{ type: 'content', content: text(output) }],
+    });
+    notes.push(`shell ${status}`, output);
   }
   if (stopped()) return { stopReason: 'cancelled', text: '' };
   if (script.stderr !== undefined) {

@@ -164,9 +164,12 @@ async function startStack(
       agentEnv: {
         TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS,
         TRIBUTARY_AGENT_SCRIPTING: scripting,
-        // The built-in agent's sessions live with the project, beside the Redis that names them, so a
-        // restarted stack loads its own sessions rather than one shared folder of every run's.
-        TRIBUTARY_AGENT_STATE_DIR: env.TRIBUTARY_AGENT_STATE_DIR ?? join(dataDir, 'agent'),
+        // Unsandboxed, the built-in agent's sessions live with the project, beside the Redis that
+        // names them, rather than in one folder of every run's; sandboxed, each thread's agent home
+        // (under AGENT_WORKSPACES, in the project too) holds them.
+        ...(workerConfig.agentSandbox === 'off'
+          ? { TRIBUTARY_AGENT_STATE_DIR: env.TRIBUTARY_AGENT_STATE_DIR ?? join(dataDir, 'agent') }
+          : {}),
       },
     });
     started.push(() => worker.close());

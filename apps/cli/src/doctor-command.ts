@@ -1,9 +1,12 @@
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AgentAuthError,
   AgentExitedError,
   type AgentInfo,
   AgentProcess,
+  type AgentRoom,
   AgentStartError,
   AgentStartTimeoutError,
   applySessionMode,
@@ -12,9 +15,10 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
   UnsupportedProtocolVersionError,
 } from '@tributary/acp';
-import { cwdTemplateRoot, loadWorkerConfig, type WorkerConfig } from '@tributary/config';
+import { HostLease } from '@tributary/acp/host-lease';
+import { ConfigError, loadWorkerConfig, type WorkerConfig } from '@tributary/config';
 import type { LogSink } from '@tributary/observability';
-import { agentCommandConfig, authFix } from '@tributary/worker';
+import { type AgentIsolation, agentCommandConfig, agentIsolation, authFix } from '@tributary/worker';
 import { type Command, parseCommandArgs, positiveInteger } from './command-line.js';
 
 /** Agent stderr lines shown after a failure. */
@@ -67,11 +71,10 @@ async function diagnose(
   promptTimeoutMs: number,
 ): Promise<void> {
   const agent = agentCommandConfig(config);
-  // Where agent processes start and a check session opens: the template's fixed part, as on a worker.
-  const root = cwdTemplateRoot(config.agentCwd);
+  const root = config.agentWorkspaces;
   const commandLine = [agent.command, ...agent.args].join(' ');
   say(`agent command   ${config.agentCommand ? commandLine : `built-in agent (${commandLine})`}`);
-  say(`working dir     ${config.agentCwd} (AGENT_CWD)`);
+  say(`workspaces      ${root}/{platform}/{channel}/{thread} (AGENT_WORKSPACES)`);
   say(`agent env       ${agent.inheritEnv?.join(', ')}`);
   say(`auth method     ${config.agentAuthMethod ?? 'none (AGENT_AUTH_METHOD unset)'}`);
   say(`permissions     ${config.permissionPolicy} (AGENT_PERMISSION_POLICY)`);
@@ -86,6 +89,24 @@ async function diagnose(
       'set them in the environment of the worker (and of this check), or drop them from AGENT_ENV',
     );
   }
+  let isolation: AgentIsolation;
+  try {
+    isolation = await agentIsolation(config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    report.fail(
+      `isolation: ${error.message}`,
+      'a worker refuses to start so; see docs/agents.md, "Isolation"',
+    );
+    return;
+  }
+  const { sandbox } = isolation;
+  if (sandbox.kind === 'off') {
+    report.warn(
+      `isolation: ${sandbox.describe}`,
+      'install bubblewrap and unset AGENT_SANDBOX, or run the agents in a container of their own (docs/agents.md, "Isolation")',
+    );
+  } else pass(`isolation: ${sandbox.describe}`);
   // A worker creates the directory when it starts; so does this check.
   if (
     !(await mkdir(root, { recursive: true }).then(
@@ -94,13 +115,44 @@ async function diagnose(
     ))
   ) {
     report.fail(
-      `working directory ${root} cannot be created or is not a directory`,
-      'create it with permissions for the worker, or set AGENT_CWD elsewhere',
+      `workspace root ${root} cannot be created or is not a directory`,
+      'create it with permissions for the worker, or set AGENT_WORKSPACES elsewhere',
     );
     return;
   }
-  pass(`working directory ${root} is ready`);
+  pass(`workspace root ${root} is ready`);
+  // The check's agent runs in a room of its own, as a thread's would, deleted afterwards.
+  const room = { workspace: join(root, '.doctor', 'workspace'), home: join(root, '.doctor', 'home') };
+  await Promise.all([mkdir(room.workspace, { recursive: true }), mkdir(room.home, { recursive: true })]);
+  // An agent host starts agents only under a lease, as a worker's warden holds it; the check holds one.
+  const lease =
+    sandbox.kind === 'agent-host' ? new HostLease(config.agentHostSocket, 5000, () => {}) : undefined;
+  const pulse = setInterval(() => lease?.pulse(), 250);
+  try {
+    if (lease && !(await Promise.race([lease.ready.then(() => true), sleep(5000).then(() => false)]))) {
+      report.fail(
+        'the agent host did not give this check its lease: a worker holds it',
+        'run the check before the worker starts, or against an agent host of its own',
+      );
+      return;
+    }
+    await checkAgent(config, agent, isolation, room, report, prompt, promptTimeoutMs);
+  } finally {
+    clearInterval(pulse);
+    lease?.close();
+    await rm(join(root, '.doctor'), { recursive: true, force: true });
+  }
+}
 
+async function checkAgent(
+  config: Readonly<WorkerConfig>,
+  agent: ReturnType<typeof agentCommandConfig>,
+  { sandbox, launcher }: AgentIsolation,
+  room: AgentRoom,
+  report: Report,
+  prompt: string | undefined,
+  promptTimeoutMs: number,
+): Promise<void> {
   const stderr: string[] = [];
   const reply: string[] = [];
   const started = Date.now();
@@ -108,7 +160,9 @@ async function diagnose(
   try {
     process_ = await AgentProcess.start({
       ...agent,
-      cwd: root,
+      cwd: room.workspace,
+      home: room.home,
+      launcher,
       initializeTimeoutMs: config.agentInitTimeoutMs,
       logger: stderrCollector(stderr),
       onSessionUpdate: (_sessionId, event) => {
@@ -153,13 +207,13 @@ async function diagnose(
 
     let session: NewSessionResponse;
     try {
-      session = await process_.openNewSession(root);
+      session = await process_.openNewSession(sandbox.sessionCwd(room));
     } catch (error) {
       requestFailed('session/new', error, report);
       printStderr(stderr);
       return;
     }
-    pass(`session/new in ${root}: session ${session.sessionId}`);
+    pass(`session/new in ${sandbox.sessionCwd(room)}: session ${session.sessionId}`);
     printModes(session);
     if (config.agentSessionMode !== undefined) {
       if (!(await setMode(process_, session, config.agentSessionMode, report, stderr))) return;
@@ -249,7 +303,7 @@ function requestFailed(what: string, error: unknown, report: Report): void {
   } else {
     report.fail(
       `${what}: ${firstLine(error)}`,
-      "see the agent's message and stderr: credentials, network access or AGENT_CWD are the usual causes",
+      "see the agent's message and stderr: credentials, network access or a path the sandbox does not show (AGENT_SANDBOX_READ) are the usual causes",
     );
   }
 }

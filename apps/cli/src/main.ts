@@ -13,6 +13,7 @@ commands:
   ingress             serve the platform webhooks and queue each message
   worker              run turns: claim threads, drive the ACP agent, deliver replies
   discord-forwarder   hold the Discord Gateway connection and forward messages to ingress
+  agent-host          run a worker's agents in a container of their own, reached over a socket
   doctor              check that a worker could use the configured agent
   admin               list and act on the fleet: threads, dead letters, workers, audit
 
@@ -27,6 +28,7 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   ingress: async () => (await import('./ingress-command.js')).ingressCommand,
   worker: async () => (await import('./worker-command.js')).workerCommand,
   'discord-forwarder': async () => (await import('./discord-forwarder-command.js')).discordForwarderCommand,
+  'agent-host': async () => (await import('./agent-host-command.js')).agentHostCommand,
   doctor: async () => (await import('./doctor-command.js')).doctorCommand,
   admin: async () => (await import('./admin-command.js')).adminCommand,
 };

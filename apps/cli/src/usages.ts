@@ -37,11 +37,18 @@ On SIGTERM or SIGINT it lets running turns finish for SHUTDOWN_GRACE_MS, hands t
 Holds the Discord Gateway connection and forwards each message, signed, to ingress. Takes no options:
 it is configured by environment variables (DISCORD_BOT_TOKEN, DISCORD_FORWARDER_SECRET,
 FORWARD_URL; README, "Platforms").`,
+  'agent-host': `usage: tributary agent-host
+
+Runs a worker's agents in a container of their own, without the worker's secrets, processes or files
+(docs/adr/0045): listens on AGENT_HOST_SOCKET (default /run/tributary/agent-host.sock, a folder shared
+with the worker, which sets AGENT_SANDBOX=agent-host) and starts agents there, each in this container's
+sandbox (AGENT_SANDBOX: bubblewrap, or off), only while the worker's warden holds its lease. When the
+lease breaks or stops pulsing, every agent and all it started is killed. Takes no options.`,
   doctor: `usage: tributary doctor [--prompt "text"] [--timeout-ms N]
 
-Starts the configured agent exactly as a worker would (AGENT_COMMAND, AGENT_ENV, AGENT_CWD,
-AGENT_AUTH_METHOD, AGENT_MCP_SERVERS), initializes it, authenticates when configured, opens a session
-in AGENT_CWD, puts it in AGENT_SESSION_MODE when set and, with --prompt, sends one prompt. Prints what the agent offers and, for each problem, the fix.
+Starts the configured agent exactly as a worker would (AGENT_COMMAND, AGENT_ENV, AGENT_SANDBOX,
+AGENT_AUTH_METHOD, AGENT_MCP_SERVERS) in a room of its own under AGENT_WORKSPACES, says which isolation
+is in force, initializes it, authenticates when configured, opens a session, puts it in AGENT_SESSION_MODE when set and, with --prompt, sends one prompt. Prints what the agent offers and, for each problem, the fix.
 Needs no Redis. Exit status: 0 a worker could use the agent, 1 it could not, 2 usage error.
 
   --prompt "text"   send one prompt and print the reply

@@ -1,3 +1,4 @@
+export { type AgentIsolation, agentIsolation, localSandbox } from './agent-isolation.js';
 export { agentCommandConfig, authFix } from './agent-setup.js';
 export type { OutboundMessage, OutboundSink } from './outbox.js';
 export type { TurnSignal, TurnSignalListener } from './turn-signals.js';

@@ -21,6 +21,7 @@ import {
 } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { agentIsolation } from './agent-isolation.js';
 import { agentCommandConfig } from './agent-setup.js';
 import { AgentStartHealth } from './agents/agent-start-health.js';
 import { AttachmentContents } from './attachment-contents.js';
@@ -37,6 +38,7 @@ import { ReplyStream } from './reply-stream.js';
 import { RunningTurns, settleAbortedTurns } from './running-turns.js';
 import { SessionContinuity } from './session-continuity.js';
 import { StartedSteps } from './started-steps.js';
+import { ThreadRooms } from './thread-rooms.js';
 import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { guardedTurns } from './turn-output.js';
@@ -45,7 +47,6 @@ import type { TurnSignalListener } from './turn-signals.js';
 import type { SteeringDeps } from './turn-steering.js';
 import { AgentWarden } from './warden/agent-warden.js';
 import { WorkerStatusReporter } from './worker-status.js';
-import { WorkingDirectories } from './working-directories.js';
 
 export interface WorkerOptions {
   logger: Logger;
@@ -169,6 +170,11 @@ async function startOn(
   started: StartedSteps,
 ): Promise<RunningWorker> {
   const { logger } = options;
+  // Before anything else: a worker that cannot isolate its agents does not start (docs/adr/0044).
+  const { sandbox, launcher } = await agentIsolation(config, logger.child({ component: 'acp' }));
+  if (sandbox.kind === 'off')
+    logger.warn({ isolation: sandbox.describe }, 'agents are not isolated from the worker');
+  else logger.info({ isolation: sandbox.describe }, 'agents run isolated');
   store.logConnectionErrors(logger.child({ component: 'redis' }));
   await store.checkSafety(config.redisSafety, logger);
   const { queue, doorbell } = store;
@@ -185,6 +191,8 @@ async function startOn(
       presenceTtlMs: config.presenceTtlMs,
       stallToleranceMs: config.stallToleranceMs,
       takesDirect: store.queue.config.affinity,
+      // The host runs the agents only under the warden's lease, and kills them when it breaks.
+      ...(sandbox.kind === 'agent-host' ? { agentHostSocket: config.agentHostSocket } : {}),
     },
     logger.child({ owner }),
     {
@@ -205,18 +213,20 @@ async function startOn(
 
   const agent = agentCommandConfig(config, options.agentEnv);
   const secrets = knownSecrets(config, agent);
-  const directories = new WorkingDirectories(
-    config.agentCwd,
-    config.agentCwdRetention,
-    logger.child({ component: 'cwd' }),
+  const rooms = new ThreadRooms(
+    config.agentWorkspaces,
+    config.agentWorkspaceOnReset,
+    logger.child({ component: 'workspaces' }),
   );
-  await mkdir(directories.root, { recursive: true });
+  await mkdir(rooms.root, { recursive: true });
   // Set once the runner exists; until then no thread can be held off, and no start has failed.
   let startHealth: AgentStartHealth | undefined;
   const pool = new SessionPool({
     agent,
-    cwd: directories.root,
-    sessionCwd: (thread) => directories.ready(thread),
+    cwd: rooms.root,
+    rooms,
+    sandbox,
+    launcher,
     maxSessions: config.maxSessions,
     warmSpares: config.warmSpares,
     startConcurrency: config.agentStartConcurrency,
@@ -229,7 +239,8 @@ async function startOn(
     permissionPolicy: config.permissionPolicy,
     permissionRules: config.permissionRules,
     ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
-    watcher: warden,
+    // An agent host's pids are not this machine's: the host, under the warden's lease, ends those.
+    ...(sandbox.kind === 'agent-host' ? {} : { watcher: warden }),
     logger: logger.child({ component: 'acp' }),
     onAgentRestart: () => metrics.agentRestartsTotal.inc(),
     onAgentStarted: () => {
@@ -256,8 +267,8 @@ async function startOn(
   };
   const continuity = new SessionContinuity(store.sessions, pool, {
     agent: [agent.command, ...agent.args].join(' '),
-    cwd: (thread) => directories.of(thread),
-    onReset: (thread) => directories.reset(thread),
+    cwd: (thread) => sandbox.sessionCwd(rooms.roomOf(thread)),
+    onReset: (thread) => rooms.reset(thread),
     onMoved: (thread, from) => {
       store.controls
         .announceMove(thread, from)

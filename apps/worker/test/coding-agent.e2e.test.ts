@@ -53,11 +53,11 @@ describe('a coding agent on a worker', () => {
   });
 });
 
-describe('working directories per conversation', () => {
-  it('gives two threads on one worker directories of their own, created on demand', async () => {
+describe('workspaces per conversation', () => {
+  it('gives two threads on one worker workspaces of their own, created on demand', async () => {
     const root = await mkdtemp(join(tmpdir(), 'tributary-cwd-'));
     onTestFinished(() => rm(root, { recursive: true, force: true }));
-    h = await startHarness({ AGENT_CWD: `${root}/{platform}/{channel}/{thread}` });
+    h = await startHarness({ AGENT_WORKSPACES: root });
     const threads = ['gateway:discord:C1:T1', 'gateway:discord:C1:T2'];
     for (const thread of threads)
       await h.send(thread, message('@agent {"reportCwd": true, "reply": "here"}'));
@@ -65,18 +65,18 @@ describe('working directories per conversation', () => {
 
     const cwds = threads.map((thread) => /cwd (.+)$/m.exec(replies(h!, thread)[0]!.text)?.[1]);
     expect(cwds).toEqual([
-      join(root, 'gateway', 'discord_3aC1', 'T1'),
-      join(root, 'gateway', 'discord_3aC1', 'T2'),
+      join(root, 'gateway', 'discord_3aC1', 'T1', 'workspace'),
+      join(root, 'gateway', 'discord_3aC1', 'T2', 'workspace'),
     ]);
     for (const cwd of cwds) expect((await stat(cwd!)).isDirectory()).toBe(true);
   });
 
-  it('deletes a reset thread’s directory when so configured', async () => {
+  it('deletes a reset thread’s workspace when so configured', async () => {
     const root = await mkdtemp(join(tmpdir(), 'tributary-cwd-'));
     onTestFinished(() => rm(root, { recursive: true, force: true }));
-    h = await startHarness({ AGENT_CWD: `${root}/{thread}`, AGENT_CWD_RETENTION: 'delete-on-reset' });
+    h = await startHarness({ AGENT_WORKSPACES: root, AGENT_WORKSPACE_ON_RESET: 'delete' });
     const thread = 'slack:C1:T1';
-    const dir = join(root, 'T1');
+    const dir = join(root, 'slack', 'C1', 'T1', 'workspace');
     await h.send(thread, message('@agent {"reply": "first"}'));
     await waitForReplies(h, thread, 1);
     await writeFile(join(dir, 'left-over.txt'), 'from the first session');

@@ -90,6 +90,9 @@ export async function startHarness(
     WORKER_CONCURRENCY: '2',
     METRICS_PORT: '0',
     SHUTDOWN_GRACE_MS: '0',
+    // These tests read what the agent received from its state folder, outside any sandbox; the
+    // sandbox's own tests run it (test/sandbox).
+    AGENT_SANDBOX: 'off',
     ...env,
   });
   const start = () =>
@@ -135,7 +138,7 @@ export async function startHarness(
 }
 
 /** Every byte the harness's (private) Redis wrote to its append-only files, deleted keys included. */
-export async function appendOnlyFiles(h: WorkerHarness): Promise<string> {
+export async function appendOnlyFiles(h: Pick<WorkerHarness, 'redis'>): Promise<string> {
   const [, dir] = (await h.redis.config('GET', 'dir')) as [string, string];
   const [, sub] = (await h.redis.config('GET', 'appenddirname')) as [string, string];
   const files = await readdir(join(dir, sub));

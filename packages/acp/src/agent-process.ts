@@ -1,4 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import {
@@ -26,11 +25,13 @@ import {
   AgentStartTimeoutError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
-import { agentProcesses, killAgentTree } from './process-tree.js';
+import type { AgentExit, AgentLauncher, LaunchedAgent } from './launch/launched-agent.js';
+import { localLauncher } from './launch/local-launcher.js';
 import type { AgentProtocol, AgentTraffic, ProtocolVersion, SessionSetup } from './protocol.js';
 import { negotiate } from './protocol-negotiation.js';
 import { speakV1 } from './protocol-v1.js';
 import { speakV2 } from './protocol-v2.js';
+import type { AgentRoom } from './sandbox/agent-sandbox.js';
 import { StderrTail } from './stderr-tail.js';
 import { STEER_METHOD, type SteerOutcome } from './steering.js';
 import type { TurnEvent } from './turn-events.js';
@@ -59,8 +60,12 @@ export interface ProcessWatcher {
 
 export interface AgentProcessOptions extends AgentCommandConfig {
   watcher?: ProcessWatcher;
-  /** Working directory of the agent process. */
+  /** Working directory of the agent process: the workspace of its room. */
   cwd: string;
+  /** Its agent home (HOME) in a sandbox; unsandboxed, the agent keeps the HOME it inherits. */
+  home?: string;
+  /** Where and how the process runs. Default: a child of this process, unsandboxed. */
+  launcher?: AgentLauncher;
   clientInfo?: Implementation;
   /** Bound on the `initialize` answer, and on the `authenticate` one. */
   initializeTimeoutMs?: number;
@@ -75,10 +80,7 @@ export interface AgentProcessOptions extends AgentCommandConfig {
   ) => RequestPermissionResponse | Promise<RequestPermissionResponse>;
 }
 
-export interface AgentExit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+export type { AgentExit } from './launch/launched-agent.js';
 
 // The code of the SDK's RequestError.authRequired, which it exports no constant for.
 const AUTH_REQUIRED = -32000;
@@ -91,23 +93,19 @@ const manifest: Implementation = {
   version: (createRequire(import.meta.url)('../package.json') as { version: string }).version,
 };
 
-function spawned(child: ChildProcessWithoutNullStreams, command: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    child.once('spawn', () => resolve(child.pid ?? -1));
-    child.once('error', (error) => reject(new AgentStartError(command, error.message, { cause: error })));
-  });
-}
-
 /**
- * One agent child process spoken to over ACP on its stdio. It leads its own process group, which is
- * what gets killed; its exit fails every call in flight with AgentExitedError.
+ * One agent process spoken to over ACP on its stdio, started by a launcher (a child of this process,
+ * or of an agent host), which ends it and everything it started; its exit fails every call in flight
+ * with AgentExitedError.
  */
 export class AgentProcess {
   readonly pid: number;
   readonly command: string;
+  /** The files it may write, which a warm spare's thread takes over (agent-rooms.ts). */
+  readonly room: AgentRoom;
   /** Resolves once the process has exited and its protocol stream is drained. */
   readonly exited: Promise<AgentExit>;
-  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #launched: LaunchedAgent;
   #protocol: AgentProtocol | undefined;
   readonly #options: AgentProcessOptions;
   readonly #logger: LogSink;
@@ -120,31 +118,23 @@ export class AgentProcess {
   readonly #authMethod: string | undefined;
   readonly #mcpServers: McpServer[];
   #killRequested = false;
-  /**
-   * The agent's tools as a kill found them while it still ran: once it is gone, its tools that left
-   * its process group (setsid) lead back to it no more, only to their own children.
-   */
-  #tools: number[] = [];
 
   /**
    * Spawns the agent and completes `initialize` in the version the agent answers, then `authenticate`
    * when an auth method is configured; the process is killed if either fails.
    */
   static async start(options: AgentProcessOptions): Promise<AgentProcess> {
+    const room = { workspace: options.cwd, home: options.home ?? options.cwd };
     const env = buildAgentEnv(options);
-    const child = spawn(options.command, options.args ?? [], {
-      cwd: options.cwd,
-      env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const pid = await spawned(child, options.command);
+    const launcher = options.launcher ?? localLauncher(undefined, options.logger);
+    const launched = await launcher.launch({ command: options.command, args: options.args ?? [], env, room });
+    const { pid } = launched;
     // Before anything else: from now on a worker that dies leaves no agent behind.
     options.watcher?.watch(pid);
     // What the operator handed the agent beyond the harmless allowlist is what it may leak.
     const handedOver = Object.entries(env).filter(([name]) => !DEFAULT_INHERITED_ENV.includes(name));
     const scrubber = new SecretScrubber(handedOver.map(([, value]) => value));
-    const agent = new AgentProcess(child, pid, options, scrubber);
+    const agent = new AgentProcess(launched, options, scrubber, room);
     try {
       agent.#info = await agent.#initialize(options);
       await agent.#authenticate(options.initializeTimeoutMs ?? agentDefaults.initializeTimeoutMs);
@@ -156,37 +146,36 @@ export class AgentProcess {
   }
 
   private constructor(
-    child: ChildProcessWithoutNullStreams,
-    pid: number,
+    launched: LaunchedAgent,
     options: AgentProcessOptions,
     scrubber: SecretScrubber,
+    room: AgentRoom,
   ) {
-    this.#child = child;
+    this.#launched = launched;
+    const { pid } = launched;
     this.#options = options;
     this.#scrubber = scrubber;
     this.#stderr = new StderrTail((line) => scrubber.scrub(line));
     this.pid = pid;
     this.command = options.command;
+    this.room = room;
     this.#authMethod = options.authMethod;
     this.#mcpServers = [...(options.mcpServers ?? [])];
     this.#logger = options.logger ?? silentLogger;
     this.#killGraceMs = options.killGraceMs ?? agentDefaults.killGraceMs;
 
-    child.on('error', (error) => this.#logger.warn({ pid, err: error }, 'agent process error'));
-    child.stdin.on('error', (error) => this.#logger.debug({ pid, err: error }, 'agent stdin closed'));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
+    launched.stdin.on('error', (error) => this.#logger.debug({ pid, err: error }, 'agent stdin closed'));
+    launched.stderr.setEncoding('utf8');
+    launched.stderr.on('data', (chunk: string) => {
       for (const line of this.#stderr.push(chunk)) this.#logger.debug({ pid, line }, 'agent stderr');
     });
 
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        void this.#afterExit({ code, signal }).then((exit) => {
-          options.watcher?.forget(pid);
-          resolve(exit);
-        });
+    this.exited = launched.exit
+      .then((exit) => this.#afterExit(exit))
+      .then((exit) => {
+        options.watcher?.forget(pid);
+        return exit;
       });
-    });
     this.#exitedRejection = this.exited.then(() => {
       throw this.#exitedError();
     });
@@ -275,16 +264,14 @@ export class AgentProcess {
   async kill(how: { now?: boolean } = {}): Promise<AgentExit> {
     if (this.#exit) return this.#exit;
     this.#killRequested = true;
-    // Read first: once the agent is dead its tools belong to init, and nothing leads to them.
-    this.#tools = agentProcesses([this.pid], this.#tools);
-    if (how.now) this.#killTree();
-    else this.#signalAgent('SIGTERM');
+    if (how.now) this.#launched.killAll();
+    else this.#launched.terminate();
     const escalation = setTimeout(() => {
       this.#logger.warn(
         { pid: this.pid, graceMs: this.#killGraceMs },
         'agent ignored SIGTERM; sending SIGKILL',
       );
-      this.#killTree();
+      this.#launched.killAll();
     }, this.#killGraceMs);
     try {
       return await this.exited;
@@ -298,8 +285,8 @@ export class AgentProcess {
     const timeoutMs = options.initializeTimeoutMs ?? agentDefaults.initializeTimeoutMs;
     const clientInfo = options.clientInfo ?? manifest;
     const raw = ndJsonStream(
-      batchedWriter(this.#child.stdin),
-      Readable.toWeb(this.#child.stdout) as ReadableStream<Uint8Array>,
+      batchedWriter(this.#launched.stdin),
+      Readable.toWeb(this.#launched.stdout) as ReadableStream<Uint8Array>,
     );
     const initialized = (async () => {
       const { version, stream } = await negotiate(raw, { info: clientInfo }).catch(async (error: unknown) => {
@@ -345,7 +332,7 @@ export class AgentProcess {
     const protocol = version === 1 ? speakV1(stream, traffic) : speakV2(stream, traffic);
     void protocol.closed.then(() => {
       // A stream closing under a kill we asked for (an eviction, a release) is that kill at work.
-      if (this.#running() && !this.#killRequested) {
+      if (this.#launched.running && !this.#killRequested) {
         this.#logger.warn(
           { pid: this.pid },
           'agent protocol stream closed while the process runs; killing it',
@@ -439,46 +426,9 @@ export class AgentProcess {
     }
   }
 
-  /**
-   * Signals the whole group (spawned detached, so pgid = pid). Never throws: kill paths run from timers
-   * and exit handlers that must not fail. A group already gone is not an error.
-   */
-  #signalGroup(signal: NodeJS.Signals): void {
-    try {
-      process.kill(-this.pid, signal);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ESRCH') return;
-      this.#logger.error({ pid: this.pid, signal, err: error }, 'could not signal the agent process group');
-    }
-  }
-
-  /**
-   * Signals the agent's group and the tools it started in sessions of their own (setsid), which a
-   * group signal misses (`#tools`, read while the agent ran).
-   */
-  #signalAgent(signal: NodeJS.Signals): void {
-    this.#signalGroup(signal);
-    for (const pid of this.#tools) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // Gone meanwhile.
-      }
-    }
-  }
-
-  /** SIGKILL to the agent's group, its tools and everything they forked (process-tree.ts). */
-  #killTree(): void {
-    this.#tools = killAgentTree([this.pid], this.#tools);
-  }
-
-  #running(): boolean {
-    return this.#child.exitCode === null && this.#child.signalCode === null;
-  }
-
   async #afterExit(exit: AgentExit): Promise<AgentExit> {
     // Orphans of a dead leader serve nobody: what is left of its group, and of the tools a kill found.
-    this.#killTree();
+    this.#launched.killAll();
     let drainTimer: NodeJS.Timeout | undefined;
     await Promise.race([
       this.#protocol?.closed,

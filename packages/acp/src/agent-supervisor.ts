@@ -2,6 +2,7 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import type { AgentInfo } from './agent-info.js';
 import type { AgentProcess } from './agent-process.js';
 import { PoolClosedError } from './errors.js';
+import type { AgentRoom } from './sandbox/agent-sandbox.js';
 
 /** Starts that failed in a row (spawn or `initialize`), and why the last one did; 0 after a success. */
 export interface StartFailures {
@@ -17,8 +18,8 @@ export interface AgentEnded {
 }
 
 export interface AgentSupervisorOptions {
-  /** Spawns one agent process and completes `initialize`. */
-  start: () => Promise<AgentProcess>;
+  /** Spawns one agent process in `room` and completes `initialize`. */
+  start: (room: AgentRoom) => Promise<AgentProcess>;
   onEnded: (ended: AgentEnded) => void;
   onStartFailed?: (failures: StartFailures) => void;
   /** Starts that run at once; later ones wait in order (threads and warm spares alike). */
@@ -78,15 +79,15 @@ export class AgentSupervisor {
     return this.#closed;
   }
 
-  /** Starts a new agent process (spawn and `initialize`) once it is its turn. */
-  async start(): Promise<AgentProcess> {
+  /** Starts a new agent process in `room` (spawn and `initialize`) once it is its turn. */
+  async start(room: AgentRoom): Promise<AgentProcess> {
     if (this.#closed) throw new PoolClosedError();
     const queuedAt = performance.now();
     const starting = this.#slots(() => {
       // Closed while it waited: nothing is spawned.
       if (this.#closed) throw new PoolClosedError();
       this.#options.onStartWaited?.(performance.now() - queuedAt);
-      return this.#options.start();
+      return this.#options.start(room);
     });
     this.#starting.add(starting);
     let agent: AgentProcess;

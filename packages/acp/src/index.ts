@@ -37,6 +37,11 @@ export {
   TurnInProgressError,
   UnsupportedProtocolVersionError,
 } from './errors.js';
+export { AgentHost, type HostIsolation } from './host/agent-host.js';
+export { agentHostSandbox, askAgentHost } from './host/host-isolation.js';
+export { remoteLauncher } from './host/remote-launcher.js';
+export type { AgentLauncher, LaunchedAgent, LaunchLine } from './launch/launched-agent.js';
+export { localLauncher } from './launch/local-launcher.js';
 export {
   choosePermission,
   DEFAULT_PERMISSION_POLICY,
@@ -51,6 +56,14 @@ export {
   type SessionSetup,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './protocol.js';
+export type { AgentRooms } from './sandbox/agent-rooms.js';
+export { type AgentRoom, type AgentSandbox, noSandbox } from './sandbox/agent-sandbox.js';
+export {
+  bubblewrapSandbox,
+  probeBubblewrap,
+  SANDBOX_HOME,
+  SANDBOX_WORKSPACE,
+} from './sandbox/bubblewrap.js';
 export { applySessionMode, type ModeOutcome } from './session-mode.js';
 export {
   type OpenedSession,

@@ -5,7 +5,11 @@ import type { AgentInfo } from './agent-info.js';
 import { type AgentCommandConfig, AgentProcess, type ProcessWatcher } from './agent-process.js';
 import { type AgentEnded, AgentSupervisor, type StartFailures } from './agent-supervisor.js';
 import { AgentRequestError, PoolClosedError, SessionGoneError, TurnInProgressError } from './errors.js';
+import type { AgentLauncher } from './launch/launched-agent.js';
+import { localLauncher } from './launch/local-launcher.js';
 import type { SessionSetup } from './protocol.js';
+import type { AgentRooms } from './sandbox/agent-rooms.js';
+import { type AgentRoom, type AgentSandbox, noSandbox } from './sandbox/agent-sandbox.js';
 import { applyConfiguredMode } from './session-mode.js';
 import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { SessionRouter, type SessionRouterOptions } from './session-router.js';
@@ -23,13 +27,14 @@ export interface OpenedSession {
 
 export interface SessionPoolOptions extends SessionRouterOptions {
   agent: AgentCommandConfig;
-  /** Absolute working directory of the agent processes, and of every session unless `sessionCwd` says otherwise. */
+  /** Absolute working directory of every agent process and session when there are no `rooms`. */
   cwd: string;
-  /**
-   * The absolute working directory of a thread's session, made ready (created) by the time it resolves;
-   * asked each time the thread's session is opened. Default: `cwd`.
-   */
-  sessionCwd?: (threadKey: string) => Promise<string>;
+  /** The files of each thread, and of each warm spare until a thread takes it. Default: `cwd` for all. */
+  rooms?: AgentRooms;
+  /** How each agent process is isolated (docs/adr/0044). Default none. */
+  sandbox?: AgentSandbox;
+  /** Starts the agent processes. Default: children of this process, in `sandbox`. */
+  launcher?: AgentLauncher;
   /**
    * Called for each agent process that ended without the pool retiring it (a crash, an exit of its
    * own, a kill after a cancel timeout): its thread's next turn starts another process.
@@ -74,6 +79,17 @@ export interface SessionPoolOptions extends SessionRouterOptions {
 
 type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession & SessionSetup>;
 
+/** Rooms when the pool has none: every process and session in one directory. */
+function sharedRooms(cwd: string): AgentRooms {
+  const room = { workspace: cwd, home: cwd };
+  return {
+    spare: async () => room,
+    thread: async () => room,
+    adopt: async () => {},
+    discard: async () => {},
+  };
+}
+
 interface Attached {
   session: PooledSession;
   path: SessionPath;
@@ -93,6 +109,13 @@ export class SessionPool {
   #awaitingProcess = 0;
   readonly #agents: AgentSupervisor;
   readonly #spares: WarmSpares;
+  /** Where processes start: threads' and spares' own rooms in a sandbox, `cwd` for all without. */
+  readonly #rooms: AgentRooms;
+  /** Where threads' sessions are opened (their workspaces), sandboxed or not. */
+  readonly #threadRooms: AgentRooms;
+  readonly #sandbox: AgentSandbox;
+  /** Processes started in a spare's room that a thread has taken: their room is the thread's now. */
+  readonly #taken = new WeakSet<AgentProcess>();
   /** The most processes alive at once, sessions, spares, starting and stopping ones together. */
   readonly #maxProcesses: number;
   /** A process being started to answer agentInfo() before any had started; it becomes a spare. */
@@ -110,11 +133,17 @@ export class SessionPool {
     this.#maxProcesses = maxSessions + warmSpares;
     this.#sessions = new SessionRegistry(maxSessions);
     const router = new SessionRouter(this.#sessions, options, this.#logger);
+    this.#sandbox = options.sandbox ?? noSandbox;
+    const launcher = options.launcher ?? localLauncher(this.#sandbox, this.#logger);
+    // Unsandboxed, a process holds its room's path itself: a spare's cannot become a thread's.
+    this.#rooms = options.rooms && this.#sandbox.roomsMove ? options.rooms : sharedRooms(options.cwd);
     this.#agents = new AgentSupervisor({
-      start: () =>
+      start: (room) =>
         AgentProcess.start({
           ...options.agent,
-          cwd: options.cwd,
+          cwd: room.workspace,
+          home: room.home,
+          launcher,
           clientInfo: options.clientInfo,
           killGraceMs: options.killGraceMs,
           initializeTimeoutMs: options.initializeTimeoutMs,
@@ -131,9 +160,10 @@ export class SessionPool {
       startConcurrency: options.startConcurrency ?? agentDefaults.startConcurrency(),
       ...(options.onAgentStartWaited ? { onStartWaited: options.onAgentStartWaited } : {}),
     });
+    this.#threadRooms = options.rooms ?? this.#rooms;
     this.#spares = new WarmSpares({
       target: warmSpares,
-      start: () => this.#agents.start(),
+      start: () => this.#startSpare(),
       // One slot stays free for a session being opened, so spares never crowd out a thread.
       hasRoom: () => this.#agents.processCount + this.#awaitingProcess < this.#maxProcesses,
       logger: this.#logger,
@@ -152,7 +182,7 @@ export class SessionPool {
   async agentInfo(): Promise<AgentInfo> {
     const known = this.#agents.info;
     if (known) return known;
-    this.#probe ??= this.#agents.start().then(
+    this.#probe ??= this.#startSpare().then(
       (agent) => {
         this.#spares.adopt(agent);
         return agent.info;
@@ -206,7 +236,7 @@ export class SessionPool {
    * spare (or stops it when no spare is wanted). Rejects with the start's error.
    */
   async probeStart(): Promise<void> {
-    const agent = await this.#agents.start();
+    const agent = await this.#startSpare();
     if (!this.#spares.wanted) {
       await this.#agents.retire(agent);
       return;
@@ -391,8 +421,9 @@ export class SessionPool {
     let agent: AgentProcess;
     let cwd: string;
     try {
-      cwd = (await this.#options.sessionCwd?.(threadKey)) ?? this.#options.cwd;
-      agent = await this.#processFor(closing);
+      const room = await this.#threadRooms.thread(threadKey);
+      cwd = this.#sandbox.sessionCwd(room);
+      agent = await this.#processFor(threadKey, closing);
     } finally {
       this.#awaitingProcess--;
       // The slot held for this session's process is free again for a spare.
@@ -424,12 +455,46 @@ export class SessionPool {
    * for this one may still be stopping; a new process starts only once they are gone, so that the
    * processes never exceed the cap. The spare's replacement waits for them either way.
    */
-  async #processFor(evicting: Promise<unknown>): Promise<AgentProcess> {
+  async #processFor(threadKey: string, evicting: Promise<unknown>): Promise<AgentProcess> {
     await this.#probe?.catch(() => undefined);
     const spare = this.#spares.take();
-    if (spare) return spare;
+    if (spare) {
+      try {
+        await this.#rooms.adopt(spare.room, threadKey);
+        this.#taken.add(spare);
+        return spare;
+      } catch (error) {
+        this.#logger.warn(
+          { threadKey, err: error },
+          "a warm spare could not take the thread's files; starting another",
+        );
+        void this.#agents.retire(spare);
+      }
+    }
     await evicting;
-    return this.#agents.start();
+    return this.#agents.start(await this.#rooms.thread(threadKey));
+  }
+
+  /** Starts a process in a room of its own, deleted when it ends without a thread having taken it. */
+  async #startSpare(): Promise<AgentProcess> {
+    const room = await this.#rooms.spare();
+    let agent: AgentProcess;
+    try {
+      agent = await this.#agents.start(room);
+    } catch (error) {
+      await this.#discard(room);
+      throw error;
+    }
+    void agent.exited.then(() => (this.#taken.has(agent) ? undefined : this.#discard(room)));
+    return agent;
+  }
+
+  async #discard(room: AgentRoom): Promise<void> {
+    await this.#rooms
+      .discard(room)
+      .catch((error: unknown) =>
+        this.#logger.warn({ err: error, room }, 'a spare agent room was not deleted'),
+      );
   }
 
   /**

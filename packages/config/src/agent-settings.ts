@@ -1,3 +1,4 @@
+import { isAbsolute, join, resolve } from 'node:path';
 import type { McpServer } from '@tributary/acp';
 import {
   DEFAULT_PERMISSION_POLICY,
@@ -6,7 +7,6 @@ import {
   TOOL_KINDS,
 } from '@tributary/acp/permission-policy';
 import { ConfigError } from './config-error.js';
-import { hasPlaceholder, readCwdTemplate } from './cwd-template.js';
 import { type Env, readChoice, readOptional, readString } from './env-readers.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
@@ -57,28 +57,63 @@ function readPermissionRules(env: Env): Readonly<Partial<Record<ToolKind, Permis
   return Object.freeze(rules);
 }
 
-/** What happens to a conversation's working directory when its thread is reset. */
-export type CwdRetention = 'keep' | 'delete-on-reset';
+/** What a thread's reset does to its workspace and agent home: keeps them, or deletes them. */
+export type WorkspaceOnReset = 'keep' | 'delete';
 
-export interface WorkingDirectorySettings {
-  /** Absolute; may hold `{platform}`, `{channel}` and `{thread}`, each one safe path segment of the thread key. */
-  agentCwd: string;
-  agentCwdRetention: CwdRetention;
+/** How agent processes are isolated (docs/adr/0044, 0045). */
+export type AgentSandboxSetting = 'bubblewrap' | 'agent-host' | 'off';
+
+export interface WorkspaceSettings {
+  /** Absolute: each thread's workspace and agent home live under `{platform}/{channel}/{thread}` here. */
+  agentWorkspaces: string;
+  agentWorkspaceOnReset: WorkspaceOnReset;
+  agentSandbox: AgentSandboxSetting;
+  /** Absolute host paths a sandboxed agent may read, besides the system and the broker's code. */
+  agentSandboxRead: readonly string[];
+  /** The agent host's socket, with `agent-host`: agents run in its container, not the worker's. */
+  agentHostSocket: string;
 }
 
-export function readWorkingDirectorySettings(env: Env, cwd: string): WorkingDirectorySettings {
-  const agentCwd = readCwdTemplate('AGENT_CWD', readString(env, 'AGENT_CWD', cwd), cwd);
-  const agentCwdRetention = readChoice<CwdRetention>(
-    env,
-    'AGENT_CWD_RETENTION',
-    ['keep', 'delete-on-reset'],
-    'keep',
-  );
-  // A directory without {thread} is shared by several threads: one thread's reset must not delete it.
-  if (agentCwdRetention === 'delete-on-reset' && !hasPlaceholder(agentCwd, 'thread')) {
-    throw new ConfigError('AGENT_CWD_RETENTION', 'delete-on-reset needs {thread} in AGENT_CWD');
+/** Where the worker and the agent host meet: a shared emptyDir in the Kubernetes base and compose. */
+export const DEFAULT_AGENT_HOST_SOCKET = '/run/tributary/agent-host.sock';
+
+/** Settings an upgrade must not silently ignore: what replaced them. */
+const REPLACED: Readonly<Record<string, string>> = {
+  AGENT_CWD: 'each thread has its own workspace under AGENT_WORKSPACES',
+  AGENT_CWD_RETENTION: 'set AGENT_WORKSPACE_ON_RESET=delete',
+};
+
+export function readWorkspaceSettings(env: Env, cwd: string): WorkspaceSettings {
+  for (const [name, instead] of Object.entries(REPLACED)) {
+    if (readOptional(env, name) !== undefined) throw new ConfigError(name, `no longer read: ${instead}`);
   }
-  return { agentCwd, agentCwdRetention };
+  const root = readString(env, 'AGENT_WORKSPACES', join('.tributary', 'workspaces'));
+  const agentSandboxRead = (readOptional(env, 'AGENT_SANDBOX_READ') ?? '')
+    .split(',')
+    .map((path) => path.trim())
+    .filter((path) => path !== '');
+  for (const path of agentSandboxRead) {
+    if (!isAbsolute(path)) {
+      throw new ConfigError('AGENT_SANDBOX_READ', `${JSON.stringify(path)} is not an absolute path`);
+    }
+  }
+  return {
+    agentWorkspaces: resolve(cwd, root),
+    agentWorkspaceOnReset: readChoice<WorkspaceOnReset>(
+      env,
+      'AGENT_WORKSPACE_ON_RESET',
+      ['keep', 'delete'],
+      'keep',
+    ),
+    agentSandbox: readChoice<AgentSandboxSetting>(
+      env,
+      'AGENT_SANDBOX',
+      ['bubblewrap', 'agent-host', 'off'],
+      'bubblewrap',
+    ),
+    agentSandboxRead: Object.freeze(agentSandboxRead),
+    agentHostSocket: resolve(cwd, readString(env, 'AGENT_HOST_SOCKET', DEFAULT_AGENT_HOST_SOCKET)),
+  };
 }
 
 /** Where a turn's tool calls and plan are shown: a reaction, a status line in the streamed reply, both, neither. */

@@ -5,9 +5,9 @@ export {
   DEFAULT_ADMIN_PORT,
   LOOPBACK,
 } from './admin-config.js';
-export type { CwdRetention, ProgressDisplay } from './agent-settings.js';
+export { type AgentHostConfig, loadAgentHostConfig } from './agent-host-config.js';
+export type { AgentSandboxSetting, ProgressDisplay, WorkspaceOnReset } from './agent-settings.js';
 export { ConfigError } from './config-error.js';
-export { cwdTemplateRoot, expandCwdTemplate, hasPlaceholder, safeSegment } from './cwd-template.js';
 export { type Env, type LogLevel, splitCommandLine } from './env-readers.js';
 export { FORWARDER_REQUIRED, type ForwarderConfig, loadForwarderConfig } from './forwarder-config.js';
 export {
@@ -34,4 +34,5 @@ export {
   type ServiceSettings,
   sharedQueueOptions,
 } from './service-settings.js';
+export { safeSegment, threadPath } from './thread-path.js';
 export { variablesRead } from './variables-read.js';

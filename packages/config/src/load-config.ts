@@ -6,9 +6,9 @@ import {
   readPermissionSettings,
   readProgressDisplay,
   readSessionSetupSettings,
-  readWorkingDirectorySettings,
+  readWorkspaceSettings,
   type SessionSetupSettings,
-  type WorkingDirectorySettings,
+  type WorkspaceSettings,
 } from './agent-settings.js';
 import { ConfigError } from './config-error.js';
 import {
@@ -33,7 +33,7 @@ const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', '
 export interface WorkerConfig
   extends ServiceSettings,
     PermissionSettings,
-    WorkingDirectorySettings,
+    WorkspaceSettings,
     SessionSetupSettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
@@ -160,7 +160,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ...settings,
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
-    ...readWorkingDirectorySettings(env, cwd),
+    ...readWorkspaceSettings(env, cwd),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
     agentAuthMethod: readOptional(env, 'AGENT_AUTH_METHOD')?.trim() || undefined,
     ...readPermissionSettings(env),

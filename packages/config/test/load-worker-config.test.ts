@@ -9,7 +9,9 @@ describe('worker configuration', () => {
     expect(config).toMatchObject({
       redisUrl: 'redis://127.0.0.1:6379',
       agentCommand: undefined,
-      agentCwd: '/srv/agent',
+      agentWorkspaces: '/srv/agent/.tributary/workspaces',
+      agentSandbox: 'bubblewrap',
+      agentSandboxRead: [],
       maxBatchMessages: 10,
       maxBatchTokens: 24_000,
       processingMode: 'per-thread',

@@ -10,6 +10,7 @@
 import { createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HostLease } from '@tributary/acp/host-lease';
 import { PRESENCE, PresenceWriter } from '@tributary/queue/presence';
 import { killAgents } from './process-groups.js';
 import { presenceDue, trustAfterWrite, wardenVerdict } from './warden-policy.js';
@@ -52,6 +53,13 @@ function redisFailed(error: Error): void {
   log('warn', 'warden cannot announce the worker in Redis', { err: error.message });
 }
 const announcement = new PresenceWriter(settings.redisUrl, settings.prefix, settings.owner, redisFailed);
+/** Where the agents run in a container of their own: the host runs them only while this lease pulses. */
+const hostLease =
+  settings.agentHostSocket === undefined
+    ? undefined
+    : new HostLease(settings.agentHostSocket, stallToleranceMs, (level, msg, fields) =>
+        log(level, msg, fields),
+      );
 
 const groups = new Set<number>();
 let presence = settings.presence;
@@ -86,6 +94,8 @@ function writePresence(): Promise<unknown> {
     report({ kind: 'announced', presence: value });
     if (!announced) {
       announced = true;
+      // No agent may start before the agent host runs them under this warden's lease.
+      await hostLease?.ready;
       report({ kind: 'present' });
     }
   });
@@ -114,6 +124,21 @@ function deletePresence(): Promise<unknown> {
   return writes;
 }
 
+/** Agent processes still running after a kill: here (pids of this host), and in the agent host (its pids). */
+interface Survivors {
+  here: number[];
+  host: number[];
+}
+
+/**
+ * SIGKILLs the worker's agents: those it started here (led by `leaders`, below `roots`) and, where
+ * they run in an agent host, every agent of the host, which answers once they are gone.
+ */
+async function killEverywhere(leaders: readonly number[], roots: readonly number[]): Promise<Survivors> {
+  const [here, host] = await Promise.all([killAgents(leaders, roots), hostLease?.revoke() ?? []]);
+  return { here, host };
+}
+
 /**
  * Kills the agents and, only once none of them runs, deletes the presence: the sweepers take the
  * threads over as soon as it is gone. A process the kill could not end (another user's, another PID
@@ -122,14 +147,15 @@ function deletePresence(): Promise<unknown> {
  */
 async function killThenWithdraw(why: string, cause: string): Promise<void> {
   const killed = [...groups];
-  const survivors = await presentWhile(killAgents(killed));
+  const left = await presentWhile(killEverywhere(killed, []));
+  const survivors = [...left.here, ...left.host];
   if (survivors.length > 0) {
     log(
       'error',
       `${why}: agent processes survived SIGKILL; other workers will not take this worker's threads until they are gone (end them by hand: kill -9 ${survivors.join(' ')})`,
       { killed, survivors },
     );
-    await holdWhileSurviving(survivors);
+    await holdWhileSurviving(left);
     log('warn', `${why}: the surviving agent processes are gone; other workers take its threads now`, {
       survivors,
     });
@@ -161,15 +187,17 @@ async function presentWhile<T>(work: Promise<T>): Promise<T> {
  * retried at the next refresh; should the warden itself die, the keys expire and the takeover goes
  * ahead, as it must for a worker nothing acts for any more.
  */
-async function holdWhileSurviving(survivors: number[]): Promise<void> {
+async function holdWhileSurviving(survivors: Survivors): Promise<void> {
   let left = survivors;
   const hold = () => {
-    writes = writes.then(() => announcement.holdFor(left, presenceTtlMs).catch(redisFailed));
+    writes = writes.then(() =>
+      announcement.holdFor([...left.here, ...left.host], presenceTtlMs).catch(redisFailed),
+    );
   };
   hold();
   const timer = setInterval(hold, presenceTtlMs / 4);
   try {
-    while (left.length > 0) left = await killAgents([], left);
+    while (left.here.length + left.host.length > 0) left = await killEverywhere([], left.here);
   } finally {
     clearInterval(timer);
   }
@@ -194,6 +222,8 @@ const ticker = setInterval(() => {
     return;
   }
   if (presenceDue(now, clock, stallToleranceMs, presenceTtlMs)) void writePresence();
+  // Pulsed on only while the worker pulses: the host ends the agents of a worker that stopped.
+  if (now - clock.lastPulseAt <= stallToleranceMs) hostLease?.pulse();
 }, TICK_MS);
 
 let goodbye = false;
@@ -247,6 +277,7 @@ commands.on('close', () => {
     }
     await writes;
     announcement.close();
+    hostLease?.close();
     process.exit(0);
   })();
 });

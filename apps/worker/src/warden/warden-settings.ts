@@ -9,11 +9,13 @@ export interface WardenSettings {
   stallToleranceMs: number;
   /** The value announced until the worker pulses another (PRESENCE in the queue). */
   presence: string;
+  /** The agent host whose lease the warden holds, when the agents run in a container of their own. */
+  agentHostSocket?: string;
 }
 
 export function parseWardenSettings(raw: string | undefined): WardenSettings {
   const value = JSON.parse(raw ?? '{}') as Partial<WardenSettings>;
-  const { redisUrl, prefix, owner, presenceTtlMs, stallToleranceMs, presence } = value;
+  const { redisUrl, prefix, owner, presenceTtlMs, stallToleranceMs, presence, agentHostSocket } = value;
   if (
     typeof redisUrl !== 'string' ||
     typeof prefix !== 'string' ||
@@ -33,5 +35,6 @@ export function parseWardenSettings(raw: string | undefined): WardenSettings {
     presence,
     presenceTtlMs: presenceTtlMs!,
     stallToleranceMs: stallToleranceMs!,
+    ...(typeof agentHostSocket === 'string' ? { agentHostSocket } : {}),
   };
 }

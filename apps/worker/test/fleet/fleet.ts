@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import { BullDoorbell, queueConfig, ThreadQueue } from '@tributary/queue';
-import { deletePrefix, type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import {
+  deletePrefix,
+  type RedisHandle,
+  type StartRedisOptions,
+  startRedis,
+  uniquePrefix,
+  waitFor,
+} from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import type { OutboundMessage } from '../../src/outbox.js';
 
@@ -52,8 +59,12 @@ export interface Fleet {
 const workerMain = new URL('./worker-main.ts', import.meta.url);
 
 /** `env` goes to every worker; the built-in agent sees the TRIBUTARY_AGENT_* variables. */
-export async function startFleet(env: Record<string, string>, queue: object = {}): Promise<Fleet> {
-  const server: RedisHandle = await startRedis();
+export async function startFleet(
+  env: Record<string, string>,
+  queue: object = {},
+  redisOptions: StartRedisOptions = {},
+): Promise<Fleet> {
+  const server: RedisHandle = await startRedis(redisOptions);
   const redis = new Redis(server.url);
   const prefix = uniquePrefix('fleet');
   const config = queueConfig({ prefix });
@@ -85,12 +96,14 @@ export async function startFleet(env: Record<string, string>, queue: object = {}
           // A frozen worker is given up on after 2 s, as fleets of these tests were written for.
           WORKER_STALL_TOLERANCE_MS: '2000',
           TRIBUTARY_AGENT_SCRIPTING: 'on',
+          // The fleets' tests read what agents received from one state folder, outside any sandbox.
+          AGENT_SANDBOX: 'off',
+          AGENT_ENV:
+            'TRIBUTARY_AGENT_STATE_DIR,TRIBUTARY_AGENT_CAPS,TRIBUTARY_AGENT_DEFAULTS,TRIBUTARY_AGENT_SCRIPTING',
           ...env,
           ...options.env,
           REDIS_URL: server.url,
           REDIS_PREFIX: prefix,
-          AGENT_ENV:
-            'TRIBUTARY_AGENT_STATE_DIR,TRIBUTARY_AGENT_CAPS,TRIBUTARY_AGENT_DEFAULTS,TRIBUTARY_AGENT_SCRIPTING',
           TRIBUTARY_AGENT_STATE_DIR: options.agentStateDir ?? (await tempDir()),
           TRIBUTARY_TEST_QUEUE: JSON.stringify(queue),
         },

@@ -1,0 +1,83 @@
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ThreadRooms } from '../src/thread-rooms.js';
+
+let root: string;
+let rooms: ThreadRooms;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'tributary-rooms-'));
+  rooms = new ThreadRooms(root, 'delete', pino({ level: 'silent' }));
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const THREAD = 'slack:C1:1712.5';
+
+describe('thread rooms', () => {
+  it('puts a thread’s workspace and agent home under {platform}/{channel}/{thread}', async () => {
+    const room = await rooms.thread(THREAD);
+    expect(room).toEqual({
+      workspace: join(root, 'slack', 'C1', '1712.5', 'workspace'),
+      home: join(root, 'slack', 'C1', '1712.5', 'home'),
+    });
+    expect(await readdir(room.workspace)).toEqual([]);
+    expect(rooms.roomOf(THREAD)).toEqual(room);
+  });
+
+  it('gives a spare’s room to a new thread whole, by a rename', async () => {
+    const spare = await rooms.spare();
+    await writeFile(join(spare.home, 'agent.json'), 'spare');
+    await rooms.adopt(spare, THREAD);
+    const room = rooms.roomOf(THREAD);
+    expect(await readFile(join(room.home, 'agent.json'), 'utf8')).toBe('spare');
+    expect(await readdir(join(root, '.spares'))).toEqual([]);
+  });
+
+  it('merges a thread’s files into the spare that takes it over; the thread’s copy of a file wins', async () => {
+    const before = await rooms.thread(THREAD);
+    await mkdir(join(before.home, '.claude', 'projects'), { recursive: true });
+    await writeFile(join(before.home, '.claude', 'projects', 'session.jsonl'), 'turn 1');
+    await writeFile(join(before.home, '.claude.json'), 'the thread’s');
+    await writeFile(join(before.workspace, 'plan.txt'), 'the plan');
+
+    const spare = await rooms.spare();
+    await mkdir(join(spare.home, '.claude'), { recursive: true });
+    await writeFile(join(spare.home, '.claude', 'settings.json'), 'from the start');
+    await writeFile(join(spare.home, '.claude.json'), 'the spare’s');
+    await rooms.adopt(spare, THREAD);
+
+    const room = rooms.roomOf(THREAD);
+    expect(await readFile(join(room.workspace, 'plan.txt'), 'utf8')).toBe('the plan');
+    expect(await readFile(join(room.home, '.claude', 'projects', 'session.jsonl'), 'utf8')).toBe('turn 1');
+    expect(await readFile(join(room.home, '.claude', 'settings.json'), 'utf8')).toBe('from the start');
+    expect(await readFile(join(room.home, '.claude.json'), 'utf8')).toBe('the thread’s');
+    expect((await readdir(join(root, 'slack', 'C1'))).sort()).toEqual(['1712.5']);
+  });
+
+  it('finds the files of an adopt cut short, parked beside the thread, on the thread’s next start', async () => {
+    const room = await rooms.thread(THREAD);
+    // As a crash leaves it: the thread's folder parked, the spare's not yet in its place.
+    const dir = join(root, 'slack', 'C1', '1712.5');
+    await writeFile(join(room.workspace, 'plan.txt'), 'the plan');
+    await rename(dir, `${dir}.moving`);
+
+    const again = await rooms.thread(THREAD);
+    expect(await readFile(join(again.workspace, 'plan.txt'), 'utf8')).toBe('the plan');
+    expect(await readdir(join(root, 'slack', 'C1'))).toEqual(['1712.5']);
+  });
+
+  it('deletes a spare’s room, and a reset thread’s when so configured', async () => {
+    const spare = await rooms.spare();
+    await rooms.discard(spare);
+    expect(await readdir(join(root, '.spares'))).toEqual([]);
+    await rooms.thread(THREAD);
+    await rooms.reset(THREAD);
+    expect(await readdir(join(root, 'slack', 'C1'))).toEqual([]);
+    const keeping = new ThreadRooms(root, 'keep', pino({ level: 'silent' }));
+    await keeping.thread(THREAD);
+    await keeping.reset(THREAD);
+    expect(await readdir(join(root, 'slack', 'C1'))).toEqual(['1712.5']);
+  });
+});
