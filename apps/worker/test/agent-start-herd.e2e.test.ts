@@ -38,7 +38,10 @@ it('answers 40 new threads that arrive at once, with a short init timeout: start
   h = await startHarness({
     WORKER_CONCURRENCY: String(THREADS),
     AGENT_MAX_SESSIONS: String(THREADS),
-    AGENT_INIT_TIMEOUT_MS: '5000',
+    // Short beside the herd's whole run (forty starts, a few at a time, take tens of seconds), so a
+    // timeout counted from the queueing would fail most of them; long enough for one start on a loaded
+    // two-core host, which took more than 5 s beside the heavy suites.
+    AGENT_INIT_TIMEOUT_MS: '10000',
   });
   const threads = Array.from({ length: THREADS }, (_, i) => `herd-${i}`);
   await Promise.all(threads.map((thread) => h!.send(thread, message(`hello from ${thread}`))));
