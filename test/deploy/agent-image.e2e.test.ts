@@ -84,7 +84,7 @@ if (problem) {
     it('passes `tributary doctor` without a network: initialize and session/new', async () => {
       const output = await doctor('none', { AGENT_ENV: 'ANTHROPIC_API_KEY' });
       expect(output).toContain('agent @zed-industries/claude-agent-acp 0.23.1');
-      expect(output).toMatch(/✓ session\/new in \/home\/node\/work: session \S+/);
+      expect(output).toMatch(/✓ session\/new in \/home\/node\/work\/\.doctor\/workspace: session \S+/);
       expect(output).toContain('Result: a worker can use this agent.');
       expect(output).not.toContain(key);
     });

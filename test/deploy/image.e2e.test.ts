@@ -78,6 +78,8 @@ if (problem) {
         GATEWAY_REPLY_URL: api.urls.gatewayReply,
         METRICS_PORT: String(port),
         AGENT_WORKSPACES: '/tmp/workspaces',
+        // The built-in agent keeps its sessions under HOME; here only /tmp is writable.
+        HOME: '/tmp',
         // No bubblewrap in the image: the agents' own container is what isolates them there.
         AGENT_SANDBOX: 'off',
         // The test's messages script the built-in agent (a slow turn to cut short with SIGTERM).
