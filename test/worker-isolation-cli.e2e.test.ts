@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encodeFrame, FRAME, FrameReader } from '@tributary/acp';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli, startCli } from './support/cli-process.js';
@@ -49,5 +51,47 @@ describe('tributary worker and the isolation of its agents (real process)', () =
     expect(line).toMatchObject({ level: level === 'warn' ? 40 : 30 });
     expect(line.isolation).toMatch(isolation);
     await worker.waitForLog('worker start', (log) => log.msg === 'worker started', 40_000);
+  });
+});
+
+describe('tributary worker and an agent host that gives no lease (real process)', () => {
+  it('stops after its bound and names the agent host, not Redis', { timeout: 90_000 }, async () => {
+    const redis = await startRedis();
+    onTestFinished(() => redis.stop());
+    const dir = await mkdtemp(join(tmpdir(), 'tributary-silent-host-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    // An agent host that says what isolation it gives, and never answers a warden's lease.
+    const socketPath = join(dir, 'agent-host.sock');
+    const silent = createServer((socket) => {
+      const reader = new FrameReader();
+      socket.on('data', (chunk: Buffer) => {
+        for (const frame of reader.push(chunk)) {
+          if (frame.kind !== FRAME.hello) continue;
+          const isolation = { kind: 'off', describe: 'nothing', workspace: null, roomsMove: false };
+          socket.end(encodeFrame(FRAME.hello, isolation));
+        }
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => silent.listen(socketPath, resolve));
+    onTestFinished(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+
+    const run = runCli(['worker'], {
+      env: {
+        PATH: process.env.PATH!,
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: uniquePrefix('silent-host'),
+        METRICS_PORT: '0',
+        AGENT_WORKSPACES: dir,
+        AGENT_SANDBOX: 'agent-host',
+        AGENT_HOST_SOCKET: socketPath,
+      },
+    });
+    const code = await run.exited();
+    const output = run.output();
+    expect(output).toContain(`the agent host at ${socketPath} gave this worker's warden no lease`);
+    expect(output).not.toContain('check REDIS_URL');
+    expect(output).not.toContain('worker started');
+    expect(code).not.toBe(0);
   });
 });

@@ -90,8 +90,10 @@ async function diagnose(
     );
   }
   let isolation: AgentIsolation;
+  // An agent host starts agents only under a lease, as a worker's warden holds it; the check holds one.
+  let lease: HostLease | undefined;
   try {
-    isolation = await agentIsolation(config);
+    isolation = await agentIsolation(config, () => lease?.ticket);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     report.fail(
@@ -124,15 +126,13 @@ async function diagnose(
   // The check's agent runs in a room of its own, as a thread's would, deleted afterwards.
   const room = { workspace: join(root, '.doctor', 'workspace'), home: join(root, '.doctor', 'home') };
   await Promise.all([mkdir(room.workspace, { recursive: true }), mkdir(room.home, { recursive: true })]);
-  // An agent host starts agents only under a lease, as a worker's warden holds it; the check holds one.
-  const lease =
-    sandbox.kind === 'agent-host' ? new HostLease(config.agentHostSocket, 5000, () => {}) : undefined;
+  if (sandbox.kind === 'agent-host') lease = new HostLease(config.agentHostSocket, 5000, () => {});
   const pulse = setInterval(() => lease?.pulse(), 250);
   try {
     if (lease && !(await Promise.race([lease.ready.then(() => true), sleep(5000).then(() => false)]))) {
       report.fail(
-        'the agent host did not give this check its lease: a worker holds it',
-        'run the check before the worker starts, or against an agent host of its own',
+        'the agent host did not give this check a lease within 5 s',
+        'check the agent host’s log; it answered the isolation question, so it is listening',
       );
       return;
     }

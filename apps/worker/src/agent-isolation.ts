@@ -64,9 +64,14 @@ export async function localSandbox(
 
 /**
  * The isolation a worker's agents run in (docs/adr/0044, 0045): started here in a sandbox (or none,
- * when turned off), or by the agent host in a container of their own, which must answer now.
+ * when turned off), or by the agent host in a container of their own, which must answer now; there
+ * each start carries the ticket of the lease `hostTicket` gives (the warden's).
  */
-export async function agentIsolation(settings: IsolationSettings, logger?: LogSink): Promise<AgentIsolation> {
+export async function agentIsolation(
+  settings: IsolationSettings,
+  hostTicket: () => string | undefined,
+  logger?: LogSink,
+): Promise<AgentIsolation> {
   if (settings.agentSandbox === 'agent-host') {
     const socket = settings.agentHostSocket;
     const host = await askAgentHost(socket).catch((error: Error) => {
@@ -75,7 +80,7 @@ export async function agentIsolation(settings: IsolationSettings, logger?: LogSi
         `${error.message}: start \`tributary agent-host\` beside the worker with the socket's folder shared, or set AGENT_SANDBOX to bubblewrap or off`,
       );
     });
-    return { sandbox: agentHostSandbox(socket, host), launcher: remoteLauncher(socket) };
+    return { sandbox: agentHostSandbox(socket, host), launcher: remoteLauncher(socket, hostTicket) };
   }
   const sandbox = await localSandbox(settings);
   return { sandbox, launcher: localLauncher(sandbox, logger) };

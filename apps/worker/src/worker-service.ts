@@ -171,7 +171,13 @@ async function startOn(
 ): Promise<RunningWorker> {
   const { logger } = options;
   // Before anything else: a worker that cannot isolate its agents does not start (docs/adr/0044).
-  const { sandbox, launcher } = await agentIsolation(config, logger.child({ component: 'acp' }));
+  // Set once the warden runs: an agent host starts this worker's agents under the warden's lease.
+  let warden: AgentWarden | undefined;
+  const { sandbox, launcher } = await agentIsolation(
+    config,
+    () => warden?.hostTicket,
+    logger.child({ component: 'acp' }),
+  );
   if (sandbox.kind === 'off')
     logger.warn({ isolation: sandbox.describe }, 'agents are not isolated from the worker');
   else logger.info({ isolation: sandbox.describe }, 'agents run isolated');
@@ -183,7 +189,7 @@ async function startOn(
   const failure = settlesOnce<Error>();
   const revocation = settlesOnce<string>();
   // Started before any agent: from the first spawn on, a worker that dies or freezes leaves none behind.
-  const warden = await AgentWarden.start(
+  warden = await AgentWarden.start(
     {
       redisUrl: config.redisUrl,
       prefix: store.queue.config.prefix,

@@ -38,6 +38,7 @@ export {
   UnsupportedProtocolVersionError,
 } from './errors.js';
 export { AgentHost, type HostIsolation } from './host/agent-host.js';
+export { encodeFrame, FRAME, FrameReader } from './host/frames.js';
 export { agentHostSandbox, askAgentHost } from './host/host-isolation.js';
 export { remoteLauncher } from './host/remote-launcher.js';
 export type { AgentLauncher, LaunchedAgent, LaunchLine } from './launch/launched-agent.js';

@@ -1,7 +1,10 @@
 // The agent host over a real Unix socket, with the real built-in agent: agents start only under a
 // warden's lease, and a lease that stops pulsing or is revoked ends every agent and the tools it left
 // running in sessions of their own.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,12 +46,16 @@ function holdLease(socketPath: string, toleranceMs = 1000): { lease: HostLease; 
   return { lease, stop };
 }
 
-async function startAgent(socketPath: string, updates: TurnEvent[] = []): Promise<AgentProcess> {
+async function startAgent(
+  socketPath: string,
+  ticket: string | undefined,
+  updates: TurnEvent[] = [],
+): Promise<AgentProcess> {
   const stateDir = await tempDir();
   const agent = await AgentProcess.start({
     ...builtInAgent({ stateDir }),
     cwd: stateDir,
-    launcher: remoteLauncher(socketPath),
+    launcher: remoteLauncher(socketPath, () => ticket),
     onSessionUpdate: (_session, event) => void updates.push(event),
   });
   cleanup.push(() => agent.kill({ now: true }));
@@ -65,11 +72,66 @@ function toolPid(updates: TurnEvent[]): number {
   throw new Error('no detached child reported');
 }
 
+/** One spawn frame on a connection of its own; the frames the host answers until it closes. */
+function speak(socketPath: string, spawn: object): Promise<Frame[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    const reader = new FrameReader();
+    const frames: Frame[] = [];
+    socket.on('connect', () => socket.write(encodeFrame(FRAME.spawn, spawn)));
+    socket.on('data', (chunk: Buffer) => frames.push(...reader.push(chunk)));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(frames));
+  });
+}
+
 describe('the agent host', { timeout: 60_000 }, () => {
   it('starts no agent while no warden holds its lease', async () => {
     const socketPath = await startHost();
-    await expect(startAgent(socketPath)).rejects.toThrow(AgentStartError);
-    await expect(startAgent(socketPath)).rejects.toThrow(/no worker holds this agent host’s lease/);
+    const guessed = randomBytes(32).toString('base64url');
+    await expect(startAgent(socketPath, guessed)).rejects.toThrow(AgentStartError);
+    await expect(startAgent(socketPath, guessed)).rejects.toThrow(/no worker holds this agent host’s lease/);
+    await expect(startAgent(socketPath, undefined)).rejects.toThrow(/holds no lease on the agent host/);
+  });
+
+  it('refuses a spawn that carries no live lease’s ticket, as an agent that found the socket would send', async () => {
+    const socketPath = await startHost();
+    const { lease } = holdLease(socketPath);
+    await lease.ready;
+    const marker = join(await tempDir(), 'started');
+    for (const ticket of [undefined, '', randomBytes(32).toString('base64url'), lease.ticket!.slice(0, 20)]) {
+      const frames = await speak(socketPath, {
+        command: '/bin/sh',
+        args: ['-c', `touch ${marker}`],
+        env: { PATH: process.env.PATH! },
+        room: { workspace: tmpdir(), home: tmpdir() },
+        ...(ticket === undefined ? {} : { ticket }),
+      });
+      expect(frames.map((f) => f.kind)).toEqual([FRAME.failed]);
+      expect(frames[0]!.payload.toString()).toMatch(/carries no live lease’s ticket/);
+    }
+    expect(existsSync(marker)).toBe(false);
+    // The worker's own ticket still starts its agents.
+    const agent = await startAgent(socketPath, lease.ticket);
+    expect(agent.alive).toBe(true);
+  });
+
+  it('keeps one lease per worker: a worker that goes takes only its own agents with it', async () => {
+    const socketPath = await startHost();
+    const first = holdLease(socketPath);
+    const second = holdLease(socketPath);
+    await Promise.all([first.lease.ready, second.lease.ready]);
+    expect(first.lease.ticket).not.toEqual(second.lease.ticket);
+    const mine = await startAgent(socketPath, first.lease.ticket);
+    const theirs = await startAgent(socketPath, second.lease.ticket);
+
+    first.stop();
+    await waitFor(() => !mine.alive, { what: 'the stalled worker’s agent to exit', timeoutMs: 5000 });
+    expect(theirs.alive).toBe(true);
+    const { sessionId } = await theirs.openNewSession(await tempDir());
+    expect((await theirs.prompt(sessionId, [{ type: 'text', text: 'still here' }])).stopReason).toBe(
+      'end_turn',
+    );
   });
 
   it('runs a whole turn over the socket under a lease', async () => {
@@ -77,7 +139,7 @@ describe('the agent host', { timeout: 60_000 }, () => {
     const { lease } = holdLease(socketPath);
     await lease.ready;
     const updates: TurnEvent[] = [];
-    const agent = await startAgent(socketPath, updates);
+    const agent = await startAgent(socketPath, lease.ticket, updates);
     expect(agent.info.agentInfo?.name).toBe('tributary-agent');
     const { sessionId } = await agent.openNewSession(await tempDir());
     const { stopReason } = await agent.prompt(sessionId, [{ type: 'text', text: 'hello over a socket' }]);
@@ -101,7 +163,7 @@ describe('the agent host', { timeout: 60_000 }, () => {
       const held = holdLease(socketPath);
       await held.lease.ready;
       const updates: TurnEvent[] = [];
-      const agent = await startAgent(socketPath, updates);
+      const agent = await startAgent(socketPath, held.lease.ticket, updates);
       const { sessionId } = await agent.openNewSession(await tempDir());
       await agent.prompt(sessionId, [{ type: 'text', text: '@agent {"spawnDetached": true}' }]);
       const tool = toolPid(updates);
@@ -114,8 +176,9 @@ describe('the agent host', { timeout: 60_000 }, () => {
         timeoutMs: 5000,
       });
       // And none starts again until a warden holds the lease.
-      if (held.lease) held.lease.close();
-      await expect(startAgent(socketPath)).rejects.toThrow(/no worker holds/);
+      const ticket = held.lease.ticket ?? randomBytes(32).toString('base64url');
+      held.lease.close();
+      await expect(startAgent(socketPath, ticket)).rejects.toThrow(/no worker holds/);
     },
   );
 
@@ -136,6 +199,7 @@ describe('the agent host', { timeout: 60_000 }, () => {
         args: ['-c', script],
         env: { PATH: process.env.PATH! },
         room: { workspace: room, home: room },
+        ticket: lease.ticket,
       }),
     );
     await waitFor(() => frames.some((f) => f.kind === FRAME.stdout), { what: 'the tool started' });

@@ -41,6 +41,9 @@ export class AgentWarden implements ProcessWatcher, Presence {
     settle: (outcome: 'confirmed' | 'late') => void;
   }>();
   #presence: string;
+  #hostTicket: string | undefined;
+  /** Redis confirmed a presence: a start that waits on past it waits on the agent host. */
+  #announced = false;
   #pulse: NodeJS.Timeout | undefined;
   #stopping = false;
 
@@ -71,11 +74,16 @@ export class AgentWarden implements ProcessWatcher, Presence {
       return warden;
     }
     const exited = !warden.#alive;
+    const announced = warden.#announced;
     await warden.close();
+    if (exited) throw new Error('the agent warden exited as it started');
+    if (announced && rest.agentHostSocket !== undefined) {
+      throw new Error(
+        `the agent host at ${rest.agentHostSocket} gave this worker's warden no lease within ${ANNOUNCE_WAIT_MS} ms; check that \`tributary agent-host\` runs and shares the socket's folder with the worker`,
+      );
+    }
     throw new Error(
-      exited
-        ? 'the agent warden exited as it started'
-        : `the agent warden could not announce this worker in Redis within ${ANNOUNCE_WAIT_MS} ms; check REDIS_URL`,
+      `the agent warden could not announce this worker in Redis within ${ANNOUNCE_WAIT_MS} ms; check REDIS_URL`,
     );
   }
 
@@ -134,6 +142,11 @@ export class AgentWarden implements ProcessWatcher, Presence {
     }
   }
 
+  /** The ticket of the agent host lease the warden holds now (AGENT_SANDBOX=agent-host). */
+  get hostTicket(): string | undefined {
+    return this.#hostTicket;
+  }
+
   watch(pgid: number): void {
     this.#send({ kind: 'watch', pgid });
   }
@@ -181,6 +194,10 @@ export class AgentWarden implements ProcessWatcher, Presence {
     for (const waiter of this.#waiting) if (waiter.wanted(report)) waiter.settle('confirmed');
     if (report.kind === 'log') {
       this.#logger[report.level]({ ...report.fields, component: 'warden' }, report.msg);
+    } else if (report.kind === 'announced') {
+      this.#announced = true;
+    } else if (report.kind === 'hostTicket') {
+      this.#hostTicket = report.ticket;
     } else if (report.kind === 'revoked') {
       events.revoked(report.why);
     }

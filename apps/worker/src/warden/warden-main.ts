@@ -57,8 +57,11 @@ const announcement = new PresenceWriter(settings.redisUrl, settings.prefix, sett
 const hostLease =
   settings.agentHostSocket === undefined
     ? undefined
-    : new HostLease(settings.agentHostSocket, stallToleranceMs, (level, msg, fields) =>
-        log(level, msg, fields),
+    : new HostLease(
+        settings.agentHostSocket,
+        stallToleranceMs,
+        (level, msg, fields) => log(level, msg, fields),
+        (ticket) => report({ kind: 'hostTicket', ticket }),
       );
 
 const groups = new Set<number>();
@@ -94,9 +97,9 @@ function writePresence(): Promise<unknown> {
     report({ kind: 'announced', presence: value });
     if (!announced) {
       announced = true;
-      // No agent may start before the agent host runs them under this warden's lease.
-      await hostLease?.ready;
-      report({ kind: 'present' });
+      // No agent may start before the agent host runs them under this warden's lease. Waited for
+      // outside the chain: the presence goes on being written while the host is awaited.
+      void (hostLease?.ready ?? Promise.resolve()).then(() => report({ kind: 'present' }));
     }
   });
   return writes;

@@ -15,6 +15,11 @@ export type WardenCommand =
 
 export type WardenReport =
   | { kind: 'log'; level: 'info' | 'warn' | 'error'; msg: string; fields: Record<string, unknown> }
+  /**
+   * The agent host granted the warden's lease: the ticket the worker's spawns carry there. Before
+   * `present`, and again whenever the warden takes the lease anew.
+   */
+  | { kind: 'hostTicket'; ticket: string }
   /** Redis confirmed the presence for the first time: the worker may claim threads. */
   | { kind: 'present' }
   /** Redis confirmed this presence value. */

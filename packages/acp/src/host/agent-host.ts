@@ -1,3 +1,4 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { type LogSink, silentLogger } from '@tributary/observability';
@@ -23,24 +24,41 @@ export interface AgentHostOptions {
   logger?: LogSink;
 }
 
-/** The lease a warden takes: pulses while its worker answers; none within this long ends every agent. */
-interface Lease {
+/** What a warden asks for: pulses while its worker answers; none within this long ends its agents. */
+interface LeaseRequest {
   toleranceMs: number;
 }
 
+/** A spawn: the agent's line, and the ticket of the lease it runs under. */
+export interface SpawnRequest extends LaunchLine {
+  ticket: string;
+}
+
+/** A warden's lease, and the agents its worker started under it. */
+interface Lease {
+  socket: Socket;
+  ticket: Buffer;
+  lastPulseAt: number;
+  toleranceMs: number;
+  agents: Set<LaunchedAgent>;
+}
+
 /**
- * The agent host (docs/adr/0045): in a container of its own beside the worker, holding none of the
- * worker's secrets, it starts agent processes for the worker over a Unix socket and carries invariant
- * I9 there: it runs agents only while a warden holds its lease, and kills every agent and everything
- * they started when that lease breaks or stalls, when the warden revokes it, and each agent alone when
- * that agent's own connection breaks.
+ * The agent host (docs/adr/0045): in a container of its own beside the workers, holding none of their
+ * secrets, it starts agent processes for them over a Unix socket and carries invariant I9 there. Each
+ * worker's warden holds a lease of its own; the host answers it with a ticket only that worker learns
+ * (through its warden, never through a file or the environment), and starts an agent only for a spawn
+ * that carries a live lease's ticket. So an agent that finds the socket cannot start agents of its own
+ * outside any worker's accounting. The host kills a worker's agents, and everything they started, when
+ * its lease breaks or stalls or its warden revokes it, and each agent alone when that agent's own
+ * connection breaks.
  */
 export class AgentHost {
   readonly #options: AgentHostOptions;
   readonly #logger: LogSink;
   readonly #agents = new Map<Socket, LaunchedAgent>();
+  readonly #leases = new Map<Socket, Lease>();
   #server: Server | undefined;
-  #lease: { socket: Socket; lastPulseAt: number; toleranceMs: number } | undefined;
   #ticker: NodeJS.Timeout | undefined;
 
   constructor(options: AgentHostOptions) {
@@ -59,7 +77,7 @@ export class AgentHost {
       this.#server!.once('error', reject);
       this.#server!.listen(this.#options.socketPath, () => resolve());
     });
-    this.#ticker = setInterval(() => this.#checkLease(), 100);
+    this.#ticker = setInterval(() => this.#checkLeases(), 100);
     this.#logger.info(
       { socket: this.#options.socketPath, isolation: this.#options.sandbox.describe },
       'agent host listening',
@@ -69,7 +87,7 @@ export class AgentHost {
   /** Kills every agent and stops listening. */
   async close(): Promise<void> {
     clearInterval(this.#ticker);
-    await this.#killAll('the agent host stops');
+    await this.#kill([...this.#agents.values()], 'the agent host stops');
     await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
   }
 
@@ -92,8 +110,8 @@ export class AgentHost {
             return;
           }
           role = frame.kind === FRAME.lease ? 'lease' : 'agent';
-          if (role === 'lease') this.#takeLease(socket, json<Lease>(frame));
-          else if (frame.kind === FRAME.spawn) void this.#spawn(socket, json<LaunchLine>(frame));
+          if (role === 'lease') this.#grantLease(socket, json<LeaseRequest>(frame));
+          else if (frame.kind === FRAME.spawn) void this.#spawn(socket, json<SpawnRequest>(frame));
           else socket.destroy();
         } else if (role === 'lease') this.#onLeaseFrame(socket, frame);
         else this.#onAgentFrame(socket, frame);
@@ -101,7 +119,8 @@ export class AgentHost {
     });
     socket.on('error', () => {});
     socket.on('close', () => {
-      if (this.#lease?.socket === socket) void this.#leaseLost('the warden’s connection closed');
+      const lease = this.#leases.get(socket);
+      if (lease) void this.#leaseLost(lease, 'the warden’s connection closed');
       const agent = this.#agents.get(socket);
       // The worker's end is gone (it died, or dropped the agent): the agent must not run on for nobody.
       if (agent?.running) {
@@ -111,15 +130,30 @@ export class AgentHost {
     });
   }
 
-  #takeLease(socket: Socket, lease: Lease): void {
-    if (this.#lease && !this.#lease.socket.destroyed) {
-      this.#logger.warn({}, 'a second warden asked for the lease; refused');
-      socket.destroy();
-      return;
+  #grantLease(socket: Socket, request: LeaseRequest): void {
+    const ticket = randomBytes(32);
+    this.#leases.set(socket, {
+      socket,
+      ticket,
+      lastPulseAt: performance.now(),
+      toleranceMs: request.toleranceMs,
+      agents: new Set(),
+    });
+    socket.write(encodeFrame(FRAME.lease, { ticket: ticket.toString('base64url') }));
+    this.#logger.info(
+      { toleranceMs: request.toleranceMs, leases: this.#leases.size },
+      'a warden holds a lease; its worker’s agents may start',
+    );
+  }
+
+  /** The live lease whose ticket this is; compared in constant time, as any secret is. */
+  #leaseOf(ticket: unknown): Lease | undefined {
+    if (typeof ticket !== 'string') return undefined;
+    const offered = Buffer.from(ticket, 'base64url');
+    for (const lease of this.#leases.values()) {
+      if (offered.length === lease.ticket.length && timingSafeEqual(offered, lease.ticket)) return lease;
     }
-    this.#lease = { socket, lastPulseAt: performance.now(), toleranceMs: lease.toleranceMs };
-    socket.write(encodeFrame(FRAME.lease));
-    this.#logger.info({ toleranceMs: lease.toleranceMs }, 'a warden holds the lease; agents may start');
+    return undefined;
   }
 
   #isolation(): HostIsolation {
@@ -130,38 +164,38 @@ export class AgentHost {
   }
 
   #onLeaseFrame(socket: Socket, frame: Frame): void {
-    if (this.#lease?.socket !== socket) return;
-    if (frame.kind === FRAME.pulse) this.#lease.lastPulseAt = performance.now();
+    const lease = this.#leases.get(socket);
+    if (!lease) return;
+    if (frame.kind === FRAME.pulse) lease.lastPulseAt = performance.now();
     else if (frame.kind === FRAME.revoke) {
-      void this.#killAll('the warden revoked its worker').then((survivors) =>
+      void this.#kill([...lease.agents], 'the warden revoked its worker').then((survivors) =>
         socket.write(encodeFrame(FRAME.revoked, { survivors })),
       );
     }
   }
 
-  #checkLease(): void {
-    const lease = this.#lease;
-    if (lease && performance.now() - lease.lastPulseAt > lease.toleranceMs) {
-      void this.#leaseLost(`no pulse from the warden for ${lease.toleranceMs} ms`);
+  #checkLeases(): void {
+    const now = performance.now();
+    for (const lease of this.#leases.values()) {
+      if (now - lease.lastPulseAt > lease.toleranceMs) {
+        void this.#leaseLost(lease, `no pulse from the warden for ${lease.toleranceMs} ms`);
+      }
     }
   }
 
-  async #leaseLost(why: string): Promise<void> {
-    const lease = this.#lease;
-    if (!lease) return;
-    this.#lease = undefined;
+  async #leaseLost(lease: Lease, why: string): Promise<void> {
+    if (!this.#leases.delete(lease.socket)) return;
     lease.socket.destroy();
-    const killed = this.#agents.size;
-    await this.#killAll(why);
+    const killed = lease.agents.size;
+    await this.#kill([...lease.agents], why);
     this.#logger.error(
       { why, killed },
-      'the worker’s lease is gone: killed its agents; none starts until a warden takes it again',
+      'a worker’s lease is gone: killed its agents; none starts for it until its warden takes a lease again',
     );
   }
 
-  /** SIGKILL to every agent and what it started; the pids still running after a bound. */
-  async #killAll(why: string): Promise<number[]> {
-    const agents = [...this.#agents.values()];
+  /** SIGKILL to these agents and what they started; the pids still running after a bound. */
+  async #kill(agents: readonly LaunchedAgent[], why: string): Promise<number[]> {
     for (const agent of agents) agent.killAll();
     await Promise.race([
       Promise.all(agents.map((agent) => agent.exit)),
@@ -172,13 +206,17 @@ export class AgentHost {
     return survivors;
   }
 
-  async #spawn(socket: Socket, line: LaunchLine): Promise<void> {
-    if (!this.#lease) {
-      socket.end(
-        encodeFrame(FRAME.failed, {
-          message: 'no worker holds this agent host’s lease: agents start only while a warden pulses',
-        }),
-      );
+  async #spawn(socket: Socket, request: SpawnRequest): Promise<void> {
+    const { ticket, ...line } = request;
+    const lease = this.#leaseOf(ticket);
+    if (!lease) {
+      const message =
+        this.#leases.size === 0
+          ? 'no worker holds this agent host’s lease: agents start only while a warden pulses'
+          : 'refused: the spawn carries no live lease’s ticket; only a worker whose warden holds a lease starts agents';
+      if (this.#leases.size > 0)
+        this.#logger.warn({ command: line.command }, 'agent host refused a spawn without a lease ticket');
+      socket.end(encodeFrame(FRAME.failed, { message }));
       return;
     }
     let agent: LaunchedAgent;
@@ -189,11 +227,12 @@ export class AgentHost {
       socket.end(encodeFrame(FRAME.failed, { message: (error as Error).message, code: cause?.code }));
       return;
     }
-    if (socket.destroyed || !this.#lease) {
+    if (socket.destroyed || !this.#leases.has(lease.socket)) {
       agent.killAll();
       return;
     }
     this.#agents.set(socket, agent);
+    lease.agents.add(agent);
     this.#logger.info({ pid: agent.pid, command: line.command }, 'agent started');
     // A write to an agent that has just exited fails; its exit is reported, not the write.
     agent.stdin.on('error', () => {});
@@ -209,6 +248,7 @@ export class AgentHost {
     await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 500))]);
     agent.killAll();
     this.#agents.delete(socket);
+    lease.agents.delete(agent);
     if (!socket.destroyed) socket.end(encodeFrame(FRAME.exit, exit));
   }
 

@@ -11,7 +11,9 @@ const RECONNECT_MS = 500;
  */
 export class HostLease {
   #socket: Socket | undefined;
-  #held = false;
+  #ticket: string | undefined;
+  /** The failure said last: an absent host is named once, not at every reconnect. */
+  #failure: string | undefined;
   #closed = false;
   #onRevoked: ((survivors: number[]) => void) | undefined;
   readonly ready: Promise<void>;
@@ -21,6 +23,8 @@ export class HostLease {
     private readonly socketPath: string,
     private readonly toleranceMs: number,
     private readonly log: (level: 'info' | 'warn', msg: string, fields?: Record<string, unknown>) => void,
+    /** Each time the host grants the lease: the ticket its worker's spawns must carry. */
+    private readonly onTicket: (ticket: string) => void = () => {},
   ) {
     this.ready = new Promise((resolve) => {
       this.#resolveReady = resolve;
@@ -28,9 +32,14 @@ export class HostLease {
     this.#connect();
   }
 
+  /** The ticket of the lease held now: spawns carrying it run under this lease. */
+  get ticket(): string | undefined {
+    return this.#ticket;
+  }
+
   /** The worker is alive: the host keeps its agents running for another `toleranceMs`. */
   pulse(): void {
-    if (this.#held) this.#socket?.write(encodeFrame(FRAME.pulse));
+    if (this.#ticket) this.#socket?.write(encodeFrame(FRAME.pulse));
   }
 
   /**
@@ -39,7 +48,7 @@ export class HostLease {
    */
   revoke(timeoutMs = 5000): Promise<number[]> {
     const socket = this.#socket;
-    if (!this.#held || !socket || socket.destroyed) return Promise.resolve([]);
+    if (!this.#ticket || !socket || socket.destroyed) return Promise.resolve([]);
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         // No answer: dropping the lease makes the host kill them all the same.
@@ -67,12 +76,17 @@ export class HostLease {
     socket.on('data', (chunk: Buffer) => {
       for (const frame of reader.push(chunk)) this.#onFrame(frame);
     });
-    socket.on('error', (error) =>
-      this.log('warn', 'agent host lease connection failed', { err: error.message }),
-    );
+    socket.on('error', (error) => {
+      if (error.message === this.#failure) return;
+      this.#failure = error.message;
+      this.log('warn', 'agent host lease connection failed; no agent starts until it is taken again', {
+        socket: this.socketPath,
+        err: error.message,
+      });
+    });
     socket.on('close', () => {
-      const held = this.#held;
-      this.#held = false;
+      const held = this.#ticket !== undefined;
+      this.#ticket = undefined;
       this.#onRevoked?.([]);
       if (this.#closed) return;
       if (held)
@@ -83,7 +97,9 @@ export class HostLease {
 
   #onFrame(frame: Frame): void {
     if (frame.kind === FRAME.lease) {
-      this.#held = true;
+      this.#ticket = json<{ ticket: string }>(frame).ticket;
+      this.#failure = undefined;
+      this.onTicket(this.#ticket);
       this.#resolveReady();
       this.log('info', 'agent host lease held', { socket: this.socketPath });
     } else if (frame.kind === FRAME.revoked) {

@@ -64,10 +64,22 @@ class RemoteAgent implements LaunchedAgent {
   }
 }
 
-/** Starts agents through the agent host listening on `socketPath`. */
-export function remoteLauncher(socketPath: string): AgentLauncher {
+/**
+ * Starts agents through the agent host listening on `socketPath`, each under the lease whose ticket
+ * `ticket` gives now (the warden's: it is renewed whenever the warden takes the lease again).
+ */
+export function remoteLauncher(socketPath: string, ticket: () => string | undefined): AgentLauncher {
   return {
     launch(line: LaunchLine): Promise<LaunchedAgent> {
+      const held = ticket();
+      if (held === undefined) {
+        return Promise.reject(
+          new AgentStartError(
+            line.command,
+            `this worker holds no lease on the agent host at ${socketPath} yet`,
+          ),
+        );
+      }
       return new Promise((resolve, reject) => {
         const socket = connect(socketPath);
         const reader = new FrameReader();
@@ -100,7 +112,7 @@ export function remoteLauncher(socketPath: string): AgentLauncher {
               return;
           }
         };
-        socket.on('connect', () => socket.write(encodeFrame(FRAME.spawn, line)));
+        socket.on('connect', () => socket.write(encodeFrame(FRAME.spawn, { ...line, ticket: held })));
         socket.on('data', (chunk: Buffer) => {
           try {
             for (const frame of reader.push(chunk)) handle(frame);
