@@ -77,6 +77,36 @@ describe('tributary doctor (real process, built-in agent)', () => {
     expect(run.code).toBe(0);
   });
 
+  it('an agent host: checks the agent it starts under the check’s own lease, exit 0', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tributary-doctor-host-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    const socket = join(dir, 'agent-host.sock');
+    const host = spawn(process.execPath, [bin, 'agent-host'], {
+      env: { PATH: process.env.PATH, AGENT_HOST_SOCKET: socket },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    onTestFinished(() => {
+      host.kill('SIGTERM');
+    });
+    let hostLog = '';
+    await new Promise<void>((resolve) =>
+      host.stdout.on('data', (chunk) => {
+        hostLog += chunk;
+        if (hostLog.includes('agent host listening')) resolve();
+      }),
+    );
+    const run = await doctor(
+      { AGENT_SANDBOX: 'agent-host', AGENT_HOST_SOCKET: socket },
+      '--prompt',
+      'via the host',
+    );
+    expect(run.stdout).toMatch(/✓ isolation: agent host at .*; inside it bubblewrap /);
+    expect(run.stdout).toMatch(/✓ prompt: stop reason end_turn, \d+ chars/);
+    expect(run.stdout).toContain('via the host');
+    expect(run.code).toBe(0);
+    expect(hostLog).toContain('agent started');
+  });
+
   it('no bubblewrap: fails as a worker would refuse to start, naming both ways out, exit 1', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'tributary-no-bwrap-'));
     onTestFinished(() => rm(empty, { recursive: true, force: true }));
