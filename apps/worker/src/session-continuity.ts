@@ -10,6 +10,11 @@ export interface SessionIdentity {
   onReset?: (thread: string) => Promise<void>;
   /** Called when this worker takes a thread that another worker ran last, naming that worker. */
   onMoved?: (thread: string, from: string) => void;
+  /**
+   * Called before every turn uses the thread's room, after a reset has cleaned it: throws to hold
+   * the turn back (a room over its disk budget, docs/adr/0046).
+   */
+  admit?: (thread: string) => Promise<void>;
 }
 
 /** A session this worker holds live for a thread. */
@@ -48,6 +53,7 @@ export class SessionContinuity {
   async attach(thread: string, generation: number, lease: Lease, fresh = false): Promise<OpenedSession> {
     const live = this.pool.has(thread) ? this.held.get(thread) : undefined;
     if (!fresh && live?.generation === generation && (await this.stillOurs(thread, live, lease))) {
+      await this.identity.admit?.(thread);
       live.fence = lease.fence;
       return { sessionId: live.sessionId, path: 'live' };
     }
@@ -56,6 +62,7 @@ export class SessionContinuity {
     const saved = await this.records.get(thread);
     if (saved !== undefined && saved.worker !== lease.owner) this.identity.onMoved?.(thread, saved.worker);
     if (saved !== undefined && saved.generation < generation) await this.identity.onReset?.(thread);
+    await this.identity.admit?.(thread);
     const resumable =
       !fresh &&
       saved !== undefined &&
@@ -114,6 +121,23 @@ export class SessionContinuity {
     return released;
   }
 
+  /**
+   * Closes the live sessions of threads whose keys expired: such a thread starts afresh, and its room
+   * is deleted (docs/adr/0046). Sessions running a turn (`busy`) are left alone.
+   */
+  async releaseExpired(
+    expired: (thread: string) => Promise<boolean>,
+    busy: (thread: string) => boolean,
+  ): Promise<number> {
+    let released = 0;
+    for (const thread of [...this.held.keys()].filter((held) => this.pool.has(held))) {
+      if (busy(thread) || !(await expired(thread)) || busy(thread)) continue;
+      await this.release(thread);
+      released++;
+    }
+    return released;
+  }
+
   /** Forgets the thread's session here and closes it (its agent process stops). */
   async release(thread: string): Promise<void> {
     this.held.delete(thread);
@@ -122,11 +146,12 @@ export class SessionContinuity {
 
   /**
    * A live session is current unless another worker ran the thread since our last turn. Claims only
-   * raise the fence, so the next fence after ours means nobody else claimed in between; otherwise
-   * Redis says whether the thread's session is still ours.
+   * raise the fence, so our fence (the next batch of our lease) or the next one means nobody else
+   * claimed in between. A lower one means the thread's keys expired and it started afresh, its room
+   * perhaps deleted (docs/adr/0046); then, as otherwise, Redis says whether the session is still ours.
    */
   private async stillOurs(thread: string, held: HeldSession, lease: Lease): Promise<boolean> {
-    if (lease.fence <= held.fence + 1) return true;
+    if (lease.fence === held.fence || lease.fence === held.fence + 1) return true;
     const saved = await this.records.get(thread);
     return saved?.sessionId === held.sessionId && saved.worker === lease.owner;
   }

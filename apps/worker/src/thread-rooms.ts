@@ -1,11 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { AgentRoom, AgentRooms } from '@tributary/acp';
 import { threadPath, type WorkspaceOnReset } from '@tributary/config';
 import type { Logger } from 'pino';
+import { type DiskUsage, diskUsage } from './disk-usage.js';
 
 const PARTS = ['workspace', 'home'] as const;
+/** Beside a room's workspace and home, out of the agent's sight: its thread and size after its last turn. */
+const RECORD = 'room.json';
+/** Where expired rooms wait for deletion: on the same file system, so parking one is a rename. */
+const EXPIRED = '.expired';
+
+/** What a room's last turn left: whose room it is (paths cannot be read back into thread keys) and its size. */
+export interface RoomRecord {
+  thread: string;
+  bytes: number;
+}
+
+/** A room found under the root, with when its thread last ended a turn in it (its record's mtime). */
+export interface FoundRoom extends RoomRecord {
+  dir: string;
+  usedAt: number;
+}
 
 function roomAt(dir: string): AgentRoom {
   return { workspace: join(dir, 'workspace'), home: join(dir, 'home') };
@@ -15,7 +32,22 @@ async function entries(dir: string): Promise<string[]> {
   try {
     return await readdir(dir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    throw error;
+  }
+}
+
+/** A room's record and its mtime; undefined without one, or with one cut short by a crash. */
+async function readRecord(dir: string): Promise<{ record: RoomRecord; usedAt: number } | undefined> {
+  const path = join(dir, RECORD);
+  try {
+    const [info, text] = await Promise.all([stat(path), readFile(path, 'utf8')]);
+    const record = JSON.parse(text) as Partial<RoomRecord>;
+    if (typeof record.thread !== 'string' || typeof record.bytes !== 'number') return undefined;
+    return { record: { thread: record.thread, bytes: record.bytes }, usedAt: info.mtimeMs };
+  } catch (error) {
+    if (error instanceof SyntaxError || (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
 }
@@ -85,6 +117,97 @@ export class ThreadRooms implements AgentRooms {
     const dir = this.dirOf(thread);
     await rm(dir, { recursive: true, force: true });
     this.logger.info({ thread, dir }, 'workspace and agent home of a reset thread deleted');
+  }
+
+  /** Bytes the thread's workspace and agent home take on disk, walking at most `maxEntries` entries. */
+  measure(thread: string, maxEntries: number): Promise<DiskUsage> {
+    return diskUsage(this.dirOf(thread), maxEntries);
+  }
+
+  /** Notes the room's size at the end of a turn; the record's mtime is the room's last use. */
+  async record(thread: string, bytes: number): Promise<void> {
+    const dir = this.dirOf(thread);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, RECORD), JSON.stringify({ thread, bytes } satisfies RoomRecord));
+  }
+
+  async recorded(thread: string): Promise<RoomRecord | undefined> {
+    return (await readRecord(this.dirOf(thread)))?.record;
+  }
+
+  /** Every room with a record, at `{platform}/{channel}/{thread}` under the root. */
+  async *recordedRooms(): AsyncGenerator<FoundRoom> {
+    // Thread paths never start with a dot (safeSegment), so `.spares` and `.expired` are not rooms.
+    for (const platform of (await entries(this.root)).filter((name) => !name.startsWith('.'))) {
+      for (const channel of await entries(join(this.root, platform))) {
+        for (const thread of await entries(join(this.root, platform, channel))) {
+          if (thread.endsWith('.moving')) continue;
+          const dir = join(this.root, platform, channel, thread);
+          const found = await readRecord(dir);
+          if (found) yield { dir, ...found.record, usedAt: found.usedAt };
+        }
+      }
+    }
+  }
+
+  /**
+   * Deletes the room of a thread whose keys expired: parked under `.expired` by a rename first, then
+   * `expired` is asked again, so a thread claimed in between gets its room back instead (whatever
+   * runs in a room follows its renames, so nothing is deleted from under a turn). True if deleted.
+   */
+  async expire(room: FoundRoom, expired: (thread: string) => Promise<boolean>): Promise<boolean> {
+    const parked = join(this.root, EXPIRED, `${Date.now()}-${randomUUID()}`);
+    await mkdir(dirname(parked), { recursive: true });
+    try {
+      await rename(room.dir, parked);
+    } catch (error) {
+      // Another worker's sweep took it first.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+    return this.#finishExpiry(parked, room.thread, expired);
+  }
+
+  /** Finishes the expiries a sweep parked and never finished (its worker died), once surely abandoned. */
+  async finishParked(
+    expired: (thread: string) => Promise<boolean>,
+    abandonedAfterMs: number,
+  ): Promise<number> {
+    let deleted = 0;
+    for (const name of await entries(join(this.root, EXPIRED))) {
+      if (!(Date.now() - Number.parseInt(name, 10) >= abandonedAfterMs)) continue;
+      const parked = join(this.root, EXPIRED, name);
+      const found = await readRecord(parked);
+      if (found === undefined) await rm(parked, { recursive: true, force: true });
+      else if (await this.#finishExpiry(parked, found.record.thread, expired)) deleted++;
+    }
+    return deleted;
+  }
+
+  async #finishExpiry(
+    parked: string,
+    thread: string,
+    expired: (thread: string) => Promise<boolean>,
+  ): Promise<boolean> {
+    if (await expired(thread)) {
+      await rm(parked, { recursive: true, force: true });
+      this.logger.info({ thread }, 'workspace and agent home of an expired thread deleted');
+      return true;
+    }
+    // A room made meanwhile holds its workspace and home, so the first rename cannot replace it; the
+    // second parks the files where the thread's next start merges them (#recover).
+    const dir = this.dirOf(thread);
+    await mkdir(dirname(dir), { recursive: true });
+    try {
+      await rename(parked, dir).catch(() => rename(parked, `${dir}.moving`));
+      this.logger.info({ thread }, 'a thread came back while its room was being deleted; its room is kept');
+    } catch (error) {
+      this.logger.warn(
+        { err: error, thread, parked },
+        'a thread came back while its room was being deleted, and its files could not be put back; they stay parked',
+      );
+    }
+    return false;
   }
 
   /** Moves what a parked folder (an interrupted or finishing adopt) holds into the thread's room. */

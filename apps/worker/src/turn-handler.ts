@@ -17,6 +17,7 @@ import type { AttachmentContents } from './attachment-contents.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
 import { type OutboundMessage, toOutbound } from './outbox.js';
 import type { ReplyStream } from './reply-stream.js';
+import { type RoomBudget, RoomOverBudget } from './room-budget.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
@@ -51,6 +52,8 @@ export interface TurnHandlerDeps {
   slowStartNoticeMs: number;
   /** Blanks the worker's secrets from progress lines (tool titles, plans), which never reach the commit. */
   secrets: Pick<SecretScrubber, 'scrub'>;
+  /** Measures the thread's room after each turn the agent ran (docs/adr/0046). */
+  budget?: Pick<RoomBudget, 'afterTurn'>;
 }
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
@@ -145,6 +148,16 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
         deps.observer?.ended(leaseLost(leaseSignal.reason) ? 'lease_lost' : 'shutdown', seconds);
         throw leaseSignal.reason;
       }
+      const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
+      if ('error' in outcome && outcome.error instanceof RoomOverBudget) {
+        // The thread's messages wait, kept, for its room to be cleaned; each batch is told once.
+        throw new TurnNotStartedError(
+          outcome.error.message,
+          [outbound('notice', outcome.error.notice)],
+          0,
+          run.prompted === true,
+        );
+      }
       if (turn.signal.reason instanceof TurnTimedOut) {
         deps.observer?.ended('timeout', seconds);
         log.warn(
@@ -186,7 +199,10 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       return {
         reply: text,
         stopReason,
-        outbound: replyMessages(outbound, text, stopReason),
+        outbound: [
+          ...replyMessages(outbound, text, stopReason),
+          ...(overBudget === undefined ? [] : [outbound('notice', overBudget)]),
+        ],
         ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
         ...(session === undefined ? {} : { session }),
       };

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, statfs } from 'node:fs/promises';
 import { SessionPool } from '@tributary/acp';
 import { processingModeOf, sharedQueueOptions, steersOn, type WorkerConfig } from '@tributary/config';
 import {
@@ -35,6 +35,8 @@ import { PlatformReplySink } from './platform-reply-sink.js';
 import { ReplyCut } from './reply-cut.js';
 import { replySink } from './reply-sink.js';
 import { ReplyStream } from './reply-stream.js';
+import { RoomBudget } from './room-budget.js';
+import { startRoomSweep } from './room-expiry.js';
 import { RunningTurns, settleAbortedTurns } from './running-turns.js';
 import { SessionContinuity } from './session-continuity.js';
 import { StartedSteps } from './started-steps.js';
@@ -225,6 +227,12 @@ async function startOn(
     logger.child({ component: 'workspaces' }),
   );
   await mkdir(rooms.root, { recursive: true });
+  const budget = new RoomBudget({
+    rooms,
+    budgetBytes: config.agentWorkspaceBudgetBytes,
+    onReset: config.agentWorkspaceOnReset,
+    onOver: () => metrics.workspaceOverBudgetTurnsTotal.inc(),
+  });
   // Set once the runner exists; until then no thread can be held off, and no start has failed.
   let startHealth: AgentStartHealth | undefined;
   const pool = new SessionPool({
@@ -275,6 +283,7 @@ async function startOn(
     agent: [agent.command, ...agent.args].join(' '),
     cwd: (thread) => sandbox.sessionCwd(rooms.roomOf(thread)),
     onReset: (thread) => rooms.reset(thread),
+    admit: (thread) => budget.admit(thread),
     onMoved: (thread, from) => {
       store.controls
         .announceMove(thread, from)
@@ -310,6 +319,18 @@ async function startOn(
   }, MOVED_CHECK_MS);
   movedCheck.unref();
   started.undoWith(() => clearInterval(movedCheck));
+  const stopRoomSweep = startRoomSweep({
+    rooms,
+    releaseSessions: (expired) => continuity.releaseExpired(expired, (thread) => running.has(thread)),
+    expired: (thread) => queue.expired(thread),
+    idleTtlMs: queue.config.idleTtlMs,
+    logger: logger.child({ component: 'workspaces' }),
+    swept: ({ bytes, deleted }) => {
+      metrics.workspaceBytes.set(bytes);
+      metrics.workspacesExpiredTotal.inc(deleted);
+    },
+  });
+  started.undoWith(stopRoomSweep);
 
   const canary = new DoorbellCanary(doorbell, owner, logger, options.canary);
   const status = new WorkerStatusReporter({
@@ -336,6 +357,7 @@ async function startOn(
       running,
       metrics,
       secrets,
+      budget,
     }),
     // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
     replies: replySink(new PlatformReplySink(clients), [
@@ -397,6 +419,11 @@ async function startOn(
     metrics.agentStartsFailing.set(starts.holding ? 1 : 0);
     metrics.doorbellConsumerUp.set(canary.consuming() ? 1 : 0);
   });
+  metrics.onScrape([metrics.workspaceVolumeFreeBytes, metrics.workspaceVolumeSizeBytes], async () => {
+    const volume = await statfs(rooms.root);
+    metrics.workspaceVolumeFreeBytes.set(volume.bavail * volume.bsize);
+    metrics.workspaceVolumeSizeBytes.set(volume.blocks * volume.bsize);
+  });
   // Listening before any claim: a port taken fails the start before it touched a thread.
   const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };
   const health: FastifyInstance = await startHealthServer(endpoint, metrics, {
@@ -442,6 +469,7 @@ async function startOn(
     async close({ graceMs = config.shutdownGraceMs } = {}) {
       accepting = false;
       clearInterval(movedCheck);
+      stopRoomSweep();
       canary.stop();
       const started = performance.now();
       const inOrder = (async () => {
@@ -493,6 +521,7 @@ interface TurnHandlerDeps {
   running: RunningTurns;
   metrics: Metrics;
   secrets: SecretScrubber;
+  budget: RoomBudget;
 }
 
 /**
@@ -500,7 +529,8 @@ interface TurnHandlerDeps {
  * turn hands the commit, scrubbed and bounded (turn-output.ts).
  */
 function turnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { config, options, store, pool, continuity, steering, clients, running, metrics, secrets } = deps;
+  const { config, options, store, pool, continuity, steering, clients, running, metrics, secrets, budget } =
+    deps;
   const { logger } = options;
   const parents = store.parents<ThreadParentMessage>();
   const reactions = new TurnReactions(
@@ -551,6 +581,7 @@ function turnHandler(deps: TurnHandlerDeps): TurnHandler {
     limits: config,
     slowStartNoticeMs: config.agentSlowStartNoticeMs,
     secrets,
+    budget,
     progress: config.progress,
     logger,
     running,

@@ -1,4 +1,15 @@
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -14,6 +25,12 @@ beforeEach(async () => {
 afterEach(() => rm(root, { recursive: true, force: true }));
 
 const THREAD = 'slack:C1:1712.5';
+
+async function recorded() {
+  const found = [];
+  for await (const room of rooms.recordedRooms()) found.push(room);
+  return found;
+}
 
 describe('thread rooms', () => {
   it('puts a thread’s workspace and agent home under {platform}/{channel}/{thread}', async () => {
@@ -79,5 +96,36 @@ describe('thread rooms', () => {
     await keeping.thread(THREAD);
     await keeping.reset(THREAD);
     expect(await readdir(join(root, 'slack', 'C1'))).toEqual(['1712.5']);
+  });
+
+  it('measures a room as du does: each hard-linked file once, symbolic links not followed', async () => {
+    const room = await rooms.thread(THREAD);
+    const empty = (await rooms.measure(THREAD, 1000)).bytes;
+    await writeFile(join(room.workspace, 'data.bin'), Buffer.alloc(256 * 1024, 1));
+    const one = (await stat(join(room.workspace, 'data.bin'))).blocks * 512;
+    await link(join(room.workspace, 'data.bin'), join(room.home, 'same.bin'));
+    const outside = join(root, 'outside.bin');
+    await writeFile(outside, Buffer.alloc(1024 * 1024, 1));
+    await symlink(outside, join(room.workspace, 'link.bin'));
+
+    expect(await rooms.measure(THREAD, 1000)).toEqual({ bytes: empty + one, complete: true });
+    expect((await rooms.measure(THREAD, 2)).complete).toBe(false);
+  });
+
+  it('deletes an expired thread’s room, and gives it back to a thread that came back meanwhile', async () => {
+    const room = await rooms.thread(THREAD);
+    await writeFile(join(room.workspace, 'plan.txt'), 'the plan');
+    await rooms.record(THREAD, 42);
+    const [found] = await recorded();
+    expect(found).toMatchObject({ dir: rooms.dirOf(THREAD), thread: THREAD, bytes: 42 });
+
+    // Claimed between the sweep's look and its rename: the second look keeps the room.
+    expect(await rooms.expire(found!, async () => false)).toBe(false);
+    expect(await readFile(join(room.workspace, 'plan.txt'), 'utf8')).toBe('the plan');
+
+    expect(await rooms.expire(found!, async () => true)).toBe(true);
+    expect(await readdir(join(root, 'slack', 'C1'))).toEqual([]);
+    expect(await readdir(join(root, '.expired'))).toEqual([]);
+    expect(await recorded()).toEqual([]);
   });
 });

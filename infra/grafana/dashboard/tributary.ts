@@ -245,6 +245,28 @@ const REPLIES: Row = [
         [quantile(0.5, '', 'tributary_agent_start_wait_seconds'), 'p50 wait'],
       ],
     },
+    {
+      title: 'Workspace disk',
+      description:
+        "What the threads' workspaces and agent homes took after their last turns, and what is left free on their volume (TributaryWorkspaceVolumeFilling fires at 10% free).",
+      unit: 'bytes',
+      axis: 'bytes',
+      queries: [
+        [fleet('tributary_workspace_bytes'), 'workspaces'],
+        [`min (tributary_workspace_volume_free_bytes${scope()})`, 'volume free'],
+      ],
+    },
+    {
+      title: 'Workspace budget and expiry',
+      description:
+        'Turns that ended over AGENT_WORKSPACE_BUDGET_MB (their threads wait until their files are cleaned), and rooms deleted because their thread expired.',
+      unit: 'short',
+      axis: 'events',
+      queries: [
+        [increaseBy('', 'tributary_workspace_over_budget_turns_total'), 'turns over budget'],
+        [increaseBy('', 'tributary_workspaces_expired_total'), 'rooms expired'],
+      ],
+    },
   ],
 ];
 

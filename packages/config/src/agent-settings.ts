@@ -7,7 +7,7 @@ import {
   TOOL_KINDS,
 } from '@tributary/acp/permission-policy';
 import { ConfigError } from './config-error.js';
-import { type Env, readChoice, readOptional, readString } from './env-readers.js';
+import { type Env, readChoice, readInteger, readOptional, readString } from './env-readers.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
 
@@ -114,6 +114,18 @@ export function readWorkspaceSettings(env: Env, cwd: string): WorkspaceSettings 
     agentSandboxRead: Object.freeze(agentSandboxRead),
     agentHostSocket: resolve(cwd, readString(env, 'AGENT_HOST_SOCKET', DEFAULT_AGENT_HOST_SOCKET)),
   };
+}
+
+/** The default per-thread disk budget: room for a checkout, its dependencies and build outputs. */
+export const DEFAULT_WORKSPACE_BUDGET_MB = 10_240;
+
+/**
+ * AGENT_WORKSPACE_BUDGET_MB: how much a thread's workspace and agent home may take together, in bytes
+ * (0: no budget). Read apart from the workspace settings: only workers measure rooms.
+ */
+export function readWorkspaceBudget(env: Env): { agentWorkspaceBudgetBytes: number } {
+  const mb = readInteger(env, 'AGENT_WORKSPACE_BUDGET_MB', DEFAULT_WORKSPACE_BUDGET_MB, 0, 16 * 1024 * 1024);
+  return { agentWorkspaceBudgetBytes: mb * 1024 * 1024 };
 }
 
 /** Where a turn's tool calls and plan are shown: a reaction, a status line in the streamed reply, both, neither. */

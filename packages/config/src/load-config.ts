@@ -6,6 +6,7 @@ import {
   readPermissionSettings,
   readProgressDisplay,
   readSessionSetupSettings,
+  readWorkspaceBudget,
   readWorkspaceSettings,
   type SessionSetupSettings,
   type WorkspaceSettings,
@@ -37,6 +38,11 @@ export interface WorkerConfig
     SessionSetupSettings {
   /** Refuse to start, or only warn, when Redis could evict queued messages. */
   redisSafety: 'refuse' | 'warn';
+  /**
+   * Bytes a thread's workspace and agent home may take together; a turn that ends past it holds the
+   * thread's next turns until they are cleaned (docs/adr/0046). 0: no budget.
+   */
+  agentWorkspaceBudgetBytes: number;
   /** Undefined: the built-in agent. */
   agentCommand: { command: string; args: string[] } | undefined;
   /** Variables passed to the agent on top of the allowlist, by name. */
@@ -161,6 +167,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     redisSafety: readChoice(env, 'REDIS_SAFETY', ['refuse', 'warn'], 'refuse'),
     agentCommand: words && { command: words[0]!, args: words.slice(1) },
     ...readWorkspaceSettings(env, cwd),
+    ...readWorkspaceBudget(env),
     agentEnv: (readOptional(env, 'AGENT_ENV') ?? '').split(',').filter(Boolean),
     agentAuthMethod: readOptional(env, 'AGENT_AUTH_METHOD')?.trim() || undefined,
     ...readPermissionSettings(env),

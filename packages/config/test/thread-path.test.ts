@@ -42,7 +42,7 @@ describe('thread paths', () => {
     expect(threadPath('discord:998877')).toBe('discord/998877/998877');
   });
 
-  it('reads the workspace root and what a reset does, and names the settings that replaced AGENT_CWD', () => {
+  it('reads the workspace root, what a reset does and the disk budget, and names the settings that replaced AGENT_CWD', () => {
     expect(loadWorkerConfig({ AGENT_WORKSPACES: 'work' }, '/srv')).toMatchObject({
       agentWorkspaces: '/srv/work',
       agentWorkspaceOnReset: 'keep',
@@ -51,6 +51,13 @@ describe('thread paths', () => {
       agentWorkspaces: '/srv/.tributary/workspaces',
       agentWorkspaceOnReset: 'delete',
     });
+    expect(loadWorkerConfig({}).agentWorkspaceBudgetBytes).toBe(10_240 * 1024 * 1024);
+    expect(loadWorkerConfig({ AGENT_WORKSPACE_BUDGET_MB: '1' }).agentWorkspaceBudgetBytes).toBe(1024 * 1024);
+    expect(loadWorkerConfig({ AGENT_WORKSPACE_BUDGET_MB: '0' }).agentWorkspaceBudgetBytes).toBe(0);
+    expect(() => loadWorkerConfig({ AGENT_WORKSPACE_BUDGET_MB: '1.5' })).toThrow(
+      'AGENT_WORKSPACE_BUDGET_MB: must be a whole number, got "1.5"',
+    );
+    expect(() => loadWorkerConfig({ AGENT_WORKSPACE_BUDGET_MB: '-1' })).toThrow('AGENT_WORKSPACE_BUDGET_MB');
     expect(() => loadWorkerConfig({ AGENT_CWD: '/srv/{thread}' })).toThrow(
       'AGENT_CWD: no longer read: each thread has its own workspace under AGENT_WORKSPACES',
     );

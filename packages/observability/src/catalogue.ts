@@ -200,6 +200,26 @@ export const CATALOGUE = {
     'tributary_agent_spares_ready',
     'Warm spare agent processes ready to take a new thread without waiting for a start.',
   ),
+  workspaceBytes: gauge(
+    'tributary_workspace_bytes',
+    "Bytes the threads' workspaces and agent homes under AGENT_WORKSPACES took at the end of their last turns, summed by this worker's latest sweep of the root. The root is shared, so every worker reports the same: aggregate with max().",
+  ),
+  workspaceVolumeFreeBytes: gauge(
+    'tributary_workspace_volume_free_bytes',
+    'Bytes free (to the worker, not root) on the volume holding AGENT_WORKSPACES, read at scrape time.',
+  ),
+  workspaceVolumeSizeBytes: gauge(
+    'tributary_workspace_volume_size_bytes',
+    'Size in bytes of the volume holding AGENT_WORKSPACES, read at scrape time.',
+  ),
+  workspaceOverBudgetTurnsTotal: counter(
+    'tributary_workspace_over_budget_turns_total',
+    "Turns that ended with their thread's workspace and agent home over AGENT_WORKSPACE_BUDGET_MB; the thread was told, and its next turns wait until the files are cleaned.",
+  ),
+  workspacesExpiredTotal: counter(
+    'tributary_workspaces_expired_total',
+    "Threads' workspaces and agent homes deleted because their thread expired (THREAD_IDLE_TTL_MS).",
+  ),
   deadItems: gauge(
     'tributary_dead_items',
     `Dead letters (kind letters) and dead replies (kind replies) kept for an operator to re-drive. ${FLEET_WIDE}`,

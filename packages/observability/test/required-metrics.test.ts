@@ -55,6 +55,11 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_dead_items: { type: 'gauge', labels: ['kind'] },
   tributary_dead_evictions: { type: 'gauge', labels: ['kind', 'cause'] },
   tributary_doorbell_consumer_up: { type: 'gauge', labels: [] },
+  tributary_workspace_bytes: { type: 'gauge', labels: [] },
+  tributary_workspace_volume_free_bytes: { type: 'gauge', labels: [] },
+  tributary_workspace_volume_size_bytes: { type: 'gauge', labels: [] },
+  tributary_workspace_over_budget_turns_total: { type: 'counter', labels: [] },
+  tributary_workspaces_expired_total: { type: 'counter', labels: [] },
   tributary_build_info: { type: 'gauge', labels: ['version'] },
 };
 

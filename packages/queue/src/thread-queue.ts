@@ -561,6 +561,14 @@ export class ThreadQueue {
     return (await this.dead.ofThread(thread, 'letters')) as unknown as DeadLetter[];
   }
 
+  /**
+   * Whether the thread has no state: its keys expired `idleTtlMs` after it went idle (or it never
+   * ran). A thread with a message waiting, a turn running or a lease held always has one.
+   */
+  async expired(thread: string): Promise<boolean> {
+    return (await this.redis.exists(this.keys(thread).state)) === 0;
+  }
+
   async state(thread: string): Promise<ThreadState> {
     const k = this.keys(thread);
     const [fields, backlog] = await Promise.all([this.redis.hgetall(k.state), this.redis.xlen(k.inbox)]);
