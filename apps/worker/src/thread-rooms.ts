@@ -62,6 +62,8 @@ export class ThreadRooms implements AgentRooms {
     readonly root: string,
     private readonly onReset: WorkspaceOnReset,
     private readonly logger: Logger,
+    /** Each file of a thread left outside its room (it stays parked, named in the log). */
+    private readonly onStuck: () => void = () => {},
   ) {}
 
   dirOf(thread: string): string {
@@ -202,6 +204,7 @@ export class ThreadRooms implements AgentRooms {
       await rename(parked, dir).catch(() => rename(parked, `${dir}.moving`));
       this.logger.info({ thread }, 'a thread came back while its room was being deleted; its room is kept');
     } catch (error) {
+      this.onStuck();
       this.logger.warn(
         { err: error, thread, parked },
         'a thread came back while its room was being deleted, and its files could not be put back; they stay parked',
@@ -241,6 +244,7 @@ export class ThreadRooms implements AgentRooms {
         }
       } catch (error) {
         moved = false;
+        this.onStuck();
         this.logger.warn(
           { err: error, from: source, to: target },
           'a file of a thread was not moved into its room; it stays where it was',

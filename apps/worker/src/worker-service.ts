@@ -225,6 +225,7 @@ async function startOn(
     config.agentWorkspaces,
     config.agentWorkspaceOnReset,
     logger.child({ component: 'workspaces' }),
+    () => metrics.workspaceFilesStuckTotal.inc(),
   );
   await mkdir(rooms.root, { recursive: true });
   const budget = new RoomBudget({

@@ -85,6 +85,21 @@ describe('thread rooms', () => {
     expect(await readdir(join(root, 'slack', 'C1'))).toEqual(['1712.5']);
   });
 
+  it('counts a file it cannot move into the room, and leaves it parked', async () => {
+    let stuck = 0;
+    const counting = new ThreadRooms(root, 'delete', pino({ level: 'silent' }), () => stuck++);
+    const room = await counting.thread(THREAD);
+    const dir = join(root, 'slack', 'C1', '1712.5');
+    // The parked copy holds a folder where the room now holds a file: no rename can put it there.
+    await mkdir(join(`${dir}.moving`, 'workspace', 'notes'), { recursive: true });
+    await writeFile(join(room.workspace, 'notes'), 'a file');
+
+    await counting.thread(THREAD);
+    expect(stuck).toBe(1);
+    expect((await stat(join(`${dir}.moving`, 'workspace', 'notes'))).isDirectory()).toBe(true);
+    expect(await readFile(join(room.workspace, 'notes'), 'utf8')).toBe('a file');
+  });
+
   it('deletes a spare’s room, and a reset thread’s when so configured', async () => {
     const spare = await rooms.spare();
     await rooms.discard(spare);

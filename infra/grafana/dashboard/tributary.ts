@@ -259,12 +259,13 @@ const REPLIES: Row = [
     {
       title: 'Workspace budget and expiry',
       description:
-        'Turns that ended over AGENT_WORKSPACE_BUDGET_MB (their threads wait until their files are cleaned), and rooms deleted because their thread expired.',
+        'Turns that ended over AGENT_WORKSPACE_BUDGET_MB (their threads wait until their files are cleaned), rooms deleted because their thread expired, and files of a thread that could not be moved into its room (parked beside it; the log names them).',
       unit: 'short',
       axis: 'events',
       queries: [
         [increaseBy('', 'tributary_workspace_over_budget_turns_total'), 'turns over budget'],
         [increaseBy('', 'tributary_workspaces_expired_total'), 'rooms expired'],
+        [increaseBy('', 'tributary_workspace_files_stuck_total'), 'files left parked'],
       ],
     },
   ],

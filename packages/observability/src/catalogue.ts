@@ -216,6 +216,10 @@ export const CATALOGUE = {
     'tributary_workspace_over_budget_turns_total',
     "Turns that ended with their thread's workspace and agent home over AGENT_WORKSPACE_BUDGET_MB; the thread was told, and its next turns wait until the files are cleaned.",
   ),
+  workspaceFilesStuckTotal: counter(
+    'tributary_workspace_files_stuck_total',
+    "Files of a thread that could not be moved into its room (a spare's taken over, an interrupted move, a room given back); they stay parked beside it and the worker's log names them.",
+  ),
   workspacesExpiredTotal: counter(
     'tributary_workspaces_expired_total',
     "Threads' workspaces and agent homes deleted because their thread expired (THREAD_IDLE_TTL_MS).",

@@ -60,6 +60,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_workspace_volume_size_bytes: { type: 'gauge', labels: [] },
   tributary_workspace_over_budget_turns_total: { type: 'counter', labels: [] },
   tributary_workspaces_expired_total: { type: 'counter', labels: [] },
+  tributary_workspace_files_stuck_total: { type: 'counter', labels: [] },
   tributary_build_info: { type: 'gauge', labels: ['version'] },
 };
 
