@@ -9,7 +9,9 @@
  *
  * What the model answers is decided by the newest user text of the request:
  *   - a tool result in it: "TOOL-RESULT: <the tool's output>";
- *   - `RUN-SHELL: <command>`: a call of the agent's shell tool with that command;
+ *   - `RUN-SHELL: <command>`: a call of the agent's shell tool with that command, by the name and
+ *     argument shape of the shell tool the request declares (an answer of status 400 when it declares
+ *     none, so a test sees the agent changed its tools rather than a turn without a command);
  *   - `RUN-ESCALATED: <command>`: the same, asking codex to run it outside its sandboxes (an approval);
  *   - `SLOW`: twenty words, one every `slowWordMs`, so a turn can be cancelled or a worker killed mid-way;
  *   - anything else: "Hello from the fake model." in three chunks.
@@ -62,9 +64,18 @@ export interface FakeModelOptions {
   onRequest?: (request: ModelRequest) => void;
 }
 
-type Answer =
-  | { kind: 'text'; words: string[]; delayMs: number }
-  | { kind: 'shell'; command: string; escalated: boolean };
+type TextAnswer = { kind: 'text'; words: string[]; delayMs: number };
+type Answer = TextAnswer | { kind: 'shell'; command: string; escalated: boolean };
+
+/** A call of the agent's shell tool: its name and arguments as the agent's API carries them. */
+interface ShellCall {
+  kind: 'call';
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** What a streamed answer carries: text, or the shell tool's call resolved against the request. */
+type Streamed = TextAnswer | ShellCall;
 
 const HELLO = ['Hello ', 'from the ', 'fake model.'];
 
@@ -124,8 +135,13 @@ function readConversation(api: ModelApi, body: Json): { userTexts: string[]; too
     for (const content of body.contents ?? []) {
       if (content.role !== 'user') continue;
       const parts: Json[] = content.parts ?? [];
-      const response = parts.find((p) => p.functionResponse);
-      toolResult = response ? JSON.stringify(response.functionResponse.response) : undefined;
+      const response = parts.find((p) => p.functionResponse)?.functionResponse.response;
+      toolResult =
+        response === undefined
+          ? undefined
+          : typeof response.output === 'string'
+            ? response.output
+            : JSON.stringify(response);
       for (const part of parts) if (typeof part.text === 'string') userTexts.push(part.text);
     }
   }
@@ -136,7 +152,7 @@ function sse(res: ServerResponse, event: string | undefined, data: unknown): voi
   res.write(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
 }
 
-async function streamAnthropic(res: ServerResponse, answer: Answer, model: string): Promise<void> {
+async function streamAnthropic(res: ServerResponse, answer: Streamed, model: string): Promise<void> {
   const usage = {
     input_tokens: 10,
     output_tokens: 1,
@@ -157,17 +173,16 @@ async function streamAnthropic(res: ServerResponse, answer: Answer, model: strin
       usage,
     },
   });
-  if (answer.kind === 'shell') {
-    const input = JSON.stringify({ command: answer.command, description: 'Run the requested command' });
+  if (answer.kind === 'call') {
     sse(res, 'content_block_start', {
       type: 'content_block_start',
       index: 0,
-      content_block: { type: 'tool_use', id: `toolu_${Date.now()}`, name: 'Bash', input: {} },
+      content_block: { type: 'tool_use', id: `toolu_${Date.now()}`, name: answer.name, input: {} },
     });
     sse(res, 'content_block_delta', {
       type: 'content_block_delta',
       index: 0,
-      delta: { type: 'input_json_delta', partial_json: input },
+      delta: { type: 'input_json_delta', partial_json: JSON.stringify(answer.input) },
     });
   } else {
     sse(res, 'content_block_start', {
@@ -187,41 +202,62 @@ async function streamAnthropic(res: ServerResponse, answer: Answer, model: strin
   sse(res, 'content_block_stop', { type: 'content_block_stop', index: 0 });
   sse(res, 'message_delta', {
     type: 'message_delta',
-    delta: { stop_reason: answer.kind === 'shell' ? 'tool_use' : 'end_turn', stop_sequence: null },
+    delta: { stop_reason: answer.kind === 'call' ? 'tool_use' : 'end_turn', stop_sequence: null },
     usage: { output_tokens: 5 },
   });
   sse(res, 'message_stop', { type: 'message_stop' });
 }
 
-/** Codex's shell tool, by the name and argument shape its request offers. */
-function codexShellCall(
-  tools: Json[],
-  command: string,
-  escalated: boolean,
-): { name: string; arguments: string } {
-  const names = new Set(tools.map((t) => t?.name));
+/** The names a tool list declares: Anthropic's and OpenAI's `name`, Gemini's function declarations. */
+function declaredTools(tools: Json[]): Set<string> {
+  return new Set(
+    tools.flatMap((t) => [t?.name, ...(t?.functionDeclarations ?? []).map((d: Json) => d?.name)]),
+  );
+}
+
+/**
+ * The call of the shell tool the request declares, in that tool's argument shape: Claude Code's
+ * `Bash`, codex's `exec_command` (or the older `shell_command`, `shell`), Gemini CLI's
+ * `run_shell_command`. Undefined when it declares none of them.
+ */
+function shellCall(api: ModelApi, tools: Json[], command: string, escalated: boolean): ShellCall | undefined {
+  const names = declaredTools(tools);
+  if (api === 'anthropic') {
+    return names.has('Bash')
+      ? { kind: 'call', name: 'Bash', input: { command, description: 'Run the requested command' } }
+      : undefined;
+  }
+  if (api === 'gemini') {
+    return names.has('run_shell_command')
+      ? { kind: 'call', name: 'run_shell_command', input: { command } }
+      : undefined;
+  }
   const escalation = escalated
     ? { sandbox_permissions: 'require_escalated', justification: 'The user asked for this command.' }
     : {};
   if (names.has('exec_command')) {
-    return { name: 'exec_command', arguments: JSON.stringify({ cmd: command, ...escalation }) };
+    return { kind: 'call', name: 'exec_command', input: { cmd: command, ...escalation } };
   }
   if (names.has('shell_command')) {
-    return { name: 'shell_command', arguments: JSON.stringify({ command, ...escalation }) };
+    return { kind: 'call', name: 'shell_command', input: { command, ...escalation } };
   }
-  return { name: 'shell', arguments: JSON.stringify({ command: ['bash', '-lc', command], ...escalation }) };
+  if (names.has('shell')) {
+    return { kind: 'call', name: 'shell', input: { command: ['bash', '-lc', command], ...escalation } };
+  }
+  return undefined;
 }
 
-async function streamOpenai(res: ServerResponse, answer: Answer, tools: Json[]): Promise<void> {
+async function streamOpenai(res: ServerResponse, answer: Streamed): Promise<void> {
   const id = `resp_${Date.now()}`;
   sse(res, 'response.created', { type: 'response.created', response: { id } });
   let item: Json;
-  if (answer.kind === 'shell') {
+  if (answer.kind === 'call') {
     item = {
       type: 'function_call',
       id: `fc_${Date.now()}`,
       call_id: `call_${Date.now()}`,
-      ...codexShellCall(tools, answer.command, answer.escalated),
+      name: answer.name,
+      arguments: JSON.stringify(answer.input),
     };
     sse(res, 'response.output_item.added', { type: 'response.output_item.added', output_index: 0, item });
   } else {
@@ -267,7 +303,7 @@ async function streamOpenai(res: ServerResponse, answer: Answer, tools: Json[]):
 
 const geminiUsage = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
 
-async function streamGemini(res: ServerResponse, answer: Answer): Promise<void> {
+async function streamGemini(res: ServerResponse, answer: Streamed): Promise<void> {
   const chunk = (parts: Json[], last: boolean) =>
     res.write(
       `data: ${JSON.stringify({
@@ -277,8 +313,8 @@ async function streamGemini(res: ServerResponse, answer: Answer): Promise<void> 
         ...(last ? { usageMetadata: geminiUsage } : {}),
       })}\r\n\r\n`,
     );
-  if (answer.kind === 'shell') {
-    chunk([{ functionCall: { name: 'run_shell_command', args: { command: answer.command } } }], true);
+  if (answer.kind === 'call') {
+    chunk([{ functionCall: { name: answer.name, args: answer.input } }], true);
     return;
   }
   for (const [i, word] of answer.words.entries()) {
@@ -355,58 +391,85 @@ async function handle(
   record.userTexts = conversation.userTexts;
   if (conversation.toolResult !== undefined) record.toolResult = conversation.toolResult;
   const answer = decide(conversation.userTexts.at(-1), conversation.toolResult, options.slowWordMs ?? 1000);
-  record.answer = answer.kind === 'shell' ? `tool: ${answer.command}` : `text: ${answer.words.join('')}`;
+  const side = sideAnswer(api, path, body, answer);
+  const tools: Json[] = Array.isArray(body.tools) ? body.tools : [];
+  const call =
+    !side && answer.kind === 'shell' ? shellCall(api, tools, answer.command, answer.escalated) : undefined;
+  record.answer =
+    answer.kind === 'text'
+      ? `text: ${answer.words.join('')}`
+      : side || call
+        ? `tool: ${answer.command}`
+        : `status:400 no shell tool among the declared ones (${[...declaredTools(tools)].join(', ')})`;
   options.onRequest?.(record);
+  firstByte();
 
-  if (api === 'gemini' && path.includes(':countTokens')) {
-    firstByte();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ totalTokens: 10 }));
+  if (side) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(side));
     return;
   }
-  if (api === 'gemini' && path.includes(':generateContent')) {
-    // Gemini CLI's side questions (next speaker, model routing) ask for JSON.
-    const json = body.generationConfig?.responseMimeType === 'application/json';
-    const text = json
-      ? JSON.stringify({ reasoning: 'fake', next_speaker: 'user', model_choice: 'flash' })
-      : answer.kind === 'text'
-        ? answer.words.join('')
-        : '';
-    firstByte();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: geminiUsage,
-      }),
-    );
-    return;
-  }
-  if (api === 'anthropic' && body.stream !== true) {
-    firstByte();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        id: `msg_${at}`,
-        type: 'message',
-        role: 'assistant',
-        model: body.model,
-        content: [{ type: 'text', text: answer.kind === 'text' ? answer.words.join('') : 'ok' }],
-        stop_reason: 'end_turn',
-        stop_sequence: null,
-        usage: { input_tokens: 10, output_tokens: 5 },
-      }),
-    );
+  const streamed: Streamed | undefined = answer.kind === 'text' ? answer : call;
+  if (!streamed) {
+    res
+      .writeHead(400, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ error: { message: record.answer } }));
     return;
   }
   record.streamed = true;
-  firstByte();
   res.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     connection: 'keep-alive',
   });
-  if (api === 'anthropic') await streamAnthropic(res, answer, String(body.model));
-  else if (api === 'openai') await streamOpenai(res, answer, Array.isArray(body.tools) ? body.tools : []);
-  else await streamGemini(res, answer);
+  if (api === 'anthropic') await streamAnthropic(res, streamed, String(body.model));
+  else if (api === 'openai') await streamOpenai(res, streamed);
+  else await streamGemini(res, streamed);
   res.end();
+}
+
+/**
+ * The whole JSON answer to a request that is not the turn's stream: Gemini CLI's token counts and side
+ * questions, and Claude Code's requests without `stream`.
+ */
+function sideAnswer(api: ModelApi, path: string, body: Json, answer: Answer): Json | undefined {
+  const text = answer.kind === 'text' ? answer.words.join('') : undefined;
+  if (api === 'gemini' && path.includes(':countTokens')) return { totalTokens: 10 };
+  if (api === 'gemini' && path.includes(':generateContent')) {
+    // Gemini CLI's side questions (next speaker, model routing) ask for JSON.
+    const json = body.generationConfig?.responseMimeType === 'application/json';
+    return {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              {
+                text: json
+                  ? JSON.stringify({ reasoning: 'fake', next_speaker: 'user', model_choice: 'flash' })
+                  : (text ?? ''),
+              },
+            ],
+          },
+          finishReason: 'STOP',
+          index: 0,
+        },
+      ],
+      usageMetadata: geminiUsage,
+    };
+  }
+  if (api === 'anthropic' && body.stream !== true) {
+    return {
+      id: `msg_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [{ type: 'text', text: text ?? 'ok' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 10, output_tokens: 5 },
+    };
+  }
+  return undefined;
 }
 
 export async function startFakeModelServer(options: FakeModelOptions = {}): Promise<FakeModelServer> {

@@ -1,7 +1,7 @@
 /**
  * Measures the published coding agents offline, against the fake model API on 127.0.0.1, for the
- * figures in docs/agents.md ("Measured"). Not part of `npm test`: it needs the agents installed outside
- * the project, which the tests never download.
+ * figures in docs/agents.md ("Measured"). Not part of `npm test`, which runs only one shell command per
+ * agent (sandboxed-agents.e2e.test.ts); it takes the agents from an install of your own:
  *
  *   npm install --prefix /tmp/agents @zed-industries/claude-agent-acp@0.23.1 \
  *     @zed-industries/codex-acp@0.16.0 @google/gemini-cli@0.61.0
