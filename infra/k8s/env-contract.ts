@@ -2,6 +2,7 @@
 // Shared by test/infra/compose.test.ts and test/infra/k8s-manifests.test.ts so both read one list.
 import {
   FORWARDER_REQUIRED,
+  loadAgentHostConfig,
   loadForwarderConfig,
   loadIngressConfig,
   loadPlatformConfig,
@@ -61,7 +62,8 @@ export const SECRET_ENV = [
 
 /**
  * The real agents' API keys (docs/agents.md): set in the worker's environment from a Secret (Kubernetes)
- * or .env (compose), never committed with a value, and handed to the agent only through AGENT_ENV.
+ * or .env (compose), never committed with a value, and handed to the agent only through AGENT_ENV, with
+ * each start the worker asks of the agent host (which adds nothing of its own environment to an agent's).
  * No Tributary loader reads them.
  */
 export const AGENT_CREDENTIAL_ENV = [
@@ -93,7 +95,17 @@ export const READS = {
   ingress: variablesRead(loadIngressConfig),
   worker: variablesRead((env) => loadWorkerConfig(env)),
   forwarder: variablesRead(loadForwarderConfig, FORWARDER_REQUIRED),
+  agentHost: variablesRead((env) => loadAgentHostConfig(env)),
 };
+
+/**
+ * What the agents' container (`tributary agent-host`, docs/adr/0045) may be given: its own settings and
+ * the deployment's HOME. No credential: it holds none of the worker's, and an agent's key reaches the
+ * agent with each start, from the worker.
+ */
+export function agentHostEnvNames(): Set<string> {
+  return new Set([...READS.agentHost, 'HOME']);
+}
 
 /** Every name a deployment file may set for a Tributary process. */
 export function knownEnvNames(): Set<string> {
@@ -103,5 +115,6 @@ export function knownEnvNames(): Set<string> {
     ...READS.ingress,
     ...READS.worker,
     ...READS.forwarder,
+    ...READS.agentHost,
   ]);
 }

@@ -80,7 +80,8 @@ if (problem) {
         AGENT_WORKSPACES: '/tmp/workspaces',
         // The built-in agent keeps its sessions under HOME; here only /tmp is writable.
         HOME: '/tmp',
-        // No bubblewrap in the image: the agents' own container is what isolates them there.
+        // This test is about the worker's own shutdown, not isolation (compose.e2e.test.ts runs the
+        // agents in a container of their own): the agents run beside the worker here.
         AGENT_SANDBOX: 'off',
         // The test's messages script the built-in agent (a slow turn to cut short with SIGTERM).
         AGENT_ENV: 'TRIBUTARY_AGENT_SCRIPTING',

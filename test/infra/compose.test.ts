@@ -1,6 +1,7 @@
 // docker-compose.yml's structure: the services and their wiring, Redis durability flags and password, start order on health, grace periods matched to
-// the worker's shutdown hand-off, mounted files present, known variables only, and no committed
-// secret values, in a syntax Docker Compose and podman-compose read alike. test/deploy/compose.e2e.test.ts
+// the worker's shutdown hand-off, the agents' container beside the workers holding none of their
+// secrets, mounted files present, known variables only, and no committed secret values, in a syntax
+// Docker Compose and podman-compose read alike. test/deploy/compose.e2e.test.ts
 // starts it.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
   AGENT_CREDENTIAL_ENV,
+  agentHostEnvNames,
   DEFAULTS,
   DESIGN_ENV,
   knownEnvNames,
@@ -52,6 +54,8 @@ const tributary = Object.entries(services).filter(
   ([, s]) => s.build?.dockerfile === 'infra/docker/Dockerfile',
 );
 const byCommand = (command: string) => tributary.filter(([, s]) => s.command?.[0] === command);
+/** The Tributary processes that use Redis: all but the agent host, which must not hold its password. */
+const redisUsers = tributary.filter(([, s]) => s.command?.[0] !== 'agent-host');
 
 /** Compose durations ("45s", "1m30s") in milliseconds. */
 function durationMs(value: string): number {
@@ -99,7 +103,7 @@ describe('docker-compose.yml', () => {
     expect(flags).toContain('test -n "$$REDIS_PASSWORD" ||');
     const password = `\${REDIS_PASSWORD}`;
     expect(redis.environment).toMatchObject({ REDIS_PASSWORD: password });
-    for (const [name, service] of tributary) {
+    for (const [name, service] of redisUsers) {
       expect(service.environment?.REDIS_URL, name).toBe(`redis://:${password}@redis:6379`);
     }
     expect(redis.volumes).toContainEqual(expect.stringMatching(/^[\w-]+:\/data$/));
@@ -109,7 +113,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('starts every Tributary process after Redis is healthy, and waits only on services with a health check', () => {
-    for (const [name, service] of tributary) {
+    for (const [name, service] of redisUsers) {
       expect(service.depends_on?.redis?.condition, name).toBe('service_healthy');
     }
     for (const [name, service] of Object.entries(services)) {
@@ -140,6 +144,36 @@ describe('docker-compose.yml', () => {
       const cancel = Number(env.CANCEL_TIMEOUT_MS ?? DEFAULTS.CANCEL_TIMEOUT_MS);
       expect(durationMs(worker.stop_grace_period ?? '10s')).toBeGreaterThanOrEqual(grace + cancel);
     }
+  });
+
+  it('runs every worker’s agents in the agents service: none of their secrets, the socket and workspaces shared', () => {
+    const [[name, agents]] = byCommand('agent-host') as [[string, Service]];
+    const env = agents.environment!;
+    const allowed = agentHostEnvNames();
+    expect(Object.keys(env).filter((variable) => !allowed.has(variable))).toEqual([]);
+    expect(env.AGENT_SANDBOX).toBeDefined();
+    const socket = String(env.AGENT_HOST_SOCKET);
+    const socketDir = socket.slice(0, socket.lastIndexOf('/'));
+    const named = (service: Service, path: string) =>
+      service.volumes?.find((v) => v.endsWith(`:${path}`))?.split(':')[0];
+    const volumes = Object.keys((compose as { volumes?: object }).volumes ?? {});
+    expect(volumes).toContain(named(agents, socketDir));
+    const workers = byCommand('worker');
+    expect(workers.length).toBeGreaterThan(0);
+    for (const [workerName, worker] of workers) {
+      const workerEnv = worker.environment!;
+      expect(workerEnv.AGENT_SANDBOX, workerName).toBe('agent-host');
+      expect(workerEnv.AGENT_HOST_SOCKET, workerName).toBe(socket);
+      expect(named(worker, socketDir), workerName).toBe(named(agents, socketDir));
+      // A worker names a thread's room by its own path: the same volume at the same path in both.
+      const root = String(workerEnv.AGENT_WORKSPACES);
+      expect(named(worker, root), workerName).toBeDefined();
+      expect(volumes).toContain(named(worker, root));
+      expect(named(agents, root), name).toBe(named(worker, root));
+      // The worker asks the agent host before it starts.
+      expect(worker.depends_on?.[name]?.condition, workerName).toBe('service_healthy');
+    }
+    expect(agents.healthcheck?.test).toContain(socket);
   });
 
   it('mounts the Prometheus config and rules and the Grafana provisioning and dashboards from the repository', () => {
@@ -209,15 +243,18 @@ describe('docker-compose.yml', () => {
 describe('docker-compose.agent.yml', () => {
   const agent = (parse(agentText) as { services: Record<string, Service> }).services;
 
-  it('rebuilds only the workers, into an image of their own, with the agent build args the Dockerfile declares', () => {
-    expect(Object.keys(agent)).toEqual(['worker']);
-    const worker = agent.worker!;
-    expect(services.worker!.command).toEqual(['worker']);
-    expect(worker.image).toBeDefined();
-    expect(worker.image).not.toBe(services.worker!.image);
+  it('rebuilds only the agents service, into an image of its own, with the agent build args the Dockerfile declares', () => {
+    expect(Object.keys(agent).sort()).toEqual(['agents', 'worker']);
+    const agents = agent.agents!;
+    expect(services.agents!.command).toEqual(['agent-host']);
+    expect(agents.image).toBeDefined();
+    expect(agents.image).not.toBe(services.agents!.image);
+    // The workers start no agent themselves: they keep the plain image.
+    expect(agent.worker!.image).toBeUndefined();
+    expect(agent.worker!.build).toBeUndefined();
     const dockerfile = readFileSync(join(root, 'infra/docker/Dockerfile'), 'utf8');
-    expect(Object.keys(worker.build!.args!).sort()).toEqual([...AGENT_BUILD_ARGS].sort());
-    for (const [arg, value] of Object.entries(worker.build!.args!)) {
+    expect(Object.keys(agents.build!.args!).sort()).toEqual([...AGENT_BUILD_ARGS].sort());
+    for (const [arg, value] of Object.entries(agents.build!.args!)) {
       expect(value).toBe(`\${${arg}}`);
       expect(dockerfile).toMatch(new RegExp(`^ARG ${arg}=""$`, 'm'));
       expect(exampleEntries.get(arg), `.env.example ${arg}`).toBe('');
@@ -256,8 +293,10 @@ describe('docker-compose.agent.yml', () => {
 
   it('keeps to syntax podman-compose reads as Docker Compose does', () => {
     expect(agentText).not.toMatch(/\$\{[A-Za-z_][A-Za-z0-9_]*:?-\}/);
-    // The worker's HOME, where the agent keeps its state, is the base file's writable volume.
     expect(services.worker!.environment!.HOME).toBe('/home/node');
     expect(services.worker!.volumes).toContain('/home/node');
+    // Unsandboxed in the agent host, an agent's HOME is its room's, on the shared workspace volume:
+    // the agents service has no HOME of its own to write.
+    expect(services.agents!.volumes).toEqual(['agent-host:/run/tributary', 'workspaces:/workspaces']);
   });
 });

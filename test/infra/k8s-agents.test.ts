@@ -1,8 +1,8 @@
 // The real-agent components (infra/k8s/components/agent-*), each rendered into both overlays as a
-// user's overlay adds it: the objects still validate, the worker runs the agent image with the agent's
-// settings, its key comes from the agent's own Secret by reference (never rendered, never in a
-// ConfigMap, never given to ingress), AGENT_ENV hands exactly that key to the agent, and what the
-// agent writes still lands on writable volumes.
+// user's overlay adds it: the objects still validate, the agents container runs the agent image and the
+// worker the agent's settings, the key comes from the agent's own Secret by reference (never rendered,
+// never in a ConfigMap, never given to ingress or the agents container's own environment), AGENT_ENV
+// hands exactly that key to the agent, and what the agent writes still lands on writable volumes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import {
   containerOf,
   environment,
   type K8sObject,
+  named,
   OVERLAYS,
   type Overlay,
   ofKind,
@@ -28,6 +29,12 @@ const EXPECTED: Record<AgentComponent, { command: string; authMethod?: string; k
   'agent-codex': { command: 'codex-acp', authMethod: 'openai-api-key', key: 'OPENAI_API_KEY' },
   'agent-gemini': { command: 'gemini --acp', authMethod: 'gemini-api-key', key: 'GEMINI_API_KEY' },
 };
+
+/** The worker pod's agents container (`tributary agent-host`). */
+const agentsOf = (objects: K8sObject[]) =>
+  named(objects, 'Deployment', 'tributary-worker').spec.template.spec.initContainers.find(
+    (c: { name: string }) => c.name === 'agents',
+  );
 
 const cases = OVERLAYS.flatMap((overlay) =>
   AGENT_COMPONENTS.map((component) => [overlay, component] as const),
@@ -47,9 +54,10 @@ describe.each(cases)(
       expect(schemaFailures(objects)).toEqual([]);
     });
 
-    it('runs the workers, and only them, on the agent image with the agent’s command and sign-in', () => {
+    it('runs the agents container, and only it, on the agent image; the worker has the command and sign-in', () => {
       const worker = containerOf(objects, 'tributary-worker');
-      expect(worker.image.split(':')[0]).toBe('tributary-agent');
+      expect(agentsOf(objects).image.split(':')[0]).toBe('tributary-agent');
+      expect(worker.image.split(':')[0]).not.toBe('tributary-agent');
       expect(containerOf(objects, 'tributary-ingress').image.split(':')[0]).not.toBe('tributary-agent');
       const env = environment(objects, worker);
       expect(env.get('AGENT_COMMAND')).toBe(expected.command);
@@ -78,21 +86,26 @@ describe.each(cases)(
       }
       const ingress = environment(objects, containerOf(objects, 'tributary-ingress'));
       for (const key of AGENT_CREDENTIAL_ENV) expect(ingress.has(key), `ingress: ${key}`).toBe(false);
+      // The agent host adds nothing of its own environment to an agent's: the key arrives with each
+      // start, from the worker.
+      const agents = environment(objects, agentsOf(objects));
+      for (const key of AGENT_CREDENTIAL_ENV) expect(agents.has(key), `agents: ${key}`).toBe(false);
     });
 
-    it('keeps HOME and AGENT_WORKSPACES, where the agent writes its state, on writable volumes', () => {
+    it("keeps AGENT_WORKSPACES (where each agent's HOME is, its room's) and /tmp writable in the agents container", () => {
       const deployment = objects.find(
         (o) => o.kind === 'Deployment' && o.metadata.name === 'tributary-worker',
       );
       const spec = deployment.spec.template.spec;
-      const worker = spec.containers[0];
-      expect(worker.securityContext.readOnlyRootFilesystem).toBe(true);
+      const agents = agentsOf(objects);
+      expect(agents.securityContext.readOnlyRootFilesystem).toBe(true);
       expect(spec.securityContext.runAsUser).toBe(1000);
-      const env = environment(objects, worker);
-      for (const path of [env.get('HOME')!, env.get('AGENT_WORKSPACES')!]) {
-        const mount = worker.volumeMounts.find((m: { mountPath: string }) => m.mountPath === path);
+      const env = environment(objects, spec.containers[0]);
+      for (const path of [env.get('AGENT_WORKSPACES')!, '/tmp']) {
+        const mount = agents.volumeMounts.find((m: { mountPath: string }) => m.mountPath === path);
         expect(mount, path).toBeDefined();
-        expect(spec.volumes.find((v: { name: string }) => v.name === mount.name).emptyDir).toBeDefined();
+        const volume = spec.volumes.find((v: { name: string }) => v.name === mount.name);
+        expect(volume.emptyDir ?? volume.persistentVolumeClaim, path).toBeDefined();
       }
     });
   },

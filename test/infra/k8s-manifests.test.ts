@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
+  agentHostEnvNames,
   DEFAULTS,
   DESIGN_ENV,
   knownEnvNames,
@@ -285,7 +286,7 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
       expect(spec.securityContext.runAsNonRoot, name).toBe(true);
       expect(spec.securityContext.runAsUser, name).toBeGreaterThan(0);
       expect(spec.automountServiceAccountToken, name).toBe(false);
-      for (const container of spec.containers) {
+      for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
         expect(container.securityContext, name).toMatchObject({
           allowPrivilegeEscalation: false,
           readOnlyRootFilesystem: true,
@@ -298,7 +299,8 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
       const container = spec.containers[0];
       const env = environment(all, container);
       const writable = ['/tmp'];
-      if (container.args[0] === 'worker') writable.push(env.get('AGENT_WORKSPACES')!, env.get('HOME')!);
+      // The workspace root is the shared claim, checked with the agents container below.
+      if (container.args[0] === 'worker') writable.push(env.get('HOME')!);
       for (const path of writable) {
         const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === path);
         expect(mount, `${deployment.metadata.name} mounts ${path}`).toBeDefined();
@@ -306,6 +308,70 @@ describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
         expect(volume.emptyDir, `${deployment.metadata.name} ${path}`).toBeDefined();
       }
     }
+  });
+
+  it('runs the agents in a container of their own beside the worker: no secrets, no shared processes, the socket and workspaces shared', () => {
+    const all = objects();
+    const deployment = named(all, 'Deployment', 'tributary-worker');
+    const spec = deployment.spec.template.spec;
+    const worker = spec.containers[0];
+    const agents = spec.initContainers?.find((c: { name: string }) => c.name === 'agents');
+    expect(agents, 'the agents container').toBeDefined();
+    // A native sidecar: up before the worker asks it, stopped only after the worker's hand-off.
+    expect(agents.restartPolicy).toBe('Always');
+    expect(agents.args).toEqual(['agent-host']);
+    expect(agents.image.split(':')[0]).toBe(worker.image.split(':')[0]);
+    expect(agents.startupProbe).toBeDefined();
+    expect(spec.shareProcessNamespace).toBe(false);
+
+    // None of the worker's configuration or secrets: only its own settings, each known to its loader.
+    expect(agents.envFrom).toBeUndefined();
+    const agentEnv = environment(all, agents);
+    const allowed = agentHostEnvNames();
+    expect([...agentEnv.keys()].filter((name) => !allowed.has(name))).toEqual([]);
+    for (const entry of agents.env) expect(entry.valueFrom?.secretKeyRef, entry.name).toBeUndefined();
+    // Restricted Pod Security refuses bubblewrap its user namespaces.
+    expect(agentEnv.get('AGENT_SANDBOX')).toBe('off');
+
+    const workerEnv = environment(all, worker);
+    expect(workerEnv.get('AGENT_SANDBOX')).toBe('agent-host');
+    const socket = workerEnv.get('AGENT_HOST_SOCKET')!;
+    expect(agentEnv.get('AGENT_HOST_SOCKET')).toBe(socket);
+    const mountAt = (container: Container, path: string) =>
+      container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === path);
+    const volume = (name: string) => spec.volumes.find((v: { name: string }) => v.name === name);
+    // The socket's folder: one emptyDir in both.
+    const socketDir = socket.slice(0, socket.lastIndexOf('/'));
+    expect(mountAt(worker, socketDir)?.name).toBeDefined();
+    expect(mountAt(agents, socketDir)?.name).toBe(mountAt(worker, socketDir).name);
+    expect(volume(mountAt(worker, socketDir).name).emptyDir).toBeDefined();
+    // The workspace root at the same path in both (a room is named by the worker's path), on the
+    // claim every worker pod shares.
+    const root = workerEnv.get('AGENT_WORKSPACES')!;
+    expect(mountAt(worker, root)?.name).toBeDefined();
+    expect(mountAt(agents, root)?.name).toBe(mountAt(worker, root).name);
+    const claimName = volume(mountAt(worker, root).name).persistentVolumeClaim?.claimName;
+    const claim = named(all, 'PersistentVolumeClaim', claimName);
+    if (overlay === 'production') {
+      expect(claim.spec.accessModes).toEqual(['ReadWriteMany']);
+      expect(claim.spec.storageClassName).toEqual(expect.any(String));
+    } else {
+      // One node: every pod mounts a ReadWriteOnce volume there.
+      expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+    }
+    // Nothing of the worker's own: every volume the agents mount is the socket's, the workspaces' or
+    // one no other container mounts.
+    const shared = new Set([mountAt(worker, socketDir).name, mountAt(worker, root).name]);
+    for (const mount of agents.volumeMounts) {
+      if (shared.has(mount.name)) continue;
+      expect(volume(mount.name).emptyDir, mount.mountPath).toBeDefined();
+      const others = spec.containers.filter((c: Container) =>
+        c.volumeMounts?.some((m: { name: string }) => m.name === mount.name),
+      );
+      expect(others, mount.mountPath).toEqual([]);
+    }
+    expect(agents.resources.limits.memory).toBeDefined();
+    expect(agents.resources.requests.cpu).toBeDefined();
   });
 
   it('carries the rules of infra/prometheus/rules.yml in a PrometheusRule', () => {

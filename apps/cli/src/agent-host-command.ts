@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { AgentHost, localLauncher } from '@tributary/acp';
+import { AgentHost, containerOnly, localLauncher } from '@tributary/acp';
 import { loadAgentHostConfig } from '@tributary/config';
 import { createLogger } from '@tributary/observability';
 import { localSandbox } from '@tributary/worker';
@@ -17,7 +17,9 @@ export const agentHostCommand: Command = {
     refuseArguments('agent-host', argv);
     const config = loadAgentHostConfig(process.env);
     const logger = createLogger(config.logLevel);
-    const sandbox = await localSandbox(config);
+    const local = await localSandbox(config);
+    // Unsandboxed here, this container is the agents' isolation from the worker.
+    const sandbox = local.kind === 'off' ? containerOnly : local;
     if (sandbox.kind === 'off') {
       logger.warn(
         { isolation: sandbox.describe },

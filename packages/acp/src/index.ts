@@ -58,7 +58,7 @@ export {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from './protocol.js';
 export type { AgentRooms } from './sandbox/agent-rooms.js';
-export { type AgentRoom, type AgentSandbox, noSandbox } from './sandbox/agent-sandbox.js';
+export { type AgentRoom, type AgentSandbox, containerOnly, noSandbox } from './sandbox/agent-sandbox.js';
 export {
   bubblewrapSandbox,
   probeBubblewrap,

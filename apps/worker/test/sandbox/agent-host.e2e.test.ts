@@ -129,13 +129,17 @@ describe('agents run by an agent host beside the worker', { timeout: 120_000 }, 
     const hostLogs: Record<string, unknown>[] = [];
     // As on restricted Kubernetes: no user namespaces, so the agents share the host's view.
     host = await startAgentHost(socketPath, hostLogs, { AGENT_SANDBOX: 'off' });
-    await f.spawn({ env: await hostedWorkerEnv(f, socketPath) });
+    const env = await hostedWorkerEnv(f, socketPath);
+    await f.spawn({ env });
     const forge = join(dir, 'forge.mjs');
     const marker = join(dir, 'forged-agent-ran');
     await writeFile(forge, FORGED_SPAWN);
-    await f.send(THREAD, shell(`${process.execPath} ${forge} ${socketPath} ${marker}`));
+    await f.send(THREAD, shell(`echo "home=$HOME"; ${process.execPath} ${forge} ${socketPath} ${marker}`));
     await f.waitForReplies(THREAD, 1);
-    expect(f.replies(THREAD)[0]!.message.text).toMatch(/host answered: .*carries no live lease’s ticket/);
+    const reply = f.replies(THREAD)[0]!.message.text;
+    expect(reply).toMatch(/host answered: .*carries no live lease’s ticket/);
+    // Its session store is on the workspace volume, not in the container's HOME: it follows its thread.
+    expect(reply).toContain(`home=${env.AGENT_WORKSPACES}\n`);
     expect(existsSync(marker)).toBe(false);
     expect(hostLogs.some((l) => l.msg === 'agent host refused a spawn without a lease ticket')).toBe(true);
   });

@@ -51,3 +51,21 @@ export const noSandbox: AgentSandbox = {
   sessionCwd: (room) => room.workspace,
   roomsMove: false,
 };
+
+/**
+ * No sandbox inside an agent host's own container (restricted Kubernetes), where the container is
+ * the isolation from the worker: the agents share it, and each gets the HOME of its room rather than
+ * the container's, so the session stores of coding agents lie on the workspace volume and stay with
+ * their threads when a thread moves to another pod.
+ */
+export const containerOnly: AgentSandbox = {
+  ...noSandbox,
+  describe:
+    'off (AGENT_SANDBOX=off): agents share this container and its view of every thread workspace, each with the HOME of its room',
+  wrap: (command, args, room) => ({
+    command,
+    args: [...args],
+    cwd: room.workspace,
+    env: { HOME: room.home },
+  }),
+};
