@@ -94,6 +94,22 @@ describe('the agent host', { timeout: 60_000 }, () => {
     await expect(startAgent(socketPath, undefined)).rejects.toThrow(/holds no lease on the agent host/);
   });
 
+  it('takes no lease for a warden that closed while it waited to reconnect', async () => {
+    const socketPath = join(await tempDir(), 'agent-host.sock');
+    // No host yet: the lease's first connection fails and it waits to try again; the warden stops.
+    const lease = new HostLease(socketPath, 1000, () => {});
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    lease.close();
+    const host = new AgentHost({ socketPath, sandbox: noSandbox, launcher: localLauncher() });
+    await host.listen();
+    cleanup.push(() => host.close());
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(lease.ticket).toBeUndefined();
+    await expect(startAgent(socketPath, randomBytes(32).toString('base64url'))).rejects.toThrow(
+      /no worker holds this agent host’s lease/,
+    );
+  });
+
   it('refuses a spawn that carries no live lease’s ticket, as an agent that found the socket would send', async () => {
     const socketPath = await startHost();
     const { lease } = holdLease(socketPath);

@@ -69,6 +69,8 @@ export class HostLease {
   }
 
   #connect(): void {
+    // A reconnect due after close() must not take the lease again for nobody.
+    if (this.#closed) return;
     const socket = connect(this.socketPath);
     const reader = new FrameReader();
     this.#socket = socket;
