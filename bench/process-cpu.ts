@@ -73,6 +73,18 @@ export function descendantsCpuMs(pid: number): number {
   return descendants(pid).reduce((total, child) => total + statTimes(child).own, statTimes(pid).children);
 }
 
+/**
+ * CPU ms of a process and everything below it, as finely as the kernel tells: each live process's
+ * threads to the nanosecond, plus (in clock ticks) the children already reaped, whose time the kernel
+ * adds to their parent's. Spans of a tree whose short-lived children come and go (a shell tool's).
+ */
+export function treeCpuMsFine(pid: number): number {
+  return [pid, ...descendants(pid)].reduce(
+    (total, member) => total + processCpuMsFine(member) + statTimes(member).children,
+    0,
+  );
+}
+
 /** Bytes a process has passed to write(2) so far (/proc/<pid>/io wchar: files, pipes, sockets). */
 export function processBytesWritten(pid: number): number {
   return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);

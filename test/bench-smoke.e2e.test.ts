@@ -223,6 +223,26 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.bytes_per_turn_late_over_turn_10).toBeGreaterThan(0);
   });
 
+  it('sandbox-turns runs the same turns with no sandbox, in bubblewrap and through an agent host', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('sandbox-turns');
+    expect(result.rows.map((row) => `${row[0]} ${row[1]}`)).toEqual([
+      'off text',
+      'off shell',
+      'bubblewrap text',
+      'bubblewrap shell',
+      'agent-host text',
+      'agent-host shell',
+    ]);
+    for (const sandbox of ['bubblewrap', 'agent_host']) {
+      for (const turn of ['text', 'shell']) {
+        expect(result.ratios[`${sandbox}_${turn}_p50_over_off`]).toBeGreaterThan(0);
+        expect(result.ratios[`${sandbox}_${turn}_cpu_over_off`]).toBeGreaterThan(0);
+      }
+    }
+  });
+
   it('scale runs 1 and 2 workers under the closed load and counts agent processes', {
     timeout: 120_000,
   }, async () => {
