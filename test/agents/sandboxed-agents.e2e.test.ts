@@ -1,12 +1,15 @@
 // The published coding agents, each started by a real worker in its bubblewrap sandbox, run a whole
 // turn in which their model (the fake one) has them run a shell command: the command's file lands in
-// the thread's workspace on the host, and what it printed shows it ran inside the sandbox.
+// the thread's workspace on the host, and what it printed shows it ran inside the sandbox. And a
+// published agent's thread outlives its worker: two workers sharing nothing on disk but the workspace
+// root; after the first is killed, the second finds the first turn's file, and Claude Code's own
+// session (kept under the thread's agent home) comes back with the first turn in it.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Fleet, startFleet } from '../../apps/worker/test/fleet/fleet.js';
+import { type Fleet, type FleetWorker, startFleet } from '../../apps/worker/test/fleet/fleet.js';
 import { message } from '../../apps/worker/test/worker-fixture.js';
 import { type AgentName, agentProfile } from './agent-profiles.js';
 import { type FakeModelServer, startFakeModelServer } from './fake-model-server.js';
@@ -32,6 +35,30 @@ afterEach(async () => {
   await fleet?.close();
   fleet = undefined;
 });
+
+/** A worker running the published agent `name` in its bubblewrap sandbox, HOME and TMPDIR its own. */
+async function publishedWorker(
+  f: Fleet,
+  name: AgentName,
+  workspaces: string,
+  env: Record<string, string> = {},
+): Promise<FleetWorker> {
+  return f.spawn({
+    env: {
+      HOME: await f.tempDir(),
+      TMPDIR: await f.tempDir(),
+      PATH: `${join(prefix, 'node_modules', '.bin')}:${process.env.PATH}`,
+      ...agentProfile(name, model.url).workerEnv,
+      ...env,
+      AGENT_SANDBOX: 'bubblewrap',
+      AGENT_SANDBOX_READ: prefix,
+      AGENT_WORKSPACES: workspaces,
+      AGENT_PERMISSION_POLICY: 'allow-once',
+      AGENT_WARM_SPARES: '0',
+      AGENT_INIT_TIMEOUT_MS: '120000',
+    },
+  });
+}
 
 /**
  * Worker settings beyond the agent's profile, and what its command finds. codex's mode
@@ -61,21 +88,7 @@ describe('published agents in the bubblewrap sandbox run a shell command for the
     const f = await startFleet({});
     fleet = f;
     const workspaces = await f.tempDir();
-    const worker = await f.spawn({
-      env: {
-        HOME: await f.tempDir(),
-        TMPDIR: await f.tempDir(),
-        PATH: `${join(prefix, 'node_modules', '.bin')}:${process.env.PATH}`,
-        ...agentProfile(name, model.url).workerEnv,
-        ...SETTINGS[name].env,
-        AGENT_SANDBOX: 'bubblewrap',
-        AGENT_SANDBOX_READ: prefix,
-        AGENT_WORKSPACES: workspaces,
-        AGENT_PERMISSION_POLICY: 'allow-once',
-        AGENT_WARM_SPARES: '0',
-        AGENT_INIT_TIMEOUT_MS: '120000',
-      },
-    });
+    const worker = await publishedWorker(f, name, workspaces, SETTINGS[name].env);
     expect(worker.logs.find((l) => l.msg === 'agents run isolated')?.isolation).toMatch(/^bubblewrap /);
 
     const proof = `proof-${randomUUID()}`;
@@ -128,5 +141,86 @@ describe('published agents in the bubblewrap sandbox run a shell command for the
         outcome: { outcome: 'selected' },
       });
     }
+  });
+});
+
+describe('a published agent’s thread on another worker (bubblewrap)', { timeout: 300_000 }, () => {
+  it('claude: after a SIGKILL between turns the next turn reads the file on the session it resumes', async () => {
+    const f = await startFleet({});
+    fleet = f;
+    const workspaces = await f.tempDir();
+    const workers = [
+      await publishedWorker(f, 'claude', workspaces),
+      await publishedWorker(f, 'claude', workspaces),
+    ];
+    const modelSaw = () => JSON.stringify(model.requests.map((r) => r.answer));
+
+    const write = 'RUN-SHELL: echo the plan is ready > plan.txt';
+    await f.send(THREAD, message(write));
+    await f.waitForReplies(THREAD, 1).catch((error: Error) => {
+      throw new Error(`${error.message}; the model saw: ${modelSaw()}`);
+    });
+    const [turn1] = f.dispatches(THREAD);
+    expect(turn1!.log.sessionPath).toBe('new');
+    await waitFor(
+      async () => (await f.queue.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)),
+      { what: 'turn 1 committed and its reply delivered' },
+    );
+    // Claude Code appends its transcript on a 100 ms timer, after claude-agent-acp has answered the
+    // prompt: a kill inside that window loses the turn's tool result and answer from the session it
+    // resumes. The kill waits the window out so the takeover is what this test measures.
+    const transcript = join(
+      workspaces,
+      'gateway/C1/T1/home/.claude/projects/-workspace',
+      `${String(turn1!.log.sessionId)}.jsonl`,
+    );
+    await waitFor(
+      async () => (await readFile(transcript, 'utf8').catch(() => '')).includes('"TOOL-RESULT: '),
+      {
+        what: "turn 1's answer in Claude Code's transcript",
+      },
+    );
+    await turn1!.worker.kill();
+
+    const seenBefore = model.requests.length;
+    const read = 'RUN-SHELL: cat plan.txt';
+    await f.send(THREAD, message(read));
+    await f.waitForReplies(THREAD, 2).catch((error: Error) => {
+      throw new Error(`${error.message}; the model saw: ${modelSaw()}`);
+    });
+    const [, turn2] = f.dispatches(THREAD);
+    expect(turn2!.worker).toBe(workers.find((w) => w !== turn1!.worker));
+    // claude-agent-acp offers session/resume: the session Claude Code wrote on worker A, read back
+    // from the thread's agent home on worker B. No history pasted in as text.
+    expect(turn2!.log).toMatchObject({
+      sessionPath: 'resumed',
+      sessionId: turn1!.log.sessionId,
+      historyTurns: 0,
+    });
+    expect(f.replies(THREAD).at(-1)!.message.text).toContain('the plan is ready');
+
+    // The model calls of turn 2 carry turn 1 as Claude Code recorded it: its prompt, the command's call,
+    // its result and the answer, before turn 2's prompt.
+    const turn2Requests = model.requests.slice(seenBefore).filter((r) => r.api === 'anthropic');
+    const asked = turn2Requests.find((r) => r.answer === 'tool: cat plan.txt');
+    expect(asked, modelSaw()).toBeDefined();
+    const texts = asked!.userTexts;
+    const first = texts.findIndex((t) => t.includes(write));
+    expect(first, JSON.stringify(texts)).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(texts.findIndex((t) => t.includes(read)));
+    const messages: { role: string; content: unknown }[] = (asked!.body as { messages: [] }).messages;
+    const blocks = messages.flatMap((m) =>
+      Array.isArray(m.content) ? m.content.map((b) => ({ role: m.role, ...b })) : [],
+    );
+    const call = blocks.find(
+      (b) =>
+        b.role === 'assistant' &&
+        b.type === 'tool_use' &&
+        b.input?.command === 'echo the plan is ready > plan.txt',
+    );
+    expect(call, JSON.stringify(messages)).toBeDefined();
+    expect(blocks.some((b) => b.type === 'tool_result' && b.tool_use_id === call!.id)).toBe(true);
+    const answer = blocks.find((b) => b.role === 'assistant' && b.type === 'text');
+    expect(answer?.text).toMatch(/^TOOL-RESULT: /);
   });
 });
