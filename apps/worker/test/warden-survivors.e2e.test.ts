@@ -73,6 +73,8 @@ it('keeps a dead worker present while an agent process it could not kill runs, a
   timeout: 60_000,
 }, async () => {
   const { warden } = await startWarden();
+  // Listened for from the start: the warden may exit before the test sees the keys go.
+  const exited = once(warden, 'exit');
   // Root's, in a process group of its own: the unprivileged warden's SIGKILL is refused.
   const survivor = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
   started.push(survivor);
@@ -103,5 +105,5 @@ it('keeps a dead worker present while an agent process it could not kill runs, a
   await waitFor(async () => (await redis.exists(keys().presence, keys().survivors)) === 0, {
     what: 'the presence and the survivors withdrawn',
   });
-  await once(warden, 'exit');
+  await exited;
 });
