@@ -100,6 +100,10 @@ describe('a thread’s disk budget', { timeout: 60_000 }, () => {
     h = harness;
     await harness.send(THREAD, message(OVER));
     await waitForReplies(harness, THREAD, 1);
+    // The notice goes out after the reply, as a message of its own.
+    await waitFor(() => notices(harness, THREAD, "This thread's files now take").length > 0, {
+      what: 'the over-budget notice sent',
+    });
     return { harness, workspace: join(root, 'gateway', 'C1', 'T1', 'workspace') };
   }
 
