@@ -146,7 +146,10 @@ export class ThreadRooms implements AgentRooms {
           if (thread.endsWith('.moving')) continue;
           const dir = join(this.root, platform, channel, thread);
           const found = await readRecord(dir);
-          if (found) yield { dir, ...found.record, usedAt: found.usedAt };
+          // A record that names another thread than its folder's (an unsandboxed agent can write it)
+          // must not get that thread's expiry applied to this room.
+          if (found && this.dirOf(found.record.thread) === dir)
+            yield { dir, ...found.record, usedAt: found.usedAt };
         }
       }
     }

@@ -100,6 +100,16 @@ describe('thread rooms', () => {
     expect(await readFile(join(room.workspace, 'notes'), 'utf8')).toBe('a file');
   });
 
+  it('ignores a room record that names another thread than its folder’s', async () => {
+    await rooms.thread(THREAD);
+    await rooms.record(THREAD, 10);
+    await writeFile(
+      join(root, 'slack', 'C1', '1712.5', 'room.json'),
+      JSON.stringify({ thread: 'slack:C1:other', bytes: 10 }),
+    );
+    expect(await recorded()).toEqual([]);
+  });
+
   it('deletes a spare’s room, and a reset thread’s when so configured', async () => {
     const spare = await rooms.spare();
     await rooms.discard(spare);
