@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AgentHost, containerOnly, localLauncher } from '@tributary/acp';
 import { loadAgentHostConfig } from '@tributary/config';
-import { createLogger } from '@tributary/observability';
+import { createLogger, exitWhenWritten } from '@tributary/observability';
 import { localSandbox } from '@tributary/worker';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
@@ -36,6 +36,6 @@ export const agentHostCommand: Command = {
     await host.listen();
     await untilSignal(logger);
     await host.close();
-    process.exit(0);
+    exitWhenWritten(logger, 0);
   },
 };

@@ -1,5 +1,5 @@
 import { loadWorkerConfig } from '@tributary/config';
-import { createLogger } from '@tributary/observability';
+import { createLogger, exitWhenWritten } from '@tributary/observability';
 import { startWorker } from '@tributary/worker';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
@@ -17,6 +17,6 @@ export const workerCommand: Command = {
     // A close cut short by its deadline leaves reconnecting clients behind: they must not keep the
     // process (and a pod's rollout) waiting. A worker that could not go on exits non-zero, so its
     // supervisor restarts it.
-    process.exit(failure ? 1 : 0);
+    exitWhenWritten(logger, failure ? 1 : 0);
   },
 };

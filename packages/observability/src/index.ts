@@ -31,7 +31,7 @@ export {
   type TurnOutcome,
 } from './label-values.js';
 export { type LogSink, silentLogger } from './log-sink.js';
-export { createLogger, REDACTED_PATHS } from './logger.js';
+export { createLogger, exitWhenWritten, REDACTED_PATHS } from './logger.js';
 export type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
 export { platformCallCounter } from './platform-call-counter.js';
 export type { ScrapeRead } from './scrape-readers.js';

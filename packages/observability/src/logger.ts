@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { serializeError, serializeErrors } from './error-serializer.js';
 
@@ -21,7 +22,8 @@ export const REDACTED_PATHS = [
 /**
  * By default lines go to stdout asynchronously: a write no longer blocks the event loop per line, and
  * lines logged while one write is in flight leave together. pino flushes what is buffered when the
- * process exits; a SIGKILL or an out-of-memory kill loses the lines still buffered in memory.
+ * process exits, but not the write in flight, which a loaded machine may not have finished by then:
+ * commands exit with exitWhenWritten. A SIGKILL or an out-of-memory kill loses what is still buffered.
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -34,4 +36,23 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );
+}
+
+/** How long an exit waits for its lines: a stdout nobody reads must not hold it. */
+const EXIT_WRITE_BOUND_MS = 2_000;
+
+/**
+ * Exits with `code` once every line `logger` took is written, the write in flight included: under
+ * load an exit at once can lose that one, and it is often the last word ("worker stopped").
+ */
+export function exitWhenWritten(logger: Logger, code: number): void {
+  process.exitCode = code;
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
+  if (!(stream instanceof EventEmitter) || !('flushSync' in stream) || !('end' in stream)) {
+    process.exit(code);
+  }
+  const exit = () => process.exit(code);
+  setTimeout(exit, EXIT_WRITE_BOUND_MS).unref();
+  (stream as EventEmitter).once('close', exit);
+  (stream as unknown as { end(): void }).end();
 }
