@@ -1,8 +1,8 @@
 // docker-compose.yml as written, under podman-compose: Redis and Prometheus (stand-in images),
 // ingress, two workers and the agents' container come up, report ready through the file's own health
 // checks, Prometheus finds and scrapes all three Tributary processes, one signed message is answered end
-// to end, an agent that hunts for the workers' secrets from the agents' container finds none, and the
-// stack comes down. Grafana is left out: it has no stand-in (no Debian package).
+// to end, an agent that hunts for the workers' secrets and another thread's files from its sandbox in
+// the agents' container finds none, and the stack comes down. Grafana is left out: it has no stand-in (no Debian package).
 import { randomBytes } from 'node:crypto';
 import { copyFile, cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -193,6 +193,16 @@ if (problem) {
           `echo 'REDIS_PASSWORD=${canaries.file}' > ~/.tributary-credentials`,
         );
       }
+      // Another thread's agent leaves a file in its workspace, where the hunt goes looking for it.
+      const neighbour = `neighbour-${randomBytes(3).toString('hex')}`;
+      const neighbourCanary = `canary-neighbour-${randomBytes(8).toString('hex')}`;
+      await postGatewayMessage(
+        INGRESS,
+        secret,
+        neighbour,
+        `@agent ${JSON.stringify({ shell: `echo ${neighbourCanary} > notes.txt` })}`,
+      );
+      expect((await replies(neighbour, 1))[0]).toContain('shell exit 0');
       const thread = `hunt-${randomBytes(3).toString('hex')}`;
       const hunt = [
         'id',
@@ -201,6 +211,8 @@ if (problem) {
         'ls -la /run/tributary',
         'ls -a ~ /tmp /workspaces',
         'cat /home/node/.tributary-credentials',
+        `cat /workspaces/*/*/${neighbour}/workspace/notes.txt`,
+        'find / -xdev -name notes.txt 2>/dev/null',
         'echo hunt-end',
       ].join('; ');
       // Compressed and encoded in the agent, so the worker's scrubber, which blanks the secrets it
@@ -216,11 +228,15 @@ if (problem) {
       const encoded = reply!.match(/[A-Za-z0-9+/=]{40,}/)?.[0];
       expect(encoded, reply).toBeDefined();
       const found = gunzipSync(Buffer.from(encoded!, 'base64')).toString('utf8');
-      // The commands ran, in the agents' container: the agent host is there, no worker is.
+      // The commands ran in a sandbox of their own in the agents' container: neither the agent host
+      // nor any worker is in sight, nor the other thread's room.
       expect(found).toContain('hunt-end');
       expect(found).toContain('uid=1000');
-      expect(found).toContain('agent-host');
+      expect(found).not.toContain('agent-host');
       expect(found).not.toMatch(/tributary(\.js)?\0?\s*worker/);
+      expect(found).toMatch(/\/workspaces.*No such file or directory/);
+      expect(found).not.toContain(neighbourCanary);
+      expect(reply).not.toContain(neighbourCanary);
       for (const [name, canary] of Object.entries(canaries)) {
         expect(found, name).not.toContain(canary);
         expect(reply, name).not.toContain(canary);

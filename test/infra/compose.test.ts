@@ -45,6 +45,7 @@ interface Service {
   healthcheck?: { test: string };
   stop_grace_period?: string;
   deploy?: { replicas?: number };
+  security_opt?: string[];
 }
 
 // Compose merges `<<: *anchor` keys, so the test reads the file the way compose does.
@@ -151,7 +152,10 @@ describe('docker-compose.yml', () => {
     const env = agents.environment!;
     const allowed = agentHostEnvNames();
     expect(Object.keys(env).filter((variable) => !allowed.has(variable))).toEqual([]);
-    expect(env.AGENT_SANDBOX).toBeDefined();
+    // Each agent sandboxed there unless the operator says otherwise, with the fresh /proc it mounts.
+    expect(env.AGENT_SANDBOX).toBe('${AGENTS_SANDBOX:-bubblewrap}');
+    expect(agents.security_opt).toEqual(['systempaths=unconfined']);
+    expect(example).toMatch(/^AGENTS_SANDBOX=bubblewrap$/m);
     const socket = String(env.AGENT_HOST_SOCKET);
     const socketDir = socket.slice(0, socket.lastIndexOf('/'));
     const named = (service: Service, path: string) =>

@@ -63,8 +63,9 @@ function systemMount(path: string): string[] {
  * The agent in namespaces of its own (bubblewrap, docs/adr/0044): its own PID namespace and /proc (it
  * sees and signals only its own processes, so no other process's environment, memory or command
  * line), its own mount namespace holding only the system, the paths named read-only, its room and a
- * private /tmp (none of the worker's files, secrets or other threads), its own IPC and UTS namespaces,
- * and a user namespace in which it is uid 1000, not root. It keeps the host's network: it must reach
+ * private /tmp (none of the worker's files, secrets or other threads), its own IPC and UTS namespaces
+ * (keeping the hostname it had: container seccomp profiles refuse `sethostname`), and a user
+ * namespace in which it is uid 1000, not root. It keeps the host's network: it must reach
  * its model API. `--die-with-parent`: if the worker's bwrap goes, everything inside goes with it.
  */
 export function bubblewrapSandbox(options: BubblewrapOptions, version: string): AgentSandbox {
@@ -80,8 +81,6 @@ export function bubblewrapSandbox(options: BubblewrapOptions, version: string): 
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
-    '--hostname',
-    'agent',
     '--die-with-parent',
     '--new-session',
     // The private /tmp first: a path it would hide (an installation under /tmp) is bound after it.
