@@ -14,10 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AgentCommandConfig, AgentProcess } from '@tributary/acp';
+import { agentMemory, type Memory } from '@tributary/acp/process-memory';
 import { builtInAgentCommand } from '@tributary/agent';
 import { splitCommandLine } from '@tributary/config';
 import { type Cell, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
-import { agentMemory, type Memory } from './process-memory.js';
 import { rounded } from './stats.js';
 
 const { values } = parseArgs({ options: { ...resultOptions, sessions: { type: 'string' } } });

@@ -8,31 +8,42 @@
  * never seen, sent when the worker is idle (its previous turn committed, its spare replaced), as a
  * quiet fleet meets a new conversation. Then a burst: `--burst` new threads at once on a worker with a
  * turn slot for each, whose agent starts take turns (AGENT_START_CONCURRENCY, one per CPU): what each
- * start waited for its turn is reported beside the first-prompt times. Also prints what one spare
- * costs: the PSS of an idle agent process.
+ * start waited for its turn is reported beside the first-prompt times. Then new threads one after
+ * another (`--serial`, each sent as soon as the previous one's prompt reached its agent), sandboxed, in
+ * two rounds a minute apart at most: on a worker that keeps one spare, and on workers whose spares
+ * grow with the threads that found none ready (docs/adr/0047), within the shipped memory budget and a
+ * large one. Also prints what one spare costs: the PSS of an idle agent process.
  *
- *   npm run bench:first-prompt [-- --samples 40] [-- --burst 40] [-- --smoke]
+ *   npm run bench:first-prompt [-- --samples 40] [-- --burst 40] [-- --serial 40] [-- --smoke]
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentDefaults } from '@tributary/acp';
+import { agentMemory } from '@tributary/acp/process-memory';
 import { loadWorkerConfig } from '@tributary/config';
 import { queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { type RunningWorker, startWorker } from '@tributary/worker';
 import { pino } from 'pino';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
-import { agentMemory } from './process-memory.js';
 import { percentile, rounded } from './stats.js';
 
 const { values } = parseArgs({
-  options: { ...resultOptions, samples: { type: 'string' }, burst: { type: 'string' } },
+  options: {
+    ...resultOptions,
+    samples: { type: 'string' },
+    burst: { type: 'string' },
+    serial: { type: 'string' },
+  },
 });
 const samples = sizeOption(values, 'samples', 40, 4);
 // A smoke's burst still outnumbers the starts a worker runs at once, so some wait their turn.
 const burst = sizeOption(values, 'burst', 40, 2 * agentDefaults.startConcurrency() + 2);
+const serial = sizeOption(values, 'serial', 40, 6);
+/** The spares' memory budgets the serial rounds compare: none (one spare), the shipped one, a large one. */
+const SERIAL_BUDGETS_MB = [0, agentDefaults.warmSparesMemoryMb, 4096] as const;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 interface Path {
@@ -55,7 +66,13 @@ const redis = await startRedis({ private: true });
 const SANDBOXES = ['bubblewrap', 'off'] as const;
 type Sandbox = (typeof SANDBOXES)[number];
 
-async function startPath(name: string, sandbox: Sandbox, spares: number, slots?: number): Promise<Path> {
+async function startPath(
+  name: string,
+  sandbox: Sandbox,
+  spares: number,
+  slots?: number,
+  sparesMemoryMb: number = agentDefaults.warmSparesMemoryMb,
+): Promise<Path> {
   const stateDir = await mkdtemp(join(tmpdir(), `tributary-first-prompt-${name}-`));
   const prompts = new Map<string, number>();
   const sessions = new Map<string, string>();
@@ -86,6 +103,7 @@ async function startPath(name: string, sandbox: Sandbox, spares: number, slots?:
     METRICS_PORT: '0',
     SHUTDOWN_GRACE_MS: '0',
     AGENT_WARM_SPARES: String(spares),
+    AGENT_WARM_SPARES_MEMORY_MB: String(sparesMemoryMb),
     AGENT_SANDBOX: sandbox,
     AGENT_WORKSPACES: stateDir,
     ...(slots === undefined ? {} : { WORKER_CONCURRENCY: String(slots), AGENT_MAX_SESSIONS: String(slots) }),
@@ -98,7 +116,7 @@ async function startPath(name: string, sandbox: Sandbox, spares: number, slots?:
 }
 
 /** Enqueues the first message of a thread `path` has never seen; resolves with its thread and ack time. */
-async function newThread(path: Path, index: number): Promise<{ thread: string; ackAt: number }> {
+async function newThread(path: Path, index: number | string): Promise<{ thread: string; ackAt: number }> {
   const thread = `gateway:C1:${path.name}-${index}`;
   const event = {
     eventId: `${path.name}-${index}`,
@@ -147,6 +165,19 @@ async function burstOf(path: Path, count: number): Promise<number[]> {
     sent.map(async ({ thread, ackAt }) => (await firstPrompt(path, thread, 120_000)) - ackAt),
   );
   await Promise.all(sent.map(({ thread }) => committed(path, thread, 120_000)));
+  return ms;
+}
+
+/** New threads one after another, each sent once the previous one's prompt reached its agent. */
+async function serialRound(path: Path, count: number, round: number): Promise<number[]> {
+  const ms: number[] = [];
+  const threads: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const { thread, ackAt } = await newThread(path, `r${round}-${i}`);
+    ms.push((await firstPrompt(path, thread, 120_000)) - ackAt);
+    threads.push(thread);
+  }
+  await Promise.all(threads.map((thread) => committed(path, thread, 120_000)));
   return ms;
 }
 
@@ -217,6 +248,49 @@ try {
     log(`first-prompt: burst of ${burst} answered (${sandbox})`);
   }
 
+  // New threads one after another, sandboxed: two rounds on each budget, the second once the spares
+  // the first asked for are ready (well within a minute of it, before any is given back).
+  const serials: { budgetMb: number; rounds: Path[]; aim: number; spareMb: number }[] = [];
+  for (const budgetMb of SERIAL_BUDGETS_MB) {
+    const path = await startPath(`serial-${budgetMb}`, 'bubblewrap', 1, serial, budgetMb);
+    paths.push(path);
+    await settle(path, 1);
+    await waitFor(() => path.worker.pool.bytesPerSpare !== undefined, {
+      what: 'the spare to be measured',
+      timeoutMs: 30_000,
+    });
+    const rounds: Path[] = [];
+    for (const round of [1, 2]) {
+      path.starts.length = 0;
+      path.startWaits.length = 0;
+      const ms = await serialRound(path, serial, round);
+      rounds.push({
+        ...path,
+        name: `${path.name}-round-${round}`,
+        ms,
+        starts: [...path.starts],
+        startWaits: [...path.startWaits],
+      });
+      if (round === 1) {
+        await waitFor(() => path.worker.pool.readySpares >= path.worker.pool.spareTarget, {
+          what: `${path.name}'s spares`,
+          timeoutMs: 300_000,
+        });
+      }
+    }
+    const { spareTarget, bytesPerSpare } = path.worker.pool;
+    serials.push({
+      budgetMb,
+      rounds,
+      aim: spareTarget,
+      spareMb: rounded((bytesPerSpare ?? 0) / 1024 ** 2, 1),
+    });
+    await stop(path);
+    log(
+      `first-prompt: ${serial} new threads one after another, twice (AGENT_WARM_SPARES_MEMORY_MB=${budgetMb})`,
+    );
+  }
+
   const p = (ms: number[], q: number) => rounded(percentile(ms, q), 1);
   const some = (ms: number[]) => (ms.length ? ms : [0]);
   const row = (name: string, path: Path) => [
@@ -232,11 +306,18 @@ try {
     paths.find(
       (path) => path.sandbox === sandbox && sparesOf(path) === spares && !path.name.startsWith('burst'),
     )!;
-  const rows = SANDBOXES.flatMap((sandbox) => [
-    row('with a warm spare (AGENT_WARM_SPARES=1)', find(sandbox, 1)),
-    row('without (AGENT_WARM_SPARES=0)', find(sandbox, 0)),
-    row(`a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`, herds.get(sandbox)!),
-  ]);
+  const rows = [
+    ...SANDBOXES.flatMap((sandbox) => [
+      row('with a warm spare (AGENT_WARM_SPARES=1)', find(sandbox, 1)),
+      row('without (AGENT_WARM_SPARES=0)', find(sandbox, 0)),
+      row(`a burst of ${burst} at once (WORKER_CONCURRENCY=${burst})`, herds.get(sandbox)!),
+    ]),
+    ...serials.flatMap(({ budgetMb, rounds }) =>
+      rounds.map((path, i) =>
+        row(`${serial} one after another, round ${i + 1} (AGENT_WARM_SPARES_MEMORY_MB=${budgetMb})`, path),
+      ),
+    ),
+  ];
   const columns = [
     'new thread',
     'ack → prompt p50 (ms)',
@@ -252,6 +333,17 @@ try {
   const allStarts = (sandbox: Sandbox) =>
     paths.filter((path) => path.sandbox === sandbox).flatMap((path) => path.starts);
   log(`memory per spare: ${sparePss.get('bubblewrap')} MB PSS sandboxed, ${sparePss.get('off')} MB without`);
+  const serialOf = (budgetMb: number) => serials.find((entry) => entry.budgetMb === budgetMb)!;
+  const [fixed, shipped, large] = SERIAL_BUDGETS_MB.map(serialOf) as [
+    (typeof serials)[number],
+    (typeof serials)[number],
+    (typeof serials)[number],
+  ];
+  const roundP99 = (entry: (typeof serials)[number], round: number) => p(entry.rounds[round - 1]!.ms, 99);
+  const aims = serials.map(
+    ({ budgetMb, aim, spareMb }) => `${aim} spares of ${spareMb} MB with ${budgetMb} MB`,
+  );
+  log(`spares aimed at after the first serial round: ${aims.join(', ')}`);
   const path = await writeBenchResult(values, {
     name: 'first-prompt',
     title:
@@ -271,6 +363,15 @@ try {
       start_p50_sandbox_over_off: rounded(
         percentile(some(allStarts('bubblewrap')), 50) / percentile(some(allStarts('off')), 50),
       ),
+      serial_round1_p99_ms_one_spare: roundP99(fixed, 1),
+      serial_round2_p99_ms_one_spare: roundP99(fixed, 2),
+      serial_round1_p99_ms_shipped_budget: roundP99(shipped, 1),
+      serial_round2_p99_ms_shipped_budget: roundP99(shipped, 2),
+      serial_round1_p99_ms_large_budget: roundP99(large, 1),
+      serial_round2_p99_ms_large_budget: roundP99(large, 2),
+      serial_round2_p99_large_budget_over_one_spare: rounded(roundP99(large, 2) / roundP99(fixed, 2)),
+      serial_spares_aimed_at_shipped_budget: shipped.aim,
+      serial_spares_aimed_at_large_budget: large.aim,
     },
     notes: [
       'One worker process per path with the built-in agent (TypeScript through tsx), on one private Redis; the four spaced paths take turns sample by sample.',
@@ -278,6 +379,7 @@ try {
       'Ack: the enqueue script answered (what ingress acknowledges with 2xx). Prompt: the time the built-in agent logged on receiving session/prompt. Agent start: from the spawn (of bwrap, when sandboxed) to the initialize answer.',
       'Each sample is a thread the worker never saw, sent to an idle worker whose spare was ready again; a burst of new threads larger than the spares waits for starts.',
       `Memory per spare: the median PSS of an idle agent process group, bwrap included: ${sparePss.get('bubblewrap')} MB sandboxed, ${sparePss.get('off')} MB without.`,
+      `One after another: ${serial} new threads on a sandboxed worker with ${serial} turn slots and sessions, each sent once the previous one's prompt reached its agent, in two rounds; the second begins once the spares the first asked for are ready. AGENT_WARM_SPARES=1 throughout; AGENT_WARM_SPARES_MEMORY_MB=0 keeps that one spare, ${agentDefaults.warmSparesMemoryMb} (the default) and 4096 let the spares grow by one for each thread that found none ready (docs/adr/0047). Spares aimed at after the first round: ${aims.join('; ')}.`,
       `The bursts: ${burst} new threads enqueued at once on a worker of their own with ${burst} turn slots and sessions and one spare; its agents start ${agentDefaults.startConcurrency()} at a time (AGENT_START_CONCURRENCY, one per CPU), the rest wait their turn in order. Start wait: from a start being asked for to its spawn.`,
     ],
   });

@@ -92,13 +92,19 @@ describe('benchmark smoke runs', () => {
   }, async () => {
     const result = await smoke('first-prompt');
     const burst = 2 * agentDefaults.startConcurrency() + 2;
-    expect(result.rows.map((row) => row[0])).toEqual(
-      ['bubblewrap', 'off'].flatMap((sandbox) => [
+    expect(result.rows.map((row) => row[0])).toEqual([
+      ...['bubblewrap', 'off'].flatMap((sandbox) => [
         `with a warm spare (AGENT_WARM_SPARES=1), AGENT_SANDBOX=${sandbox}`,
         `without (AGENT_WARM_SPARES=0), AGENT_SANDBOX=${sandbox}`,
         `a burst of ${burst} at once (WORKER_CONCURRENCY=${burst}), AGENT_SANDBOX=${sandbox}`,
       ]),
-    );
+      ...[0, agentDefaults.warmSparesMemoryMb, 4096].flatMap((budget) =>
+        [1, 2].map(
+          (round) =>
+            `6 one after another, round ${round} (AGENT_WARM_SPARES_MEMORY_MB=${budget}), AGENT_SANDBOX=bubblewrap`,
+        ),
+      ),
+    ]);
     expect(result.rows.every((row) => Number(row[1]) > 0 && Number(row[2]) >= Number(row[1]))).toBe(true);
     // Every path started agents, and said how long each took.
     expect(result.rows.every((row) => Number(row[4]) > 0)).toBe(true);
@@ -107,6 +113,9 @@ describe('benchmark smoke runs', () => {
     expect(result.ratios.start_p50_sandbox_over_off).toBeGreaterThan(0);
     // More starts at once than a worker runs (one per CPU): some waited their turn.
     expect(result.ratios.burst_start_wait_p99_ms).toBeGreaterThan(0);
+    // Threads that found no spare ready raised the aim wherever a budget let it grow.
+    expect(result.ratios.serial_spares_aimed_at_large_budget).toBeGreaterThan(1);
+    expect(result.ratios.serial_round2_p99_ms_large_budget).toBeGreaterThan(0);
   });
 
   it('takeover re-prompts a killed worker’s turn elsewhere', { timeout: 120_000 }, async () => {

@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { AgentProcess, buildAgentEnv } from '@tributary/acp';
+import { agentMemory } from '@tributary/acp/process-memory';
 import { loadWorkerConfig } from '@tributary/config';
 import { waitFor } from '@tributary/testkit';
 import { agentCommandConfig } from '@tributary/worker';
-import { agentMemory } from '../../bench/process-memory.js';
 import type { AgentProfile } from './agent-profiles.js';
 import type { FakeModelServer } from './fake-model-server.js';
 

@@ -244,6 +244,8 @@ async function startOn(
     launcher,
     maxSessions: config.maxSessions,
     warmSpares: config.warmSpares,
+    spareMemoryBytes: config.warmSparesMemoryMb * 1024 * 1024,
+    onSpareMissed: () => metrics.agentSpareMissesTotal.inc(),
     startConcurrency: config.agentStartConcurrency,
     onAgentStartWaited: (ms) => {
       metrics.agentStartWaitSeconds.observe(ms / 1000);
@@ -410,12 +412,20 @@ async function startOn(
   started.undoWith(() => starts.close());
   let accepting = true;
   observeFleet(metrics, () => store.fleetStats());
-  const gauges = [metrics.acpSessionsLive, metrics.agentProcesses, metrics.agentSparesReady];
+  const gauges = [
+    metrics.acpSessionsLive,
+    metrics.agentProcesses,
+    metrics.agentSparesReady,
+    metrics.agentSparesTarget,
+    metrics.agentSpareBytes,
+  ];
   const agentGauges = [metrics.agentStartsWaiting, metrics.agentStartsFailing];
   metrics.onScrape([...gauges, ...agentGauges, metrics.doorbellConsumerUp], () => {
     metrics.acpSessionsLive.set(pool.liveSessions);
     metrics.agentProcesses.set(pool.liveProcesses);
     metrics.agentSparesReady.set(pool.readySpares);
+    metrics.agentSparesTarget.set(pool.spareTarget);
+    metrics.agentSpareBytes.set(pool.bytesPerSpare ?? 0);
     metrics.agentStartsWaiting.set(pool.startsWaiting);
     metrics.agentStartsFailing.set(starts.holding ? 1 : 0);
     metrics.doorbellConsumerUp.set(canary.consuming() ? 1 : 0);

@@ -27,7 +27,13 @@ function agentProcesses(worker: FleetWorker): number {
   return count;
 }
 
-const CAPS = { WORKER_CONCURRENCY: '2', AGENT_MAX_SESSIONS: '2', AGENT_WARM_SPARES: '1' };
+// A fixed spare: with a memory budget the cap grows with the spares the budget pays for (warm-spares.test).
+const CAPS = {
+  WORKER_CONCURRENCY: '2',
+  AGENT_MAX_SESSIONS: '2',
+  AGENT_WARM_SPARES: '1',
+  AGENT_WARM_SPARES_MEMORY_MB: '0',
+};
 
 describe('agent processes per worker', { timeout: 120_000 }, () => {
   it('a busy fleet of two workers never runs more agent processes than sessions + spares', async () => {

@@ -246,6 +246,18 @@ const REPLIES: Row = [
       ],
     },
     {
+      title: 'Warm spares',
+      description:
+        'Agents kept started for new threads: how many the workers aim at (more while new threads find none ready, within AGENT_WARM_SPARES_MEMORY_MB), how many are ready, and new threads that found none and waited for a start.',
+      unit: 'short',
+      axis: 'agents',
+      queries: [
+        [`sum (tributary_agent_spares_target${scope()})`, 'aimed at'],
+        [`sum (tributary_agent_spares_ready${scope()})`, 'ready'],
+        [increaseBy('', 'tributary_agent_spare_misses_total'), 'threads that found none'],
+      ],
+    },
+    {
       title: 'Workspace disk',
       description:
         "What the threads' workspaces and agent homes took after their last turns, and what is left free on their volume (TributaryWorkspaceVolumeFilling fires at 10% free).",

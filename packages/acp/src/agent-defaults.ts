@@ -9,6 +9,13 @@ export const agentDefaults = Object.freeze({
   maxSessions: 8,
   /** Agent processes kept started and initialized for threads that have none (docs/adr/0037). */
   warmSpares: 1,
+  /**
+   * Memory all warm spares of a worker may take together, in MB (PSS): room to keep more than
+   * `warmSpares` while new threads arrive faster than one covers (docs/adr/0047).
+   */
+  warmSparesMemoryMb: 512,
+  /** Warm spares that all went unused this long are one too many: one is stopped, down to the floor. */
+  spareShrinkMs: 60_000,
   /** How long a cancelled turn may take to end before its process group is killed. */
   cancelTimeoutMs: 5_000,
   /** Bound on the `initialize` answer, and on the `authenticate` one. */

@@ -197,6 +197,11 @@ export class AgentProcess {
     return this.#exit === undefined;
   }
 
+  /** PSS in bytes of this agent and everything it started, where it runs; undefined once gone. */
+  memory(): Promise<number | undefined> {
+    return this.#launched.memory();
+  }
+
   /** session/new, with the agent's whole answer (its modes, for one). */
   openNewSession(cwd: string): Promise<{ sessionId: string } & SessionSetup> {
     return this.#call('session/new', (agent) => agent.newSession(cwd, this.#mcpServers));

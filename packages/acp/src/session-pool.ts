@@ -58,10 +58,18 @@ export interface SessionPoolOptions extends SessionRouterOptions {
   maxSessions?: number;
   /**
    * Agent processes kept started and initialized, holding no session, so a thread without a session
-   * does not wait for one to start. Processes of all kinds (sessions, spares, starting, stopping)
-   * never exceed `maxSessions + warmSpares`. Default `agentDefaults.warmSpares`.
+   * does not wait for one to start: at least this many, more while new threads arrive faster than
+   * one spare covers, as `spareMemoryBytes` allows (docs/adr/0047). Processes of all kinds (sessions,
+   * spares, starting, stopping) never exceed `maxSessions` + the spares the budget pays for. Default
+   * `agentDefaults.warmSpares`.
    */
   warmSpares?: number;
+  /** Bytes (PSS) all warm spares may take together; 0 keeps exactly `warmSpares`. Default 0. */
+  spareMemoryBytes?: number;
+  /** Spares all unused this long: one fewer is kept. Default `agentDefaults.spareShrinkMs`. */
+  spareShrinkMs?: number;
+  /** Called for each new thread that found no warm spare ready. */
+  onSpareMissed?: () => void;
   /** How long a cancelled turn may take to end before its session's process group is killed. */
   cancelTimeoutMs?: number;
   killGraceMs?: number;
@@ -116,8 +124,7 @@ export class SessionPool {
   readonly #sandbox: AgentSandbox;
   /** Processes started in a spare's room that a thread has taken: their room is the thread's now. */
   readonly #taken = new WeakSet<AgentProcess>();
-  /** The most processes alive at once, sessions, spares, starting and stopping ones together. */
-  readonly #maxProcesses: number;
+  readonly #maxSessions: number;
   /** A process being started to answer agentInfo() before any had started; it becomes a spare. */
   #probe: Promise<AgentInfo> | undefined;
   readonly #newSession: SessionOpener = async (agent, cwd) => {
@@ -129,8 +136,8 @@ export class SessionPool {
     this.#options = options;
     this.#logger = options.logger ?? silentLogger;
     const maxSessions = Math.max(1, options.maxSessions ?? agentDefaults.maxSessions);
-    const warmSpares = Math.max(0, options.warmSpares ?? agentDefaults.warmSpares);
-    this.#maxProcesses = maxSessions + warmSpares;
+    this.#maxSessions = maxSessions;
+    const startConcurrency = options.startConcurrency ?? agentDefaults.startConcurrency();
     this.#sessions = new SessionRegistry(maxSessions);
     const router = new SessionRouter(this.#sessions, options, this.#logger);
     this.#sandbox = options.sandbox ?? noSandbox;
@@ -157,15 +164,24 @@ export class SessionPool {
         }),
       onEnded: (ended) => this.#ended(ended),
       onStartFailed: (failures) => options.onAgentStartFailed?.(failures),
-      startConcurrency: options.startConcurrency ?? agentDefaults.startConcurrency(),
+      startConcurrency,
       ...(options.onAgentStartWaited ? { onStartWaited: options.onAgentStartWaited } : {}),
     });
     this.#threadRooms = options.rooms ?? this.#rooms;
     this.#spares = new WarmSpares({
-      target: warmSpares,
+      floor: options.warmSpares ?? agentDefaults.warmSpares,
+      memoryBudget: options.spareMemoryBytes ?? 0,
+      shrinkAfterMs: options.spareShrinkMs ?? agentDefaults.spareShrinkMs,
       start: () => this.#startSpare(),
-      // One slot stays free for a session being opened, so spares never crowd out a thread.
-      hasRoom: () => this.#agents.processCount + this.#awaitingProcess < this.#maxProcesses,
+      stop: (agent) => void this.#agents.retire(agent),
+      // One process slot stays free for a session being opened, no spare starts while a thread's
+      // start waits for its turn, and spares take at most all but one start slot: they never crowd
+      // out a thread, and the turns being answered keep a CPU while spares are replaced.
+      hasRoom: () =>
+        this.#agents.processCount + this.#awaitingProcess < this.#maxProcesses &&
+        this.#agents.startsWaiting === 0,
+      maxStarting: Math.max(1, startConcurrency - 1),
+      ...(options.onSpareMissed ? { onMissed: options.onSpareMissed } : {}),
       logger: this.#logger,
     });
   }
@@ -219,6 +235,21 @@ export class SessionPool {
   /** Warm spares ready to take a thread now. */
   get readySpares(): number {
     return this.#spares.ready;
+  }
+
+  /** Warm spares aimed at now: at least `warmSpares`, more while new threads arrive quickly. */
+  get spareTarget(): number {
+    return this.#spares.target;
+  }
+
+  /** What one warm spare was measured to cost (PSS bytes), once one was. */
+  get bytesPerSpare(): number | undefined {
+    return this.#spares.bytesPerSpare;
+  }
+
+  /** The most processes alive at once, sessions, spares, starting and stopping ones together. */
+  get #maxProcesses(): number {
+    return this.#maxSessions + this.#spares.ceiling;
   }
 
   /** Agent starts waiting for their turn (`startConcurrency`). */
@@ -451,13 +482,13 @@ export class SessionPool {
   }
 
   /**
-   * A warm spare if one is ready, else a new process. A spare adds no process, so the sessions evicted
-   * for this one may still be stopping; a new process starts only once they are gone, so that the
-   * processes never exceed the cap. The spare's replacement waits for them either way.
+   * A warm spare if one is ready or about to be, else a new process. A spare adds no process, so the
+   * sessions evicted for this one may still be stopping; a new process starts only once they are gone,
+   * so that the processes never exceed the cap. The spare's replacement waits for them either way.
    */
   async #processFor(threadKey: string, evicting: Promise<unknown>): Promise<AgentProcess> {
     await this.#probe?.catch(() => undefined);
-    const spare = this.#spares.take();
+    const spare = await this.#spares.claim();
     if (spare) {
       try {
         await this.#rooms.adopt(spare.room, threadKey);

@@ -164,8 +164,13 @@ describe('the agent host', { timeout: 60_000 }, () => {
       .flatMap((e) => (e.kind === 'agent_message_chunk' && e.content.type === 'text' ? [e.content.text] : []))
       .join('');
     expect(reply).toContain('hello over a socket');
+    // The host measures the agent where it runs: what a warm spare costs its container.
+    const [first, second] = await Promise.all([agent.memory(), agent.memory()]);
+    expect(first).toBeGreaterThan(1024 * 1024);
+    expect(second).toBeGreaterThan(1024 * 1024);
     await agent.kill();
     expect(agent.alive).toBe(false);
+    expect(await agent.memory()).toBeUndefined();
   });
 
   it.each([

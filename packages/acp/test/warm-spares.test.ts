@@ -77,8 +77,76 @@ it('starts no spare on its own after one failed: an agent that cannot start cost
   pool.warm();
   await waitFor(() => pool.startFailures.consecutive === 1, 'the spare to fail');
   await expect(pool.open('a')).rejects.toThrow();
-  // The thread's own start; its take re-armed the spares, whose start fails as well, and stops there.
-  await waitFor(() => pool.startFailures.consecutive === 3, 'the thread’s start and one spare');
+  // The thread re-armed the spares and waited for the one it started, which failed: that start was
+  // the thread's one attempt, and nothing more starts on its own.
+  expect(pool.startFailures.consecutive).toBe(2);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(pool.startFailures.consecutive).toBe(2);
   await pool.agentInfo().catch(() => undefined);
-  expect(starts(records)).toBe(4);
+  expect(starts(records)).toBe(3);
+});
+
+it('keeps more spares after new threads found none ready, within its memory budget, and gives them back when unused', async () => {
+  let missed = 0;
+  const { logger, records } = recordingLogger();
+  const { pool } = await startPool({
+    warmSpares: 1,
+    spareMemoryBytes: 4 * 1024 ** 3,
+    spareShrinkMs: 1_000,
+    onSpareMissed: () => missed++,
+    logger,
+  });
+  pool.warm();
+  // The pool grows only once it knows what a spare costs.
+  await waitFor(() => pool.bytesPerSpare !== undefined, 'the spare to be measured');
+  expect(pool.bytesPerSpare).toBeGreaterThan(1024 * 1024);
+
+  // Five new threads at once: one takes the spare, four find none and each raise the aim by one.
+  await Promise.all(['a', 'b', 'c', 'd', 'e'].map((thread) => pool.open(thread)));
+  expect(missed).toBe(4);
+  expect(pool.spareTarget).toBe(5);
+  await waitFor(() => pool.readySpares === 5, 'five spares ready');
+  expect(pool.liveProcesses).toBe(10);
+  expect(records.some((r) => r.message.startsWith('a new thread found no warm spare ready'))).toBe(true);
+
+  // Nobody takes them: each second that they all went unused, one is stopped, down to the floor.
+  await waitFor(() => pool.spareTarget === 1 && pool.liveProcesses === 6, 'the spares given back', 30_000);
+  expect(pool.readySpares).toBe(1);
+  expect(missed).toBe(4);
+});
+
+it('keeps exactly its floor without a memory budget, however many threads find no spare', async () => {
+  let missed = 0;
+  const { pool } = await startPool({ warmSpares: 1, onSpareMissed: () => missed++ });
+  pool.warm();
+  await waitFor(() => pool.bytesPerSpare !== undefined, 'the spare to be measured');
+  await Promise.all(['a', 'b', 'c'].map((thread) => pool.open(thread)));
+  expect(missed).toBe(2);
+  expect(pool.spareTarget).toBe(1);
+  await waitFor(() => pool.readySpares === 1, 'the spare again');
+  expect(pool.liveProcesses).toBe(4);
+});
+
+it('replaces spares one start short of startConcurrency, keeping a start slot for the threads', async () => {
+  const { logger, records } = recordingLogger();
+  const { pool } = await startPool({
+    warmSpares: 1,
+    spareMemoryBytes: 4 * 1024 ** 3,
+    startConcurrency: 2,
+    logger,
+  });
+  pool.warm();
+  await waitFor(() => pool.bytesPerSpare !== undefined, 'the spare to be measured');
+  await Promise.all(['a', 'b', 'c', 'd'].map((thread) => pool.open(thread)));
+  const from = records.length;
+  await waitFor(() => pool.readySpares === 4, 'four spares ready');
+  // Only spares started since: one at a time, the other slot left to the threads.
+  const starting = new Set<unknown>();
+  let peak = 0;
+  records.forEach(({ message, fields }, index) => {
+    if (message === 'agent process started') starting.add(fields.pid);
+    if (message === 'agent initialized') starting.delete(fields.pid);
+    if (index >= from) peak = Math.max(peak, starting.size);
+  });
+  expect(peak).toBe(1);
 });

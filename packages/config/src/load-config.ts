@@ -77,8 +77,10 @@ export interface WorkerConfig
   steering: 'all' | readonly string[];
   /** Live agent sessions a worker keeps, idle ones included (at least `concurrency`). */
   maxSessions: number;
-  /** Agent processes kept started and initialized for threads that have no session yet. */
+  /** Agent processes kept started and initialized for threads that have no session yet, at least. */
   warmSpares: number;
+  /** Memory (PSS, MB) the warm spares may take together as they grow past `warmSpares`; 0: never. */
+  warmSparesMemoryMb: number;
   /** How long an agent may take to answer `initialize` (and `authenticate`) before its start fails. */
   agentInitTimeoutMs: number;
   /** Agent processes a worker starts at once; later starts wait in order. */
@@ -178,6 +180,13 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     presenceTtlMs,
     maxSessions,
     warmSpares: readInteger(env, 'AGENT_WARM_SPARES', agentDefaults.warmSpares, 0, 64),
+    warmSparesMemoryMb: readInteger(
+      env,
+      'AGENT_WARM_SPARES_MEMORY_MB',
+      agentDefaults.warmSparesMemoryMb,
+      0,
+      1_048_576,
+    ),
     agentInitTimeoutMs: readInteger(
       env,
       'AGENT_INIT_TIMEOUT_MS',

@@ -200,6 +200,18 @@ export const CATALOGUE = {
     'tributary_agent_spares_ready',
     'Warm spare agent processes ready to take a new thread without waiting for a start.',
   ),
+  agentSparesTarget: gauge(
+    'tributary_agent_spares_target',
+    'Warm spares this worker aims to keep: AGENT_WARM_SPARES at least, one more for each new thread that found none ready, as far as AGENT_WARM_SPARES_MEMORY_MB pays for; one fewer after each minute they all went unused.',
+  ),
+  agentSpareBytes: gauge(
+    'tributary_agent_spare_bytes',
+    'What one warm spare costs: the PSS in bytes of an idle agent process and all it started, as last measured (0 until one was).',
+  ),
+  agentSpareMissesTotal: counter(
+    'tributary_agent_spare_misses_total',
+    'New threads (or threads whose session had been dropped) that found no warm spare ready and waited for an agent to start.',
+  ),
   workspaceBytes: gauge(
     'tributary_workspace_bytes',
     "Bytes the threads' workspaces and agent homes under AGENT_WORKSPACES took at the end of their last turns, summed by this worker's latest sweep of the root. The root is shared, so every worker reports the same: aggregate with max().",

@@ -259,5 +259,10 @@ export class AgentHost {
     else if (frame.kind === FRAME.stdinEnd) agent.stdin.end();
     else if (frame.kind === FRAME.terminate) agent.terminate();
     else if (frame.kind === FRAME.killAll) agent.killAll();
+    else if (frame.kind === FRAME.measure) {
+      void agent.memory().then((bytes) => {
+        if (!socket.destroyed) socket.write(encodeFrame(FRAME.measured, { pssBytes: bytes ?? null }));
+      });
+    }
   }
 }

@@ -11,12 +11,14 @@ export const FRAME = {
   stdinEnd: 3,
   terminate: 4,
   killAll: 5,
+  measure: 6,
   // Host to worker, on an agent's connection.
   spawned: 11,
   failed: 12,
   stdout: 13,
   stderr: 14,
   exit: 15,
+  measured: 16,
   // Either way: what isolation the host's agents get, asked by a worker at start.
   hello: 20,
   // The warden's connection.

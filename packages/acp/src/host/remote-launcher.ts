@@ -12,6 +12,9 @@ interface Failed {
   message: string;
   code?: string;
 }
+interface Measured {
+  pssBytes: number | null;
+}
 
 /**
  * An agent that runs in the agent host's container (docs/adr/0045), spoken to over its own connection
@@ -24,6 +27,8 @@ class RemoteAgent implements LaunchedAgent {
   readonly stdin: Writable;
   readonly exit: Promise<AgentExit>;
   #running = true;
+  /** Measurements asked of the host, answered in order. */
+  readonly #measuring: ((bytes: number | undefined) => void)[] = [];
 
   constructor(
     private readonly socket: Socket,
@@ -43,6 +48,7 @@ class RemoteAgent implements LaunchedAgent {
     this.exit = new Promise((resolve) =>
       settle((exit) => {
         this.#running = false;
+        for (const answer of this.#measuring.splice(0)) answer(undefined);
         this.stdout.end();
         this.stderr.end();
         socket.end();
@@ -61,6 +67,19 @@ class RemoteAgent implements LaunchedAgent {
 
   killAll(): void {
     if (!this.socket.destroyed) this.socket.write(encodeFrame(FRAME.killAll));
+  }
+
+  memory(): Promise<number | undefined> {
+    if (!this.#running || this.socket.destroyed) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      this.#measuring.push(resolve);
+      this.socket.write(encodeFrame(FRAME.measure));
+    });
+  }
+
+  /** The host's answer to the oldest measurement asked. */
+  measured({ pssBytes }: Measured): void {
+    this.#measuring.shift()?.(pssBytes ?? undefined);
   }
 }
 
@@ -109,6 +128,9 @@ export function remoteLauncher(socketPath: string, ticket: () => string | undefi
               return;
             case FRAME.exit:
               onExit?.(json<AgentExit>(frame));
+              return;
+            case FRAME.measured:
+              agent?.measured(json<Measured>(frame));
               return;
           }
         };

@@ -32,6 +32,11 @@ export interface LaunchedAgent {
   terminate(): void;
   /** SIGKILL to the agent, its tools and whatever they forked; after its exit, to what is left of them. */
   killAll(): void;
+  /**
+   * The PSS in bytes of the agent and everything it started, read where it runs (what one more such
+   * agent costs that machine); undefined once it is gone.
+   */
+  memory(): Promise<number | undefined>;
 }
 
 /** Starts agent processes; rejects with AgentStartError when one cannot be started at all. */

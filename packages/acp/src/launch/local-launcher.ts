@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { AgentStartError } from '../errors.js';
+import { agentMemory } from '../process-memory.js';
 import { agentProcesses, killAgentTree } from '../process-tree.js';
 import { type AgentSandbox, noSandbox } from '../sandbox/agent-sandbox.js';
 import { assertCommandExists } from '../sandbox/find-command.js';
@@ -66,6 +67,11 @@ class LocalAgent implements LaunchedAgent {
 
   killAll(): void {
     this.#tools = killAgentTree([this.pid], this.#tools);
+  }
+
+  async memory(): Promise<number | undefined> {
+    const { pssKb, processes } = await agentMemory(this.pid);
+    return processes > 0 ? pssKb * 1024 : undefined;
   }
 
   /** Never throws: kill paths run from timers and exit handlers that must not fail. */

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { agentProcesses } from '@tributary/acp/process-tree';
+import { agentProcesses } from './process-tree.js';
 
 /** Memory of a set of processes, summed. */
 export interface Memory {
