@@ -101,7 +101,12 @@ function firstPromptReading(r: BenchResult): string {
     `${coldOff?.[1]} / ${coldOff?.[2]} ms; an agent start takes ${r.ratios.start_p50_sandbox_over_off}× as long ` +
     `sandboxed (p50). A spare costs about ${r.ratios.spare_pss_mb} MB PSS sandboxed ` +
     `(${r.ratios.spare_pss_mb_unsandboxed} MB without) for the built-in agent; a real coding agent's start ` +
-    `takes seconds, which is what a spare hides.`
+    `takes seconds, which is what a spare hides. New threads one after another, each sent once the previous ` +
+    `one's prompt arrived, wait for a start each with one spare (second round p99 ` +
+    `${r.ratios.serial_round2_p99_ms_one_spare} ms); the spares grow by one for each thread that found none ` +
+    `ready, so with room for them in AGENT_WARM_SPARES_MEMORY_MB the second round took p99 ` +
+    `${r.ratios.serial_round2_p99_ms_large_budget} ms (${r.ratios.serial_spares_aimed_at_large_budget} spares), ` +
+    `and the shipped 512 MB kept ${r.ratios.serial_spares_aimed_at_shipped_budget} (docs/adr/0047).`
   );
 }
 
@@ -111,7 +116,9 @@ function firstPromptHeadline(r: BenchResult): string {
   return (
     `a new thread's first message reaches its agent, sandboxed (bubblewrap), ${warm?.[1]} ms (p50) / ` +
     `${warm?.[2]} ms (p99) after it was acknowledged, with a warm spare agent (${cold?.[1]} / ${cold?.[2]} ms ` +
-    `starting one; ${r.ratios.spare_pss_mb} MB per spare${busy})`
+    `starting one; ${r.ratios.spare_pss_mb} MB per spare${busy}); ${r.rows.at(-1)?.[3]} new threads one after another: ` +
+    `p99 ${r.ratios.serial_round2_p99_ms_large_budget} ms once the spares grew to ` +
+    `${r.ratios.serial_spares_aimed_at_large_budget}, ${r.ratios.serial_round2_p99_ms_one_spare} ms with one`
   );
 }
 

@@ -51,6 +51,7 @@ export class WarmSpares {
   /** The fewest spares ready at any moment since the last look: that many went unused. */
   #unused = 0;
   #shrinkTimer: NodeJS.Timeout | undefined;
+  #measuring = false;
 
   constructor(options: WarmSparesOptions) {
     this.#options = options;
@@ -128,7 +129,7 @@ export class WarmSpares {
     }
     this.#ready.push(agent);
     void agent.exited.then(() => this.#forget(agent));
-    void this.#measure(agent);
+    if (this.#sizing.bytesPerSpare === undefined) void this.#measure(agent);
   }
 
   /** No more spares; the pool's supervisor stops the processes themselves. */
@@ -172,6 +173,10 @@ export class WarmSpares {
    * are still starting the pool has not reached its aim, and cannot tell what it did not need.
    */
   #shrinkIfUnused(): void {
+    // Measured again while the budget is what bounds the pool, at a quiet moment: a look at /proc
+    // costs the event loop milliseconds, never spent as a thread takes its spare.
+    const sample = this.#ready.at(-1);
+    if (sample) void this.#measure(sample);
     if (this.#starting > 0) return;
     const unused = this.#unused;
     this.#unused = this.#ready.length;
@@ -187,10 +192,16 @@ export class WarmSpares {
     }
   }
 
+  /** Measures a ready spare, once at a time: the first at once, later ones once a period at most. */
   async #measure(agent: AgentProcess): Promise<void> {
-    const bytes = await agent.memory().catch(() => undefined);
-    if (bytes === undefined || this.#closed) return;
-    this.#sizing.measured(bytes);
+    if (this.#measuring) return;
+    this.#measuring = true;
+    try {
+      const bytes = await agent.memory().catch(() => undefined);
+      if (bytes !== undefined && !this.#closed) this.#sizing.measured(bytes);
+    } finally {
+      this.#measuring = false;
+    }
   }
 
   #forget(agent: AgentProcess): void {
