@@ -88,7 +88,7 @@ describe('benchmark smoke runs', () => {
   });
 
   it('first-prompt measures a new thread’s wait for its agent with and without a warm spare and the sandbox', {
-    timeout: 120_000,
+    timeout: 360_000,
   }, async () => {
     const result = await smoke('first-prompt');
     const burst = 2 * agentDefaults.startConcurrency() + 2;

@@ -76,9 +76,10 @@ export const AGENT_CREDENTIAL_ENV = [
 /**
  * Variables the deployment files set that no Tributary loader reads: HOME, the agent's home directory,
  * moved onto a writable volume under a read-only root filesystem; REDIS_PASSWORD, which the dev
- * cluster's Redis component expands into REDIS_URL.
+ * cluster's Redis component expands into REDIS_URL; AGENTS_SANDBOX, which compose expands into the
+ * agents service's AGENT_SANDBOX.
  */
-export const DEPLOYMENT_ENV = ['HOME', 'REDIS_PASSWORD'] as const;
+export const DEPLOYMENT_ENV = ['HOME', 'REDIS_PASSWORD', 'AGENTS_SANDBOX'] as const;
 
 /** Defaults the manifests rely on when they leave a variable at its default. */
 export const DEFAULTS = {

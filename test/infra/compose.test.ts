@@ -153,6 +153,7 @@ describe('docker-compose.yml', () => {
     const allowed = agentHostEnvNames();
     expect(Object.keys(env).filter((variable) => !allowed.has(variable))).toEqual([]);
     // Each agent sandboxed there unless the operator says otherwise, with the fresh /proc it mounts.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's own substitution, as written
     expect(env.AGENT_SANDBOX).toBe('${AGENTS_SANDBOX:-bubblewrap}');
     expect(agents.security_opt).toEqual(['systempaths=unconfined']);
     expect(example).toMatch(/^AGENTS_SANDBOX=bubblewrap$/m);

@@ -1,0 +1,75 @@
+import type { Metrics } from '@tributary/observability';
+import type { Logger } from 'pino';
+
+/**
+ * The running turn of each thread this worker holds, so `/cancel` can reach it, and a way to wait
+ * until none runs. A turn the runner aborted (a drain, a lost lease) is handed back at once while its
+ * handler still ends: the agent killed, the outcome decided. An operator's drain waits for that too,
+ * so a worker reported "drained" lists no running thread.
+ */
+export class RunningTurns {
+  readonly #turns = new Map<string, AbortController>();
+  readonly #whenNone = new Set<() => void>();
+
+  get(thread: string): AbortController | undefined {
+    return this.#turns.get(thread);
+  }
+
+  has(thread: string): boolean {
+    return this.#turns.has(thread);
+  }
+
+  threads(): IterableIterator<string> {
+    return this.#turns.keys();
+  }
+
+  start(thread: string, turn: AbortController): void {
+    this.#turns.set(thread, turn);
+  }
+
+  /** Ends `turn`; a newer turn of the same thread that replaced it stays. */
+  end(thread: string, turn: AbortController): void {
+    if (this.#turns.get(thread) !== turn) return;
+    this.#turns.delete(thread);
+    if (this.#turns.size > 0) return;
+    for (const none of this.#whenNone) none();
+    this.#whenNone.clear();
+  }
+
+  /**
+   * Resolves with [] once no turn runs (at once when none does), or after `withinMs` with the threads
+   * whose turns still run then: a handler that does not end after its abort must not hold a drain up.
+   */
+  none(withinMs: number): Promise<string[]> {
+    if (this.#turns.size === 0) return Promise.resolve([]);
+    return new Promise((resolve) => {
+      const none = () => {
+        clearTimeout(timer);
+        resolve([]);
+      };
+      const timer = setTimeout(() => {
+        this.#whenNone.delete(none);
+        resolve([...this.#turns.keys()]);
+      }, withinMs);
+      this.#whenNone.add(none);
+    });
+  }
+}
+
+/**
+ * After a drain has handed its threads back: waits up to `withinMs` for the aborted turns' handlers to
+ * end. One that has not is named in a warn line and counted; the drain reports done regardless.
+ */
+export async function settleAbortedTurns(
+  running: RunningTurns,
+  withinMs: number,
+  report: { logger: Logger; metrics: Pick<Metrics, 'drainUnsettledTurnsTotal'> },
+): Promise<void> {
+  const unsettled = await running.none(withinMs);
+  if (unsettled.length === 0) return;
+  report.metrics.drainUnsettledTurnsTotal.inc(unsettled.length);
+  report.logger.warn(
+    { threads: unsettled, waitedMs: withinMs },
+    'drained, but these turns have not ended since their abort (their agents may still run); their threads went to other workers; restart this worker if they stay in its running list',
+  );
+}

@@ -1,0 +1,227 @@
+import type { SessionPool, TurnResult } from '@tributary/acp';
+import type { ProgressDisplay } from '@tributary/config';
+import type { SecretScrubber } from '@tributary/observability';
+import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
+import { type MessageRef, messageRefOf } from '@tributary/platforms';
+import {
+  type Batch,
+  FinalTurnError,
+  type Outbound,
+  type TurnAbortedError,
+  TurnFailedError,
+  type TurnHandler,
+  TurnNotStartedError,
+} from '@tributary/queue';
+import type { Logger } from 'pino';
+import type { AttachmentContents } from '../attachments/attachment-contents.js';
+import { type OutboundMessage, toOutbound } from '../replies/outbox.js';
+import type { ReplyStream } from '../replies/reply-stream.js';
+import { type RoomBudget, RoomOverBudget } from '../rooms/room-budget.js';
+import type { FreshSessionSources } from './fresh-session-context.js';
+import type { RunningTurns } from './running-turns.js';
+import type { SessionContinuity } from './session-continuity.js';
+import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
+import { agentDidNotStart, describeTurnFailure, SLOW_START_NOTICE } from './turn-failure.js';
+import type { TurnObserver } from './turn-observer.js';
+import type { TurnEnding, TurnSignalListener } from './turn-signals.js';
+import type { SteeringDeps } from './turn-steering.js';
+import type { WatchdogLimits } from './turn-watchdog.js';
+
+export interface TurnHandlerDeps {
+  pool: SessionPool;
+  continuity: SessionContinuity;
+  /** What a fresh session is given back: the thread's parent message and complete batches. */
+  fresh: FreshSessionSources;
+  limits: WatchdogLimits;
+  logger: Logger;
+  /** The running turn of each thread this worker holds, so `/cancel` can reach it. */
+  running: RunningTurns;
+  observer?: TurnObserver;
+  onSignal?: TurnSignalListener;
+  /** A placeholder the reply streams into, where the thread's platform can edit messages. */
+  stream?: (thread: string, batchId: string, target: MessageRef) => ReplyStream | undefined;
+  /** Downloads the platform files the events link to, for this attempt; without it they stay links. */
+  attachments?: AttachmentContents;
+  /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */
+  progress?: ProgressDisplay;
+  /** Counts turns re-run in a fresh session because the agent ended one at once after a cancel. */
+  onRepair?: () => void;
+  /** Steering (docs/adr/0040); without it no turn takes steers. */
+  steering?: SteeringDeps;
+  /** How long a batch waits for an agent that does not start before its thread is told (ms). */
+  slowStartNoticeMs: number;
+  /** Blanks the worker's secrets from progress lines (tool titles, plans), which never reach the commit. */
+  secrets: Pick<SecretScrubber, 'scrub'>;
+  /** Measures the thread's room after each turn the agent ran (docs/adr/0046). */
+  budget?: Pick<RoomBudget, 'afterTurn'>;
+}
+
+const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
+/** The reply of a turn cancelled before the agent said anything; it takes the reply's place. */
+const CANCELLED_EMPTY = '⚠️ This turn was cancelled before the agent replied.';
+
+function parseEvents(batch: Batch): ArrivalEvent[] {
+  try {
+    return batch.messages.map((m) => arrivalFromBody(m.body));
+  } catch (error) {
+    // A stored body that is not an event will never become one: no retry can help.
+    throw new FinalTurnError(
+      `batch holds a message that is not an ArrivalEvent: ${(error as Error).message}`,
+    );
+  }
+}
+
+/** Whether an abort reason says the lease is gone: another worker may claim the thread any moment. */
+function leaseLost(reason: unknown): boolean {
+  return (reason as Partial<TurnAbortedError> | undefined)?.why === 'lease-lost';
+}
+
+/**
+ * One turn: pack the batch into one prompt, run it on the thread's session, and report the reply and
+ * stop reason for the batch record, with the outbound messages the commit puts in the thread's reply
+ * outbox (delivered after the commit, whatever happens to the agent).
+ *
+ * A batch delivered before (a crash, a lost lease, a failure) runs in a fresh session seeded from
+ * committed history: the session the earlier delivery used may already hold its prompt, and the model
+ * must see each message once (docs/adr/0037). An agent that ends a turn at once with nothing right
+ * after a cancel gets the turn again, once, in a fresh session, so its replies do not lag a turn.
+ */
+export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
+  const { pool, running, progress = 'all' } = deps;
+  return async (batch, leaseSignal) => {
+    const thread = batch.lease.thread;
+    const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
+    const events = parseEvents(batch);
+    const target = messageRefOf(events.at(-1)!);
+    // Registered before the session is attached, so a `/cancel` sent while it starts is not lost.
+    const turn = new AbortController();
+    const onLeaseAbort = () => {
+      // The thread goes to another worker now (lost lease, hand-back at shutdown, a drain or a
+      // revocation): cancelling politely could let the agent's tools run on beside the next run.
+      // The kill is sent here, before the runner hands the thread back.
+      void pool.kill(thread);
+      turn.abort(leaseSignal.reason);
+    };
+    leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
+    running.start(thread, turn);
+    const run: Dispatch = {
+      batch,
+      events,
+      target,
+      log,
+      turn,
+      signal: (kind, extra = {}) => deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra }),
+    };
+    const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
+      toOutbound({ thread, batchId: batch.id, kind, text, target, ...(stopReason ? { stopReason } : {}) });
+    const started = performance.now();
+    let outcome: { result: TurnResult } | { error: unknown };
+    let ending: TurnEnding = 'failed';
+    try {
+      const dispatchDeps = { ...deps, progress };
+      // Delivered before (a crash, a hand-back, a failure, or a part of a batch that was split): the
+      // session that got it may hold it already.
+      const deliveredBefore = batch.deliveries > 1 || batch.type === 'Continuation';
+      let result = await dispatchTurn(dispatchDeps, run, deliveredBefore);
+      if (result.emptyAfterCancel && !turn.signal.aborted) {
+        log.warn(
+          { sessionId: result.sessionId },
+          'the agent ended the turn at once without a word after a cancel; running it again in a fresh session',
+        );
+        deps.onRepair?.();
+        // Messages steered into the first attempt are the batch's now: the fresh session gets them too.
+        run.events = parseEvents(batch);
+        result = await dispatchTurn(dispatchDeps, run, true);
+      }
+      outcome = { result };
+    } catch (error) {
+      outcome = { error };
+    } finally {
+      leaseSignal.removeEventListener('abort', onLeaseAbort);
+    }
+
+    const seconds = (performance.now() - started) / 1000;
+    try {
+      // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
+      if (leaseSignal.aborted) {
+        ending = 'handed-over';
+        deps.observer?.ended(leaseLost(leaseSignal.reason) ? 'lease_lost' : 'shutdown', seconds);
+        throw leaseSignal.reason;
+      }
+      const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
+      if ('error' in outcome && outcome.error instanceof RoomOverBudget) {
+        // The thread's messages wait, kept, for its room to be cleaned; each batch is told once.
+        throw new TurnNotStartedError(
+          outcome.error.message,
+          [outbound('notice', outcome.error.notice)],
+          0,
+          run.prompted === true,
+        );
+      }
+      if (turn.signal.reason instanceof TurnTimedOut) {
+        deps.observer?.ended('timeout', seconds);
+        log.warn(
+          { err: 'error' in outcome ? outcome.error : undefined },
+          'turn timed out; batch dead-lettered',
+        );
+        const notice = `The agent showed no activity for ${Math.round(deps.limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
+        // Not split: each message alone could take the whole timeout again.
+        throw new FinalTurnError(
+          `turn timed out: ${turn.signal.reason.message}`,
+          [outbound('notice', notice)],
+          false,
+        );
+      }
+      if ('error' in outcome && agentDidNotStart(outcome.error)) {
+        deps.observer?.ended('not_started', seconds);
+        throw new TurnNotStartedError(
+          outcome.error.message,
+          [outbound('notice', SLOW_START_NOTICE)],
+          deps.slowStartNoticeMs,
+          run.prompted === true,
+        );
+      }
+      if ('error' in outcome) {
+        deps.observer?.ended('error', seconds);
+        const failure = describeTurnFailure(outcome.error);
+        throw new TurnFailedError(
+          failure.reason,
+          [outbound('notice', failure.notice)],
+          failure.final,
+          failure.splits,
+        );
+      }
+      const { stopReason, text } = outcome.result;
+      deps.observer?.ended(stopReason, seconds);
+      log.info({ stopReason, replyChars: text.length }, 'turn finished');
+      const session = deps.continuity.answered(thread);
+      ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
+      return {
+        reply: text,
+        stopReason,
+        outbound: [
+          ...replyMessages(outbound, text, stopReason),
+          ...(overBudget === undefined ? [] : [outbound('notice', overBudget)]),
+        ],
+        ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
+        ...(session === undefined ? {} : { session }),
+      };
+    } finally {
+      // Only now: until the session is recorded as this worker's (by the commit; the check reads the
+      // record's fence too), a check for moved threads must not take it for one that moved away.
+      running.end(thread, turn);
+      run.signal('finished', { ending });
+    }
+  };
+}
+
+/** What the thread is shown of an answered turn; a cancelled one always says it was cancelled. */
+function replyMessages(
+  outbound: (kind: OutboundMessage['kind'], text: string, stopReason?: string) => Outbound,
+  text: string,
+  stopReason: string,
+): Outbound[] {
+  if (stopReason !== 'cancelled') return [outbound('reply', text, stopReason)];
+  if (text === '') return [outbound('reply', CANCELLED_EMPTY, stopReason)];
+  return [outbound('reply', text, stopReason), outbound('notice', CANCELLED_PARTIAL)];
+}
