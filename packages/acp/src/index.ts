@@ -43,6 +43,7 @@ export { agentHostSandbox, askAgentHost } from './host/host-isolation.js';
 export { remoteLauncher } from './host/remote-launcher.js';
 export type { AgentLauncher, LaunchedAgent, LaunchLine } from './launch/launched-agent.js';
 export { localLauncher } from './launch/local-launcher.js';
+export { type NodeEntryCommand, nodeEntryCommand } from './launch/node-entry.js';
 export {
   choosePermission,
   DEFAULT_PERMISSION_POLICY,

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ProcessWatcher } from '@tributary/acp';
-import { nodeEntryCommand } from '@tributary/agent';
+import { nodeEntryCommand } from '@tributary/acp';
 import { PRESENCE, type Presence } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { encodeCommand, parseReport, type WardenCommand, type WardenReport } from './warden-protocol.js';
