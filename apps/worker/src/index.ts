@@ -1,6 +1,6 @@
-export { type AgentIsolation, agentIsolation, localSandbox } from './agent-isolation.js';
-export { agentCommandConfig, authFix } from './agent-setup.js';
-export type { OutboundMessage, OutboundSink } from './outbox.js';
-export type { TurnSignal, TurnSignalListener } from './turn-signals.js';
-export { type WatchdogLevel, type WatchdogLimits, watchdogVerdict } from './turn-watchdog.js';
+export { type AgentIsolation, agentIsolation, localSandbox } from './agents/agent-isolation.js';
+export { agentCommandConfig, authFix } from './agents/agent-setup.js';
+export type { OutboundMessage, OutboundSink } from './replies/outbox.js';
+export type { TurnSignal, TurnSignalListener } from './turns/turn-signals.js';
+export { type WatchdogLevel, type WatchdogLimits, watchdogVerdict } from './turns/turn-watchdog.js';
 export { CancelledByUser, type RunningWorker, startWorker, type WorkerOptions } from './worker-service.js';

@@ -9,8 +9,8 @@ import {
   AttachmentContents,
   type AttachmentLimits,
   type AttachmentOutcome,
-} from '../src/attachment-contents.js';
-import { ByteBudget } from '../src/byte-budget.js';
+} from '../src/attachments/attachment-contents.js';
+import { ByteBudget } from '../src/attachments/byte-budget.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',

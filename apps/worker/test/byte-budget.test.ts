@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ByteBudget } from '../src/byte-budget.js';
+import { ByteBudget } from '../src/attachments/byte-budget.js';
 
 describe('ByteBudget', () => {
   it('grants in the order asked, as holds shrink and are released', async () => {

@@ -3,7 +3,7 @@ import { deletePrefix, type RedisHandle, startRedis, uniquePrefix, waitFor } fro
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DoorbellCanary } from '../src/doorbell-canary.js';
+import { DoorbellCanary } from '../src/health/doorbell-canary.js';
 import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
 
 let server: RedisHandle;

@@ -1,8 +1,8 @@
 import { GatewayClient, type PlatformClient } from '@tributary/platforms';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { LogReplySink } from '../src/log-reply-sink.js';
-import type { OutboundMessage } from '../src/outbox.js';
+import { LogReplySink } from '../src/replies/log-reply-sink.js';
+import type { OutboundMessage } from '../src/replies/outbox.js';
 
 function sinkAt(level: 'info' | 'debug', clients: ReadonlyMap<string, PlatformClient>) {
   const lines: { level: number; msg: string; text?: string }[] = [];

@@ -3,7 +3,7 @@ import { createMetrics } from '@tributary/observability';
 import { FAILED_AUTH_PER_MINUTE } from '@tributary/platforms';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startHealthServer } from '../src/health-server.js';
+import { startHealthServer } from '../src/health/health-server.js';
 
 const METRICS_TOKEN = 'worker-metrics-token-0123';
 let server: FastifyInstance;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type OutboundMessage, outboundFromPayload, toOutbound } from '../src/outbox.js';
+import { type OutboundMessage, outboundFromPayload, toOutbound } from '../src/replies/outbox.js';
 
 const message: OutboundMessage = {
   thread: 'gateway:telegram:-1001:7',

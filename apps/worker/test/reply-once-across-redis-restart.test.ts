@@ -3,9 +3,9 @@ import { Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type OutboundMessage, toOutbound } from '../src/outbox.js';
-import { PlatformReplySink } from '../src/platform-reply-sink.js';
-import { replySink } from '../src/reply-sink.js';
+import { type OutboundMessage, toOutbound } from '../src/replies/outbox.js';
+import { PlatformReplySink } from '../src/replies/platform-reply-sink.js';
+import { replySink } from '../src/replies/reply-sink.js';
 
 const THREAD = 'gateway:c:t';
 const target = { platform: 'telegram', channelId: 'c', threadId: 't', messageId: 'e' };

@@ -1,7 +1,7 @@
 import { createMetrics } from '@tributary/observability';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { RunningTurns, settleAbortedTurns } from '../src/running-turns.js';
+import { RunningTurns, settleAbortedTurns } from '../src/turns/running-turns.js';
 
 /** A bound that the tests whose turns all end never reach. */
 const WITHIN_MS = 60_000;

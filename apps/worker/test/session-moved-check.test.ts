@@ -5,7 +5,7 @@ import { type Lease, Store, type ThreadQueue } from '@tributary/queue';
 import { type RedisHandle, startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { SessionContinuity } from '../src/session-continuity.js';
+import { SessionContinuity } from '../src/turns/session-continuity.js';
 
 const THREAD = 'gateway:C1:moved';
 const done = { reply: 'ok', stopReason: 'end_turn' };

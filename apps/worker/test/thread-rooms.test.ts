@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ThreadRooms } from '../src/thread-rooms.js';
+import { ThreadRooms } from '../src/rooms/thread-rooms.js';
 
 let root: string;
 let rooms: ThreadRooms;

@@ -2,8 +2,8 @@ import { GatewayClient, type PlatformClient } from '@tributary/platforms';
 import { type FakePlatformApi, startFakePlatformApi, waitFor } from '@tributary/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TurnReactions } from '../src/turn-reactions.js';
-import type { TurnSignal } from '../src/turn-signals.js';
+import { TurnReactions } from '../src/turns/turn-reactions.js';
+import type { TurnSignal } from '../src/turns/turn-signals.js';
 
 // Progress reactions through the real gateway client to the fake reply receiver, over HTTP.
 const SECRET = 'reactions-s3cret';

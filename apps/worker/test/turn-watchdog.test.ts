@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type WatchdogLevel, watchdogVerdict } from '../src/turn-watchdog.js';
+import { type WatchdogLevel, watchdogVerdict } from '../src/turns/turn-watchdog.js';
 
 const limits = { stallSoftMs: 10_000, stallHardMs: 30_000, turnTimeoutMs: 600_000 };
 

@@ -17,8 +17,8 @@ import {
 } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import type { OutboundMessage } from '../src/outbox.js';
-import type { TurnSignal } from '../src/turn-signals.js';
+import type { OutboundMessage } from '../src/replies/outbox.js';
+import type { TurnSignal } from '../src/turns/turn-signals.js';
 import { type RunningWorker, startWorker, type WorkerOptions } from '../src/worker-service.js';
 
 /** A real worker (real Redis, real built-in agent over stdio) plus what it sent and signalled. */

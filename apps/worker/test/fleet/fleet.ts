@@ -13,7 +13,7 @@ import {
   waitFor,
 } from '@tributary/testkit';
 import { Redis } from 'ioredis';
-import type { OutboundMessage } from '../../src/outbox.js';
+import type { OutboundMessage } from '../../src/replies/outbox.js';
 
 type LogLine = Record<string, unknown>;
 
