@@ -264,6 +264,11 @@ try {
       path.starts.length = 0;
       path.startWaits.length = 0;
       const ms = await serialRound(path, serial, round);
+      // A round's starts include the replacements of the spares it took, which end after it.
+      await waitFor(() => path.worker.pool.readySpares >= path.worker.pool.spareTarget, {
+        what: `${path.name}'s spares`,
+        timeoutMs: 300_000,
+      });
       rounds.push({
         ...path,
         name: `${path.name}-round-${round}`,
@@ -271,12 +276,6 @@ try {
         starts: [...path.starts],
         startWaits: [...path.startWaits],
       });
-      if (round === 1) {
-        await waitFor(() => path.worker.pool.readySpares >= path.worker.pool.spareTarget, {
-          what: `${path.name}'s spares`,
-          timeoutMs: 300_000,
-        });
-      }
     }
     const { spareTarget, bytesPerSpare } = path.worker.pool;
     serials.push({
