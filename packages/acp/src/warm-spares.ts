@@ -52,6 +52,8 @@ export class WarmSpares {
   #unused = 0;
   #shrinkTimer: NodeJS.Timeout | undefined;
   #measuring = false;
+  /** A live spare's memory could not be read: said once. */
+  #unmeasured = false;
 
   constructor(options: WarmSparesOptions) {
     this.#options = options;
@@ -198,7 +200,16 @@ export class WarmSpares {
     this.#measuring = true;
     try {
       const bytes = await agent.memory().catch(() => undefined);
-      if (bytes !== undefined && !this.#closed) this.#sizing.measured(bytes);
+      if (this.#closed) return;
+      if (bytes !== undefined) this.#sizing.measured(bytes);
+      else if (agent.alive && this.#sizing.bytesPerSpare === undefined && !this.#unmeasured) {
+        // Not silent: without a cost the pool cannot grow past its floor.
+        this.#unmeasured = true;
+        this.#options.logger.warn(
+          { pid: agent.pid, floor: this.#sizing.floor },
+          'a warm spare could not be measured; spares stay at AGENT_WARM_SPARES until one is',
+        );
+      }
     } finally {
       this.#measuring = false;
     }

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { type AgentLauncher, localLauncher } from '../src/index.js';
 import { recordingLogger, startPool, text, waitFor } from './support.js';
 
 const starts = (records: { message: string }[]) =>
@@ -149,4 +150,21 @@ it('replaces spares one start short of startConcurrency, keeping a start slot fo
     if (index >= from) peak = Math.max(peak, starting.size);
   });
   expect(peak).toBe(1);
+});
+
+it('says so, once, when a live spare cannot be measured, and keeps to its floor', async () => {
+  const { logger, records } = recordingLogger();
+  // Real agents whose memory cannot be read where they run (an agent host too old to answer).
+  const local = localLauncher();
+  const launcher: AgentLauncher = {
+    launch: async (line) => Object.assign(await local.launch(line), { memory: async () => undefined }),
+  };
+  const { pool } = await startPool({ warmSpares: 1, spareMemoryBytes: 4 * 1024 ** 3, launcher, logger });
+  pool.warm();
+  const unmeasured = (r: { message: string }) => r.message.startsWith('a warm spare could not be measured');
+  await waitFor(() => records.some(unmeasured), 'the warning');
+  await Promise.all(['a', 'b', 'c'].map((thread) => pool.open(thread)));
+  expect(pool.bytesPerSpare).toBeUndefined();
+  expect(pool.spareTarget).toBe(1);
+  expect(records.filter(unmeasured)).toHaveLength(1);
 });

@@ -49,6 +49,7 @@ export function exitWhenWritten(logger: Logger, code: number): void {
   process.exitCode = code;
   const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym];
   if (!(stream instanceof EventEmitter) || !('flushSync' in stream) || !('end' in stream)) {
+    // Not pino's own destination (a caller's stream): nothing of ours is in flight.
     process.exit(code);
   }
   const exit = () => process.exit(code);
