@@ -91,7 +91,14 @@ const KILLS = {
   all: (worker: Worker) => {
     const everything = agentProcesses([worker.child.pid!]);
     process.kill(-worker.child.pid!, 'SIGKILL');
-    for (const pid of everything) process.kill(pid, 'SIGKILL');
+    for (const pid of everything) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch (error) {
+        // Gone since the listing (its warden killed it, a spare ended): as good as killed.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
   },
 } as const;
 type Kill = keyof typeof KILLS;
