@@ -1,6 +1,7 @@
 /**
  * Import cycles fail `npm run check`; type-only imports count, since they tie the modules' designs
- * together. So does a command that would load the servers' dependencies where it needs none of them.
+ * together. So does a command that would load the servers' dependencies where it needs none of them,
+ * and an import that runs across the layers: app to app, package to app.
  */
 module.exports = {
   forbidden: [
@@ -20,6 +21,22 @@ module.exports = {
         'a package root, which loads the ACP SDK, the platform clients or the tokenizer.',
       from: { path: '^(packages/config/src/|apps/cli/src/(send|admin)-command\\.ts$)' },
       to: { path: '^packages/(acp|platforms|packing)/src/index\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-app-imports-another-app',
+      severity: 'error',
+      comment:
+        'An app is a process of its own; what two apps share belongs in a package. Only the CLI, which ' +
+        'starts them all, imports apps.',
+      from: { path: '^apps/([^/]+)/src/', pathNot: '^apps/cli/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'no-package-imports-an-app',
+      severity: 'error',
+      comment: 'Packages sit under the apps: an app passes a package what it needs from another app.',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { path: '^apps/' },
     },
     {
       name: 'cli-loads-only-its-command',

@@ -13,6 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { builtInAgentCommand } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
@@ -79,6 +80,7 @@ async function run(label: string, affinity: boolean): Promise<RunResult> {
     workers.push(
       await startWorker(config, {
         logger: pino({ level: 'info' }, destination),
+        builtInAgent: builtInAgentCommand(),
         agentEnv: { TRIBUTARY_AGENT_STATE_DIR: stateDir },
         sinks: [
           {

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentDefaults } from '@tributary/acp';
 import { agentMemory } from '@tributary/acp/process-memory';
+import { builtInAgentCommand } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { queuedArrival } from '@tributary/packing';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
@@ -110,6 +111,7 @@ async function startPath(
   });
   const worker = await startWorker(config, {
     logger,
+    builtInAgent: builtInAgentCommand(),
     sinks: [],
   });
   return { name, worker, prompts, sessions, startWaits, starts, sandbox, stateDir, ms: [] };

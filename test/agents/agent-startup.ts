@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import { AgentProcess, buildAgentEnv } from '@tributary/acp';
 import { agentMemory } from '@tributary/acp/process-memory';
+import { builtInAgentCommand } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { waitFor } from '@tributary/testkit';
 import { agentCommandConfig } from '@tributary/worker';
@@ -31,7 +32,7 @@ export interface StartupSample {
 /** The agent's start options from worker variables, as `tributary doctor` derives them. */
 function startOptions(profile: AgentProfile, env: Record<string, string>) {
   const config = loadWorkerConfig({ REDIS_URL: 'redis://127.0.0.1:1', ...profile.workerEnv });
-  const agent = agentCommandConfig(config);
+  const agent = agentCommandConfig(config, builtInAgentCommand());
   // The agent's environment as a worker would give it, read from `env` instead of this process's.
   return { ...agent, inheritEnv: [], env: buildAgentEnv(agent, { ...env, ...profile.workerEnv }) };
 }

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { builtInAgentCommand } from '@tributary/agent';
 import { loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import {
   discoverBotIdentities,
@@ -200,6 +201,7 @@ export async function startStack(
     }),
     {
       logger,
+      builtInAgent: builtInAgentCommand(),
       metrics: workerMetrics,
       queue: { retryDelayMs: 100 },
       // Tests script the agent with `@agent` lines in their messages.

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { builtInAgentCommand } from '@tributary/agent';
 import { DEFAULT_REDIS_URL, LOOPBACK, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
 import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
@@ -161,6 +162,7 @@ async function startStack(
     const scripting = env.TRIBUTARY_AGENT_SCRIPTING ?? 'on';
     const worker = await startWorker(workerConfig, {
       logger: logger.child({ component: 'worker' }),
+      builtInAgent: builtInAgentCommand(),
       agentEnv: {
         TRIBUTARY_AGENT_DEFAULTS: env.TRIBUTARY_AGENT_DEFAULTS ?? DEV_AGENT_DEFAULTS,
         TRIBUTARY_AGENT_SCRIPTING: scripting,

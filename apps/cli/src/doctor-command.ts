@@ -16,6 +16,7 @@ import {
   UnsupportedProtocolVersionError,
 } from '@tributary/acp';
 import { HostLease } from '@tributary/acp/host-lease';
+import { builtInAgentCommand } from '@tributary/agent';
 import { ConfigError, loadWorkerConfig, type WorkerConfig } from '@tributary/config';
 import type { LogSink } from '@tributary/observability';
 import { type AgentIsolation, agentCommandConfig, agentIsolation, authFix } from '@tributary/worker';
@@ -70,7 +71,7 @@ async function diagnose(
   prompt: string | undefined,
   promptTimeoutMs: number,
 ): Promise<void> {
-  const agent = agentCommandConfig(config);
+  const agent = agentCommandConfig(config, builtInAgentCommand());
   const root = config.agentWorkspaces;
   const commandLine = [agent.command, ...agent.args].join(' ');
   say(`agent command   ${config.agentCommand ? commandLine : `built-in agent (${commandLine})`}`);

@@ -1,3 +1,4 @@
+import { builtInAgentCommand } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { createLogger, exitWhenWritten } from '@tributary/observability';
 import { startWorker } from '@tributary/worker';
@@ -10,7 +11,7 @@ export const workerCommand: Command = {
     refuseArguments('worker', argv);
     const config = loadWorkerConfig(process.env);
     const logger = createLogger(config.logLevel);
-    const worker = await startWorker(config, { logger });
+    const worker = await startWorker(config, { logger, builtInAgent: builtInAgentCommand() });
     const failure = await Promise.race([untilSignal(logger).then(() => undefined), worker.failed]);
     // A worker that cannot keep its guarantees hands its threads back at once.
     await worker.close(failure ? { graceMs: 0 } : {});

@@ -3,4 +3,4 @@ export { agentCommandConfig, authFix } from './agents/agent-setup.js';
 export type { OutboundMessage, OutboundSink } from './replies/outbox.js';
 export type { TurnSignal, TurnSignalListener } from './turns/turn-signals.js';
 export { type WatchdogLevel, type WatchdogLimits, watchdogVerdict } from './turns/turn-watchdog.js';
-export { CancelledByUser, type RunningWorker, startWorker, type WorkerOptions } from './worker-service.js';
+export { type RunningWorker, startWorker, type WorkerOptions } from './worker-service.js';

@@ -1,15 +1,7 @@
-import { mkdir, statfs } from 'node:fs/promises';
-import { SessionPool } from '@tributary/acp';
-import { processingModeOf, sharedQueueOptions, steersOn, type WorkerConfig } from '@tributary/config';
-import {
-  createMetrics,
-  type Metrics,
-  observeFleet,
-  platformCallCounter,
-  type SecretScrubber,
-} from '@tributary/observability';
-import type { ThreadParentMessage } from '@tributary/packing';
-import { createPlatformClients, type PlatformClient, platformOfThread } from '@tributary/platforms';
+import type { NodeEntryCommand, SessionPool } from '@tributary/acp';
+import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
+import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
+import { createPlatformClients, type PlatformClient } from '@tributary/platforms';
 import {
   type DeliveryTuning,
   newOwnerId,
@@ -21,37 +13,30 @@ import {
 } from '@tributary/queue';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { agentIsolation } from './agents/agent-isolation.js';
-import { agentCommandConfig } from './agents/agent-setup.js';
+import { type AgentIsolation, agentIsolation } from './agents/agent-isolation.js';
+import { startAgentPool, type WorkerAgents } from './agents/agent-pool-start.js';
 import { AgentStartHealth } from './agents/agent-start-health.js';
-import { knownSecrets } from './agents/known-secrets.js';
-import { AttachmentContents } from './attachments/attachment-contents.js';
-import { ByteBudget } from './attachments/byte-budget.js';
 import { type CanaryTiming, DoorbellCanary } from './health/doorbell-canary.js';
 import { startHealthServer } from './health/health-server.js';
+import { observeWorker } from './health/worker-gauges.js';
 import { WorkerStatusReporter } from './health/worker-status.js';
 import { LogReplySink } from './replies/log-reply-sink.js';
 import type { OutboundSink } from './replies/outbox.js';
 import { PlatformReplySink } from './replies/platform-reply-sink.js';
-import { ReplyCut } from './replies/reply-cut.js';
 import { replySink } from './replies/reply-sink.js';
-import { ReplyStream } from './replies/reply-stream.js';
-import { RoomBudget } from './rooms/room-budget.js';
-import { startRoomSweep } from './rooms/room-expiry.js';
-import { ThreadRooms } from './rooms/thread-rooms.js';
 import { StartedSteps } from './started-steps.js';
 import { RunningTurns, settleAbortedTurns } from './turns/running-turns.js';
 import { SessionContinuity } from './turns/session-continuity.js';
-import { createTurnHandler } from './turns/turn-handler.js';
-import { prometheusTurnObserver } from './turns/turn-observer.js';
-import { guardedTurns } from './turns/turn-output.js';
-import { TurnReactions } from './turns/turn-reactions.js';
+import { keepThreads, type ThreadUpkeep } from './turns/thread-upkeep.js';
 import type { TurnSignalListener } from './turns/turn-signals.js';
-import type { SteeringDeps } from './turns/turn-steering.js';
-import { AgentWarden } from './warden/agent-warden.js';
+import { workerTurns } from './turns/worker-turns.js';
+import type { AgentWarden } from './warden/agent-warden.js';
+import { type GuardedWorker, startWarden } from './warden/warden-start.js';
 
 export interface WorkerOptions {
   logger: Logger;
+  /** The agent started when AGENT_COMMAND names none: the built-in one (`builtInAgentCommand`). */
+  builtInAgent: NodeEntryCommand;
   /** Where delivered replies go on top of the platforms and the log. */
   sinks?: OutboundSink[];
   /** Replies, reactions and thread parents go through these; default: from the configured credentials. */
@@ -121,19 +106,11 @@ async function within(work: Promise<unknown>, ms: number): Promise<'done' | 'tim
   }
 }
 
-/** How often sessions kept for threads that moved elsewhere are looked for (behind the `moved` message). */
-const MOVED_CHECK_MS = 10_000;
-
 /**
  * How long an operator's drain waits for the turns it aborted to end (their agents killed, their
  * outcome settled) before it reports drained anyway and says which have not.
  */
 const DRAIN_SETTLE_MS = 10_000;
-
-/** Raised by `/cancel`: the turn ends `cancelled`, its batch is committed, buffered messages run next. */
-export class CancelledByUser extends Error {
-  override name = 'CancelledByUser';
-}
 
 export async function startWorker(
   config: Readonly<WorkerConfig>,
@@ -164,6 +141,7 @@ export async function startWorker(
   }
 }
 
+/** The worker's start, step by step: each later step may use what the earlier ones set up. */
 async function startOn(
   store: Store,
   config: Readonly<WorkerConfig>,
@@ -173,116 +151,132 @@ async function startOn(
 ): Promise<RunningWorker> {
   const { logger } = options;
   // Before anything else: a worker that cannot isolate its agents does not start (docs/adr/0044).
-  // Set once the warden runs: an agent host starts this worker's agents under the warden's lease.
+  // An agent host starts this worker's agents only under its warden's lease, once the warden runs.
   let warden: AgentWarden | undefined;
-  const { sandbox, launcher } = await agentIsolation(
-    config,
-    () => warden?.hostTicket,
-    logger.child({ component: 'acp' }),
-  );
-  if (sandbox.kind === 'off')
-    logger.warn({ isolation: sandbox.describe }, 'agents are not isolated from the worker');
-  else logger.info({ isolation: sandbox.describe }, 'agents run isolated');
+  const isolation = await isolateAgents(config, () => warden?.hostTicket, logger);
   store.logConnectionErrors(logger.child({ component: 'redis' }));
   await store.checkSafety(config.redisSafety, logger);
-  const { queue, doorbell } = store;
 
   const owner = newOwnerId();
-  const failure = settlesOnce<Error>();
-  const revocation = settlesOnce<string>();
-  // Started before any agent: from the first spawn on, a worker that dies or freezes leaves none behind.
-  warden = await AgentWarden.start(
-    {
-      redisUrl: config.redisUrl,
-      prefix: store.queue.config.prefix,
-      owner,
-      presenceTtlMs: config.presenceTtlMs,
-      stallToleranceMs: config.stallToleranceMs,
-      takesDirect: store.queue.config.affinity,
-      // The host runs the agents only under the warden's lease, and kills them when it breaks.
-      ...(sandbox.kind === 'agent-host' ? { agentHostSocket: config.agentHostSocket } : {}),
-    },
-    logger.child({ owner }),
-    {
-      revoked: (why) => {
-        metrics.workerRevocationsTotal.inc();
-        // Its agents are dead and its presence gone: whatever it runs now, another worker may too.
-        logger.error({ why }, 'the agent warden revoked this worker; handing its threads back and stopping');
-        revocation.settle(why);
-        failure.settle(new Error(`the agent warden revoked this worker: ${why}`));
-      },
-      lost: (error) => {
-        logger.error({ err: error }, 'the agent warden is gone; stopping this worker so it can be restarted');
-        failure.settle(error);
-      },
-    },
-  );
-  started.undoWith(() => warden.close());
+  const guard = await startWarden(config, store, owner, isolation.sandbox, metrics, logger);
+  warden = guard.warden;
+  started.undoWith(() => guard.warden.close());
 
-  const agent = agentCommandConfig(config, options.agentEnv);
-  const secrets = knownSecrets(config, agent);
-  const rooms = new ThreadRooms(
-    config.agentWorkspaces,
-    config.agentWorkspaceOnReset,
-    logger.child({ component: 'workspaces' }),
-    () => metrics.workspaceFilesStuckTotal.inc(),
-  );
-  await mkdir(rooms.root, { recursive: true });
-  const budget = new RoomBudget({
-    rooms,
-    budgetBytes: config.agentWorkspaceBudgetBytes,
-    onReset: config.agentWorkspaceOnReset,
-    onOver: () => metrics.workspaceOverBudgetTurnsTotal.inc(),
+  // What follows whether the agent starts pauses the runner, which needs the pool: it comes last.
+  let starts: AgentStartHealth | undefined;
+  const agents = await startAgentPool(config, options, isolation, guard.warden, metrics, {
+    started: () => starts?.started(),
+    failed: (failures) => starts?.failed(failures),
   });
-  // Set once the runner exists; until then no thread can be held off, and no start has failed.
-  let startHealth: AgentStartHealth | undefined;
-  const pool = new SessionPool({
-    agent,
-    cwd: rooms.root,
-    rooms,
-    sandbox,
-    launcher,
-    maxSessions: config.maxSessions,
-    warmSpares: config.warmSpares,
-    spareMemoryBytes: config.warmSparesMemoryMb * 1024 * 1024,
-    onSpareMissed: () => metrics.agentSpareMissesTotal.inc(),
-    startConcurrency: config.agentStartConcurrency,
-    onAgentStartWaited: (ms) => {
-      metrics.agentStartWaitSeconds.observe(ms / 1000);
-      logger.debug({ waitedMs: Math.round(ms) }, 'agent start began');
-    },
-    initializeTimeoutMs: config.agentInitTimeoutMs,
-    cancelTimeoutMs: config.cancelTimeoutMs,
-    permissionPolicy: config.permissionPolicy,
-    permissionRules: config.permissionRules,
-    ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
-    // An agent host's pids are not this machine's: the host, under the warden's lease, ends those.
-    ...(sandbox.kind === 'agent-host' ? {} : { watcher: warden }),
-    logger: logger.child({ component: 'acp' }),
-    onAgentRestart: () => metrics.agentRestartsTotal.inc(),
-    onAgentStarted: () => {
-      metrics.agentProcessStartsTotal.inc();
-      startHealth?.started();
-    },
-    onAgentStartFailed: (failures) => {
-      metrics.agentStartFailuresTotal.inc();
-      logger.warn(
-        { consecutive: failures.consecutive, err: failures.lastError, agent: agent.command },
-        'agent did not start',
-      );
-      startHealth?.failed(failures);
-    },
-  });
-  started.undoWith(() => pool.close());
+  started.undoWith(() => agents.pool.close());
+
+  const running = new RunningTurns();
+  const continuity = sessionContinuity(store, agents, isolation.sandbox, logger);
+  const upkeep = await keepThreads(store, owner, { agents, running, continuity }, metrics, logger);
+  started.undoWith(() => upkeep.closeControls());
+  started.undoWith(() => upkeep.stop());
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  const running = new RunningTurns();
-  const steering: SteeringDeps = {
-    on: (thread) => steersOn(config, thread),
-    take: (batch, through) => queue.steer(batch, through),
-    turns: new Map(),
+  const canary = new DoorbellCanary(store.doorbell, owner, logger, options.canary);
+  const status = new WorkerStatusReporter({
+    registry: store.workers,
+    owner,
+    concurrency: config.concurrency,
+    pool: agents.pool,
+    running: () => running.threads(),
+    logger: logger.child({ component: 'status' }),
+  });
+  const handler = workerTurns({
+    ...{ config, store, agents, continuity, clients, running, metrics, logger },
+    ...(options.onSignal ? { onSignal: options.onSignal } : {}),
+  });
+  const runner = startRunner({
+    config,
+    options,
+    store,
+    owner,
+    guard,
+    handler,
+    clients,
+    metrics,
+    canary,
+    status,
+  });
+  const startHealth = watchAgentStarts(agents, runner, logger);
+  starts = startHealth;
+  started.undoWith(() => startHealth.close());
+  observeWorker(metrics, {
+    store,
+    pool: agents.pool,
+    starts: startHealth,
+    canary,
+    roomsRoot: agents.rooms.root,
+  });
+
+  const life = { accepting: true };
+  const server = await serveHealth(config, metrics, {
+    store,
+    pool: agents.pool,
+    starts: startHealth,
+    canary,
+    status,
+    life,
+  });
+  started.undoWith(() => server.close());
+  void guard.revoked.then((why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`));
+  agents.pool.warm();
+  started.undoWith(() => runner.close());
+  await runner.start();
+  canary.start(() => runner.hasFreeSlot);
+  started.undoWith(() => canary.stop());
+  status.start(async () => {
+    canary.stop();
+    await runner.drain();
+    // The runner hands an aborted turn's thread back at once; "drained" waits for its handler too.
+    await settleAbortedTurns(running, DRAIN_SETTLE_MS, { logger, metrics });
+  });
+  started.undoWith(() => status.stop());
+  const address = server.server.address();
+  const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;
+  logger.info(
+    { owner, concurrency: config.concurrency, agent: agents.agent.command, healthUrl },
+    'worker started',
+  );
+
+  const parts = { owner, store, guard, pool: agents.pool, runner, status, canary, upkeep, server, life };
+  return {
+    queue: store.queue,
+    controls: store.controls,
+    pool: agents.pool,
+    owner,
+    healthUrl,
+    failed: guard.failed,
+    close: ({ graceMs = config.shutdownGraceMs } = {}) => closeWorker(config, parts, graceMs, logger),
   };
-  const continuity = new SessionContinuity(store.sessions, pool, {
+}
+
+/** Where the worker's agents run, said in its log: isolated, or (turned off by the operator) not. */
+async function isolateAgents(
+  config: Readonly<WorkerConfig>,
+  hostTicket: () => string | undefined,
+  logger: Logger,
+): Promise<AgentIsolation> {
+  const isolation = await agentIsolation(config, hostTicket, logger.child({ component: 'acp' }));
+  const { describe } = isolation.sandbox;
+  if (isolation.sandbox.kind === 'off')
+    logger.warn({ isolation: describe }, 'agents are not isolated from the worker');
+  else logger.info({ isolation: describe }, 'agents run isolated');
+  return isolation;
+}
+
+/** Each thread's session across turns and workers, in its room, under its disk budget. */
+function sessionContinuity(
+  store: Store,
+  { agent, pool, rooms, budget }: WorkerAgents,
+  sandbox: AgentIsolation['sandbox'],
+  logger: Logger,
+): SessionContinuity {
+  return new SessionContinuity(store.sessions, pool, {
     agent: [agent.command, ...agent.args].join(' '),
     cwd: (thread) => sandbox.sessionCwd(rooms.roomOf(thread)),
     onReset: (thread) => rooms.reset(thread),
@@ -295,76 +289,34 @@ async function startOn(
         );
     },
   });
-  const controls = await store.controls.subscribe((message) => {
-    const { thread } = message;
-    if (message.action === 'cancel') {
-      running.get(thread)?.abort(new CancelledByUser('cancelled by the user'));
-    } else if (message.action === 'steer') {
-      steering.turns.get(thread)?.poke();
-    } else if (message.from === owner && !running.has(thread)) {
-      // Another worker took the thread: the session kept here for it is an agent process for nothing.
-      void continuity
-        .release(thread)
-        .catch((error: unknown) =>
-          logger.warn({ err: error, thread }, 'session of a moved thread not closed'),
-        );
-    }
-  });
-  started.undoWith(() => controls.close());
-  const movedCheck = setInterval(() => {
-    continuity
-      .releaseMoved(owner, (thread) => running.has(thread))
-      .then((released) => {
-        if (released > 0)
-          logger.info({ released }, 'closed the sessions of threads that moved to other workers');
-      })
-      .catch((error: unknown) => logger.warn({ err: error }, 'moved sessions not checked; trying again'));
-  }, MOVED_CHECK_MS);
-  movedCheck.unref();
-  started.undoWith(() => clearInterval(movedCheck));
-  const stopRoomSweep = startRoomSweep({
-    rooms,
-    releaseSessions: (expired) => continuity.releaseExpired(expired, (thread) => running.has(thread)),
-    expired: (thread) => queue.expired(thread),
-    idleTtlMs: queue.config.idleTtlMs,
-    logger: logger.child({ component: 'workspaces' }),
-    swept: ({ bytes, deleted }) => {
-      metrics.workspaceBytes.set(bytes);
-      metrics.workspacesExpiredTotal.inc(deleted);
-    },
-  });
-  started.undoWith(stopRoomSweep);
+}
 
-  const canary = new DoorbellCanary(doorbell, owner, logger, options.canary);
-  const status = new WorkerStatusReporter({
-    registry: store.workers,
-    owner,
-    concurrency: config.concurrency,
-    pool,
-    running: () => running.threads(),
-    logger: logger.child({ component: 'status' }),
-  });
-  const runner = store.runner({
-    owner,
-    presence: warden,
+interface RunnerParts {
+  config: Readonly<WorkerConfig>;
+  options: WorkerOptions;
+  store: Store;
+  owner: string;
+  guard: GuardedWorker;
+  handler: TurnHandler;
+  clients: ReadonlyMap<string, PlatformClient>;
+  metrics: Metrics;
+  canary: DoorbellCanary;
+  status: WorkerStatusReporter;
+}
+
+/** What claims this worker's threads and runs their turns, delivers replies, and counts both. */
+function startRunner(parts: RunnerParts) {
+  const { config, options, store, metrics, canary, status } = parts;
+  const logger = options.logger;
+  return store.runner({
+    owner: parts.owner,
+    presence: parts.guard.warden,
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
-    handler: turnHandler({
-      config,
-      options,
-      store,
-      pool,
-      continuity,
-      steering,
-      clients,
-      running,
-      metrics,
-      secrets,
-      budget,
-    }),
+    handler: parts.handler,
     // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
-    replies: replySink(new PlatformReplySink(clients), [
-      new LogReplySink(logger.child({ component: 'outbox' }), clients),
+    replies: replySink(new PlatformReplySink(parts.clients), [
+      new LogReplySink(logger.child({ component: 'outbox' }), parts.clients),
       ...(options.sinks ?? []),
     ]),
     delivery: {
@@ -394,7 +346,13 @@ async function startOn(
       passedOn: () => metrics.doorbellsPassedOnTotal.inc(),
     },
   });
-  startHealth = new AgentStartHealth({
+}
+
+type Runner = ReturnType<typeof startRunner>;
+
+/** A worker whose agent does not start takes no new threads until one does (it tries on its own). */
+function watchAgentStarts({ pool, agent }: WorkerAgents, runner: Runner, logger: Logger): AgentStartHealth {
+  return new AgentStartHealth({
     probe: () => pool.probeStart(),
     holding: ({ consecutive, lastError }) => {
       runner.pauseTaking();
@@ -408,38 +366,26 @@ async function startOn(
       logger.info({ agent: agent.command }, 'the agent starts again; this worker takes threads again');
     },
   });
-  const starts = startHealth;
-  started.undoWith(() => starts.close());
-  let accepting = true;
-  observeFleet(metrics, () => store.fleetStats());
-  const gauges = [
-    metrics.acpSessionsLive,
-    metrics.agentProcesses,
-    metrics.agentSparesReady,
-    metrics.agentSparesTarget,
-    metrics.agentSpareBytes,
-  ];
-  const agentGauges = [metrics.agentStartsWaiting, metrics.agentStartsFailing];
-  metrics.onScrape([...gauges, ...agentGauges, metrics.doorbellConsumerUp], () => {
-    metrics.acpSessionsLive.set(pool.liveSessions);
-    metrics.agentProcesses.set(pool.liveProcesses);
-    metrics.agentSparesReady.set(pool.readySpares);
-    metrics.agentSparesTarget.set(pool.spareTarget);
-    metrics.agentSpareBytes.set(pool.bytesPerSpare ?? 0);
-    metrics.agentStartsWaiting.set(pool.startsWaiting);
-    metrics.agentStartsFailing.set(starts.holding ? 1 : 0);
-    metrics.doorbellConsumerUp.set(canary.consuming() ? 1 : 0);
-  });
-  metrics.onScrape([metrics.workspaceVolumeFreeBytes, metrics.workspaceVolumeSizeBytes], async () => {
-    const volume = await statfs(rooms.root);
-    metrics.workspaceVolumeFreeBytes.set(volume.bavail * volume.bsize);
-    metrics.workspaceVolumeSizeBytes.set(volume.blocks * volume.bsize);
-  });
-  // Listening before any claim: a port taken fails the start before it touched a thread.
+}
+
+/** `/livez`, `/readyz` and `/metrics`, listening before any claim: a port taken fails the start early. */
+function serveHealth(
+  config: Readonly<WorkerConfig>,
+  metrics: Metrics,
+  parts: {
+    store: Store;
+    pool: SessionPool;
+    starts: AgentStartHealth;
+    canary: DoorbellCanary;
+    status: WorkerStatusReporter;
+    life: { accepting: boolean };
+  },
+): Promise<FastifyInstance> {
+  const { store, pool, starts, canary, status, life } = parts;
   const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };
-  const health: FastifyInstance = await startHealthServer(endpoint, metrics, {
+  return startHealthServer(endpoint, metrics, {
     notAccepting: () =>
-      !accepting
+      !life.accepting
         ? 'shutting down'
         : status.draining
           ? 'drained by an operator (restart it to take turns again)'
@@ -452,155 +398,60 @@ async function startOn(
       return `agent cannot start (${consecutive} failures in a row; last: ${lastError}); check AGENT_COMMAND and the agent's setup`;
     },
   });
-  started.undoWith(() => health.close());
-  void revocation.settled.then((why) => runner.handBackAll(`the agent warden revoked this worker: ${why}`));
-  pool.warm();
-  started.undoWith(() => runner.close());
-  await runner.start();
-  canary.start(() => runner.hasFreeSlot);
-  started.undoWith(() => canary.stop());
-  status.start(async () => {
-    canary.stop();
-    await runner.drain();
-    // The runner hands an aborted turn's thread back at once; "drained" waits for its handler too.
-    await settleAbortedTurns(running, DRAIN_SETTLE_MS, { logger, metrics });
-  });
-  started.undoWith(() => status.stop());
-  const address = health.server.address();
-  const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;
-  logger.info({ owner, concurrency: config.concurrency, agent: agent.command, healthUrl }, 'worker started');
-
-  return {
-    queue,
-    controls: store.controls,
-    pool,
-    owner,
-    healthUrl,
-    failed: failure.settled,
-    async close({ graceMs = config.shutdownGraceMs } = {}) {
-      accepting = false;
-      clearInterval(movedCheck);
-      stopRoomSweep();
-      canary.stop();
-      const started = performance.now();
-      const inOrder = (async () => {
-        await runner.close(graceMs);
-        await status.stop();
-        logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
-        await pool.close();
-        await warden.close();
-        await health.close();
-        await controls.close();
-        await store.close();
-        logger.info({ owner }, 'worker stopped; threads handed back');
-      })();
-      const deadlineMs = shutdownDeadlineMs({ ...config, shutdownGraceMs: graceMs });
-      const outcome = await within(inOrder, deadlineMs);
-      if (outcome === 'done') return;
-      // Redis (or an agent) held the orderly close up: what was not handed back is left to the
-      // sweeper, as after a crash (the leases expire), and no agent may outlive the worker. The warden
-      // is let go last: with the agents gone it has nothing left to kill.
-      const notHandedBack = runner.running;
-      store.disconnect();
-      await Promise.allSettled([pool.close(), health.close(), controls.close()]);
-      await warden.close();
-      logger.warn(
-        { owner, deadlineMs, notHandedBack, ...(outcome === 'timed out' ? {} : outcome) },
-        `shutdown cut short (${outcome === 'timed out' ? 'not finished in time' : 'failed'}; is Redis reachable?): agents killed, threads not handed back are left to the sweeper`,
-      );
-    },
-  };
 }
 
-/** A value settled once, by whichever event comes first (later ones are ignored). */
-function settlesOnce<T>(): { settled: Promise<T>; settle(value: T): void } {
-  let settle: (value: T) => void = () => {};
-  const settled = new Promise<T>((resolve) => {
-    settle = resolve;
-  });
-  return { settled, settle: (value) => settle(value) };
-}
-
-interface TurnHandlerDeps {
-  config: Readonly<WorkerConfig>;
-  options: WorkerOptions;
+interface WorkerParts {
+  owner: string;
   store: Store;
+  guard: GuardedWorker;
   pool: SessionPool;
-  continuity: SessionContinuity;
-  steering: SteeringDeps;
-  clients: ReadonlyMap<string, PlatformClient>;
-  running: RunningTurns;
-  metrics: Metrics;
-  secrets: SecretScrubber;
-  budget: RoomBudget;
+  runner: Runner;
+  status: WorkerStatusReporter;
+  canary: DoorbellCanary;
+  upkeep: ThreadUpkeep;
+  server: FastifyInstance;
+  life: { accepting: boolean };
 }
 
 /**
- * What runs a turn on this worker: the agent session, attachments, streaming, reactions; and what the
- * turn hands the commit, scrubbed and bounded (turn-output.ts).
+ * Not ready at once; the running turns get `graceMs`, the rest are handed back; then the agents, the
+ * warden, the health server and Redis, in that order, within `shutdownDeadlineMs`.
  */
-function turnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { config, options, store, pool, continuity, steering, clients, running, metrics, secrets, budget } =
-    deps;
-  const { logger } = options;
-  const parents = store.parents<ThreadParentMessage>();
-  const reactions = new TurnReactions(
-    clients,
-    logger.child({ component: 'reactions' }),
-    config.workingReactionDelayMs,
+async function closeWorker(
+  config: Readonly<WorkerConfig>,
+  parts: WorkerParts,
+  graceMs: number,
+  logger: Logger,
+): Promise<void> {
+  const { owner, store, guard, pool, runner, status, canary, upkeep, server } = parts;
+  const { warden } = guard;
+  parts.life.accepting = false;
+  upkeep.stop();
+  canary.stop();
+  const started = performance.now();
+  const inOrder = (async () => {
+    await runner.close(graceMs);
+    await status.stop();
+    logger.info({ ms: Math.round(performance.now() - started) }, 'turns finished or handed back');
+    await pool.close();
+    await warden.close();
+    await server.close();
+    await upkeep.closeControls();
+    await store.close();
+    logger.info({ owner }, 'worker stopped; threads handed back');
+  })();
+  const deadlineMs = shutdownDeadlineMs({ ...config, shutdownGraceMs: graceMs });
+  const outcome = await within(inOrder, deadlineMs);
+  if (outcome === 'done') return;
+  // Redis (or an agent) held the orderly close up: what was not handed back is left to the
+  // sweeper, as after a crash (the leases expire), and no agent may outlive the worker. The warden
+  // is let go last: with the agents gone it has nothing left to kill.
+  const notHandedBack = runner.running;
+  store.disconnect();
+  await Promise.allSettled([pool.close(), server.close(), upkeep.closeControls()]);
+  await warden.close();
+  logger.warn(
+    { owner, deadlineMs, notHandedBack, ...(outcome === 'timed out' ? {} : outcome) },
+    `shutdown cut short (${outcome === 'timed out' ? 'not finished in time' : 'failed'}; is Redis reachable?): agents killed, threads not handed back are left to the sweeper`,
   );
-  const cut = new ReplyCut(
-    clients,
-    config.replyMaxParts,
-    logger.child({ component: 'replies' }),
-    (platform) => metrics.repliesCutTotal.inc({ platform }),
-  );
-  const turns = createTurnHandler({
-    pool,
-    continuity,
-    steering,
-    fresh: {
-      history: (thread) => store.queue.history(thread),
-      parent: (thread) => parents.get(thread),
-    },
-    observer: prometheusTurnObserver(metrics),
-    attachments: new AttachmentContents({
-      clients,
-      limits: {
-        maxBytes: config.attachmentMaxBytes,
-        maxCount: config.attachmentMaxCount,
-        maxTurnBytes: config.attachmentMaxTurnBytes,
-        timeoutMs: config.attachmentTimeoutMs,
-      },
-      budget: new ByteBudget(config.attachmentWorkerBytes),
-      logger: logger.child({ component: 'attachments' }),
-      onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
-    }),
-    stream: (thread, batchId, target) => {
-      const client = clients.get(platformOfThread(thread));
-      if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
-      return new ReplyStream(
-        { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
-        target,
-        store.postedParts,
-        { thread, batchId },
-        config.replyStreamIntervalMs,
-        logger,
-        secrets,
-      );
-    },
-    limits: config,
-    slowStartNoticeMs: config.agentSlowStartNoticeMs,
-    secrets,
-    budget,
-    progress: config.progress,
-    logger,
-    running,
-    onRepair: () => metrics.agentTurnRepairsTotal.inc(),
-    onSignal: (signal) => {
-      reactions.listener(signal);
-      options.onSignal?.(signal);
-    },
-  });
-  return guardedTurns(turns, secrets, cut);
 }

@@ -41,18 +41,37 @@ describe('RunningTurns', () => {
     running.start('t1', newer);
     const none = running.none(WITHIN_MS);
     running.end('t1', older);
-    expect(running.get('t1')).toBe(newer);
+    running.cancel('t1', new Error('cancelled'));
+    expect(newer.signal.aborted).toBe(true);
+    expect(older.signal.aborted).toBe(false);
     expect(await settled(none)).toBe(false);
     running.end('t1', newer);
     expect(running.has('t1')).toBe(false);
     expect(await none).toEqual([]);
   });
 
+  it("pokes the steering of the thread's running turn only, and only until the turn takes no more steers", () => {
+    const running = new RunningTurns();
+    const pokes: string[] = [];
+    const older = new AbortController();
+    const newer = new AbortController();
+    running.start('t1', older);
+    running.start('t1', newer);
+    // A turn that was replaced cannot take the thread's steers.
+    running.steer('t1', older, { poke: () => pokes.push('older') });
+    running.steer('t1', newer, { poke: () => pokes.push('newer') });
+    running.poke('t1');
+    running.poke('t2');
+    running.unsteer('t1', newer);
+    running.poke('t1');
+    expect(pokes).toEqual(['newer']);
+  });
+
   it('stops waiting for a turn that does not end, and names its thread', async () => {
     const running = new RunningTurns();
+    const ending = new AbortController();
     running.start('stuck', new AbortController());
-    running.start('ends', new AbortController());
-    const ending = running.get('ends')!;
+    running.start('ends', ending);
     const none = running.none(100);
     running.end('ends', ending);
     expect(await none).toEqual(['stuck']);

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isBrokerBlock, readStoredSessions } from '@tributary/agent';
+import { builtInAgentCommand, isBrokerBlock, readStoredSessions } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
 import type { QueueConfig } from '@tributary/queue';
@@ -98,6 +98,7 @@ export async function startHarness(
   const start = () =>
     startWorker(config, {
       logger,
+      builtInAgent: builtInAgentCommand(),
       sinks: [{ name: 'capture', send: async (m) => void sent.push(m) }],
       queue: { retryDelayMs: 100, ...queue },
       // Tests script the agent with `@agent` lines in their messages.

@@ -1,20 +1,25 @@
-import { type AgentAuthError, type AgentCommandConfig, DEFAULT_INHERITED_ENV } from '@tributary/acp';
-import { builtInAgentCommand } from '@tributary/agent';
+import {
+  type AgentAuthError,
+  type AgentCommandConfig,
+  DEFAULT_INHERITED_ENV,
+  type NodeEntryCommand,
+} from '@tributary/acp';
 import type { WorkerConfig } from '@tributary/config';
 
 type AgentSettings = Pick<WorkerConfig, 'agentCommand' | 'agentEnv' | 'agentAuthMethod' | 'agentMcpServers'>;
 
 /**
- * How a worker starts its agent: AGENT_COMMAND (else the built-in agent), an environment of the
- * allowlist plus the variables AGENT_ENV names (plus `env`, which harnesses set), AGENT_AUTH_METHOD,
- * and the MCP servers of AGENT_MCP_SERVERS for its sessions.
- * `tributary doctor` starts it the same way.
+ * How a worker starts its agent: AGENT_COMMAND (else `builtIn`, the built-in agent, which whoever
+ * starts the worker passes in: a worker imports no other app), an environment of the allowlist plus
+ * the variables AGENT_ENV names (plus `env`, which harnesses set), AGENT_AUTH_METHOD, and the MCP
+ * servers of AGENT_MCP_SERVERS for its sessions. `tributary doctor` starts it the same way.
  */
 export function agentCommandConfig(
   config: Readonly<AgentSettings>,
+  builtIn: NodeEntryCommand,
   env: Readonly<Record<string, string>> = {},
 ): AgentCommandConfig & { args: readonly string[] } {
-  const agent = config.agentCommand ?? builtInAgentCommand();
+  const agent = config.agentCommand ?? builtIn;
   return {
     ...agent,
     inheritEnv: [...DEFAULT_INHERITED_ENV, ...config.agentEnv],

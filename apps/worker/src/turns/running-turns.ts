@@ -1,18 +1,48 @@
 import type { Metrics } from '@tributary/observability';
 import type { Logger } from 'pino';
 
+/** What the control channel reaches in a turn that takes steers: one more pass for waiting messages. */
+interface Steerable {
+  poke(): void;
+}
+
+interface RunningTurn {
+  readonly turn: AbortController;
+  steering?: Steerable;
+}
+
 /**
- * The running turn of each thread this worker holds, so `/cancel` can reach it, and a way to wait
- * until none runs. A turn the runner aborted (a drain, a lost lease) is handed back at once while its
- * handler still ends: the agent killed, the outcome decided. An operator's drain waits for that too,
- * so a worker reported "drained" lists no running thread.
+ * The running turn of each thread this worker's handler runs, with its steering when it takes steers,
+ * so the control channel's `/cancel` and `steer` reach it; and a way to wait until none runs. A turn
+ * the runner aborted (a drain, a lost lease) is handed back at once while its handler still ends: the
+ * agent killed, the outcome decided. An operator's drain waits for that too, so a worker reported
+ * "drained" lists no running thread. (The runner keeps the leases it must abort at shutdown itself:
+ * that is the queue's side of a turn, this the worker's.)
  */
 export class RunningTurns {
-  readonly #turns = new Map<string, AbortController>();
+  readonly #turns = new Map<string, RunningTurn>();
   readonly #whenNone = new Set<() => void>();
 
-  get(thread: string): AbortController | undefined {
-    return this.#turns.get(thread);
+  /** Aborts the thread's running turn with `reason`, if one runs. */
+  cancel(thread: string, reason: Error): void {
+    this.#turns.get(thread)?.turn.abort(reason);
+  }
+
+  /** Offers messages that wait to the thread's running turn, if it takes steers. */
+  poke(thread: string): void {
+    this.#turns.get(thread)?.steering?.poke();
+  }
+
+  /** `turn` takes steers through `steering` until `unsteer` (its thread's `poke` reaches it). */
+  steer(thread: string, turn: AbortController, steering: Steerable): void {
+    const running = this.#turns.get(thread);
+    if (running?.turn === turn) running.steering = steering;
+  }
+
+  /** `turn` takes no more steers. */
+  unsteer(thread: string, turn: AbortController): void {
+    const running = this.#turns.get(thread);
+    if (running?.turn === turn) delete running.steering;
   }
 
   has(thread: string): boolean {
@@ -24,12 +54,12 @@ export class RunningTurns {
   }
 
   start(thread: string, turn: AbortController): void {
-    this.#turns.set(thread, turn);
+    this.#turns.set(thread, { turn });
   }
 
   /** Ends `turn`; a newer turn of the same thread that replaced it stays. */
   end(thread: string, turn: AbortController): void {
-    if (this.#turns.get(thread) !== turn) return;
+    if (this.#turns.get(thread)?.turn !== turn) return;
     this.#turns.delete(thread);
     if (this.#turns.size > 0) return;
     for (const none of this.#whenNone) none();

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { AttachmentContents, ResolvedAttachments } from '../attachments/attachment-contents.js';
 import type { ReplyStream } from '../replies/reply-stream.js';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
+import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { TurnObserver } from './turn-observer.js';
 import { progressOf } from './turn-progress.js';
@@ -26,6 +27,8 @@ export interface DispatchDeps {
   progress: ProgressDisplay;
   /** Steering (docs/adr/0040); without it no turn takes steers. */
   steering?: SteeringDeps;
+  /** Where the control channel's `steer` finds a turn that takes steers. */
+  running: RunningTurns;
   /** Blanks the worker's secrets from progress lines (tool titles, plans), which never reach the commit. */
   secrets: Pick<SecretScrubber, 'scrub'>;
 }
@@ -154,7 +157,7 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
     return await result;
   } finally {
     watchdog.stop();
-    if (steering) await endSteering(deps.steering!, run, steering);
+    if (steering) await endSteering(deps.running, run, steering);
     deps.observer?.carried(platformOfThread(thread), batch.messages.length);
     await stream?.finish();
   }
@@ -171,13 +174,12 @@ function startSteering(deps: DispatchDeps, run: Dispatch, prompt: Prompt): TurnS
     },
     { batch, sessionId: prompt.session.sessionId, caps: prompt.caps, signal: turn.signal, log },
   );
-  deps.steering!.turns.set(batch.lease.thread, steering);
+  deps.running.steer(batch.lease.thread, turn, steering);
   return steering;
 }
 
-async function endSteering(deps: SteeringDeps, run: Dispatch, steering: TurnSteering): Promise<void> {
-  const thread = run.batch.lease.thread;
-  if (deps.turns.get(thread) === steering) deps.turns.delete(thread);
+async function endSteering(running: RunningTurns, run: Dispatch, steering: TurnSteering): Promise<void> {
+  running.unsteer(run.batch.lease.thread, run.turn);
   await steering.close();
   run.deliveredThrough = steering.deliveredThrough;
 }

@@ -19,8 +19,6 @@ export interface SteeringDeps {
     batch: Batch,
     through: string,
   ): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }>;
-  /** The steering turn of each thread this worker runs, for the control channel's `steer`. */
-  turns: Map<string, TurnSteering>;
 }
 
 export interface SteeringTurn {

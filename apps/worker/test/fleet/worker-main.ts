@@ -3,6 +3,7 @@
  * stdout, where every outbound message is also logged as `sent` so the test can read replies. Queue
  * tuning that has no variable (short leases) comes as JSON in TRIBUTARY_TEST_QUEUE.
  */
+import { builtInAgentCommand } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { pino } from 'pino';
 import { startWorker } from '../../src/worker-service.js';
@@ -10,6 +11,7 @@ import { startWorker } from '../../src/worker-service.js';
 const logger = pino({ level: 'info' });
 const worker = await startWorker(loadWorkerConfig(process.env), {
   logger,
+  builtInAgent: builtInAgentCommand(),
   sinks: [{ name: 'test', send: async (message) => logger.info({ message }, 'sent') }],
   queue: JSON.parse(process.env.TRIBUTARY_TEST_QUEUE ?? '{}'),
 });

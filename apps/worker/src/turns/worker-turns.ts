@@ -1,0 +1,102 @@
+import { steersOn, type WorkerConfig } from '@tributary/config';
+import type { Metrics } from '@tributary/observability';
+import type { ThreadParentMessage } from '@tributary/packing';
+import { type PlatformClient, platformOfThread } from '@tributary/platforms';
+import type { Store, TurnHandler } from '@tributary/queue';
+import type { Logger } from 'pino';
+import type { WorkerAgents } from '../agents/agent-pool-start.js';
+import { AttachmentContents } from '../attachments/attachment-contents.js';
+import { ByteBudget } from '../attachments/byte-budget.js';
+import { ReplyCut } from '../replies/reply-cut.js';
+import { ReplyStream } from '../replies/reply-stream.js';
+import type { RunningTurns } from './running-turns.js';
+import type { SessionContinuity } from './session-continuity.js';
+import { createTurnHandler } from './turn-handler.js';
+import { prometheusTurnObserver } from './turn-observer.js';
+import { guardedTurns } from './turn-output.js';
+import { TurnReactions } from './turn-reactions.js';
+import type { TurnSignalListener } from './turn-signals.js';
+
+export interface WorkerTurnsDeps {
+  config: Readonly<WorkerConfig>;
+  store: Store;
+  agents: WorkerAgents;
+  continuity: SessionContinuity;
+  clients: ReadonlyMap<string, PlatformClient>;
+  running: RunningTurns;
+  metrics: Metrics;
+  logger: Logger;
+  onSignal?: TurnSignalListener;
+}
+
+/**
+ * What runs a turn on this worker: the agent session, attachments, streaming, reactions, steering; and
+ * what the turn hands the commit, scrubbed and bounded (turn-output.ts).
+ */
+export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
+  const { config, store, agents, continuity, clients, running, metrics, logger } = deps;
+  const { pool, secrets, budget } = agents;
+  const parents = store.parents<ThreadParentMessage>();
+  const reactions = new TurnReactions(
+    clients,
+    logger.child({ component: 'reactions' }),
+    config.workingReactionDelayMs,
+  );
+  const cut = new ReplyCut(
+    clients,
+    config.replyMaxParts,
+    logger.child({ component: 'replies' }),
+    (platform) => metrics.repliesCutTotal.inc({ platform }),
+  );
+  const turns = createTurnHandler({
+    pool,
+    continuity,
+    steering: {
+      on: (thread) => steersOn(config, thread),
+      take: (batch, through) => store.queue.steer(batch, through),
+    },
+    fresh: {
+      history: (thread) => store.queue.history(thread),
+      parent: (thread) => parents.get(thread),
+    },
+    observer: prometheusTurnObserver(metrics),
+    attachments: new AttachmentContents({
+      clients,
+      limits: {
+        maxBytes: config.attachmentMaxBytes,
+        maxCount: config.attachmentMaxCount,
+        maxTurnBytes: config.attachmentMaxTurnBytes,
+        timeoutMs: config.attachmentTimeoutMs,
+      },
+      budget: new ByteBudget(config.attachmentWorkerBytes),
+      logger: logger.child({ component: 'attachments' }),
+      onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
+    }),
+    stream: (thread, batchId, target) => {
+      const client = clients.get(platformOfThread(thread));
+      if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
+      return new ReplyStream(
+        { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
+        target,
+        store.postedParts,
+        { thread, batchId },
+        config.replyStreamIntervalMs,
+        logger,
+        secrets,
+      );
+    },
+    limits: config,
+    slowStartNoticeMs: config.agentSlowStartNoticeMs,
+    secrets,
+    budget,
+    progress: config.progress,
+    logger,
+    running,
+    onRepair: () => metrics.agentTurnRepairsTotal.inc(),
+    onSignal: (signal) => {
+      reactions.listener(signal);
+      deps.onSignal?.(signal);
+    },
+  });
+  return guardedTurns(turns, secrets, cut);
+}
