@@ -86,7 +86,7 @@ export class Intake {
       // As the enqueue script does: only the loop guard refuses in a conversation that is ours.
       if (!verdict.admit) return this.refused(message, verdict.reason, verdict.reason === 'bot-turn-limit');
     }
-    if (command) return this.control(command, thread, message.ref, message.dedupKey, false);
+    if (command) return this.control(command, thread, message.ref, message.idempotencyKey, false);
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
     // Both fail open within their own time limit; side by side, they cost one wait, not two.
@@ -114,7 +114,7 @@ export class Intake {
     const sender = await this.deps.names.resolve(thread, event.sender);
     const edited = { ...event, sender, text: screened.text };
     const { editedAt: _mark, ...unmarked } = edited;
-    const waiting = queuedArrival(unmarked, message.dedupKey);
+    const waiting = queuedArrival(unmarked, message.idempotencyKey);
     const revised = await this.deps.queue.revise(thread, {
       action: 'edit',
       messageId: event.eventId,
@@ -129,11 +129,11 @@ export class Intake {
 
   /** A platform's delete: removes the message while it waits; after dispatch it is only recorded. */
   async delete(inbound: Extract<Inbound, { kind: 'delete' }>): Promise<IntakeOutcome> {
-    const { thread, messageId, dedupKey } = inbound;
+    const { thread, messageId, idempotencyKey } = inbound;
     const revised = await this.deps.queue.revise(thread, {
       action: 'delete',
       messageId,
-      idempotencyKey: dedupKey,
+      idempotencyKey,
     });
     switch (revised) {
       case 'duplicate':
@@ -203,7 +203,7 @@ export class Intake {
     let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
-        ...queuedArrival(event, message.dedupKey),
+        ...queuedArrival(event, message.idempotencyKey),
         edit,
         ...(screened.conditions ? { gate: screened.conditions } : {}),
       });
@@ -238,7 +238,7 @@ export class Intake {
         confirmation: `Not applied: ${verdict.reason.replaceAll('-', ' ')}.`,
       };
     }
-    return this.control(command, inbound.thread, inbound.ref, inbound.dedupKey, true);
+    return this.control(command, inbound.thread, inbound.ref, inbound.idempotencyKey, true);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { arrivalFromBody } from '@tributary/packing';
 import { GatewayClient } from '@tributary/platforms';
-import { queueDefaults, threadKeys } from '@tributary/queue';
+import { queueDefaults } from '@tributary/queue';
+import { threadKeys } from '@tributary/queue/testing';
 import { type FakePlatformApi, startFakePlatformApi, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alreadyApplied } from '../src/control-commands.js';

@@ -1,4 +1,5 @@
-import { queueDefaults, threadKeys } from '@tributary/queue';
+import { queueDefaults } from '@tributary/queue';
+import { threadKeys } from '@tributary/queue/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discordHeaders, type IngressHarness, startIngressHarness } from './ingress-fixture.js';
 

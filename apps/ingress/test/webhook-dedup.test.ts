@@ -1,5 +1,6 @@
 import { GatewayInboundAdapter } from '@tributary/platforms';
-import { dedupMember, queueDefaults, threadKeys } from '@tributary/queue';
+import { queueDefaults } from '@tributary/queue';
+import { dedupMember, threadKeys } from '@tributary/queue/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   gatewayEvent,
@@ -86,7 +87,7 @@ describe('duplicate deliveries become one queued message', () => {
     const adapter = new GatewayInboundAdapter({ secret: SECRETS.GATEWAY_SECRET });
     const inbound = adapter.parse({ rawBody: Buffer.from(first), headers: {}, now: Date.now() });
     if (inbound.kind !== 'message') throw new Error(`the gateway parsed ${inbound.kind}`);
-    const { thread, dedupKey } = inbound.message;
+    const { thread, idempotencyKey } = inbound.message;
     // A redelivery of the same platform message comes as a new event with an id of its own.
     const again = gatewayEvent('<@UBOT> build it', { message_id });
     const outcomes = [];
@@ -97,7 +98,7 @@ describe('duplicate deliveries become one queued message', () => {
     }
     expect(outcomes).toEqual(['accepted', 'duplicate']);
     const keys = threadKeys(h.prefix, queueDefaults.buckets, thread);
-    expect(await h.redis.hkeys(keys.dedup)).toEqual([dedupMember(thread, dedupKey)]);
+    expect(await h.redis.hkeys(keys.dedup)).toEqual([dedupMember(thread, idempotencyKey)]);
   });
 
   it('answers url_verification with the challenge and queues nothing', async () => {

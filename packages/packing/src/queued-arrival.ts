@@ -7,7 +7,7 @@ import { eventTokens } from './token-count.js';
 export interface QueuedArrival {
   id: string;
   /**
-   * Platform identity of the message, as its inbound adapter gives it (`dedupKey`): a platform retry
+   * Platform identity of the message, as its inbound adapter gives it (`idempotencyKey`): a platform retry
    * carries the same one, and only the adapter knows what stays the same across retries.
    */
   idempotencyKey: string;

@@ -22,7 +22,7 @@ export interface InboundMessage {
    */
   thread: string;
   /** Platform identity of the message: every delivery of the same message carries the same one. */
-  dedupKey: string;
+  idempotencyKey: string;
   /** Platform user ids the message mentions (our own id among them when we are mentioned). */
   mentions: string[];
   /** Where to react and reply. */
@@ -48,17 +48,17 @@ export type Inbound =
       /** Who invoked it, for the allow lists. */
       senderId: string;
       /** Identity of the invocation: a redelivery of it carries the same one, and is not applied again. */
-      dedupKey: string;
+      idempotencyKey: string;
       respond: ControlResponder;
     }
   /**
    * The platform's edit of a message: `message` as it now reads, with the original's `eventId`,
-   * `timestamp` and thread, `event.editedAt` set, and `dedupKey` the identity of this edit (a
+   * `timestamp` and thread, `event.editedAt` set, and `idempotencyKey` the identity of this edit (a
    * redelivery of the same edit carries the same one).
    */
   | { kind: 'edit'; message: InboundMessage }
-  /** The platform's delete of message `messageId`; `dedupKey` is the identity of this delete. */
-  | { kind: 'delete'; thread: string; messageId: string; dedupKey: string; ref: MessageRef }
+  /** The platform's delete of message `messageId`; `idempotencyKey` is the identity of this delete. */
+  | { kind: 'delete'; thread: string; messageId: string; idempotencyKey: string; ref: MessageRef }
   /** A handshake answered directly: Slack `url_verification`, Discord PING. */
   | { kind: 'handshake'; body: unknown }
   /** Verified and well-formed but nothing to do (joins, our own echoes, unsupported kinds). */

@@ -60,7 +60,7 @@ describe('Discord forwarded message parse', () => {
         attachments: [],
       },
       thread: `discord:${CHANNEL}`,
-      dedupKey: `discord:${CHANNEL}:800000000000000008`,
+      idempotencyKey: `discord:${CHANNEL}:800000000000000008`,
       mentions: [],
       ref: { platform: 'discord', channelId: CHANNEL, messageId: '800000000000000008' },
       direct: false,
@@ -72,7 +72,7 @@ describe('Discord forwarded message parse', () => {
     expect(message.event.channelId).toBe(CHANNEL);
     expect(message.event.threadId).toBe(THREAD);
     expect(message.thread).toBe(`discord:${THREAD}`);
-    expect(message.dedupKey).toBe(`discord:${THREAD}:800000000000000008`);
+    expect(message.idempotencyKey).toBe(`discord:${THREAD}:800000000000000008`);
     expect(message.ref).toEqual({
       platform: 'discord',
       channelId: CHANNEL,

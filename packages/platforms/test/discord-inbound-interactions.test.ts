@@ -85,7 +85,7 @@ describe('Discord interactions parse', () => {
       expect(inbound.command).toBe(name);
       expect(inbound.thread).toBe(`discord:${CHANNEL}`);
       // The interaction's id: a redelivery of it is the same command, applied once.
-      expect(inbound.dedupKey).toBe(`discord:${CHANNEL}:interaction:500000000000000005`);
+      expect(inbound.idempotencyKey).toBe(`discord:${CHANNEL}:interaction:500000000000000005`);
       // A channel in a category has a parent_id too; it is not a thread.
       expect(inbound.ref).toEqual({
         platform: 'discord',

@@ -44,7 +44,7 @@ describe('Slack edits and deletes', () => {
       editedAt: '2025-01-01T09:31:00.000Z',
     });
     expect(edit.thread).toBe(`slack:C0CHAN:${TS}`);
-    expect(edit.dedupKey).toBe(`slack:C0CHAN:1735723830.000300:edit:${EDITED_TS}`);
+    expect(edit.idempotencyKey).toBe(`slack:C0CHAN:1735723830.000300:edit:${EDITED_TS}`);
     expect(edit.ref.messageId).toBe('1735723830.000300');
   });
 
@@ -86,7 +86,7 @@ describe('Slack edits and deletes', () => {
       kind: 'delete',
       thread: `slack:C0CHAN:${TS}`,
       messageId: '1735723830.000300',
-      dedupKey: 'slack:C0CHAN:1735723830.000300:delete',
+      idempotencyKey: 'slack:C0CHAN:1735723830.000300:delete',
       ref: { platform: 'slack', channelId: 'C0CHAN', threadId: TS, messageId: '1735723830.000300' },
     });
   });
@@ -114,11 +114,11 @@ describe('Telegram edits', () => {
       editedAt: '2025-01-01T09:31:30.000Z',
     });
     expect(edit.thread).toBe(`telegram:${GROUP}:main`);
-    expect(edit.dedupKey).toBe(`telegram:${GROUP}:42:edit:5002`);
+    expect(edit.idempotencyKey).toBe(`telegram:${GROUP}:42:edit:5002`);
     // Two edits within one second of edit_date are still two edits.
-    expect(editOf(telegram.parse(telegramRequest(editedUpdate('edited_message', 5003)))).dedupKey).not.toBe(
-      edit.dedupKey,
-    );
+    expect(
+      editOf(telegram.parse(telegramRequest(editedUpdate('edited_message', 5003)))).idempotencyKey,
+    ).not.toBe(edit.idempotencyKey);
   });
 
   it('parses edited_channel_post the same way', () => {
@@ -142,7 +142,7 @@ describe('Discord edits and deletes through the forwarder', () => {
       timestamp: '2025-01-01T09:30:00.123Z',
       editedAt: '2025-01-01T09:31:00.500Z',
     });
-    expect(edit.dedupKey).toBe(`discord:${CHANNEL}:800000000000000008:edit:2025-01-01T09:31:00.500Z`);
+    expect(edit.idempotencyKey).toBe(`discord:${CHANNEL}:800000000000000008:edit:2025-01-01T09:31:00.500Z`);
   });
 
   it('ignores an update without edited_timestamp (embeds Discord resolved)', () => {
@@ -164,7 +164,7 @@ describe('Discord edits and deletes through the forwarder', () => {
       kind: 'delete',
       thread: `discord:${THREAD}`,
       messageId: '800000000000000008',
-      dedupKey: `discord:${THREAD}:800000000000000008:delete`,
+      idempotencyKey: `discord:${THREAD}:800000000000000008:delete`,
       ref: { platform: 'discord', channelId: THREAD, messageId: '800000000000000008' },
     });
   });

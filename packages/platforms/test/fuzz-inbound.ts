@@ -94,11 +94,11 @@ export function checkAdapterSurvives(adapter: InboundAdapter, request: WebhookRe
   }
   expect(['message', 'control', 'handshake', 'ignored']).toContain(inbound.kind);
   if (inbound.kind !== 'message') return;
-  const { event, thread, dedupKey, mentions } = inbound.message;
+  const { event, thread, idempotencyKey, mentions } = inbound.message;
   // What the queue stores must read back unchanged.
   expect(parseArrivalEvent(JSON.parse(JSON.stringify(event)))).toStrictEqual(event);
   expect(thread.startsWith(`${adapter.platform}:`)).toBe(true);
-  expect(dedupKey.startsWith(`${adapter.platform}:`)).toBe(true);
+  expect(idempotencyKey.startsWith(`${adapter.platform}:`)).toBe(true);
   for (const mention of mentions) expect(typeof mention).toBe('string');
 }
 

@@ -105,7 +105,7 @@ describe('gateway parse', () => {
         replyRef: 'evt_1',
       },
       thread: 'gateway:line:Uroom1:Uroom1',
-      dedupKey: 'gateway:line:Uroom1:m-1',
+      idempotencyKey: 'gateway:line:Uroom1:m-1',
       mentions: [],
       ref: { platform: 'line', channelId: 'Uroom1', messageId: 'm-1', replyRef: 'evt_1' },
       direct: true,
@@ -115,10 +115,10 @@ describe('gateway parse', () => {
   it('dedups a redelivery by message_id although the gateway minted a new event_id', () => {
     const first = messageOf(parse({ event_id: 'evt_a' }));
     const again = messageOf(parse({ event_id: 'evt_b' }));
-    expect(again.dedupKey).toBe(first.dedupKey);
+    expect(again.idempotencyKey).toBe(first.idempotencyKey);
     expect(again.event.eventId).toBe(first.event.eventId);
     expect([first.event.replyRef, again.event.replyRef]).toEqual(['evt_a', 'evt_b']);
-    expect(messageOf(parse({ message_id: 'm-2' })).dedupKey).not.toBe(first.dedupKey);
+    expect(messageOf(parse({ message_id: 'm-2' })).idempotencyKey).not.toBe(first.idempotencyKey);
   });
 
   it('never shows the delivery id to the agent', () => {
@@ -146,7 +146,7 @@ describe('gateway parse', () => {
     const b = messageOf(parse({ platform: 'matrix', ...inChannel('!room', 'example.org:x') }));
     expect(a.thread).toBe('gateway:matrix:!room%3Aexample.org:x');
     expect(a.thread).not.toBe(b.thread);
-    expect(messageOf(parse({ message_id: '1:2%3' })).dedupKey).toBe('gateway:line:Uroom1:1%3A2%253');
+    expect(messageOf(parse({ message_id: '1:2%3' })).idempotencyKey).toBe('gateway:line:Uroom1:1%3A2%253');
   });
 
   it('normalises the timestamp to UTC milliseconds', () => {

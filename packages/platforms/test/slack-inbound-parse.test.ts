@@ -29,7 +29,7 @@ describe('Slack parse', () => {
         attachments: [],
       },
       thread: `slack:C0CHAN:${TS}`,
-      dedupKey: `slack:C0CHAN:${TS}`,
+      idempotencyKey: `slack:C0CHAN:${TS}`,
       mentions: [],
       ref: { platform: 'slack', channelId: 'C0CHAN', threadId: TS, messageId: TS },
       direct: false,
@@ -39,7 +39,7 @@ describe('Slack parse', () => {
   it('puts a reply in the thread of its root', () => {
     const message = messageOf(parse({ ts: '1735723900.000300', thread_ts: TS }));
     expect(message.thread).toBe(`slack:C0CHAN:${TS}`);
-    expect(message.dedupKey).toBe('slack:C0CHAN:1735723900.000300');
+    expect(message.idempotencyKey).toBe('slack:C0CHAN:1735723900.000300');
     expect(message.event.threadId).toBe(TS);
     expect(message.ref).toEqual({
       platform: 'slack',
@@ -61,7 +61,7 @@ describe('Slack parse', () => {
         }),
       ),
     );
-    expect(asMention.dedupKey).toBe(asMessage.dedupKey);
+    expect(asMention.idempotencyKey).toBe(asMessage.idempotencyKey);
     expect(asMention.thread).toBe(asMessage.thread);
     expect(asMention.mentions).toEqual(['U0BOT']);
   });

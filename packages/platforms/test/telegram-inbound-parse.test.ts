@@ -27,7 +27,7 @@ describe('Telegram parse', () => {
         attachments: [],
       },
       thread: `telegram:${GROUP}:main`,
-      dedupKey: `telegram:${GROUP}:42`,
+      idempotencyKey: `telegram:${GROUP}:42`,
       mentions: [],
       ref: { platform: 'telegram', channelId: String(GROUP), messageId: '42' },
       direct: false,
@@ -37,8 +37,8 @@ describe('Telegram parse', () => {
   it('gives a repeated update the same dedup key, and so a re-sent message under a new update_id', () => {
     const first = messageOf(telegram.parse(telegramRequest(telegramMessage({}, 5001))));
     expect(messageOf(telegram.parse(telegramRequest(telegramMessage({}, 5001))))).toStrictEqual(first);
-    expect(messageOf(telegram.parse(telegramRequest(telegramMessage({}, 5002)))).dedupKey).toBe(
-      first.dedupKey,
+    expect(messageOf(telegram.parse(telegramRequest(telegramMessage({}, 5002)))).idempotencyKey).toBe(
+      first.idempotencyKey,
     );
   });
 

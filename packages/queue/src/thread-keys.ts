@@ -252,7 +252,7 @@ export function threadDeadKeys(
 }
 
 /**
- * An idempotency key as the thread's dedup index holds it. Most platforms' keys start with the thread
+ * An idempotency key as the thread's dedup window holds it. Most platforms' keys start with the thread
  * id; the part the key shares with it is replaced by that part's length, which the thread determines,
  * so within one thread the result is still injective. A prefix never ends inside a surrogate pair, so
  * the rest stays well-formed and its UTF-8 injective too.

@@ -18,7 +18,7 @@ export function discordEdit(message: JsonFields, parsed: Inbound): Inbound {
   return editInbound({
     ...original,
     event: { ...original.event, editedAt },
-    dedupKey: `${original.dedupKey}:edit:${editedAt}`,
+    idempotencyKey: `${original.idempotencyKey}:edit:${editedAt}`,
   });
 }
 
@@ -30,7 +30,7 @@ export function discordDelete(message: JsonFields): Inbound {
     kind: 'delete',
     thread: `discord:${channelId}`,
     messageId: id,
-    dedupKey: `discord:${channelId}:${id}:delete`,
+    idempotencyKey: `discord:${channelId}:${id}:delete`,
     ref: { platform: 'discord', channelId, messageId: id },
   };
 }

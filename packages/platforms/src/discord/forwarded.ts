@@ -88,7 +88,7 @@ export class DiscordForwardedAdapter implements InboundAdapter {
         attachments: message.objects('attachments').map(discordAttachment),
       },
       thread: `discord:${channelId}`,
-      dedupKey: `discord:${channelId}:${id}`,
+      idempotencyKey: `discord:${channelId}:${id}`,
       mentions: message.objects('mentions').map((user) => snowflake(user, 'id')),
       ref: { platform: 'discord', ...place, messageId: id },
       // Guild messages carry their guild; a direct message has none.

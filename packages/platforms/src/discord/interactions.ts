@@ -61,7 +61,7 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
       command,
       senderId: snowflake(invoker, 'id'),
       thread: `discord:${channelId}`,
-      dedupKey: `discord:${channelId}:interaction:${id}`,
+      idempotencyKey: `discord:${channelId}:interaction:${id}`,
       // An interaction is not a message: its own id stands in, for logs and correlation.
       ref: {
         platform: 'discord',

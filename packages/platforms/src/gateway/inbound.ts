@@ -81,7 +81,7 @@ function gatewayInbound(event: GatewayEvent): Inbound {
       replyRef: event.event_id,
     },
     thread: `${prefix}:${keyPart(channel.thread_id ?? channel.id)}`,
-    dedupKey: `${prefix}:${keyPart(event.message_id)}`,
+    idempotencyKey: `${prefix}:${keyPart(event.message_id)}`,
     mentions: event.mentions ?? [],
     ref: {
       platform: event.platform,

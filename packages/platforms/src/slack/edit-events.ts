@@ -38,7 +38,7 @@ function parseSlackEdit(event: JsonFields, self: SlackSelf): Inbound {
   return editInbound({
     ...original,
     event: { ...original.event, editedAt: isoFromSlackTs(editedTs, edited.field('ts')) },
-    dedupKey: `${original.dedupKey}:edit:${editedTs}`,
+    idempotencyKey: `${original.idempotencyKey}:edit:${editedTs}`,
   });
 }
 
@@ -54,7 +54,7 @@ function parseSlackDelete(event: JsonFields): Inbound {
     kind: 'delete',
     thread: `slack:${channel}:${root}`,
     messageId: ts,
-    dedupKey: `slack:${channel}:${ts}:delete`,
+    idempotencyKey: `slack:${channel}:${ts}:delete`,
     ref: { platform: 'slack', channelId: channel, threadId: root, messageId: ts },
   };
 }

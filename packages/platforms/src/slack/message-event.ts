@@ -56,7 +56,7 @@ export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
       attachments: slackFiles(event, ts),
     },
     thread: `slack:${channel}:${root}`,
-    dedupKey: `slack:${channel}:${ts}`,
+    idempotencyKey: `slack:${channel}:${ts}`,
     mentions: [...text.slice(0, throughLast(text, '>')).matchAll(USER_MENTION)].map((match) => match[1]!),
     // Replies go to the thread root, so a reply to a top-level message starts its thread.
     ref: { platform: 'slack', channelId: channel, threadId: root, messageId: ts },

@@ -23,6 +23,6 @@ export function parseTelegramEdit(
       ...original.event,
       editedAt: isoFromUnixSeconds(message.integer('edit_date'), message.field('edit_date')),
     },
-    dedupKey: `${original.dedupKey}:edit:${updateId}`,
+    idempotencyKey: `${original.idempotencyKey}:edit:${updateId}`,
   });
 }

@@ -47,7 +47,7 @@ export function parseTelegramMessage(message: JsonFields, botUsername: string | 
       attachments,
     },
     thread: `telegram:${chatId}:${topic ?? TELEGRAM_MAIN_THREAD}`,
-    dedupKey: `telegram:${chatId}:${messageId}`,
+    idempotencyKey: `telegram:${chatId}:${messageId}`,
     mentions: repliedToUs === undefined ? mentions : [...mentions, repliedToUs],
     ref: { platform: 'telegram', channelId: chatId, threadId: topic, messageId },
     direct: chat.optionalString('type') === 'private',

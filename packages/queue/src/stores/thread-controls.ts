@@ -21,7 +21,7 @@ export interface ControlSubscription {
  * worker cancels nothing, the right answer when no turn is running).
  *
  * Each takes the `delivery` that asked for it: the idempotency key of the platform message (as for a
- * message, InboundMessage.dedupKey) or of the admin action. A delivery is applied once within the
+ * message, InboundMessage.idempotencyKey) or of the admin action. A delivery is applied once within the
  * thread's dedup window; a retry of it answers 'duplicate' and does nothing (docs/adr/0042). Without
  * one (an admin action sent without an Idempotency-Key) every call applies.
  */
