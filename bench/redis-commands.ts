@@ -188,7 +188,7 @@ const path = await writeBenchResult(values, {
     client_calls_per_turn_same_thread: rounded(clientTotal('same thread'), 1),
   },
   notes: [
-    `${turns} turns per case, one after another, on a private redis-server: ingress's store enqueues, a worker's runner (sweeper off) claims and commits a one-part reply, and its reply loop delivers the reply to a sink that takes it at once (the commit takes the reply, the done records its one part).`,
+    `${turns} turns per case, one after another, on a private redis-server: ingress's store enqueues, a worker's runner (sweeper off) claims and commits a one-part reply, and its reply loop delivers the reply to a sink that takes it at once (the loop's take locks it, the done records its one part).`,
     'Counts are INFO commandstats after CONFIG RESETSTAT, without the measuring INFO and CONFIG. Redis counts the commands a script runs as well as its EVALSHA: the EVALSHA row is the script calls, the rest mostly runs inside them.',
     'Client calls (rows "client call: ...") are what MONITOR shows leaving the clients, the commands scripts run left out: the calls a turn makes, each one a round trip.',
     `What the idle processes send in the same time (BullMQ's blocking waits, presence refreshes) is measured right after each case and taken off: ${rounded(idleShare.get('new thread')!, 2)} and ${rounded(idleShare.get('same thread')!, 2)} commands per turn.`,

@@ -1,5 +1,5 @@
 import { agentProcesses, stillRunning } from '@tributary/acp/process-tree';
-import { workerKeys } from '@tributary/queue';
+import { workerKeys } from '@tributary/queue/testing';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fleet, type FleetWorker, startFleet } from './fleet/fleet.js';

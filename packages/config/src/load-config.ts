@@ -1,5 +1,5 @@
 import { agentDefaults } from '@tributary/acp/defaults';
-import { type ProcessingMode, queueDefaults } from '@tributary/queue/config';
+import { DEFAULT_REPLY_RETRY, type ProcessingMode, queueDefaults } from '@tributary/queue/config';
 import {
   type PermissionSettings,
   type ProgressDisplay,
@@ -211,8 +211,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     stallSoftMs,
     stallHardMs,
     cancelTimeoutMs: readInteger(env, 'CANCEL_TIMEOUT_MS', agentDefaults.cancelTimeoutMs),
-    replyRetryHorizonMs: readInteger(env, 'REPLY_RETRY_HORIZON_MS', 24 * 60 * 60 * 1000),
-    replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', 60_000),
+    replyRetryHorizonMs: readInteger(env, 'REPLY_RETRY_HORIZON_MS', DEFAULT_REPLY_RETRY.horizonMs),
+    replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', DEFAULT_REPLY_RETRY.maxDelayMs),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
     replyMaxParts: readInteger(env, 'REPLY_MAX_PARTS', 10, 1, 1_000),

@@ -53,7 +53,7 @@ export async function readFleetStats(
   };
 }
 
-/** Three reads per bucket: the two dead sets' sizes and its eviction totals (lib.lua's dead_evict). */
+/** Three reads per bucket: the two dead sets' sizes and its eviction totals (lib/dead.lua's dead_evict). */
 async function readDeadStats(
   redis: RedisClient,
   indexes: readonly BucketKeys[],

@@ -34,7 +34,7 @@ export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } fro
 export type { RedisSafetyReport } from './redis-safety.js';
 export { isRedisUnavailable } from './redis-unavailable.js';
 export type { DeliveryOptions, DeliveryOutcome } from './reply-loop.js';
-export { FIRST_REPLY_RETRY_MS, type ReplyRetryPolicy } from './reply-retry-policy.js';
+export type { ReplyRetryPolicy } from './reply-retry-policy.js';
 export type { ReplyAttempt, ReplySink } from './reply-sink.js';
 export {
   type DeliveryTuning,
@@ -82,21 +82,6 @@ export type { ControlSubscription, ThreadControls } from './stores/thread-contro
 export type { ThreadParentStore } from './stores/thread-parents.js';
 export type { WorkerRegistry, WorkerStatus } from './stores/worker-registry.js';
 export type { SweepReport } from './sweeper.js';
-export {
-  bucketKeys,
-  bucketOf,
-  type DeadKind,
-  deadSetKeys,
-  decodeThread,
-  dedupMember,
-  encodeThread,
-  type FleetKeys,
-  fleetKeys,
-  type ThreadKeys,
-  threadKeys,
-  type WorkerKeys,
-  workerKeys,
-} from './thread-keys.js';
 export {
   type ClaimResult,
   type DeferOptions,

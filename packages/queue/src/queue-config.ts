@@ -1,6 +1,8 @@
 import type { AckReplicas } from './replication.js';
 import { MAX_BUCKETS } from './thread-keys.js';
 
+export { DEFAULT_REPLY_RETRY } from './reply-retry-policy.js';
+
 /**
  * How a thread's messages are grouped into turns: `per-thread` batches everything waiting, `per-lane`
  * ends a batch where the sender changes (the session and the one-turn-per-thread rule stay per thread),
@@ -186,7 +188,7 @@ const positiveIntegers = [
   'deadMax',
 ] as const;
 
-/** The dead sets' bounds as their scripts take them (lib.lua's dead_bounds). */
+/** The dead sets' bounds as their scripts take them (lib/dead.lua's dead_bounds). */
 export interface DeadBounds {
   deadTtlMs: number;
   deadMaxPerThread: number;

@@ -1,7 +1,7 @@
 import type { LogSink } from '@tributary/observability';
 import type { PostedParts } from './posted-parts.js';
 import { isRedisUnavailable } from './redis-unavailable.js';
-import { FIRST_REPLY_RETRY_MS, type ReplyRetryPolicy, replyStep } from './reply-retry-policy.js';
+import { DEFAULT_REPLY_RETRY, type ReplyRetryPolicy, replyStep } from './reply-retry-policy.js';
 import type { ReplySink } from './reply-sink.js';
 import type { PendingReply, PostedPart, ReplyOutbox, TakenReply } from './stores/reply-outbox.js';
 
@@ -15,7 +15,7 @@ export interface DeliveryOptions {
 }
 
 export const DEFAULT_DELIVERY: DeliveryOptions = {
-  retry: { horizonMs: 24 * 60 * 60 * 1000, firstDelayMs: FIRST_REPLY_RETRY_MS, maxDelayMs: 60_000 },
+  retry: DEFAULT_REPLY_RETRY,
   concurrency: 4,
   lockMs: 120_000,
 };
@@ -38,17 +38,14 @@ export interface ReplyLoopOptions {
  * thread in commit order, one deliverer at a time. A failed attempt stays at the head of its thread's
  * outbox and is retried with backoff (or as the platform advised) until the retry horizon, then it
  * becomes a dead reply an operator can re-drive. The turn loop hands over a thread whose turn committed
- * a reply (often with the reply already taken by the commit), this loop retries its own failed
+ * a reply, this loop retries its own failed
  * attempts when their delay is over, and the sweeper offers the threads whose reply is due (a retry of
  * a worker that is gone, a re-driven reply), so none waits on one worker.
  */
 export class ReplyLoop {
   private readonly active = new Set<string>();
-  /**
-   * Threads handed over while being delivered (a reply committed after the delivery's last look):
-   * delivered again once the delivery ends, `true` when a commit took a reply for this worker.
-   */
-  private readonly again = new Map<string, boolean>();
+  /** Threads handed over while being delivered (a reply committed after the delivery's last look). */
+  private readonly again = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   /** Retries this worker scheduled: thread → timer. */
   private readonly retries = new Map<string, NodeJS.Timeout>();
@@ -80,18 +77,15 @@ export class ReplyLoop {
     }
   }
 
-  /** Delivers the thread's outbox now, starting with `taken` when the commit took its head already. */
-  deliver(thread: string, taken?: TakenReply): void {
+  /** Delivers the thread's outbox now; once more after the delivery in flight, if one is. */
+  deliver(thread: string): void {
     if (this.stopped) return;
     if (this.active.has(thread)) {
-      // Not `taken` itself: the delivery in flight may be delivering that very reply (a sweep offered
-      // the thread between the commit and this hand-over, and the lock is this worker's), and a reply
-      // delivered from a stale copy is posted twice. The next delivery takes it again from Redis.
-      this.again.set(thread, this.again.get(thread) === true || taken !== undefined);
+      this.again.add(thread);
       return;
     }
     this.active.add(thread);
-    const delivery = this.drain(thread, taken)
+    const delivery = this.drain(thread)
       .catch((error: unknown) =>
         this.options.logger.warn(
           { err: error, thread },
@@ -101,17 +95,15 @@ export class ReplyLoop {
       .finally(() => {
         this.active.delete(thread);
         this.inFlight.delete(delivery);
-        const committed = this.again.get(thread);
-        // Not while a retry is scheduled: the replies behind a failing one wait for it (backoff). A
-        // reply a commit took is no such: it was first in line, and locked to this worker.
-        if (this.again.delete(thread) && (committed || !this.retries.has(thread))) this.deliver(thread);
+        // Not while a retry is scheduled: the replies behind a failing one wait for it (backoff).
+        if (this.again.delete(thread) && !this.retries.has(thread)) this.deliver(thread);
       });
     this.inFlight.add(delivery);
   }
 
   /** Delivers the thread's replies in order until its outbox is empty, taken elsewhere, or failing. */
-  private async drain(thread: string, taken: TakenReply | undefined): Promise<void> {
-    let next = taken ?? (await this.take(thread));
+  private async drain(thread: string): Promise<void> {
+    let next = await this.take(thread);
     while (next) next = await this.attempt(thread, next);
   }
 

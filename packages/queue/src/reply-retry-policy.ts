@@ -7,8 +7,15 @@ export interface ReplyRetryPolicy {
   maxDelayMs: number;
 }
 
-/** The first step of the backoff; the horizon and the longest step are the operator's (REPLY_RETRY_*). */
-export const FIRST_REPLY_RETRY_MS = 1_000;
+/**
+ * The policy where the operator sets none: a day of retries, a minute apart at most. The horizon and
+ * the longest step are the operator's to change (REPLY_RETRY_*), the first step is not.
+ */
+export const DEFAULT_REPLY_RETRY: Readonly<ReplyRetryPolicy> = Object.freeze({
+  horizonMs: 24 * 60 * 60 * 1000,
+  firstDelayMs: 1_000,
+  maxDelayMs: 60_000,
+});
 
 export type ReplyStep = { kind: 'retry'; delayMs: number } | { kind: 'bury'; why: string };
 

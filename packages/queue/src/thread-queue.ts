@@ -17,7 +17,6 @@ import { deadBounds, type QueueConfig } from './queue-config.js';
 import { ReplicaAcknowledgement } from './replication.js';
 import { controlChannelName } from './stores/control-channel.js';
 import { DeadSets } from './stores/dead-sets.js';
-import type { TakenReply } from './taken-reply.js';
 import {
   bucketKeys,
   decodeThread,
@@ -341,33 +340,20 @@ export class ThreadQueue {
   }
 
   /**
-   * Commits the in-flight batch with what the turn reported (kept in its history record) and returns
-   * what to do next; throws LeaseLostError when fenced out. With `deliverFor`, the lease holder also
-   * takes the turn's first reply for delivery, locked to it for `lockMs`, when it is next in line and
-   * no deliverer holds the thread's outbox (`taken`).
+   * Commits the in-flight batch with what the turn reported (kept in its history record, its replies
+   * put in the thread's outbox) and returns what to do next; throws LeaseLostError when fenced out.
    */
-  async commit(
-    lease: Lease,
-    report: TurnReport,
-    deliverFor?: { lockMs: number },
-  ): Promise<NextStep & { taken?: TakenReply }> {
+  async commit(lease: Lease, report: TurnReport): Promise<NextStep> {
     const k = this.keys(lease.thread);
-    const outbound = report.outbound ?? [];
-    const reply = await this.scripts.run(
-      script.commit,
-      { ...k, firstParts: k.postedParts(outbound[0]?.id ?? '') },
-      {
-        ...this.continueArgs(k, lease),
-        reply: report.reply,
-        stopReason: report.stopReason,
-        outbound: JSON.stringify(outbound),
-        through: report.deliveredThrough ?? '',
-        lockMs: deliverFor?.lockMs ?? 0,
-        session: report.session === undefined ? '' : JSON.stringify(report.session),
-      },
-    );
-    const next = await this.nextStep(k, lease, reply);
-    return reply.status !== 'fenced' && reply.taken ? { ...next, taken: reply.taken } : next;
+    const reply = await this.scripts.run(script.commit, k, {
+      ...this.continueArgs(k, lease),
+      reply: report.reply,
+      stopReason: report.stopReason,
+      outbound: JSON.stringify(report.outbound ?? []),
+      through: report.deliveredThrough ?? '',
+      session: report.session === undefined ? '' : JSON.stringify(report.session),
+    });
+    return this.nextStep(k, lease, reply);
   }
 
   /**
@@ -625,7 +611,7 @@ export class ThreadQueue {
     return { ...this.batchArgs(k), ...holder(k, lease), yieldAfterTurns: this.config.yieldAfterTurns };
   }
 
-  private async nextStep(k: ThreadKeys, lease: Lease, reply: script.Continuation): Promise<NextStep> {
+  private async nextStep(k: ThreadKeys, lease: Lease, reply: script.AfterTurn): Promise<NextStep> {
     switch (reply.status) {
       case 'next':
         return { kind: 'batch', batch: toBatch(lease.thread, lease.owner, reply.batch) };

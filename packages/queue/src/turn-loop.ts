@@ -2,7 +2,6 @@ import type { LogSink } from '@tributary/observability';
 import type { Batch, Outbound, TurnReport } from './batch.js';
 import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-import type { TakenReply } from './taken-reply.js';
 import type { NextStep, ThreadQueue } from './thread-queue.js';
 
 /**
@@ -93,10 +92,8 @@ type TurnOutcome =
 
 /** Where a thread goes whose turn boundary put replies in its outbox: the runner's reply loop. */
 export interface CommittedReplies {
-  /** How long a reply the commit takes stays locked to this worker. */
-  readonly lockMs: number;
-  /** Delivers the thread's outbox, starting with `taken` when the commit took its head. */
-  deliver(thread: string, taken?: TakenReply): void;
+  /** Delivers the thread's outbox. */
+  deliver(thread: string): void;
 }
 
 export interface TurnLoopOptions {
@@ -185,10 +182,8 @@ export class TurnLoop {
       }
       if (outcome.kind === 'done') {
         const { replies } = this.options;
-        const { taken, ...next } = await queue.commit(batch.lease, outcome.report, {
-          lockMs: replies.lockMs,
-        });
-        if (taken || outcome.report.outbound?.length) replies.deliver(thread, taken);
+        const next = await queue.commit(batch.lease, outcome.report);
+        if (outcome.report.outbound?.length) replies.deliver(thread);
         events?.batchEnded?.('committed', thread);
         return next;
       }

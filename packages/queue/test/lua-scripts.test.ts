@@ -5,12 +5,12 @@ import { Reply, scriptFile, scriptSource } from '../src/lua/scripts.js';
 import { ScriptStatus } from '../src/lua/status.js';
 
 const scriptsDir = new URL('../src/lua/', import.meta.url);
-const lib = readFileSync(new URL('lib.lua', scriptsDir), 'utf8');
+const core = readFileSync(new URL('lib/core.lua', scriptsDir), 'utf8');
 
-/** lib.lua's `local STATUS = { OK = 0, ... }` as name → code. */
+/** lib/core.lua's `local STATUS = { OK = 0, ... }` as name → code. */
 function luaStatusTable(): Map<string, number> {
-  const table = /local STATUS = \{([^}]*)\}/.exec(lib)?.[1];
-  if (!table) throw new Error('lib.lua has no STATUS table');
+  const table = /local STATUS = \{([^}]*)\}/.exec(core)?.[1];
+  if (!table) throw new Error('lib/core.lua has no STATUS table');
   return new Map(
     [...table.matchAll(/([A-Z_]+)\s*=\s*(-?\d+)/g)].map(([, name, code]) => [name!, Number(code)]),
   );
@@ -30,7 +30,7 @@ describe('script calls', () => {
   });
 
   it('declares every script file once, with as many keys as its file name says', () => {
-    const files = readdirSync(scriptsDir).filter((file) => file.endsWith('.lua') && file !== 'lib.lua');
+    const files = readdirSync(scriptsDir).filter((file) => file.endsWith('.lua'));
     expect(ALL_SCRIPTS.map(scriptFile).sort()).toEqual(files.sort());
   });
 

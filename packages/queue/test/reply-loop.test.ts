@@ -117,21 +117,18 @@ describe('reply delivery from the outbox', () => {
     }
   });
 
-  it('delivers a reply once when a sweep offers the thread before the commit hands its taken reply over', async () => {
+  it('delivers a reply once when a sweep offers the thread as its commit hands it over', async () => {
     const store = await committed(['just once']);
     const sink = flakySink();
     const { delivery } = deliverer(store, sink);
     try {
-      // As the commit does: the reply is taken, locked to this worker, and the thread is due.
-      const taken = await store.replies.take('th', 'me', 5_000);
-      if (taken.kind !== 'reply') throw new Error(`nothing taken: ${taken.kind}`);
-      // The sweep's offer comes first: its delivery takes the same reply (the lock is this worker's).
+      // The sweep's offer comes first; the commit's hand-over finds the thread being delivered.
       delivery.offer(['th']);
-      delivery.deliver('th', taken);
+      delivery.deliver('th');
       await waitFor(async () => (await store.replies.pending('th')).length === 0, {
         what: 'an empty outbox',
       });
-      // Long enough for a second delivery of a stale copy, which follows the first one at once.
+      // Long enough for a second delivery, which would follow the first one at once.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(sink.taken).toEqual(['just once']);
     } finally {

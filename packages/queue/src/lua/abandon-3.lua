@@ -1,3 +1,4 @@
+-- uses: core, thread-life
 -- Graceful hand-back (shutdown, or a turn given up): the thread gets a fresh epoch and doorbell;
 -- the in-flight batch stays in flight and is re-delivered first.
 -- Returns: {RING, epoch} | {FENCED}

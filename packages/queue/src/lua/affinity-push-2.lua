@@ -1,3 +1,4 @@
+-- uses: core
 -- Session affinity: hands a doorbell straight to the worker that holds the thread's live agent
 -- session while that worker announces itself alive and taking doorbells ('1', worker-presence.ts). It
 -- runs the doorbell in its next free slot: at once when one is free, and under load, when a slot frees.

@@ -1,3 +1,4 @@
+-- uses: core
 -- Completes an operator action of the audit log: its outcome (JSON: ok | failed | partial, with its
 -- result) is kept under the entry's `id`, written before the action was done, with when it ended (on
 -- Redis's clock, as the entry's own time). Outcomes are kept for the latest `keep` actions to end, the

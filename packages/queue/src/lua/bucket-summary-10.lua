@@ -1,6 +1,7 @@
+-- uses: core, history
 -- What the operators' overview counts in one bucket, in one call: threads running, runnable (due now),
 -- scheduled (waiting for a retry's delay), paused, with activity within the idle time, dead letters
--- and dead replies, and their counts by reason class (lib.lua's reason_class). The counts by raw
+-- and dead replies, and their counts by reason class (lib/history.lua's reason_class). The counts by raw
 -- reason of items the previous layout kept (`deadreasons`, `deadreplyreasons`) join their class until
 -- those items are moved (dead_migrate). A bucket holds a few classes, not one per item: the call's
 -- work does not grow with the items.

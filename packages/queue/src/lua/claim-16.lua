@@ -1,6 +1,7 @@
+-- uses: core, batches, thread-life, history, dead
 -- Doorbell start: leases the thread to `owner` under a new fence and hands over its first batch.
 -- A batch a previous owner left in flight comes first, unchanged (same batch id), so FIFO holds;
--- one delivered `maxDeliveries` times is split (lib.lua's split_batch) or, alone, dead-lettered.
+-- one delivered `maxDeliveries` times is split (lib/dead.lua's split_batch) or, alone, dead-lettered.
 -- Returns: {CLAIMED, batch...} | {STALE} | {BUSY, ms until the lease expires} | {EMPTY} | {PAUSED}
 local thread = A.member
 local st = redis.call('HMGET', K.state, 'status', 'epoch', 'lease', 'paused', 'read', 'acked', 'alone',

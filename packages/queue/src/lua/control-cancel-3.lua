@@ -1,5 +1,6 @@
+-- uses: core, dedup
 -- `/cancel` (and the admin API's cancel): whichever worker runs the thread's turn is told to stop it, on
--- the control channel; the waiting messages are kept. Once per delivery (lib.lua's first_delivery): the
+-- the control channel; the waiting messages are kept. Once per delivery (lib/dedup.lua's first_delivery): the
 -- record of the delivery and the cancel are one script, so a retry cannot cancel a later turn, and a
 -- cancel is never recorded without being published.
 -- KEYS: state, dedup, dedupUntil

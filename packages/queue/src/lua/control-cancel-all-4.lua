@@ -1,6 +1,7 @@
+-- uses: core, dead, dedup
 -- `/cancel-all` (and the admin API's cancel-all): drops the messages waiting behind the in-flight batch
 -- (never the batch itself) and tells whichever worker runs the thread's turn to stop it. Once per
--- delivery (lib.lua's first_delivery), in one script with the drop and the cancel: a retry cannot drop
+-- delivery (lib/dedup.lua's first_delivery), in one script with the drop and the cancel: a retry cannot drop
 -- the messages that arrived since, nor cancel a later turn.
 -- KEYS: state, inbox, dedup, dedupUntil
 -- ARGV: dedupMember ('' for none), dedupTtlMs, controlChannel, thread

@@ -1,6 +1,7 @@
+-- uses: core, dead, dedup
 -- `/reset` (and the admin API's reset): as cancel-all, and the thread's batch history goes and its
--- generation is bumped, which tells workers to start a fresh agent session. Once per delivery (lib.lua's
--- first_delivery), in one script with its effects: a retry cannot drop the messages that arrived since,
+-- generation is bumped, which tells workers to start a fresh agent session. Once per delivery
+-- (lib/dedup.lua's first_delivery), in one script with its effects: a retry cannot drop the messages that arrived since,
 -- nor cancel a later turn. The delivery is remembered even for a thread Redis knows nothing of, whose
 -- retry could otherwise reset the conversation a message started meanwhile; no state is created for it.
 -- KEYS: state, inbox, history, dedup, dedupUntil

@@ -2,7 +2,7 @@ import { ok } from './decoders.js';
 import { defineScript } from './scripts.js';
 
 /**
- * The scripts that serve both dead sets, dead letters and dead replies (lib.lua's dead_set): their keys
+ * The scripts that serve both dead sets, dead letters and dead replies (lib/dead.lua's dead_set): their keys
  * by generic names (thread-keys.ts's deadSetKeys), the set named by the `kind` argument.
  */
 

@@ -1,3 +1,4 @@
+-- uses: core
 -- What the TTL and the caps evicted from a bucket's dead sets since the last report, by `<kind>:<cause>`
 -- (whoever calls it says so in the log, once for every eviction however many workers ask): the totals
 -- stay for the metrics, the reported part is remembered beside them.

@@ -1,3 +1,4 @@
+-- uses: core, thread-life, replies
 -- The turn could not start for a reason outside its batch (its agent did not start: the fleet's fault,
 -- not the messages'): the batch goes back in line after a delay that doubles with each deferral, up to
 -- `maxDelayMs`. It counts as neither a failure nor, when no prompt of this delivery reached an agent

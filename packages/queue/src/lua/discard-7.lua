@@ -1,3 +1,4 @@
+-- uses: core, dead
 -- An operator drops one dead-lettered batch for good (its messages are not re-driven).
 -- Returns: {OK, message count} | {NOT_FOUND}
 local record = dead_take(dead_letter_set(K), A.member, A.batchId)

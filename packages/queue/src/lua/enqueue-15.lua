@@ -1,3 +1,4 @@
+-- uses: core, thread-life, dedup, receipts
 -- Accepts one message into a thread's inbox; rings the thread when it was idle.
 -- The gate hash (read by ingress's gates) records, with the acceptance itself, that we are involved in
 -- the thread and how many agent messages came in a row (a user message ends the run: loop guard).

@@ -1,8 +1,9 @@
+-- uses: core, thread-life, history, dead, replies
 -- A turn failed: retry the same batch later, or after `max failures` split it (with `split`, when it
--- holds several messages: lib.lua's split_batch, retried one message at a time) or dead-letter it and
+-- holds several messages: lib/dead.lua's split_batch, retried one message at a time) or dead-letter it and
 -- move on. Either way the attempt is recorded in history (status failed or dead), never as complete.
 -- A dead-lettered batch's notices (`outboundIfDead`) enter the reply outbox with it; the dead letters
--- keep their bounds (`deadTtlMs`, `deadMaxPerThread`, `deadMaxPerBucket`: lib.lua's dead_add).
+-- keep their bounds (`deadTtlMs`, `deadMaxPerThread`, `deadMaxPerBucket`: lib/dead.lua's dead_add).
 -- Returns: {RETRY, epoch, delay ms} | {SPLIT, epoch, delay ms} | what commit returns after
 -- dead-lettering | {FENCED}
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')

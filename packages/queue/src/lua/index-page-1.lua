@@ -1,3 +1,4 @@
+-- uses: core
 -- One page of one of a bucket's indexes (threads by state, dead letters, dead replies) for the admin
 -- API: members in score order (`order` asc or desc) within [`min`, `max`] (Redis score bounds, where
 -- `now` and `(now` stand for Redis's clock), after the cursor `afterScore`, `afterMember` ('' on the

@@ -1,3 +1,4 @@
+-- uses: core, replies
 -- The notice of a batch that defer-5.lua put back, sent by the worker that put it back once the batch
 -- has waited long enough, when no worker has tried it since (a worker whose agent cannot start takes
 -- no threads, so none may): only while `batch` is still in flight, not running and not yet noticed.

@@ -5,7 +5,7 @@ import { ScriptStatus } from './status.js';
 
 /** The reply outbox's Lua scripts (reply-*.lua), declared as queue-calls.ts declares the queue's. */
 
-/** Where a dead reply is kept: the bucket's dead replies (lib.lua's dead_reply_set). */
+/** Where a dead reply is kept: the bucket's dead replies (lib/dead.lua's dead_reply_set). */
 const DEAD_REPLY_KEYS = [
   'deadreplyindex',
   'deadreplyrecords',

@@ -1,3 +1,4 @@
+-- uses: core
 -- A worker whose slots are all busy passes on the doorbells handed to it (its own list) that have
 -- waited longer than the affinity wait, oldest first, so that another worker runs those threads; the
 -- caller rings the shared queue with each. 0 passes on every one (a worker shutting down). Items

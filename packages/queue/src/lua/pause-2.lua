@@ -1,3 +1,4 @@
+-- uses: core
 -- Stops dispatching new turns for a thread; a running turn finishes and commits, then the thread idles.
 -- Messages keep arriving and wait (enqueue rings no paused thread). The thread joins its bucket's
 -- paused index. A thread Redis knows nothing of (never seen, or expired) is not created.

@@ -1,5 +1,4 @@
 import type { BatchType, Origin, QueuedMessage } from '../batch.js';
-import { type TakenReply, takenReply } from '../taken-reply.js';
 import { auditComplete } from './audit-calls.js';
 import { CONTROL_SCRIPTS } from './control-calls.js';
 import { DEAD_BOUNDS, DEAD_SCRIPTS } from './dead-calls.js';
@@ -13,7 +12,7 @@ import { ScriptStatus } from './status.js';
  * The thread queue's Lua scripts (the outbox's, the admin listing's and the control commands' have files
  * of their own), and ALL_SCRIPTS, every script in this folder, declared once: its KEYS and ARGV by name
  * and the decoding of its reply. Arguments shared by several scripts carry the same name in all of them
- * (see lib.lua).
+ * (see lib/core.lua).
  */
 
 /** A batch as claim, commit and fail hand it over; the caller adds the thread and owner it knows. */
@@ -29,7 +28,7 @@ export interface BatchReply {
 
 /** After the status: fence, batch id, type, deliveries, lease expiry, generation, count, entries. */
 const BATCH_HEADER = 8;
-/** Per entry: stream id, then seq, id, tok, org, at, body (lib.lua's batch_reply). */
+/** Per entry: stream id, then seq, id, tok, org, at, body (lib/batches.lua's batch_reply). */
 const FIELDS_PER_ENTRY = 7;
 
 /** `count` inbox entries from position `first` on, each its stream id and six fields. */
@@ -64,14 +63,14 @@ function batch(reply: Reply): BatchReply {
 }
 
 /** What follows a turn boundary (commit, or fail once it dead-lettered). */
-export type Continuation =
+export type AfterTurn =
   | { status: 'next'; batch: BatchReply }
   | { status: 'idle' }
   | { status: 'paused' }
   | ({ status: 'yield' } & Omit<Rung, 'status'>)
   | { status: 'fenced' };
 
-function continuation(reply: Reply): Continuation {
+function afterTurn(reply: Reply): AfterTurn {
   switch (reply.status) {
     case ScriptStatus.Next:
       return { status: 'next', batch: batch(reply) };
@@ -102,14 +101,14 @@ const CONTINUE = [
   'yieldAfterTurns',
 ] as const;
 
-/** A thread's dedup window (lib.lua's dedup_seen and dedup_remember), which enqueue and revise share. */
+/** A thread's dedup window (lib/dedup.lua's dedup_seen and dedup_remember), which enqueue and revise share. */
 const DEDUP_KEYS = ['dedup', 'dedupUntil'] as const;
 /** The bounds of a thread's receipts, which enqueue, revise and noteRefusal all write. */
 const RECEIPT_KEYS = ['receipts', 'receiptOrder', 'receiptids', 'receiptidsage'] as const;
 const RECEIPT_BOUNDS = ['receiptsMax', 'receiptTtlMs'] as const;
 /** Keys enqueue writes that claim, commit and fail set to expire when the thread goes idle. */
 const IDLE_EXPIRING = ['gate', 'receipts', 'receiptOrder'] as const;
-/** Where a batch is dead-lettered: the bucket's dead letters (lib.lua's dead_letter_set). */
+/** Where a batch is dead-lettered: the bucket's dead letters (lib/dead.lua's dead_letter_set). */
 const DEAD_LETTER_KEYS = ['deadindex', 'deadrecords', 'deadthreads', 'deadclassof', 'deadclasses'] as const;
 /** Where the previous layout kept a thread's dead letters, moved by whatever takes one (dead_take). */
 const LEGACY_DEAD_LETTER_KEYS = ['dead', 'deadreasons'] as const;
@@ -288,18 +287,10 @@ export const commit = defineScript({
     'replydue',
     ...IDLE_EXPIRING,
     'activity',
-    'replyLock',
-    'firstParts',
     'session',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'lockMs', 'session'],
-  decode(reply): Continuation & { taken?: TakenReply } {
-    const next = continuation(reply);
-    if (next.status === 'fenced') return next;
-    // The reply the commit took, if any: the last two elements (see commit-15.lua).
-    const json = reply.str(reply.length - 2);
-    return json === '' ? next : { ...next, taken: takenReply(json, reply.str(reply.length - 1)) };
-  },
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'session'],
+  decode: afterTurn,
 });
 
 /** What a steer took into the in-flight batch (steer-3.lua). */
@@ -357,12 +348,12 @@ export const fail = defineScript({
     'split',
     ...DEAD_BOUNDS,
   ],
-  decode(reply): Continuation | RetryLater {
+  decode(reply): AfterTurn | RetryLater {
     if (reply.status === ScriptStatus.Retry)
       return { status: 'retry', epoch: reply.num(1), delayMs: reply.num(2) };
     if (reply.status === ScriptStatus.Split)
       return { status: 'split', epoch: reply.num(1), delayMs: reply.num(2) };
-    return continuation(reply);
+    return afterTurn(reply);
   },
 });
 

@@ -1,7 +1,8 @@
+-- uses: core, thread-life, dead
 -- Re-drives one dead-lettered batch: its messages are appended to the inbox again (in their original
 -- order, behind whatever is already waiting) and the thread is rung when idle. Its keys may have
 -- expired while it was idle (dead letters do not): they live again as for a new message. The dead
--- letter is found by its item, whatever the bucket holds (lib.lua's dead_take).
+-- letter is found by its item, whatever the bucket holds (lib/dead.lua's dead_take).
 -- Returns: {RING, epoch, count} | {QUEUED, count} | {NOT_FOUND}
 local record = dead_take(dead_letter_set(K), A.member, A.batchId)
 if not record then return { STATUS.NOT_FOUND } end

@@ -1,3 +1,4 @@
+-- uses: core
 -- Heartbeat: extends the lease only while owner and fence still match.
 -- Returns: {OK, lease expiry} | {FENCED}
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence')

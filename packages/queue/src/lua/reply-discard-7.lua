@@ -1,3 +1,4 @@
+-- uses: core, dead
 -- An operator drops one dead reply for good (it is never delivered).
 -- Returns: {OK} | {NOT_FOUND}
 if not dead_take(dead_reply_set(K), A.member, A.id) then

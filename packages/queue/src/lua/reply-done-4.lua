@@ -1,3 +1,4 @@
+-- uses: core, replies
 -- Reply delivery: the reply `id` reached the platform; it leaves the outbox with the record of its
 -- posted parts (left behind, the record would outlive an idle thread's other keys). `part` and
 -- `messageId`, when given, are the last part the attempt posted: its record and the done are one call,

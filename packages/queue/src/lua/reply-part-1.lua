@@ -1,3 +1,4 @@
+-- uses: core
 -- Reply delivery: part `part` of a reply reached the platform as message `messageId`. Kept until the
 -- reply is done (reply-done deletes it) or `retentionMs`, so a retried reply edits what was posted
 -- instead of posting it twice. One script rather than MULTI/HSET/PEXPIRE/EXEC: a round trip of one

@@ -1,3 +1,4 @@
+-- uses: core, dead
 -- Puts a dead reply back in the thread's outbox (behind what waits there now) with a fresh horizon.
 -- Returns: {OK} | {NOT_FOUND}
 local reply = dead_take(dead_reply_set(K), A.member, A.id)

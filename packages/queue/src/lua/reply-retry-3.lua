@@ -1,3 +1,4 @@
+-- uses: core, replies
 -- Reply delivery: the reply `id` could not be delivered; it stays at the head, and the thread is due
 -- again after `delayMs` (replies behind it wait: order per thread). The lock is released.
 -- Returns: {OK} | {FENCED}

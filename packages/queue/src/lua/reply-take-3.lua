@@ -1,3 +1,4 @@
+-- uses: core, replies
 -- Reply delivery: locks the thread's outbox for `owner` (or extends its lock) and hands over the
 -- oldest reply. One deliverer per thread at a time is what keeps replies in commit order and each
 -- part posted once.

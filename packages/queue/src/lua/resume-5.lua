@@ -1,3 +1,4 @@
+-- uses: core, thread-life
 -- Lifts a pause; rings the thread when it is idle with messages waiting. A thread Redis knows nothing
 -- of is not created.
 -- Returns: {RING, epoch} | {OK} | {NOT_FOUND}

@@ -1,3 +1,4 @@
+-- uses: core, dedup, receipts
 -- An edit (`action` edit: the new `body` and `tokens`) or a delete of a platform message the thread
 -- accepted. Its latest entry (its own, or that of an edit which came after dispatch) is changed only
 -- while it is still buffered: after `read`, so no worker has it. Then an edit replaces the entry's body

@@ -1,3 +1,4 @@
+-- uses: core, thread-life
 -- Sweeper: re-rings a thread whose owner's lease expired, or whose doorbell was lost.
 -- `mode` is 'lease' or 'doorbell'; in doorbell mode only the expected epoch is re-rung.
 -- Returns: {RING, epoch} | {OK} (nothing to do; stale index entries are removed)

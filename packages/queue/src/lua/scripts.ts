@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dataNodes, type RedisClient } from '../connections.js';
 import { QueueError } from '../errors.js';
-import { LuaLib } from './lib-splitter.js';
 import { ScriptStatus } from './status.js';
 
 /** What a script returns: a flat array whose first element is a ScriptStatus. */
@@ -56,9 +55,31 @@ export class Reply {
   }
 }
 
-// The .lua files sit beside this module.
+// The .lua files sit beside this module, the functions several scripts share in lib/.
 const scriptsDir = new URL('./', import.meta.url);
-const lib = new LuaLib(readFileSync(new URL('lib.lua', scriptsDir), 'utf8'));
+
+/** The files a Lua source includes, from its first line `-- uses: core, batches` (lib/<name>.lua). */
+function includesOf(source: string): string[] {
+  const first = source.slice(0, source.indexOf('\n'));
+  return /^-- uses: /.test(first)
+    ? first
+        .slice('-- uses: '.length)
+        .split(',')
+        .map((name) => name.trim())
+    : [];
+}
+
+/** The shared files `source` includes, each after the files it includes in turn, each once. */
+function includedLua(source: string, included: Set<string>): string[] {
+  const texts: string[] = [];
+  for (const name of includesOf(source)) {
+    if (included.has(name)) continue;
+    included.add(name);
+    const text = readFileSync(new URL(`lib/${name}.lua`, scriptsDir), 'utf8');
+    texts.push(...includedLua(text, included), text);
+  }
+  return texts;
+}
 
 type AnyCall = ScriptCall<string, string, unknown>;
 
@@ -76,12 +97,12 @@ function preamble(call: AnyCall): string {
 
 const sourceCache = new Map<AnyCall, string>();
 
-/** What Redis runs: what it uses of lib.lua, the name bindings, the script's body. Read once per process. */
+/** What Redis runs: the files it includes, the name bindings, the script's body. Read once per process. */
 export function scriptSource(call: AnyCall): string {
   let source = sourceCache.get(call);
   if (source === undefined) {
     const body = readFileSync(new URL(scriptFile(call), scriptsDir), 'utf8');
-    source = `${lib.forBody(body)}\n${preamble(call)}${body}`;
+    source = `${includedLua(body, new Set()).join('\n')}\n${preamble(call)}${body}`;
     sourceCache.set(call, source);
   }
   return source;

@@ -1,4 +1,4 @@
-/** Status codes returned by the Lua scripts (first element of every reply); mirrors STATUS in lib.lua. */
+/** Status codes returned by the Lua scripts (first element of every reply); mirrors STATUS in lib/core.lua. */
 export enum ScriptStatus {
   Ok = 0,
   Ring = 1,

@@ -1,8 +1,9 @@
+-- uses: core, batches, receipts
 -- Steering (docs/adr/0040): grows the in-flight batch by the messages right behind `through`, the last
 -- one the running turn received, so that its holder sends them into the turn only once they are part
 -- of the batch: a crash then re-delivers them with it. What an earlier steer took past `through` and
 -- the turn never received (refused, or taken for an attempt that gave way to a repair) goes back in
--- line first and is offered again in its place (lib.lua's untake), so no later message can pass it
+-- line first and is offered again in its place (lib/receipts.lua's untake), so no later message can pass it
 -- and the batch is only what its turn received. Only the holder of the lease (owner, fence) may grow
 -- it, and only the batch it runs (`batch`: a commit starts the next batch under the same fence). The
 -- batch caps hold for the grown batch, so a re-delivered batch is no larger than any other; with

@@ -1,3 +1,4 @@
+-- uses: core
 -- One worker's pass over one bucket, every `sweepIntervalMs`: the threads whose reply is due (every
 -- worker delivers them), and, for the one worker that takes the bucket's lock for this interval, what
 -- a sweep looks at: leases expired, leases running (their owners may be gone), doorbells waiting past

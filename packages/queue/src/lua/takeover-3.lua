@@ -1,3 +1,4 @@
+-- uses: core, thread-life
 -- Sweeper: hands the thread of a worker that is gone (its presence expired) to the others without
 -- waiting out its lease, but only while that worker still holds it under that fence. A worker that
 -- merely froze is fenced out when it wakes: its renewal and its commit find the thread no longer its.

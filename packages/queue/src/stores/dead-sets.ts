@@ -8,7 +8,7 @@ import type { KeysOf } from './keys-of.js';
 export type DeadRecord = Record<string, unknown> & { thread: string };
 
 /**
- * Reads of the bucket dead sets the scripts keep (lib.lua's dead_set;
+ * Reads of the bucket dead sets the scripts keep (lib/dead.lua's dead_set;
  * docs/adr/0043-dead-letters-bounded-and-grouped-by-class.md): a thread's items and the records a page of
  * a bucket index names, each a few reads however many the bucket holds. A thread whose items the previous layout still keeps has them moved first (dead-migrate):
  * an upgraded deployment reads everything it wrote before.

@@ -36,7 +36,7 @@ export type MessageReceipt = { thread: string; messageId: string } & (
     })
 );
 
-/** The receipt as the scripts store it (lib.lua's receipt functions). */
+/** The receipt as the scripts store it (lib/receipts.lua). */
 interface StoredReceipt {
   sid?: string;
   edits?: number;

@@ -20,7 +20,7 @@ export interface SessionRecord {
 
 /**
  * What a turn reports of the session it was answered on; its commit records it with the lease's owner
- * and fence (commit-15.lua), so only the lease holder's record lands and it costs no call of its own.
+ * and fence (commit-13.lua), so only the lease holder's record lands and it costs no call of its own.
  */
 export type AnsweredSession = Pick<SessionRecord, 'sessionId' | 'agent' | 'cwd' | 'generation'>;
 
