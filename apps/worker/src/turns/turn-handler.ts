@@ -79,15 +79,11 @@ function leaseLost(reason: unknown): boolean {
 /**
  * One turn: pack the batch into one prompt, run it on the thread's session, and report the reply and
  * stop reason for the batch record, with the outbound messages the commit puts in the thread's reply
- * outbox (delivered after the commit, whatever happens to the agent).
- *
- * A batch delivered before (a crash, a lost lease, a failure) runs in a fresh session seeded from
- * committed history: the session the earlier delivery used may already hold its prompt, and the model
- * must see each message once (docs/adr/0037). An agent that ends a turn at once with nothing right
- * after a cancel gets the turn again, once, in a fresh session, so its replies do not lag a turn.
+ * outbox (delivered after the commit, whatever happens to the agent). The turn is registered in
+ * `running` while it runs, and aborted (its agent killed) when the lease is.
  */
 export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
-  const { pool, running, progress = 'all' } = deps;
+  const { pool, running } = deps;
   return async (batch, leaseSignal) => {
     const thread = batch.lease.thread;
     const log = deps.logger.child({ thread, batchId: batch.id, fence: batch.lease.fence });
@@ -112,106 +108,131 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       turn,
       signal: (kind, extra = {}) => deps.onSignal?.({ kind, thread, batchId: batch.id, target, ...extra }),
     };
-    const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
-      toOutbound({ thread, batchId: batch.id, kind, text, target, ...(stopReason ? { stopReason } : {}) });
     const started = performance.now();
-    let outcome: { result: TurnResult } | { error: unknown };
     let ending: TurnEnding = 'failed';
     try {
-      const dispatchDeps = { ...deps, progress };
-      // Delivered before (a crash, a hand-back, a failure, or a part of a batch that was split): the
-      // session that got it may hold it already.
-      const deliveredBefore = batch.deliveries > 1 || batch.type === 'Continuation';
-      let result = await dispatchTurn(dispatchDeps, run, deliveredBefore);
-      if (result.emptyAfterCancel && !turn.signal.aborted) {
-        log.warn(
-          { sessionId: result.sessionId },
-          'the agent ended the turn at once without a word after a cancel; running it again in a fresh session',
-        );
-        deps.onRepair?.();
-        // Messages steered into the first attempt are the batch's now: the fresh session gets them too.
-        run.events = parseEvents(batch);
-        result = await dispatchTurn(dispatchDeps, run, true);
-      }
-      outcome = { result };
-    } catch (error) {
-      outcome = { error };
-    } finally {
-      leaseSignal.removeEventListener('abort', onLeaseAbort);
-    }
-
-    const seconds = (performance.now() - started) / 1000;
-    try {
+      const outcome = await attempt(deps, run).finally(() =>
+        leaseSignal.removeEventListener('abort', onLeaseAbort),
+      );
+      const seconds = (performance.now() - started) / 1000;
       // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
       if (leaseSignal.aborted) {
         ending = 'handed-over';
         deps.observer?.ended(leaseLost(leaseSignal.reason) ? 'lease_lost' : 'shutdown', seconds);
         throw leaseSignal.reason;
       }
-      const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
-      if ('error' in outcome && outcome.error instanceof RoomOverBudget) {
-        // The thread's messages wait, kept, for its room to be cleaned; each batch is told once.
-        throw new TurnNotStartedError(
-          outcome.error.message,
-          [outbound('notice', outcome.error.notice)],
-          0,
-          run.prompted === true,
-        );
-      }
-      if (turn.signal.reason instanceof TurnTimedOut) {
-        deps.observer?.ended('timeout', seconds);
-        log.warn(
-          { err: 'error' in outcome ? outcome.error : undefined },
-          'turn timed out; batch dead-lettered',
-        );
-        const notice = `The agent showed no activity for ${Math.round(deps.limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
-        // Not split: each message alone could take the whole timeout again.
-        throw new FinalTurnError(
-          `turn timed out: ${turn.signal.reason.message}`,
-          [outbound('notice', notice)],
-          false,
-        );
-      }
-      if ('error' in outcome && agentDidNotStart(outcome.error)) {
-        deps.observer?.ended('not_started', seconds);
-        throw new TurnNotStartedError(
-          outcome.error.message,
-          [outbound('notice', SLOW_START_NOTICE)],
-          deps.slowStartNoticeMs,
-          run.prompted === true,
-        );
-      }
-      if ('error' in outcome) {
-        deps.observer?.ended('error', seconds);
-        const failure = describeTurnFailure(outcome.error);
-        throw new TurnFailedError(
-          failure.reason,
-          [outbound('notice', failure.notice)],
-          failure.final,
-          failure.splits,
-        );
-      }
-      const { stopReason, text } = outcome.result;
-      deps.observer?.ended(stopReason, seconds);
-      log.info({ stopReason, replyChars: text.length }, 'turn finished');
-      const session = deps.continuity.answered(thread);
-      ending = stopReason === 'cancelled' ? 'cancelled' : 'answered';
-      return {
-        reply: text,
-        stopReason,
-        outbound: [
-          ...replyMessages(outbound, text, stopReason),
-          ...(overBudget === undefined ? [] : [outbound('notice', overBudget)]),
-        ],
-        ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
-        ...(session === undefined ? {} : { session }),
-      };
+      const report = await reportOf(deps, run, outcome, seconds);
+      ending = report.stopReason === 'cancelled' ? 'cancelled' : 'answered';
+      return report;
     } finally {
       // Only now: until the session is recorded as this worker's (by the commit; the check reads the
       // record's fence too), a check for moved threads must not take it for one that moved away.
       running.end(thread, turn);
       run.signal('finished', { ending });
     }
+  };
+}
+
+type Attempt = { result: TurnResult } | { error: unknown };
+
+/**
+ * Runs the batch's turn. A batch delivered before (a crash, a hand-back, a failure, or a part of a
+ * batch that was split) runs in a fresh session seeded from committed history: the session the
+ * earlier delivery used may already hold its prompt, and the model must see each message once
+ * (docs/adr/0037). An agent that ends a turn at once with nothing right after a cancel gets the turn
+ * again, once, in a fresh session, so its replies do not lag a turn.
+ */
+async function attempt(deps: TurnHandlerDeps, run: Dispatch): Promise<Attempt> {
+  const dispatchDeps = { ...deps, progress: deps.progress ?? 'all' };
+  const { batch, log, turn } = run;
+  try {
+    const deliveredBefore = batch.deliveries > 1 || batch.type === 'Continuation';
+    let result = await dispatchTurn(dispatchDeps, run, deliveredBefore);
+    if (result.emptyAfterCancel && !turn.signal.aborted) {
+      log.warn(
+        { sessionId: result.sessionId },
+        'the agent ended the turn at once without a word after a cancel; running it again in a fresh session',
+      );
+      deps.onRepair?.();
+      // Messages steered into the first attempt are the batch's now: the fresh session gets them too.
+      run.events = parseEvents(batch);
+      result = await dispatchTurn(dispatchDeps, run, true);
+    }
+    return { result };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/**
+ * What the commit gets of a turn that ran here to its end: the reply and the outbound messages, or
+ * the error that says how the batch goes on (waits for its room, dead-lettered, retried, split).
+ */
+async function reportOf(deps: TurnHandlerDeps, run: Dispatch, outcome: Attempt, seconds: number) {
+  const { batch, log, turn } = run;
+  const thread = batch.lease.thread;
+  const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
+    toOutbound({
+      thread,
+      batchId: batch.id,
+      kind,
+      text,
+      target: run.target,
+      ...(stopReason ? { stopReason } : {}),
+    });
+  const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
+  if ('error' in outcome && outcome.error instanceof RoomOverBudget) {
+    // The thread's messages wait, kept, for its room to be cleaned; each batch is told once.
+    throw new TurnNotStartedError(
+      outcome.error.message,
+      [outbound('notice', outcome.error.notice)],
+      0,
+      run.prompted === true,
+    );
+  }
+  if (turn.signal.reason instanceof TurnTimedOut) {
+    deps.observer?.ended('timeout', seconds);
+    log.warn({ err: 'error' in outcome ? outcome.error : undefined }, 'turn timed out; batch dead-lettered');
+    const notice = `The agent showed no activity for ${Math.round(deps.limits.turnTimeoutMs / 1000)} s, so this turn was stopped. Later messages will still be answered; resend this one if it still matters.`;
+    // Not split: each message alone could take the whole timeout again.
+    throw new FinalTurnError(
+      `turn timed out: ${turn.signal.reason.message}`,
+      [outbound('notice', notice)],
+      false,
+    );
+  }
+  if ('error' in outcome && agentDidNotStart(outcome.error)) {
+    deps.observer?.ended('not_started', seconds);
+    throw new TurnNotStartedError(
+      outcome.error.message,
+      [outbound('notice', SLOW_START_NOTICE)],
+      deps.slowStartNoticeMs,
+      run.prompted === true,
+    );
+  }
+  if ('error' in outcome) {
+    deps.observer?.ended('error', seconds);
+    const failure = describeTurnFailure(outcome.error);
+    throw new TurnFailedError(
+      failure.reason,
+      [outbound('notice', failure.notice)],
+      failure.final,
+      failure.splits,
+    );
+  }
+  const { stopReason, text } = outcome.result;
+  deps.observer?.ended(stopReason, seconds);
+  log.info({ stopReason, replyChars: text.length }, 'turn finished');
+  const session = deps.continuity.answered(thread);
+  return {
+    reply: text,
+    stopReason,
+    outbound: [
+      ...replyMessages(outbound, text, stopReason),
+      ...(overBudget === undefined ? [] : [outbound('notice', overBudget)]),
+    ],
+    ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
+    ...(session === undefined ? {} : { session }),
   };
 }
 
