@@ -39,6 +39,13 @@ module.exports = {
       to: { path: '^apps/' },
     },
     {
+      name: 'key-layout-for-tests-only',
+      severity: 'error',
+      comment: "Redis keys are read and written through the queue's stores and scripts (docs/adr/0011).",
+      from: { path: '^(apps|packages)/[^/]+/src/' },
+      to: { path: '^packages/queue/src/testing\\.ts$' },
+    },
+    {
       name: 'cli-loads-only-its-command',
       severity: 'error',
       comment: 'The CLI imports a command module when that command runs, so each loads only what it uses.',

@@ -18,7 +18,7 @@ import { startAgentPool, type WorkerAgents } from './agents/agent-pool-start.js'
 import { AgentStartHealth } from './agents/agent-start-health.js';
 import { type CanaryTiming, DoorbellCanary } from './health/doorbell-canary.js';
 import { startHealthServer } from './health/health-server.js';
-import { observeWorker } from './health/worker-gauges.js';
+import { observeWorker, type WorkerProbes } from './health/worker-gauges.js';
 import { WorkerStatusReporter } from './health/worker-status.js';
 import { LogReplySink } from './replies/log-reply-sink.js';
 import type { OutboundSink } from './replies/outbox.js';
@@ -372,14 +372,7 @@ function watchAgentStarts({ pool, agent }: WorkerAgents, runner: Runner, logger:
 function serveHealth(
   config: Readonly<WorkerConfig>,
   metrics: Metrics,
-  parts: {
-    store: Store;
-    pool: SessionPool;
-    starts: AgentStartHealth;
-    canary: DoorbellCanary;
-    status: WorkerStatusReporter;
-    life: { accepting: boolean };
-  },
+  parts: WorkerProbes & { status: WorkerStatusReporter; life: { accepting: boolean } },
 ): Promise<FastifyInstance> {
   const { store, pool, starts, canary, status, life } = parts;
   const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };

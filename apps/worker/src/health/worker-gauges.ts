@@ -5,14 +5,18 @@ import type { Store } from '@tributary/queue';
 import type { AgentStartHealth } from '../agents/agent-start-health.js';
 import type { DoorbellCanary } from './doorbell-canary.js';
 
+/** What the gauges and the health answers read of a running worker. */
+export interface WorkerProbes {
+  store: Store;
+  pool: SessionPool;
+  starts: AgentStartHealth;
+  canary: DoorbellCanary;
+}
+
 /** The gauges read at each scrape: the fleet's queues, this worker's agents, its workspace volume. */
 export function observeWorker(
   metrics: Metrics,
-  parts: {
-    store: Store;
-    pool: SessionPool;
-    starts: AgentStartHealth;
-    canary: DoorbellCanary;
+  parts: WorkerProbes & {
     /** The workspace root, whose volume's free space is reported. */
     roomsRoot: string;
   },
