@@ -46,6 +46,14 @@ module.exports = {
       to: { path: '^packages/queue/src/testing\\.ts$' },
     },
     {
+      name: 'queue-layers-point-down',
+      severity: 'error',
+      comment:
+        "Inside the queue package the scripts (lua/) know no store, and the stores know no caller of the state machine (threads/): each layer imports only the ones below it (docs/adr/0050).",
+      from: { path: '^packages/queue/src/(lua|stores)/' },
+      to: { path: '^packages/queue/src/(threads|stores)/', pathNot: '^packages/queue/src/$1/' },
+    },
+    {
       name: 'cli-loads-only-its-command',
       severity: 'error',
       comment: 'The CLI imports a command module when that command runs, so each loads only what it uses.',

@@ -39,7 +39,7 @@ try {
     for (let from = 0; from < threads; from += 500) {
       await Promise.all(
         Array.from({ length: Math.min(500, threads - from) }, (_, i) =>
-          store.queue.enqueue(`bench:thread-${from + i}`, { id: `m${from + i}`, body: 'x' }),
+          store.queue.intake.enqueue(`bench:thread-${from + i}`, { id: `m${from + i}`, body: 'x' }),
         ),
       );
     }

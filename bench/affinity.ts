@@ -110,7 +110,7 @@ async function run(label: string, affinity: boolean): Promise<RunResult> {
       attachments: [],
     };
     const replied = new Promise<void>((resolve) => waiting.set(`gateway:C1:${thread}`, resolve));
-    await queue.enqueue(
+    await queue.intake.enqueue(
       `gateway:C1:${thread}`,
       queuedArrival(event, `gateway:C1:${thread}:${event.eventId}`),
     );
@@ -143,7 +143,7 @@ async function run(label: string, affinity: boolean): Promise<RunResult> {
   );
   clearInterval(progress);
   const seconds = (performance.now() - started) / 1000;
-  for (const thread of threads) failures += (await queue.deadLetters(`gateway:C1:${thread}`)).length;
+  for (const thread of threads) failures += (await queue.admin.deadLetters(`gateway:C1:${thread}`)).length;
   await Promise.all(workers.map((worker) => worker.close()));
   await rm(stateDir, { recursive: true, force: true });
   const turns = Object.values(paths).reduce((sum, n) => sum + n, 0);

@@ -94,7 +94,7 @@ async function phase(threads: number, count: number): Promise<number> {
         },
         `line:room:e-${sent}`,
       );
-      return store.queue.enqueue(`gateway:line:room:t-${sent}-${t}`, event);
+      return store.queue.intake.enqueue(`gateway:line:room:t-${sent}-${t}`, event);
     }),
   );
   await waitFor(() => replies() >= expected, { what: `${threads} answers`, timeoutMs: 300_000 });

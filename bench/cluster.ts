@@ -7,7 +7,7 @@
  *   npm run bench:cluster [-- --messages 4000 --threads 200 --rounds 3 --runners 3] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
-import { BullDoorbell, openConnection, queueConfig, Runner, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, openConnection, queueConfig, Runner, threadQueue } from '@tributary/queue';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
@@ -56,7 +56,7 @@ async function round(setup: Setup): Promise<{ perSecond: number; commandsPerMess
     affinity: false,
   });
   const doorbell = new BullDoorbell(redis, config);
-  const queue = new ThreadQueue(redis, config, doorbell);
+  const queue = threadQueue(redis, config, doorbell);
   let committed = 0;
   const runners = Array.from(
     { length: runnerCount },
@@ -84,7 +84,7 @@ async function round(setup: Setup): Promise<{ perSecond: number; commandsPerMess
   await Promise.all(
     Array.from({ length: producers }, async (_, p) => {
       for (let i = p; i < messages; i += producers) {
-        await queue.enqueue(`bench:${i % threadCount}`, { id: `m${i}`, body: 'ping' });
+        await queue.intake.enqueue(`bench:${i % threadCount}`, { id: `m${i}`, body: 'ping' });
       }
     }),
   );

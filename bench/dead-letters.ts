@@ -46,11 +46,15 @@ const threadOf = (layout: Layout, count: number, i: number) =>
 async function crash(store: Store, layout: Layout, count: number): Promise<void> {
   const one = async (i: number) => {
     const thread = threadOf(layout, count, i);
-    await store.queue.enqueue(thread, { id: `m-${i}`, body: 'poison' });
-    const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'bench');
+    await store.queue.intake.enqueue(thread, { id: `m-${i}`, body: 'poison' });
+    const claim = await store.queue.turns.claim(
+      thread,
+      (await store.queue.admin.state(thread)).epoch,
+      'bench',
+    );
     if (claim.kind !== 'batch') throw new Error(`no batch for ${thread}: ${claim.kind}`);
     const pid = 1_000 + i;
-    await store.queue.fail(
+    await store.queue.turns.fail(
       claim.batch.lease,
       `agent process ${pid} exited with code ${i % 3}; stderr tail:\nat /tmp/run-${pid}/agent.js:${i}`,
     );

@@ -39,16 +39,19 @@ const ratios: Record<string, number> = {};
 for (const behind of SIZES) {
   const edited = `edited-${behind}`;
   const baseline = `baseline-${behind}`;
-  await queue.enqueue(edited, { id: 'first', body: body('first') });
-  for (let i = 0; i < behind; i++) await queue.enqueue(edited, { id: `m${i}`, body: body(`message ${i}`) });
-  await queue.enqueue(baseline, { id: 'warm', body: body('warm') });
+  await queue.intake.enqueue(edited, { id: 'first', body: body('first') });
+  for (let i = 0; i < behind; i++)
+    await queue.intake.enqueue(edited, { id: `m${i}`, body: body(`message ${i}`) });
+  await queue.intake.enqueue(baseline, { id: 'warm', body: body('warm') });
   const enqueues: number[] = [];
   const edits: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    enqueues.push(await timed(() => queue.enqueue(baseline, { id: `b${round}`, body: body(`b ${round}`) })));
+    enqueues.push(
+      await timed(() => queue.intake.enqueue(baseline, { id: `b${round}`, body: body(`b ${round}`) })),
+    );
     edits.push(
       await timed(async () => {
-        const outcome = await queue.revise(edited, {
+        const outcome = await queue.intake.revise(edited, {
           action: 'edit',
           messageId: 'first',
           idempotencyKey: `first@${round}`,

@@ -130,7 +130,7 @@ async function newThread(path: Path, index: number | string): Promise<{ thread: 
     text: 'a new conversation',
     attachments: [],
   };
-  await path.worker.queue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
+  await path.worker.queue.intake.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
   return { thread, ackAt: performance.timeOrigin + performance.now() };
 }
 
@@ -146,7 +146,7 @@ function firstPrompt(path: Path, thread: string, timeoutMs = 30_000): Promise<nu
 }
 
 function committed(path: Path, thread: string, timeoutMs = 30_000): Promise<unknown> {
-  return waitFor(async () => (await path.worker.queue.state(thread)).status === 'idle', {
+  return waitFor(async () => (await path.worker.queue.admin.state(thread)).status === 'idle', {
     what: `${thread} to commit`,
     timeoutMs,
   });

@@ -11,7 +11,7 @@
  *   npm run bench:latency [-- --samples 1000] [-- --rounds 5] [-- --smoke]
  */
 import { parseArgs } from 'node:util';
-import { BullDoorbell, queueConfig, Runner, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, queueConfig, Runner, threadQueue } from '@tributary/queue';
 import { startRedis, uniquePrefix } from '@tributary/testkit';
 import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -67,12 +67,12 @@ const steps: Record<'toClaim' | 'claim' | 'handler', number[]> = { toClaim: [], 
 async function tributary(thread: (i: number) => string, timed: boolean): Promise<Path> {
   const config = queueConfig({ prefix: uniquePrefix('bench') });
   const doorbell = new BullDoorbell(redis, config);
-  const queue = new ThreadQueue(redis, config, doorbell);
+  const queue = threadQueue(redis, config, doorbell);
   // The steps are timed by wrapping this run's own queue; nothing else changes.
   let claimStart = 0;
   let claimEnd = 0;
-  const claim = queue.claim.bind(queue);
-  queue.claim = async (...args) => {
+  const claim = queue.turns.claim.bind(queue.turns);
+  queue.turns.claim = async (...args) => {
     claimStart = performance.now();
     const claimed = await claim(...args);
     claimEnd = performance.now();
@@ -96,7 +96,7 @@ async function tributary(thread: (i: number) => string, timed: boolean): Promise
     async once(i) {
       pending = nextSignal();
       const started = performance.now();
-      await queue.enqueue(thread(i), { id: `m${i}`, body: 'ping' });
+      await queue.intake.enqueue(thread(i), { id: `m${i}`, body: 'ping' });
       const handlerAt = await pending.fired;
       if (timed) {
         steps.toClaim.push(claimStart - started);

@@ -13,7 +13,7 @@
  */
 import { parseArgs } from 'node:util';
 import { queuedArrival } from '@tributary/packing';
-import { BullDoorbell, type Doorbell, queueConfig, queueDefaults, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, type Doorbell, queueConfig, queueDefaults, threadQueue } from '@tributary/queue';
 import { deletePrefix, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { formatTable, resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
@@ -78,27 +78,27 @@ interface Round {
 
 async function tributary(): Promise<Round> {
   const config = queueConfig({ prefix: uniquePrefix('mem'), affinity: false, idleTtlMs: IDLE_TTL_MS });
-  const queue = new ThreadQueue(redis, config, noDoorbell);
+  const queue = threadQueue(redis, config, noDoorbell);
   let bodyBytes = 0;
   const start = await usedMemory();
   await inParallel(threads, async (t) => {
     const { thread, arrival } = message(t, 0);
     bodyBytes += Buffer.byteLength(arrival.body);
-    await queue.enqueue(thread, arrival);
+    await queue.intake.enqueue(thread, arrival);
   });
   const afterFirst = await usedMemory();
   await inParallel(threads * (perThread - 1), async (i) => {
     const { thread, arrival } = message(i % threads, 1 + Math.floor(i / threads));
-    await queue.enqueue(thread, arrival);
+    await queue.intake.enqueue(thread, arrival);
   });
   const afterBuffered = await usedMemory();
   await inParallel(threads, async (t) => {
     const { thread } = message(t, 0);
-    let claim = await queue.claim(thread, (await queue.state(thread)).epoch, 'bench');
+    let claim = await queue.turns.claim(thread, (await queue.admin.state(thread)).epoch, 'bench');
     if (claim.kind !== 'batch') throw new Error(`claim: ${claim.kind}`);
     let batch = claim.batch;
     for (;;) {
-      const next = await queue.commit(batch.lease, { reply: 'ok', stopReason: 'end_turn' });
+      const next = await queue.turns.commit(batch.lease, { reply: 'ok', stopReason: 'end_turn' });
       if (next.kind !== 'batch') break;
       batch = next.batch;
     }

@@ -85,7 +85,7 @@ async function measure(count: number, threadOf: (turn: number) => string) {
     const done = new Promise<void>((resolve) => {
       delivered = resolve;
     });
-    await ingress.queue.enqueue(thread, {
+    await ingress.queue.intake.enqueue(thread, {
       id: `m${turn}`,
       body: 'check the build',
       idempotencyKey: `${thread}:m${turn}`,

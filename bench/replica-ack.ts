@@ -51,7 +51,7 @@ async function commandsServed(): Promise<number> {
 async function deliver(queue: ThreadQueue, thread: string, id: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
-      await queue.enqueue(thread, { id, body: 'ping' });
+      await queue.intake.enqueue(thread, { id, body: 'ping' });
       return;
     } catch (error) {
       if (!(error instanceof ReplicationLagError) || attempt === 8) throw error;

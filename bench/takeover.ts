@@ -110,7 +110,7 @@ try {
   for (const [index, kill] of rounds.entries()) {
     const i = index + 1;
     const thread = `gateway:bench:C1:T${i}`;
-    await store.queue.enqueue(
+    await store.queue.intake.enqueue(
       thread,
       queuedArrival(
         {

@@ -54,6 +54,8 @@ describe('one owner for Redis', () => {
       'a Tributary key name',
     ]);
     expect(redisUseIn("const { Queue } = await import('bullmq');")).toEqual(['bullmq']);
-    expect(redisUseIn("import { Store } from '@tributary/queue';\nstore.queue.keys(t);")).toEqual([]);
+    expect(
+      redisUseIn("import { Store } from '@tributary/queue';\nstore.queue.intake.enqueue(t, m);"),
+    ).toEqual([]);
   });
 });

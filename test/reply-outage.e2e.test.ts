@@ -95,10 +95,10 @@ describe('replies survive a platform outage (real processes)', { timeout: 180_00
   it('endpoint down while two turns finish and every delivery fails, backing off: one prompt per batch, both replies after recovery, in order, once', async () => {
     const { receiver, store, worker } = await stack({ REPLY_RETRY_MAX_DELAY_MS: '2000' });
     await receiver.down();
-    await store.queue.enqueue(THREAD, message(1, 'first question\n@agent {"delayMs": 500}'));
+    await store.queue.intake.enqueue(THREAD, message(1, 'first question\n@agent {"delayMs": 500}'));
     await worker.waitForLog('turn 1 to start', (l) => l.msg === 'dispatch');
-    await store.queue.enqueue(THREAD, message(2, 'second question'));
-    await waitFor(async () => (await store.queue.history(THREAD)).length === 2, {
+    await store.queue.intake.enqueue(THREAD, message(2, 'second question'));
+    await waitFor(async () => (await store.queue.admin.history(THREAD)).length === 2, {
       what: 'both turns committed',
       timeoutMs: 30_000,
     });
@@ -148,7 +148,7 @@ describe('replies survive a platform outage (real processes)', { timeout: 180_00
       );
 
     await receiver.down();
-    await store.queue.enqueue(THREAD, message(1, 'will it arrive?'));
+    await store.queue.intake.enqueue(THREAD, message(1, 'will it arrive?'));
     const buried = await worker.waitForLog('the reply to be given up', (l) => l.level === 50, 60_000);
     expect(String(buried.msg)).toContain('re-drive it from the admin API');
 

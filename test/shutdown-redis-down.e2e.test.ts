@@ -55,7 +55,7 @@ describe('SIGTERM while Redis is down (real processes)', { timeout: 90_000 }, ()
     });
 
     // A turn far longer than the grace period holds an agent process.
-    await store.queue.enqueue(
+    await store.queue.intake.enqueue(
       THREAD,
       queuedArrival(
         {

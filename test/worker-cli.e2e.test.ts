@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { queuedArrival } from '@tributary/packing';
-import { BullDoorbell, queueConfig, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, queueConfig, threadQueue } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
@@ -57,8 +57,8 @@ describe('tributary worker (real process)', () => {
       // A cold start of the CLI (tsx compiles it) beside the rest of the suite can take this long.
       await waitFor(() => output.includes('worker started'), { what: 'worker start', timeoutMs: 40_000 });
       const config = queueConfig({ prefix });
-      const queue = new ThreadQueue(redis, config, new BullDoorbell(redis, config));
-      await queue.enqueue(
+      const queue = threadQueue(redis, config, new BullDoorbell(redis, config));
+      await queue.intake.enqueue(
         'gateway:telegram:C1:T1',
         queuedArrival(
           {

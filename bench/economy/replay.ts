@@ -184,7 +184,7 @@ export class Replay {
 
   /** The replay's turns, once every prompt posted is in a committed turn whose answer was delivered. */
   private async turnsOnceAnswered(): Promise<Turn[] | undefined> {
-    const records = (await this.stack.worker.queue.history(this.threadKey))
+    const records = (await this.stack.worker.queue.admin.history(this.threadKey))
       .filter((r) => r.status === 'complete')
       .sort((a, b) => a.claimedAt - b.claimedAt);
     const replies = this.stack.calls('gateway', 'reply');
@@ -213,7 +213,7 @@ export class Replay {
    */
   private async unanswered(): Promise<string> {
     const { queue } = this.stack.worker;
-    const records = await queue.history(this.threadKey);
+    const records = await queue.admin.history(this.threadKey);
     const replied = new Set(this.stack.calls('gateway', 'reply').map((c) => replyTo(c.body)));
     const events = (r: BatchRecord) => r.messages.map((m) => arrivalFromBody(m.body).replyRef);
     const answered = (r: BatchRecord) => events(r).some((id) => replied.has(id));
@@ -229,7 +229,7 @@ export class Replay {
     const twice = [...this.posted.keys()].filter(
       (id) => records.filter((r) => r.status === 'complete' && events(r).includes(id)).length > 1,
     );
-    const state = JSON.stringify(await queue.state(this.threadKey));
+    const state = JSON.stringify(await queue.admin.state(this.threadKey));
     const warned = this.stack
       .warnings()
       .filter((line) => line.thread === this.threadKey || line.threadKey === this.threadKey)

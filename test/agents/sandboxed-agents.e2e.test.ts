@@ -163,7 +163,7 @@ describe('a published agent’s thread on another worker (bubblewrap)', { timeou
     const [turn1] = f.dispatches(THREAD);
     expect(turn1!.log.sessionPath).toBe('new');
     await waitFor(
-      async () => (await f.queue.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)),
+      async () => (await f.queue.admin.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)),
       { what: 'turn 1 committed and its reply delivered' },
     );
     // Claude Code appends its transcript on a 100 ms timer, after claude-agent-acp has answered the

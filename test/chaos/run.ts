@@ -20,7 +20,8 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { BullDoorbell, isRedisUnavailable, openConnection, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, isRedisUnavailable, openConnection, threadQueue } from '@tributary/queue';
+import { keysOf } from '@tributary/queue/testing';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { percentile } from '../../bench/stats.js';
 import { chaosQueueConfig } from './chaos-config.js';
@@ -67,9 +68,9 @@ const config = chaosQueueConfig(
 );
 const bull = new BullDoorbell(intake, config);
 const doorbell = new DroppingDoorbell(bull, dropRate);
-const ingress = new ThreadQueue(intake, config, doorbell);
+const ingress = threadQueue(intake, config, doorbell);
 // Reads thread state and history; rings nothing.
-const queue = new ThreadQueue(redis, config, doorbell);
+const queue = threadQueue(redis, config, doorbell);
 
 const workers: (ChildProcess | undefined)[] = [];
 const stats = { kills: 0, freezes: 0, refused: 0, failedOver: 0, stolen: 0 };
@@ -140,7 +141,7 @@ async function send(thread: string, id: string): Promise<void> {
   for (;;) {
     const started = performance.now();
     try {
-      const result = await ingress.enqueue(thread, { id, body: JSON.stringify({ thread, id }) });
+      const result = await ingress.intake.enqueue(thread, { id, body: JSON.stringify({ thread, id }) });
       if (result.outcome === 'gated') throw new Error('an ungated enqueue was gated');
       ackMs.push(performance.now() - started);
       sent.get(thread)!.push({ id, at: streamPosition(result.streamId) });
@@ -199,7 +200,7 @@ async function stealRings(): Promise<void> {
     await sleep(between(50, 250));
     // Waiting in line with the workers' pops, as a worker would: the first ring pushed is taken.
     const thread = threads[Math.floor(Math.random() * threads.length)]!;
-    if ((await thief.blpop(queue.keys(thread).ready, 0.2).catch(() => null)) !== null) stats.stolen++;
+    if ((await thief.blpop(keysOf(queue, thread).ready, 0.2).catch(() => null)) !== null) stats.stolen++;
   }
   thief.disconnect();
 }
@@ -207,7 +208,7 @@ async function stealRings(): Promise<void> {
 const totalSent = () => [...sent.values()].reduce((sum, ids) => sum + ids.length, 0);
 
 async function settled(): Promise<boolean> {
-  const states = await Promise.all(threads.map((t) => queue.state(t)));
+  const states = await Promise.all(threads.map((t) => queue.admin.state(t)));
   return states.every((s) => s.status === 'idle' && s.backlog === 0);
 }
 
@@ -247,7 +248,7 @@ await waitFor(settled, { timeoutMs: 120_000, intervalMs: 250, what: 'all threads
 let tally: Tally = { committed: 0, lost: 0, duplicates: 0, reordered: 0, overlapsCommitted: 0 };
 let dead = 0;
 for (const thread of threads) {
-  const history = (await queue.history(thread, Number.MAX_SAFE_INTEGER)).reverse();
+  const history = (await queue.admin.history(thread, Number.MAX_SAFE_INTEGER)).reverse();
   const accepted = sent.get(thread)!.sort(byStreamPosition);
   tally = addTallies(
     tally,
@@ -256,7 +257,7 @@ for (const thread of threads) {
       history,
     ),
   );
-  dead += (await queue.deadLetters(thread)).length;
+  dead += (await queue.admin.deadLetters(thread)).length;
 }
 
 await Promise.all(

@@ -2,7 +2,7 @@
  * One chaos worker process: a Runner whose turns take a random while. It is killed, frozen and
  * restarted by the chaos orchestrator; SIGTERM closes it gracefully.
  */
-import { BullDoorbell, openConnection, Runner, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, openConnection, Runner, threadQueue } from '@tributary/queue';
 import { chaosQueueConfig } from './chaos-config.js';
 import { DroppingDoorbell } from './dropping-doorbell.js';
 
@@ -10,7 +10,7 @@ const redis = openConnection(process.env.REDIS_URL!, { kind: 'patient' });
 const config = chaosQueueConfig(process.env.CHAOS_PREFIX!, Number(process.env.CHAOS_DOORBELL_QUEUES ?? '1'));
 const bull = new BullDoorbell(redis, config);
 const doorbell = new DroppingDoorbell(bull, Number(process.env.CHAOS_DROP ?? '0'));
-const queue = new ThreadQueue(redis, config, doorbell);
+const queue = threadQueue(redis, config, doorbell);
 
 const runner = new Runner({
   queue,

@@ -111,8 +111,8 @@ it('waits out an agent that cannot start for a minute: one notice, the alert fir
   // Nothing set aside; the operator saw why, at warn and above, and in the metrics.
   const metric = async (name: string) =>
     (await stack!.workerMetrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
-  expect(await stack.worker.queue.deadLetters('gateway:cli:stack:a')).toEqual([]);
-  expect(await stack.worker.queue.deadLetters('gateway:cli:stack:b')).toEqual([]);
+  expect(await stack.worker.queue.admin.deadLetters('gateway:cli:stack:a')).toEqual([]);
+  expect(await stack.worker.queue.admin.deadLetters('gateway:cli:stack:b')).toEqual([]);
   expect(await metric('tributary_dead_lettered_batches_total')).toBe(0);
   expect(await metric('tributary_agent_start_failures_total')).toBeGreaterThanOrEqual(3);
   expect(await metric('tributary_agent_starts_failing')).toBe(0);

@@ -116,7 +116,7 @@ describe('attachments reach the agent as content, through each platform', () => 
     expect(downloads.some((path) => path.includes('big.txt'))).toBe(false);
     expect(downloads.every((path) => path.startsWith('/slack/files/'))).toBe(true);
     // The queue keeps where the files are, never their bytes: a re-delivery downloads them again.
-    const [record] = await stack.worker.queue.history(`slack:${channel}:${ts}`);
+    const [record] = await stack.worker.queue.admin.history(`slack:${channel}:${ts}`);
     const stored = arrivalFromBody(record!.messages[0]!.body);
     expect(stored.attachments.map((a) => (a.kind === 'link' ? a.source?.platform : a.kind))).toEqual([
       'slack',
@@ -306,7 +306,7 @@ describe('attachments reach the agent as content, through each platform', () => 
           .some((call) => (call.body as { channel: string; text: string }).channel === channel),
       { what: 'the set-aside notice', timeoutMs: 80_000 },
     );
-    const [record] = await stack.worker.queue.history(`slack:${channel}:${event.ts}`);
+    const [record] = await stack.worker.queue.admin.history(`slack:${channel}:${event.ts}`);
     expect(record!.deliveries).toBeGreaterThan(1);
     const fetched = stack.calls('slack', 'file').filter((call) => call.path.endsWith('/retry.txt'));
     expect(fetched).toHaveLength(record!.deliveries);

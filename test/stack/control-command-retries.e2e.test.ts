@@ -23,7 +23,7 @@ const texts = () =>
     .filter((c) => (c.body as { chat_id: number }).chat_id === CHAT)
     .map((c) => (c.body as { text: string }).text);
 
-const state = () => stack.worker.queue.state(THREAD);
+const state = () => stack.worker.queue.admin.state(THREAD);
 
 describe('a retried /cancel', () => {
   it('does not cancel the turn that started after the first delivery', async () => {

@@ -30,7 +30,7 @@ function chat() {
 
 async function startLongTurn(c: ReturnType<typeof chat>) {
   await c.say('@tributary_bot long job\n@agent {"delayMs": 30000}');
-  await waitFor(async () => (await stack.worker.queue.state(c.thread)).status === 'running', {
+  await waitFor(async () => (await stack.worker.queue.admin.state(c.thread)).status === 'running', {
     what: 'the long turn to start',
   });
   expect((await c.say('queued while it runs')).outcome).toBe('accepted');
@@ -53,7 +53,7 @@ describe('control commands', () => {
     const c = chat();
     await startLongTurn(c);
     expect(await c.say('/cancel-all')).toMatchObject({ outcome: 'control', command: 'cancel-all' });
-    await waitFor(async () => (await stack.worker.queue.state(c.thread)).status === 'idle', {
+    await waitFor(async () => (await stack.worker.queue.admin.state(c.thread)).status === 'idle', {
       what: 'the thread to go idle',
     });
     await c.say('fresh question');
@@ -68,7 +68,7 @@ describe('control commands', () => {
     await waitFor(() => c.texts().some((t) => t.includes('first turn')), { what: 'the first answer' });
     await startLongTurn(c);
     expect(await c.say('/reset')).toMatchObject({ outcome: 'control', command: 'reset' });
-    await waitFor(async () => (await stack.worker.queue.state(c.thread)).status === 'idle', {
+    await waitFor(async () => (await stack.worker.queue.admin.state(c.thread)).status === 'idle', {
       what: 'the thread to go idle',
     });
     await c.say('after the reset');

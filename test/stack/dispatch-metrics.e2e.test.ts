@@ -31,10 +31,10 @@ describe('dispatch metrics', () => {
     await say('third');
     await say('fourth');
     const thread = 'gateway:cli:metrics:m1';
-    await waitFor(async () => (await stack.worker.queue.history(thread)).length === 2, {
+    await waitFor(async () => (await stack.worker.queue.admin.history(thread)).length === 2, {
       what: 'two turns committed',
     });
-    const events = (await stack.worker.queue.history(thread)).flatMap((r) =>
+    const events = (await stack.worker.queue.admin.history(thread)).flatMap((r) =>
       r.messages.map((m) => arrivalFromBody(m.body)),
     );
     const platform = 'platform="gateway"';

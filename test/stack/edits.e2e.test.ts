@@ -70,7 +70,7 @@ describe('edits and deletes through ingress, a worker and the built-in agent', (
     expect(await say(root, '<@UBOT> long job\n@agent {"delayMs": 30000}')).toMatchObject({
       outcome: 'accepted',
     });
-    await waitFor(async () => (await stack.worker.queue.state(thread)).status === 'running', {
+    await waitFor(async () => (await stack.worker.queue.admin.state(thread)).status === 'running', {
       what: 'the long turn to start',
     });
     expect(await say('1700000001.000100', 'draft wording')).toMatchObject({ outcome: 'accepted' });
@@ -103,7 +103,9 @@ describe('edits and deletes through ingress, a worker and the built-in agent', (
     expect(next[0]).toContain('Received 2 messages');
     expect(next[0]).toContain('stays as sent');
     expect(answers().some((t) => t.includes('draft wording') || t.includes('to be deleted'))).toBe(false);
-    await waitFor(async () => (await stack.worker.queue.state(thread)).status === 'idle', { what: 'idle' });
+    await waitFor(async () => (await stack.worker.queue.admin.state(thread)).status === 'idle', {
+      what: 'idle',
+    });
     expect((await receipt(root)).body).toMatchObject({ status: 'batched', batch: { outcome: 'cancelled' } });
     const edited = (await receipt('1700000001.000100')).body;
     expect(edited).toMatchObject({ status: 'batched', batch: { outcome: 'complete' }, editsInPlace: 1 });
@@ -117,7 +119,9 @@ describe('edits and deletes through ingress, a worker and the built-in agent', (
     const editTurn = answers().find((t) => t.includes('stays, but edited'))!;
     expect(editTurn).toContain('Received 1 message');
     expect(editTurn).toContain('edit at 2023-11-14T22:13:40.000Z of the message of 2023-11-14T22:13:23.000Z');
-    await waitFor(async () => (await stack.worker.queue.state(thread)).status === 'idle', { what: 'idle' });
+    await waitFor(async () => (await stack.worker.queue.admin.state(thread)).status === 'idle', {
+      what: 'idle',
+    });
     expect((await receipt('1700000003.000100')).body).toMatchObject({
       status: 'batched',
       batch: { outcome: 'complete' },
@@ -125,13 +129,13 @@ describe('edits and deletes through ingress, a worker and the built-in agent', (
     });
 
     // A delete after dispatch is recorded and starts no turn.
-    const turns = (await stack.worker.queue.history(thread)).length;
+    const turns = (await stack.worker.queue.admin.history(thread)).length;
     expect(await remove('1700000003.000100', '1700000021.000100')).toMatchObject({
       outcome: 'deleted',
       dispatched: true,
     });
-    expect(await stack.worker.queue.state(thread)).toMatchObject({ status: 'idle', backlog: 0 });
-    expect(await stack.worker.queue.history(thread)).toHaveLength(turns);
+    expect(await stack.worker.queue.admin.state(thread)).toMatchObject({ status: 'idle', backlog: 0 });
+    expect(await stack.worker.queue.admin.history(thread)).toHaveLength(turns);
     expect((await receipt('1700000003.000100')).body).toMatchObject({ deletedAfterDispatch: true });
     expect((await receipt('1700000099.000100')).status).toBe(404);
   }, 60_000);

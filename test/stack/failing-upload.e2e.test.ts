@@ -40,7 +40,7 @@ describe('a batch of two senders where one upload always fails the turn (real st
 }, () => {
   it("answers the other sender's message; only the failing one is set aside, with a notice to it", async () => {
     await post('m1', 'cleo', 'warming up\n@agent {"delayMs": 1500}');
-    await waitFor(async () => (await stack.worker.queue.state(THREAD)).status === 'running', {
+    await waitFor(async () => (await stack.worker.queue.admin.state(THREAD)).status === 'running', {
       what: 'the first turn to run',
     });
     // Both wait behind the running turn, so they are batched together.
@@ -59,11 +59,11 @@ describe('a batch of two senders where one upload always fails the turn (real st
     expect(answer.reply_to).toBe('evt_m3');
     expect(answer.content.text).not.toContain('here is the dump');
 
-    const dead = await stack.worker.queue.deadLetters(THREAD);
+    const dead = await stack.worker.queue.admin.deadLetters(THREAD);
     expect(dead.map((d) => d.messages.map((m) => arrivalFromBody(m.body).text))).toEqual([
       ['here is the dump'],
     ]);
-    const history = (await stack.worker.queue.history(THREAD)).reverse();
+    const history = (await stack.worker.queue.admin.history(THREAD)).reverse();
     expect(history.some((record) => record.split === true)).toBe(true);
     expect(history.filter((r) => r.status === 'complete').map((r) => r.messages.length)).toEqual([1, 1]);
   });

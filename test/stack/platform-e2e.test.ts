@@ -214,7 +214,7 @@ describe.each([
     const driver = makeDriver();
     const at = mention[driver.name]!;
     const first = await driver.deliver(`${at}check the build\n@agent {"delayMs": 1500}`);
-    await waitFor(async () => (await stack.worker.queue.state(driver.thread)).status === 'running', {
+    await waitFor(async () => (await stack.worker.queue.admin.state(driver.thread)).status === 'running', {
       what: `${driver.name}: the first turn to start`,
     });
     // Sent while the first turn runs: they must come back as ONE batched turn.

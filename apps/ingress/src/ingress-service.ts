@@ -118,7 +118,7 @@ export async function startIngress(
     logger.child({ component: 'thread-parents' }),
   );
   const intake = new Intake({
-    queue,
+    queue: queue.intake,
     controls: store.controls,
     gates: config.gates,
     gateState: store.gates,

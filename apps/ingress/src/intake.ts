@@ -15,7 +15,7 @@ import {
   type GateConditions,
   type GateState,
   type ThreadControls,
-  type ThreadQueue,
+  type ThreadIntake,
 } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
@@ -51,7 +51,7 @@ interface Screened {
 }
 
 export interface IntakeDeps {
-  queue: ThreadQueue;
+  queue: ThreadIntake;
   controls: ThreadControls;
   gates: GateConfig;
   gateState: GateState;
@@ -200,7 +200,7 @@ export class Intake {
   ): Promise<IntakeOutcome> {
     const { queue } = this.deps;
     const { thread } = message;
-    let result: Awaited<ReturnType<ThreadQueue['enqueue']>>;
+    let result: Awaited<ReturnType<ThreadIntake['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
         ...queuedArrival(event, message.idempotencyKey),

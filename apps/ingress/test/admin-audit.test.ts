@@ -1,4 +1,5 @@
 import { Store } from '@tributary/queue';
+import { keysOf } from '@tributary/queue/testing';
 import { waitFor } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,10 +40,14 @@ async function admin(path: string, body?: object): Promise<{ status: number; bod
 
 /** A dead letter of `thread` that died of `reason`; its batch id. */
 async function deadLetter(thread: string, reason: string): Promise<string> {
-  await store.queue.enqueue(thread, { id: `m-${thread}-${Math.random()}`, body: 'poison' });
-  const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'worker');
+  await store.queue.intake.enqueue(thread, { id: `m-${thread}-${Math.random()}`, body: 'poison' });
+  const claim = await store.queue.turns.claim(
+    thread,
+    (await store.queue.admin.state(thread)).epoch,
+    'worker',
+  );
   if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-  await store.queue.fail(claim.batch.lease, reason);
+  await store.queue.turns.fail(claim.batch.lease, reason);
   return claim.batch.id;
 }
 
@@ -62,7 +67,7 @@ describe('the audit log', () => {
       seen.push(`${source === 'lua' ? 'lua ' : ''}${args[0]!.toLowerCase()} ${args[1] ?? ''}`);
     });
     const answer = await admin('/dead-letters/actions', { action: 'discard', reason: 'write order' });
-    await store.queue.state('marker');
+    await store.queue.admin.state('marker');
     await waitFor(() => seen.some((line) => line.includes('marker')), { what: 'the monitor to catch up' });
     monitor.disconnect();
     client.disconnect();
@@ -101,7 +106,7 @@ describe('the audit log', () => {
     });
 
     // A record Redis cannot decode makes the discard of p-2 fail.
-    const k = store.queue.keys('p-2');
+    const k = keysOf(store.queue, 'p-2');
     await h.redis.hset(k.deadrecords, `${k.member}/${ids[1]}`, 'not a record');
     const items = ['p-1', 'p-2', 'p-3'].map((thread, i) => ({ thread, batchId: ids[i] }));
     expect((await admin('/dead-letters/actions', { action: 'discard', items })).status).toBe(500);
@@ -111,7 +116,7 @@ describe('the audit log', () => {
       outcome: 'partial',
       result: { done: 1, absent: 0, failed: 1, skipped: 1, error: expect.any(String) },
     });
-    expect(await store.queue.deadLetters('p-3')).toHaveLength(1);
+    expect(await store.queue.admin.deadLetters('p-3')).toHaveLength(1);
 
     expect((await admin(`/threads/p-2/dead-letters/${ids[1]}/discard`, {})).status).toBe(500);
     expect(await latestEntry()).toMatchObject({

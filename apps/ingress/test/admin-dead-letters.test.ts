@@ -35,11 +35,15 @@ async function admin(path: string, body?: object): Promise<{ status: number; bod
 /** `count` crashes of the agent on `thread`, each with its own pid, exit code and stderr tail. */
 async function crashes(thread: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    await store.queue.enqueue(thread, { id: `${thread}-${i}`, body: 'poison' });
-    const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'worker');
+    await store.queue.intake.enqueue(thread, { id: `${thread}-${i}`, body: 'poison' });
+    const claim = await store.queue.turns.claim(
+      thread,
+      (await store.queue.admin.state(thread)).epoch,
+      'worker',
+    );
     if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
     const pid = 10_000 + Math.floor(Math.random() * 50_000);
-    await store.queue.fail(
+    await store.queue.turns.fail(
       claim.batch.lease,
       `agent process ${pid} exited with code ${i % 7}; stderr tail:\nat /tmp/run-${pid}/agent.js:${i}`,
     );

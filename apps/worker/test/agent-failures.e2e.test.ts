@@ -33,8 +33,10 @@ describe('agent failures', () => {
     await waitForReplies(h, 'th', 1);
     expect(h.worker.pool.pidOf('th')).not.toBe(firstPid);
     // The reply may be seen before the turn boundary's bookkeeping is read back.
-    await waitFor(async () => (await h!.worker.queue.history('th')).length === 2, { what: 'both records' });
-    const [completed, failed] = await h.worker.queue.history('th');
+    await waitFor(async () => (await h!.worker.queue.admin.history('th')).length === 2, {
+      what: 'both records',
+    });
+    const [completed, failed] = await h.worker.queue.admin.history('th');
     expect(failed).toMatchObject({ status: 'failed', deliveries: 1, messages: [{ id: event.eventId }] });
     expect(completed).toMatchObject({
       status: 'complete',
@@ -59,7 +61,7 @@ describe('agent failures', () => {
     await h.send('th', next);
     await waitForReplies(h, 'th', 1);
     expect(replies(h, 'th')[0]!.target.messageId).toBe(next.eventId);
-    const [dead] = await h.worker.queue.deadLetters('th');
+    const [dead] = await h.worker.queue.admin.deadLetters('th');
     expect(dead).toMatchObject({
       reason: expect.stringContaining('turn timed out'),
       failures: 1,
@@ -98,7 +100,7 @@ describe('agent failures', () => {
     expect(
       harness.logs.some((l) => l.msg === 'cancel not honoured; killing agent' && l.threadKey === 'thread-a'),
     ).toBe(true);
-    const [dead] = await harness.worker.queue.deadLetters('thread-a');
+    const [dead] = await harness.worker.queue.admin.deadLetters('thread-a');
     expect(dead).toMatchObject({
       reason: expect.stringContaining('turn timed out'),
       messages: [{ id: hung.eventId }],
@@ -106,7 +108,7 @@ describe('agent failures', () => {
 
     // Thread B: answered once, by the turn that was streaming while A's agent was killed.
     await waitForReplies(harness, 'thread-b', 1);
-    await waitFor(async () => (await harness.worker.queue.state('thread-b')).status === 'idle', {
+    await waitFor(async () => (await harness.worker.queue.admin.state('thread-b')).status === 'idle', {
       what: 'thread-b idle',
     });
     const sentOrder = harness.sent.map((m) => `${m.thread}:${m.kind}`);
@@ -120,7 +122,7 @@ describe('agent failures', () => {
     const [dispatch, ...again] = dispatches(harness, 'thread-b');
     expect(again).toEqual([]);
     expect(dispatch).toMatchObject({ sessionPath: 'new', deliveries: 1 });
-    expect(await harness.worker.queue.history('thread-b')).toMatchObject([
+    expect(await harness.worker.queue.admin.history('thread-b')).toMatchObject([
       { status: 'complete', deliveries: 1, stopReason: 'end_turn', messages: [{ id: streaming.eventId }] },
     ]);
     expect(harness.worker.pool.sessionIdOf('thread-b')).toBe(dispatch!.sessionId);

@@ -145,7 +145,7 @@ describe('an agent asked to print the secrets it knows', () => {
     await waitFor(() => texts(1).some((text) => text.includes('teal is a colour')), {
       what: 'the listed reply',
     });
-    await waitFor(async () => (await h!.worker.queue.deadLetters(threads[2]!)).length === 1, {
+    await waitFor(async () => (await h!.worker.queue.admin.deadLetters(threads[2]!)).length === 1, {
       what: 'the failing batch set aside',
     });
     await waitFor(() => texts(2).some((text) => text.includes('reported an error')), { what: 'the notice' });
@@ -164,13 +164,13 @@ describe('an agent asked to print the secrets it knows', () => {
     expect(texts(1).at(-1)).toContain(
       `Here they are: ${canaries.map(() => '[redacted]').join(', ')}; and teal`,
     );
-    const [history] = await h.worker.queue.history(threads[1]!);
+    const [history] = await h.worker.queue.admin.history(threads[1]!);
     expect(history!.reply).toContain('env GIVEN_VALUE=[redacted]');
-    const [deadLetter] = await h.worker.queue.deadLetters(threads[2]!);
+    const [deadLetter] = await h.worker.queue.admin.deadLetters(threads[2]!);
     expect(deadLetter!.reason).toContain('upstream refused [redacted] and [redacted]');
 
-    const histories = await Promise.all(threads.map((thread) => h!.worker.queue.history(thread)));
-    const deadLetters = await Promise.all(threads.map((thread) => h!.worker.queue.deadLetters(thread)));
+    const histories = await Promise.all(threads.map((thread) => h!.worker.queue.admin.history(thread)));
+    const deadLetters = await Promise.all(threads.map((thread) => h!.worker.queue.admin.deadLetters(thread)));
     const everywhere = {
       platform: JSON.stringify(api.calls()),
       history: JSON.stringify(histories),

@@ -52,7 +52,7 @@ describe('agent processes per worker', { timeout: 120_000 }, () => {
       }
       await waitFor(
         async () => {
-          const states = await Promise.all(threads.map((t) => f.queue.state(t)));
+          const states = await Promise.all(threads.map((t) => f.queue.admin.state(t)));
           return states.every((s) => s.status === 'idle' && s.backlog === 0);
         },
         { what: 'every thread answered', timeoutMs: 90_000, intervalMs: 100 },

@@ -29,7 +29,7 @@ describe('/cancel and drop-buffer', () => {
       ['long job\n@agent {"delayMs": 20000}'],
       buffered.map((e) => e.text),
     ]);
-    expect(await h.worker.queue.deadLetters('th')).toEqual([]);
+    expect(await h.worker.queue.admin.deadLetters('th')).toEqual([]);
   });
 
   it('cancel-all drops what had not started and cancels the running turn, whose messages are kept as answered', async () => {
@@ -42,7 +42,7 @@ describe('/cancel and drop-buffer', () => {
     expect(await h.worker.controls.cancelAll('th')).toEqual({ dropped: 2 });
     await waitForReplies(h, 'th', 1);
     expect(replies(h, 'th').map((r) => r.stopReason)).toEqual(['cancelled']);
-    await waitFor(async () => (await h!.worker.queue.state('th')).status === 'idle', { what: 'idle' });
+    await waitFor(async () => (await h!.worker.queue.admin.state('th')).status === 'idle', { what: 'idle' });
 
     const later = message('after the drop');
     await h.send('th', later);

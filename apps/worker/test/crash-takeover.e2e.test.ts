@@ -48,7 +48,7 @@ describe('crash takeover with real worker processes', { timeout: 90_000 }, () =>
 
     await f.waitForReplies(THREAD, 1);
     expect(f.dispatches(THREAD)[1]!.worker).not.toBe(frozen);
-    await waitFor(async () => (await f.queue.state(THREAD)).status === 'idle', { what: 'the commit' });
+    await waitFor(async () => (await f.queue.admin.state(THREAD)).status === 'idle', { what: 'the commit' });
     frozen.thaw();
     // Woken, it either finishes its turn and finds its commit fenced, or its renewal fails first.
     const fencedOut = (msg: unknown) =>
@@ -58,6 +58,6 @@ describe('crash takeover with real worker processes', { timeout: 90_000 }, () =>
       timeoutMs: 30_000,
     });
     expect(f.replies(THREAD)).toHaveLength(1);
-    expect((await f.queue.history(THREAD)).map((r) => r.status)).toEqual(['complete']);
+    expect((await f.queue.admin.history(THREAD)).map((r) => r.status)).toEqual(['complete']);
   });
 });

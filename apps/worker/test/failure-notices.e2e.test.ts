@@ -37,7 +37,7 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
       reason: expect.stringContaining('boom'),
     });
     expect(await metric(h, 'tributary_turns_total{outcome="dead_lettered"}')).toBe(1);
-    expect(await h.worker.queue.deadLetters('th')).toMatchObject([
+    expect(await h.worker.queue.admin.deadLetters('th')).toMatchObject([
       { failures: 3, messages: [{ id: event.eventId }] },
     ]);
   });
@@ -78,7 +78,7 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
     expect(await metric(h, 'tributary_turns_total{outcome="deferred"}')).toBeGreaterThanOrEqual(1);
     // Never set aside, however long it waits: a start failure is the fleet's, not the messages'.
     expect(await metric(h, 'tributary_turns_total{outcome="dead_lettered"}')).toBe(0);
-    expect(await h.worker.queue.deadLetters('th')).toEqual([]);
+    expect(await h.worker.queue.admin.deadLetters('th')).toEqual([]);
     expect(notices(h, 'th')).toHaveLength(1);
   });
 
@@ -101,7 +101,7 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
       ),
     });
     // Retrying cannot sign the agent in: one attempt, no retries.
-    expect(await h.worker.queue.deadLetters('th')).toMatchObject([
+    expect(await h.worker.queue.admin.deadLetters('th')).toMatchObject([
       { failures: 1, messages: [{ id: event.eventId }] },
     ]);
   });
@@ -138,7 +138,7 @@ describe('every agent failure reaches the user, the log and the metrics', () => 
         'auth method "api-key" is not offered; it offers "tributary-test-login"',
       ),
     });
-    expect(await h.worker.queue.deadLetters('th')).toMatchObject([
+    expect(await h.worker.queue.admin.deadLetters('th')).toMatchObject([
       { failures: 1, messages: [{ id: event.eventId }] },
     ]);
   });

@@ -1,4 +1,5 @@
 import { agentProcesses, stillRunning } from '@tributary/acp/process-tree';
+import { keysOf } from '@tributary/queue/testing';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { message, startHarness, type WorkerHarness } from './worker-fixture.js';
@@ -36,7 +37,7 @@ describe('a worker that loses a thread’s lease', () => {
     );
 
     // Another owner's claim: the next renewal finds a fence that is not ours.
-    await h.redis.hincrby(h.worker.queue.keys('th').state, 'fence', 1);
+    await h.redis.hincrby(keysOf(h.worker.queue, 'th').state, 'fence', 1);
     await waitFor(() => h!.logs.some((l) => String(l.msg).startsWith('lease lost')), {
       what: 'the lease loss',
     });

@@ -52,7 +52,7 @@ describe('a reply longer than REPLY_MAX_PARTS messages', () => {
     expect(parts).toHaveLength(3);
     for (const part of parts) expect(part.length).toBeLessThanOrEqual(SLACK_LIMIT);
     const leftOut = Number(notice.exec(parts[2]!)![1]!.replaceAll(',', ''));
-    const [record] = await h.worker.queue.history(longThread);
+    const [record] = await h.worker.queue.admin.history(longThread);
     const full = LINE.repeat(25000);
     expect(record!.reply).toBe(full);
     // The parts are the reply's start up to the cut (the whitespace at each split dropped), nearly full.

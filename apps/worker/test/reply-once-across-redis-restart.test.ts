@@ -78,7 +78,7 @@ describe('a reply posted while Redis goes down (real Redis, killed and restarted
     await runner.start();
     cleanup.push(() => runner.close());
 
-    await store.queue.enqueue(THREAD, { id: 'm1', body: 'x' });
+    await store.queue.intake.enqueue(THREAD, { id: 'm1', body: 'x' });
     await waitFor(
       () => logs.some((l) => l.msg === 'reply delivery interrupted; it is retried from the outbox'),
       {

@@ -32,7 +32,7 @@ describe('an agent that prints its secrets as it fails', () => {
       },
     );
     await h.send('th', message('hello?'));
-    await waitFor(async () => (await h!.worker.queue.deadLetters('th')).length === 1, {
+    await waitFor(async () => (await h!.worker.queue.admin.deadLetters('th')).length === 1, {
       what: 'the batch set aside',
     });
     // Delivered from the outbox after the commit that set the batch aside.
@@ -42,7 +42,7 @@ describe('an agent that prints its secrets as it fails', () => {
     expect(notices[0]!.text).toContain('The agent stopped unexpectedly while answering these messages');
 
     // The operator still learns what the agent said, with the secrets blanked.
-    const [deadLetter] = await h.worker.queue.deadLetters('th');
+    const [deadLetter] = await h.worker.queue.admin.deadLetters('th');
     expect(deadLetter!.reason).toContain('invalid x-api-key [redacted]');
     expect(deadLetter!.reason).toContain('ANTHROPIC_API_KEY=[redacted], also tried [redacted]');
     const stderrLines = h.logs.filter((l) => l.msg === 'agent stderr');
@@ -68,10 +68,10 @@ describe('an agent that prints its secrets as it fails', () => {
       },
     );
     await h.send('th', message('hello?'));
-    await waitFor(async () => (await h!.worker.queue.deadLetters('th')).length === 1, {
+    await waitFor(async () => (await h!.worker.queue.admin.deadLetters('th')).length === 1, {
       what: 'the batch set aside',
     });
-    const [deadLetter] = await h.worker.queue.deadLetters('th');
+    const [deadLetter] = await h.worker.queue.admin.deadLetters('th');
     expect(deadLetter!.reason).toContain('upstream refused key [redacted]');
     const notice = await waitFor(() => h!.sent.find((m) => m.kind === 'notice'), { what: 'the notice' });
     expect(notice?.text).toContain('The agent reported an error while answering these messages');

@@ -21,9 +21,12 @@ const lastDispatcher = (f: Fleet): FleetWorker => f.dispatches(THREAD).at(-1)!.w
  * deliverer recorded it as delivered (killed then, it would hold the thread's outbox for its lock time).
  */
 const committed = (f: Fleet) =>
-  waitFor(async () => (await f.queue.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)), {
-    what: 'the turn to be committed and its reply delivered',
-  });
+  waitFor(
+    async () => (await f.queue.admin.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)),
+    {
+      what: 'the turn to be committed and its reply delivered',
+    },
+  );
 
 /** The prompt the built-in agent received, as it reported it (TRIBUTARY_AGENT_DEFAULTS reportPrompt). */
 const reportedPrompt = (text: string) => JSON.parse(text) as ContentBlock[];
@@ -124,7 +127,7 @@ describe('session continuity across a fleet of worker processes', { timeout: 90_
     await f.send(THREAD, second);
     await waitFor(() => f.dispatches(THREAD).length === 2, { what: 'turn 2 dispatched' });
     await lastDispatcher(f).kill();
-    expect((await f.queue.history(THREAD)).map((r) => r.status)).toEqual(['complete']);
+    expect((await f.queue.admin.history(THREAD)).map((r) => r.status)).toEqual(['complete']);
 
     // Another worker re-delivers batch 2 on a fresh session: history holds batch 1 only.
     await f.waitForReplies(THREAD, 2);

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { SessionPool } from '@tributary/acp';
 import { builtInAgentCommand } from '@tributary/agent';
 import { type Lease, Store, type ThreadQueue } from '@tributary/queue';
+import { keysOf } from '@tributary/queue/testing';
 import { type RedisHandle, startRedis, uniquePrefix } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -23,9 +24,9 @@ afterAll(async () => {
 
 /** The thread's next message, claimed by `owner` under the next fence. */
 async function claimNext(queue: ThreadQueue, owner: string, text: string): Promise<Lease> {
-  await queue.enqueue(THREAD, { id: text, body: text });
-  const epoch = Number(await redis.hget(queue.keys(THREAD).state, 'epoch'));
-  const claim = await queue.claim(THREAD, epoch, owner);
+  await queue.intake.enqueue(THREAD, { id: text, body: text });
+  const epoch = Number(await redis.hget(keysOf(queue, THREAD).state, 'epoch'));
+  const claim = await queue.turns.claim(THREAD, epoch, owner);
   if (claim.kind !== 'batch') throw new Error(`no batch for ${owner}: ${claim.kind}`);
   return claim.batch.lease;
 }
@@ -47,7 +48,7 @@ describe('the check for moved threads', () => {
 
     // The thread ran last on another worker, which recorded its session under its own lease.
     const before = await claimNext(queue, 'worker-x', 'one');
-    await queue.commit(before, {
+    await queue.turns.commit(before, {
       ...done,
       session: { sessionId: 'elsewhere', agent: 'another agent', cwd: '/', generation: 0 },
     });
@@ -61,13 +62,13 @@ describe('the check for moved threads', () => {
     expect(await continuity.releaseMoved('worker-a', idle)).toBe(0);
     expect(pool.has(THREAD)).toBe(true);
 
-    await queue.commit(ours, { ...done, ...(session ? { session } : {}) });
+    await queue.turns.commit(ours, { ...done, ...(session ? { session } : {}) });
     expect(await records.get(THREAD)).toMatchObject({ worker: 'worker-a', fence: ours.fence });
     expect(await continuity.releaseMoved('worker-a', idle)).toBe(0);
 
     // Another worker takes the thread and records its session under a later fence: it moved.
     const later = await claimNext(queue, 'worker-y', 'three');
-    await queue.commit(later, {
+    await queue.turns.commit(later, {
       ...done,
       session: { sessionId: 'theirs', agent: 'built-in', cwd: tmpdir(), generation: 0 },
     });

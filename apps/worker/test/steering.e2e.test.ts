@@ -45,8 +45,10 @@ describe('steering', { timeout: 90_000 }, () => {
     expect(await promptTexts(h)).toEqual([[long.text], [correction.text]]);
     expect(replies(h, THREAD)[0]!.text).toContain('Steered into this turn: 1 message.');
     expect(steerLogs(h)).toHaveLength(1);
-    await waitFor(async () => (await h!.worker.queue.state(THREAD)).status === 'idle', { what: 'idle' });
-    const [record] = await h.worker.queue.history(THREAD);
+    await waitFor(async () => (await h!.worker.queue.admin.state(THREAD)).status === 'idle', {
+      what: 'idle',
+    });
+    const [record] = await h.worker.queue.admin.history(THREAD);
     expect(record!.messages.map((m) => m.id)).toEqual([long.eventId, correction.eventId].map(String));
     expect(dispatches(h)).toHaveLength(1);
     expect(await metric(h, 'tributary_steered_events_total{platform="gateway"}')).toBe(1);
@@ -140,8 +142,8 @@ describe('steering across a crash', { timeout: 90_000 }, () => {
     expect(answering.map((prompt) => prompt.events.map((e) => e.prompt))).toEqual([
       [long.text, correction.text],
     ]);
-    await waitFor(async () => (await f.queue.state(THREAD)).status === 'idle', { what: 'idle' });
-    const [record] = await f.queue.history(THREAD);
+    await waitFor(async () => (await f.queue.admin.state(THREAD)).status === 'idle', { what: 'idle' });
+    const [record] = await f.queue.admin.history(THREAD);
     expect(record!.messages).toHaveLength(2);
     expect(f.replies(THREAD)).toHaveLength(1);
   });

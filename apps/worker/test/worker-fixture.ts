@@ -123,7 +123,7 @@ export async function startHarness(
     signals,
     logs,
     async send(thread, event) {
-      await harness.worker.queue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
+      await harness.worker.queue.intake.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
     },
     prompts: () => agentPrompts(stateDir),
     async close() {

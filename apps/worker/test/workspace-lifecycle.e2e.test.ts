@@ -55,7 +55,7 @@ describe('a thread’s room when the thread expires', { timeout: 60_000 }, () =>
       busy,
       message('@agent {"shell": "while [ ! -e release ]; do sleep 0.05; done; echo released"}'),
     );
-    await waitFor(async () => (await harness.worker.queue.state(busy)).status === 'running', {
+    await waitFor(async () => (await harness.worker.queue.admin.state(busy)).status === 'running', {
       what: 'the busy thread’s second turn running',
     });
     await h.send(idle, message('@agent {"shell": "echo gone > notes.txt"}'));
@@ -66,9 +66,9 @@ describe('a thread’s room when the thread expires', { timeout: 60_000 }, () =>
     await waitFor(() => logged(harness, deleted).length > 0, { what: 'the expired thread’s room deleted' });
     expect(logged(h, deleted)).toEqual([expect.objectContaining({ thread: idle })]);
     expect(await exists(idleRoom)).toBe(false);
-    expect(await h.worker.queue.expired(idle)).toBe(true);
+    expect(await h.worker.queue.turns.expired(idle)).toBe(true);
     // The sweep that deleted it saw the busy thread's room too, last recorded before the idle one's.
-    expect((await h.worker.queue.state(busy)).status).toBe('running');
+    expect((await h.worker.queue.admin.state(busy)).status).toBe('running');
     expect(await exists(join(busyRoom, 'workspace', 'notes.txt'))).toBe(true);
     expect(logged(h, 'a thread came back while its room was being deleted; its room is kept')).toEqual([]);
     expect(await metric(h, 'tributary_workspaces_expired_total')).toBe(1);
@@ -134,13 +134,13 @@ describe('a thread’s disk budget', { timeout: 60_000 }, () => {
     // Told once however often it was put back; the message is still in the inbox, unanswered.
     expect(notices(harness, THREAD, 'These messages are waiting')).toHaveLength(1);
     expect(replies(harness, THREAD)).toHaveLength(1);
-    expect((await harness.worker.queue.state(THREAD)).backlog).toBe(1);
+    expect((await harness.worker.queue.admin.state(THREAD)).backlog).toBe(1);
     expect(logged(harness, waiting)[0]).toMatchObject({ level: 40, thread: THREAD });
 
     await rm(join(workspace, 'big.bin'));
     await waitForReplies(harness, THREAD, 2);
     expect(replies(harness, THREAD)[1]!.text).toContain('answered once cleaned');
-    expect((await harness.worker.queue.state(THREAD)).backlog).toBe(0);
+    expect((await harness.worker.queue.admin.state(THREAD)).backlog).toBe(0);
     expect(await metric(harness, 'tributary_workspace_over_budget_turns_total')).toBe(1);
   });
 

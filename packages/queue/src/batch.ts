@@ -1,5 +1,3 @@
-import type { AnsweredSession } from './stores/session-records.js';
-
 /** Who produced a message; decides the batch type recorded in history. */
 export type Origin = 'user' | 'agent' | 'system';
 
@@ -109,6 +107,37 @@ export interface TurnReport {
   deliveredThrough?: string;
   /** The agent session the turn was answered on, when the thread's record does not name it yet. */
   session?: AnsweredSession;
+}
+
+/**
+ * What a turn reports of the session it was answered on; its commit records it with the lease's owner
+ * and fence (commit-13.lua), so only the lease holder's record lands and it costs no call of its own.
+ */
+export interface AnsweredSession {
+  sessionId: string;
+  /** The agent command: a session id is meaningless to a different agent. */
+  agent: string;
+  /** The agent's working directory: a session belongs to the directory it was opened in. */
+  cwd: string;
+  /** The thread's session generation when it was saved; `reset` bumps it. */
+  generation: number;
+}
+
+/** A thread's place in the state machine, as an operator reads it. */
+export interface ThreadState {
+  status: 'idle' | 'scheduled' | 'running';
+  /** The batch in flight, while running. */
+  batchId: string | null;
+  /** When the latest batch was handed to a worker (Redis clock, ms). */
+  claimedAt: number | null;
+  epoch: number;
+  fence: number;
+  owner: string | null;
+  leaseExpiresAt: number | null;
+  paused: boolean;
+  generation: number;
+  /** Messages in the inbox: in flight plus waiting. */
+  backlog: number;
 }
 
 /** A batch moved aside after too many failures; `redrive` puts its messages back in the inbox. */

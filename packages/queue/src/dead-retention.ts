@@ -2,10 +2,10 @@ import { ConditionLog, type LogSink } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DEAD_SCRIPTS, deadReport, deadTrim, type Trimmed } from './lua/dead-calls.js';
 import { Scripts } from './lua/scripts.js';
-import { deadBounds } from './queue-config.js';
+import { deadBounds, type QueueConfig } from './queue-config.js';
 import { DeadSets, threadOfItem } from './stores/dead-sets.js';
+import { recentKeysOf } from './stores/keys-of.js';
 import { type BucketKeys, bucketKeys, type DeadKind, deadSetKeys } from './thread-keys.js';
-import type { ThreadQueue } from './thread-queue.js';
 
 /** How often a worker trims what no write trimmed: dead items past their TTL, or over a cap lowered since. */
 export const DEAD_TRIM_INTERVAL_MS = 60_000;
@@ -31,12 +31,12 @@ export class DeadRetention {
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly queue: ThreadQueue,
+    private readonly config: Readonly<QueueConfig>,
     private readonly redis: RedisClient,
     private readonly logger: LogSink,
   ) {
     this.scripts = new Scripts(redis, DEAD_SCRIPTS);
-    this.dead = new DeadSets(redis, (thread) => queue.keys(thread));
+    this.dead = new DeadSets(redis, recentKeysOf(config.prefix, config.buckets));
     this.errors = new ConditionLog(logger, 'dead letters not trimmed; retrying next interval');
   }
 
@@ -60,7 +60,7 @@ export class DeadRetention {
 
   /** One pass over every bucket; returns what was reported evicted, by `<kind>:<cause>`. */
   async runOnce(): Promise<Map<string, number>> {
-    const { buckets, prefix } = this.queue.config;
+    const { buckets, prefix } = this.config;
     const upgrade = !this.upgraded;
     const reports = await Promise.all(
       Array.from({ length: buckets }, async (_, bucket) => {
@@ -87,7 +87,7 @@ export class DeadRetention {
   }
 
   private async trim(keys: BucketKeys, kind: DeadKind): Promise<void> {
-    const args = { kind, ...deadBounds(this.queue.config), limit: TRIM_LIMIT };
+    const args = { kind, ...deadBounds(this.config), limit: TRIM_LIMIT };
     let trimmed: Trimmed;
     do trimmed = await this.scripts.run(deadTrim, deadSetKeys(keys, kind), args);
     while (trimmed.more);

@@ -1,4 +1,5 @@
 export type {
+  AnsweredSession,
   Batch,
   BatchRecord,
   BatchStatus,
@@ -9,6 +10,7 @@ export type {
   Outbound,
   QueuedMessage,
   StoredMessage,
+  ThreadState,
   TurnReport,
 } from './batch.js';
 export { type ConnectionProfile, openConnection, type RedisClient } from './connections.js';
@@ -76,25 +78,29 @@ export type {
   Take,
   TakenReply,
 } from './stores/reply-outbox.js';
-export type { AnsweredSession, SessionRecord, SessionRecords } from './stores/session-records.js';
-export type { ThreadAdmin, ThreadReport } from './stores/thread-admin.js';
+export type { SessionRecord, SessionRecords } from './stores/session-records.js';
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
 export type { ThreadParentStore } from './stores/thread-parents.js';
 export type { WorkerRegistry, WorkerStatus } from './stores/worker-registry.js';
 export type { SweepReport } from './sweeper.js';
-export {
-  type ClaimResult,
-  type DeferOptions,
-  type DeferredBatch,
-  type EnqueueResult,
-  type GateConditions,
-  type NewMessage,
-  type NextStep,
-  type Revision,
-  type RevisionResult,
-  ThreadQueue,
-  type ThreadState,
-} from './thread-queue.js';
+export type { ThreadAdmin, ThreadReport } from './threads/thread-admin.js';
+export type {
+  EnqueueResult,
+  GateConditions,
+  NewMessage,
+  Revision,
+  RevisionResult,
+  ThreadIntake,
+} from './threads/thread-intake.js';
+export { type ThreadQueue, threadQueue } from './threads/thread-queue.js';
+export type { ThreadSweep } from './threads/thread-sweep.js';
+export type {
+  ClaimResult,
+  DeferOptions,
+  DeferredBatch,
+  NextStep,
+  ThreadTurns,
+} from './threads/thread-turns.js';
 export {
   type BatchOutcome,
   FinalTurnError,

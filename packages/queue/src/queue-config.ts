@@ -204,6 +204,19 @@ export function deadBounds(config: Readonly<QueueConfig>): DeadBounds {
   };
 }
 
+/**
+ * The dedup window and receipts never outlive the thread's idle time: past it the thread starts afresh
+ * anyway, and a key left behind would keep an expired thread's memory for its own longer window.
+ */
+export function dedupWindowMs(config: Readonly<QueueConfig>): number {
+  return Math.min(config.dedupTtlMs, config.idleTtlMs);
+}
+
+/** The receipts' bounds as their scripts take them (lib/receipts.lua), within the thread's idle time. */
+export function receiptBounds(config: Readonly<QueueConfig>): { receiptsMax: number; receiptTtlMs: number } {
+  return { receiptsMax: config.receiptsMax, receiptTtlMs: Math.min(config.receiptTtlMs, config.idleTtlMs) };
+}
+
 /** Defaults plus overrides, validated and frozen; throws naming the first bad option. */
 export function queueConfig(overrides: Partial<QueueConfig> = {}): Readonly<QueueConfig> {
   const config = { ...queueDefaults, ...overrides };

@@ -10,9 +10,10 @@ import { deadBounds } from './queue-config.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, type DeliveryOutcome, ReplyLoop } from './reply-loop.js';
 import type { ReplyRetryPolicy } from './reply-retry-policy.js';
 import type { ReplySink } from './reply-sink.js';
+import { recentKeysOf } from './stores/keys-of.js';
 import { ReplyOutbox } from './stores/reply-outbox.js';
 import { Sweeper, type SweeperEvents } from './sweeper.js';
-import type { ThreadQueue } from './thread-queue.js';
+import type { ThreadQueue } from './threads/thread-queue.js';
 import { TurnAbortedError, type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
 import type { Presence } from './worker-presence.js';
 
@@ -81,9 +82,9 @@ export class Runner {
     this.owner = options.owner ?? newOwnerId();
     const logger = options.logger ?? silentLogger;
     const { queue, doorbell, events } = options;
+    const keysOf = recentKeysOf(queue.config.prefix, queue.config.buckets);
     const parts =
-      options.parts ??
-      new PostedParts(new ReplyOutbox(options.connection, (t) => queue.keys(t), deadBounds(queue.config)));
+      options.parts ?? new PostedParts(new ReplyOutbox(options.connection, keysOf, deadBounds(queue.config)));
     const { retry, ...delivery } = options.delivery ?? {};
     this.replies = new ReplyLoop({
       outbox: parts.outbox,
@@ -95,7 +96,8 @@ export class Runner {
       onOutcome: (outcome) => events?.replyDelivery?.(outcome),
     });
     this.turns = new TurnLoop({
-      queue,
+      turns: queue.turns,
+      config: queue.config,
       handler: options.handler,
       replies: this.replies,
       owner: this.owner,
@@ -109,7 +111,7 @@ export class Runner {
       concurrency: options.concurrency ?? 1,
       serve: (thread, epoch, onBusy) => this.turns.serve(thread, epoch, onBusy),
       passOn: async ({ thread, epoch }) => {
-        await doorbell.ring(thread, queue.keys(thread).member, epoch);
+        await doorbell.ring(thread, keysOf(thread).member, epoch);
         events?.passedOn?.();
       },
       logger,
@@ -118,8 +120,16 @@ export class Runner {
     });
     if (options.sweep !== false) {
       const offer = (threads: string[]) => this.replies.offer(threads);
-      this.sweeper = new Sweeper(queue, options.connection, doorbell, this.owner, offer, logger, events);
-      this.retention = new DeadRetention(queue, options.connection, logger);
+      this.sweeper = new Sweeper(
+        queue.sweep,
+        options.connection,
+        doorbell,
+        this.owner,
+        offer,
+        logger,
+        events,
+      );
+      this.retention = new DeadRetention(queue.config, options.connection, logger);
     }
   }
 

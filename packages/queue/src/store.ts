@@ -9,16 +9,18 @@ import { deadBounds, type QueueConfig, queueConfig, storeDefaults } from './queu
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { Runner, type RunnerOptions } from './runner.js';
 import { AuditLog } from './stores/audit-log.js';
+import { BatchHistory } from './stores/batch-history.js';
 import { FleetListing } from './stores/fleet-listing.js';
 import { GateState } from './stores/gate-state.js';
+import { type KeysOf, recentKeysOf } from './stores/keys-of.js';
 import { MessageReceipts } from './stores/message-receipts.js';
 import { ReplyOutbox } from './stores/reply-outbox.js';
 import { SessionRecords } from './stores/session-records.js';
-import { ThreadAdmin } from './stores/thread-admin.js';
 import { ThreadControls } from './stores/thread-controls.js';
 import { ThreadParentStore } from './stores/thread-parents.js';
 import { WorkerRegistry } from './stores/worker-registry.js';
-import { ThreadQueue } from './thread-queue.js';
+import type { ThreadAdmin } from './threads/thread-admin.js';
+import { type ThreadQueue, threadQueue } from './threads/thread-queue.js';
 
 export interface StoreOptions {
   url: string;
@@ -34,10 +36,13 @@ export interface StoreOptions {
  * the state machine is the scripts (lua/queue-calls.ts).
  */
 export class Store {
+  /** The thread state machine, by caller: intake, turns, sweep, admin. */
   readonly queue: ThreadQueue;
   readonly doorbell: BullDoorbell;
   /** Read by ingress's gates; written by the enqueue script. */
   readonly gates: GateState;
+  /** Each thread's records of ended batches. */
+  readonly history: BatchHistory;
   /** Which agent session each thread is on (session continuity). */
   readonly sessions: SessionRecords;
   /** Each thread's committed replies and notices, waiting for delivery; dead replies. */
@@ -46,6 +51,7 @@ export class Store {
   readonly postedParts: PostedParts;
   /** `/cancel`, `/cancel-all`, `/reset`, and the workers' subscription to cancels. */
   readonly controls: ThreadControls;
+  /** The operator's view and levers of one thread: the queue's own admin part. */
   readonly admin: ThreadAdmin;
   /** The operators' lists: threads by state, dead letters and replies, the overview, a message by id. */
   readonly listing: FleetListing;
@@ -54,21 +60,26 @@ export class Store {
   /** The operators' actions, and their idempotency keys. */
   readonly audit: AuditLog;
 
+  private readonly keysOf: KeysOf;
+
   private constructor(
     private readonly redis: RedisClient,
-    config: Readonly<QueueConfig>,
+    readonly config: Readonly<QueueConfig>,
     auditMaxEntries: number,
   ) {
+    const keysOf = recentKeysOf(config.prefix, config.buckets);
+    this.keysOf = keysOf;
     this.doorbell = new BullDoorbell(redis, config);
-    this.queue = new ThreadQueue(redis, config, this.doorbell);
-    const keysOf = (thread: string) => this.queue.keys(thread);
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf);
     this.replies = new ReplyOutbox(redis, keysOf, deadBounds(config));
+    this.history = new BatchHistory(redis, keysOf, config.historyLimit);
+    const { sessions, replies, history } = this;
+    this.queue = threadQueue(redis, config, this.doorbell, { sessions, replies, history });
+    this.admin = this.queue.admin;
     this.postedParts = new PostedParts(this.replies);
-    this.controls = new ThreadControls(redis, this.queue);
-    const receipts = new MessageReceipts(redis, keysOf, this.queue);
-    this.admin = new ThreadAdmin(this.queue, this.sessions, this.replies, receipts);
+    this.controls = new ThreadControls(redis, keysOf, config);
+    const receipts = new MessageReceipts(redis, keysOf, this.history);
     this.listing = new FleetListing(redis, keysOf, config, receipts);
     this.workers = new WorkerRegistry(redis, config.prefix);
     this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);
@@ -83,17 +94,9 @@ export class Store {
     );
   }
 
-  get config(): Readonly<QueueConfig> {
-    return this.queue.config;
-  }
-
   /** Each thread's parent message, as the platform adapters describe it. */
   parents<Parent extends object>(): ThreadParentStore<Parent> {
-    return new ThreadParentStore<Parent>(
-      this.redis,
-      (thread) => this.queue.keys(thread),
-      this.config.idleTtlMs,
-    );
+    return new ThreadParentStore<Parent>(this.redis, this.keysOf, this.config.idleTtlMs);
   }
 
   /**

@@ -2,7 +2,7 @@ import { ConditionLog, type LogSink, silentLogger } from '@tributary/observabili
 import type { RedisClient } from './connections.js';
 import { type Doorbell, parseDirectDoorbell } from './doorbells.js';
 import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
-import type { ThreadQueue } from './thread-queue.js';
+import type { ThreadSweep } from './threads/thread-sweep.js';
 
 export interface SweepReport {
   leasesRevived: number;
@@ -42,7 +42,7 @@ export class Sweeper {
   private readonly reportedSurvivors = new Set<string>();
 
   constructor(
-    private readonly queue: ThreadQueue,
+    private readonly sweep: ThreadSweep,
     private readonly redis: RedisClient,
     private readonly doorbell: Doorbell,
     private readonly owner: string,
@@ -65,7 +65,7 @@ export class Sweeper {
         })
         .catch((error: unknown) => this.errors.report(error))
         .finally(() => {
-          if (this.timer) this.timer = setTimeout(tick, this.queue.config.sweepIntervalMs);
+          if (this.timer) this.timer = setTimeout(tick, this.sweep.config.sweepIntervalMs);
         });
     };
     this.timer = setTimeout(tick, 0);
@@ -88,7 +88,7 @@ export class Sweeper {
     // Buckets are swept concurrently: one wait for their round trips, not one per bucket. A bucket's
     // keys share a hash tag, so its scan is one script even in a Cluster; the buckets' scans are not.
     await Promise.all(
-      Array.from({ length: this.queue.config.buckets }, (_, bucket) =>
+      Array.from({ length: this.sweep.config.buckets }, (_, bucket) =>
         this.sweepBucket(bucket, report, present, held, survivors),
       ),
     );
@@ -102,7 +102,7 @@ export class Sweeper {
     held: Map<string, Promise<Set<string>>>,
     survivors: Map<string, Promise<string | null>>,
   ): Promise<void> {
-    const scan = await this.queue.scanBucket(bucket, this.owner, {
+    const scan = await this.sweep.scanBucket(bucket, this.owner, {
       sweepBatch: SWEEP_BATCH,
       dueBatch: DUE_BATCH,
     });
@@ -111,12 +111,12 @@ export class Sweeper {
 
     for (const member of scan.expired) {
       if (await this.heldBySurvivors(member, survivors)) report.heldBack++;
-      else if (await this.queue.revive(member, 'lease')) report.leasesRevived++;
+      else if (await this.sweep.revive(member, 'lease')) report.leasesRevived++;
     }
     // Awaited first: `+= await` would add to the count read before other buckets added theirs.
     const takenOver = await this.takeOverFromGone(scan.leased, present);
     report.takenOver += takenOver;
-    const { sched } = bucketKeys(this.queue.config.prefix, bucket);
+    const { sched } = bucketKeys(this.sweep.config.prefix, bucket);
     for (const member of scan.waiting) {
       if (await this.reviveDoorbell(member, sched, scan.now, present, held)) report.doorbellsRevived++;
     }
@@ -127,14 +127,14 @@ export class Sweeper {
     if (members.length === 0) return 0;
     const holders = this.redis.pipeline();
     for (const member of members)
-      holders.hmget(this.queue.keys(decodeThread(member)).state, 'owner', 'fence');
+      holders.hmget(this.sweep.keys(decodeThread(member)).state, 'owner', 'fence');
     const replies = (await holders.exec()) ?? [];
     let taken = 0;
     for (const [i, [error, fields]] of replies.entries()) {
       if (error) throw error;
       const [owner, fence] = fields as (string | null)[];
       if (!owner || !fence || (await this.isPresent(owner, present))) continue;
-      if (await this.queue.takeOver(members[i]!, owner, Number(fence))) taken++;
+      if (await this.sweep.takeOver(members[i]!, owner, Number(fence))) taken++;
     }
     return taken;
   }
@@ -148,11 +148,11 @@ export class Sweeper {
     member: string,
     survivors: Map<string, Promise<string | null>>,
   ): Promise<boolean> {
-    const owner = await this.redis.hget(this.queue.keys(decodeThread(member)).state, 'owner');
+    const owner = await this.redis.hget(this.sweep.keys(decodeThread(member)).state, 'owner');
     if (!owner) return false;
     let left = survivors.get(owner);
     if (!left) {
-      left = this.redis.get(workerKeys(this.queue.config.prefix, owner).survivors);
+      left = this.redis.get(workerKeys(this.sweep.config.prefix, owner).survivors);
       survivors.set(owner, left);
     }
     const pids = await left;
@@ -173,7 +173,7 @@ export class Sweeper {
   private isPresent(owner: string, present: Map<string, Promise<boolean>>): Promise<boolean> {
     let answer = present.get(owner);
     if (!answer) {
-      const key = workerKeys(this.queue.config.prefix, owner).presence;
+      const key = workerKeys(this.sweep.config.prefix, owner).presence;
       answer = this.redis.exists(key).then((count) => count === 1);
       present.set(owner, answer);
     }
@@ -188,7 +188,7 @@ export class Sweeper {
     held: Map<string, Promise<Set<string>>>,
   ): Promise<boolean> {
     const thread = decodeThread(member);
-    const [epochField, owner] = await this.redis.hmget(this.queue.keys(thread).state, 'epoch', 'owner');
+    const [epochField, owner] = await this.redis.hmget(this.sweep.keys(thread).state, 'epoch', 'owner');
     const epoch = Number(epochField);
     // Still in line: behind other threads in the shared queue, or kept by its busy owner, which
     // passes it on only when another worker has room (docs/adr/0007). Look again a grace period on.
@@ -201,14 +201,14 @@ export class Sweeper {
       await this.redis.zadd(sched, 'XX', now, member);
       return false;
     }
-    return this.queue.revive(member, 'doorbell', epoch);
+    return this.sweep.revive(member, 'doorbell', epoch);
   }
 
   /** The doorbells (thread and epoch) in `owner`'s own list. */
   private heldBy(owner: string, held: Map<string, Promise<Set<string>>>): Promise<Set<string>> {
     let doorbells = held.get(owner);
     if (!doorbells) {
-      const list = workerKeys(this.queue.config.prefix, owner).doorbells;
+      const list = workerKeys(this.sweep.config.prefix, owner).doorbells;
       doorbells = this.redis.lrange(list, 0, -1).then(
         (items) =>
           new Set(

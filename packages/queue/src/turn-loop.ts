@@ -2,7 +2,8 @@ import type { LogSink } from '@tributary/observability';
 import type { Batch, Outbound, TurnReport } from './batch.js';
 import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
-import type { NextStep, ThreadQueue } from './thread-queue.js';
+import type { QueueConfig } from './queue-config.js';
+import type { NextStep, ThreadTurns } from './threads/thread-turns.js';
 
 /**
  * Runs one turn for a batch and reports how it ended (recorded with the batch when it is committed).
@@ -25,7 +26,7 @@ export class TurnAbortedError extends Error {
  * Thrown by a handler whose turn failed, with what to tell the user if the batch ends dead-lettered
  * (after its last retry, or at once when `final`: retrying cannot help). `splits`: the failure may
  * come from one message's content, so a batch of several is split rather than set aside whole
- * (ThreadQueue.fail).
+ * (ThreadTurns.fail).
  */
 export class TurnFailedError extends Error {
   override name = 'TurnFailedError';
@@ -52,7 +53,7 @@ export class FinalTurnError extends TurnFailedError {
 /**
  * Thrown by a handler whose turn could not start for a reason outside its batch (its agent did not
  * start: the fleet's fault, not the messages'). The batch goes back in line with a growing delay and
- * is never dead-lettered for it (ThreadQueue.defer); the thread is told `notice` once, when the batch
+ * is never dead-lettered for it (ThreadTurns.defer); the thread is told `notice` once, when the batch
  * has waited `noticeAfterMs`.
  */
 export class TurnNotStartedError extends Error {
@@ -97,7 +98,8 @@ export interface CommittedReplies {
 }
 
 export interface TurnLoopOptions {
-  queue: ThreadQueue;
+  turns: ThreadTurns;
+  config: Readonly<QueueConfig>;
   handler: TurnHandler;
   replies: CommittedReplies;
   owner: string;
@@ -137,8 +139,8 @@ export class TurnLoop {
   }
 
   async serve(thread: string, epoch: number, onBusy: OnBusy): Promise<void> {
-    const { queue, owner } = this.options;
-    const claim = await queue.claim(thread, epoch, owner);
+    const { turns, owner } = this.options;
+    const claim = await turns.claim(thread, epoch, owner);
     if (claim.kind === 'busy') return onBusy(claim.retryInMs);
     if (claim.kind !== 'batch') return;
 
@@ -152,12 +154,12 @@ export class TurnLoop {
 
   /** Records how the turn ended; undefined when the thread is no longer ours to continue. */
   private async endTurn(batch: Batch, outcome: TurnOutcome): Promise<NextStep | undefined> {
-    const { queue, events } = this.options;
+    const { turns, events } = this.options;
     try {
       if (outcome.kind === 'aborted') {
         if (outcome.error.why === 'shutdown') {
           // Handed back with a fresh epoch, unless another worker took the thread over meanwhile.
-          if (!(await queue.abandon(batch.lease))) {
+          if (!(await turns.abandon(batch.lease))) {
             throw new LeaseLostError(batch.lease.thread, batch.lease.fence);
           }
           events?.batchEnded?.('abandoned', batch.lease.thread);
@@ -182,13 +184,13 @@ export class TurnLoop {
       }
       if (outcome.kind === 'done') {
         const { replies } = this.options;
-        const next = await queue.commit(batch.lease, outcome.report);
+        const next = await turns.commit(batch.lease, outcome.report);
         if (outcome.report.outbound?.length) replies.deliver(thread);
         events?.batchEnded?.('committed', thread);
         return next;
       }
       const { reason, final, splits, outboundIfDead } = outcome;
-      const next = await queue.fail(batch.lease, reason, { final, splits, outboundIfDead });
+      const next = await turns.fail(batch.lease, reason, { final, splits, outboundIfDead });
       // Anything but a retry means the script dead-lettered the batch and moved on.
       const dead = next.kind !== 'retry';
       if (dead && outboundIfDead.length > 0) this.options.replies.deliver(thread);
@@ -216,10 +218,10 @@ export class TurnLoop {
 
   /** Puts back a batch whose turn could not start; its notice is sent now or when it is due. */
   private async defer(batch: Batch, error: TurnNotStartedError): Promise<void> {
-    const { queue, events, replies, logger } = this.options;
+    const { turns, events, replies, logger } = this.options;
     const { thread } = batch.lease;
     const { notice, noticeAfterMs, reachedAgent } = error;
-    const put = await queue.defer(batch.lease, { notice, noticeAfterMs, reachedAgent });
+    const put = await turns.defer(batch.lease, { notice, noticeAfterMs, reachedAgent });
     events?.batchEnded?.('deferred', thread);
     logger.warn(
       { thread, batchId: batch.id, reason: error.message, retryInMs: put.delayMs, waitedMs: put.waitedMs },
@@ -237,7 +239,7 @@ export class TurnLoop {
   private noticeLater(thread: string, batchId: string, notice: Outbound[], inMs: number): void {
     const timer = setTimeout(() => {
       this.notices.delete(timer);
-      this.options.queue.noticeDeferred(thread, batchId, notice).then(
+      this.options.turns.noticeDeferred(thread, batchId, notice).then(
         (queued) => {
           if (queued) this.options.replies.deliver(thread);
         },
@@ -280,15 +282,15 @@ export class TurnLoop {
   }
 
   private heartbeat(batch: Batch, controller: AbortController): () => void {
-    const { queue } = this.options;
+    const { turns, config } = this.options;
     // Monotonic time: a wall-clock jump must neither extend nor cut short the trust window.
-    const leaseMs = queue.config.leaseMs;
+    const leaseMs = config.leaseMs;
     let trustedUntil = performance.now() + leaseMs - Math.ceil(leaseMs / 3);
     const beat = async () => {
       const sentAt = performance.now();
       let result: RenewResult;
       try {
-        batch.lease.expiresAt = await queue.renew(batch.lease);
+        batch.lease.expiresAt = await turns.renew(batch.lease);
         result = { kind: 'renewed' };
       } catch (error) {
         result = error instanceof LeaseLostError ? { kind: 'fenced' } : { kind: 'error' };

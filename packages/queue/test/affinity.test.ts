@@ -5,8 +5,9 @@ import type { Batch } from '../src/batch.js';
 import { type Doorbell, doorbellJobId, parseDirectDoorbell } from '../src/doorbells.js';
 import type { QueueConfig } from '../src/queue-config.js';
 import { Runner, type RunnerEvents, type RunnerOptions } from '../src/runner.js';
+import { keysOf } from '../src/testing.js';
 import { workerKeys } from '../src/thread-keys.js';
-import { ThreadQueue } from '../src/thread-queue.js';
+import { type ThreadQueue, threadQueue } from '../src/threads/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
 import { PRESENCE } from '../src/worker-presence.js';
 import { done, noReplies, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
@@ -34,13 +35,13 @@ describe('ringing with session affinity', () => {
     const { queue, doorbell } = await f.make(LONG_WAIT);
     await turnAs(queue, 'th', 'w1');
     await announce(queue, 'w1', PRESENCE.taking);
-    await queue.enqueue('th', { id: 'm2', body: 'x' });
-    const { epoch } = await queue.state('th');
+    await queue.intake.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([{ thread: 'th', epoch }]);
     // The owner passes it on itself if it waits too long (pass-on); nothing waits in the shared queue.
     expect(
-      await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch)),
+      await doorbell.queueOf('th').getJob(doorbellJobId(keysOf(queue, 'th').member, epoch)),
     ).toBeUndefined();
     expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
   });
@@ -57,11 +58,11 @@ describe('ringing with session affinity', () => {
     await announce(queue, 'w2', PRESENCE.taking);
     const directOf = (owner: string) => directList(queue, owner);
     const turnOn = async (owner: string, id: string) => {
-      await queue.enqueue('th', { id, body: 'x' });
-      const { epoch } = await queue.state('th');
-      const claim = await queue.claim('th', epoch, owner);
+      await queue.intake.enqueue('th', { id, body: 'x' });
+      const { epoch } = await queue.admin.state('th');
+      const claim = await queue.turns.claim('th', epoch, owner);
       if (claim.kind !== 'batch') throw new Error('no batch');
-      await queue.commit(claim.batch.lease, done);
+      await queue.turns.commit(claim.batch.lease, done);
       return epoch;
     };
 
@@ -80,8 +81,8 @@ describe('ringing with session affinity', () => {
 
     // w2 ran the last turn: the guess (w1) is wrong, so the ring prefers w2 from here and learns it.
     await turnAs(queue, 'th', 'w2');
-    await queue.enqueue('th', { id: 'm4', body: 'x' });
-    const fourth = (await queue.state('th')).epoch;
+    await queue.intake.enqueue('th', { id: 'm4', body: 'x' });
+    const fourth = (await queue.admin.state('th')).epoch;
     expect(rings.at(-1)).toBe('preferring');
     expect(await directOf('w2')).toEqual([{ thread: 'th', epoch: fourth }]);
     expect((await directOf('w1')).map((d) => d.epoch)).not.toContain(fourth);
@@ -94,12 +95,12 @@ describe('ringing with session affinity', () => {
     const { queue, doorbell } = await f.make();
     await turnAs(queue, 'th', 'w1');
     if (presence) await announce(queue, 'w1', presence);
-    await queue.enqueue('th', { id: 'm2', body: 'x' });
-    const { epoch } = await queue.state('th');
+    await queue.intake.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
     expect(await readyDoorbells(f.redis, queue, 'th')).not.toContainEqual({ thread: 'th', epoch });
-    const job = await doorbell.queueOf('th').getJob(doorbellJobId(queue.keys('th').member, epoch));
+    const job = await doorbell.queueOf('th').getJob(doorbellJobId(keysOf(queue, 'th').member, epoch));
     expect(job?.data).toMatchObject({ thread: 'th', epoch });
     expect(await job?.getState()).toBe('waiting');
   });
@@ -108,8 +109,8 @@ describe('ringing with session affinity', () => {
     const { queue, doorbell } = await f.make({ affinity: false });
     await turnAs(queue, 'th', 'w1');
     await announce(queue, 'w1', PRESENCE.taking);
-    await queue.enqueue('th', { id: 'm2', body: 'x' });
-    const { epoch } = await queue.state('th');
+    await queue.intake.enqueue('th', { id: 'm2', body: 'x' });
+    const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
     // The warm-up turn's doorbell was never popped: it is still first in line, and stale.
@@ -159,9 +160,9 @@ describe('turn runners with session affinity', () => {
     };
     await Promise.all([runner(made, handler), runner(made, handler), runner(made, handler)]);
     for (let i = 1; i <= 8; i++) {
-      await queue.enqueue('th', { id: `m${i}`, body: 'x' });
-      await waitFor(async () => (await queue.history('th')).length === i, { what: `turn ${i}` });
-      await waitFor(async () => (await queue.state('th')).status === 'idle', { what: 'idle' });
+      await queue.intake.enqueue('th', { id: `m${i}`, body: 'x' });
+      await waitFor(async () => (await queue.admin.history('th')).length === i, { what: `turn ${i}` });
+      await waitFor(async () => (await queue.admin.state('th')).status === 'idle', { what: 'idle' });
     }
     // With a 60 s affinity wait, a turn that did not go to its preferred worker would not finish here.
     expect(new Set(owners.slice(1))).toEqual(new Set([owners[0]]));
@@ -174,7 +175,7 @@ describe('turn runners with session affinity', () => {
     // B is free, but the thread's session lives in A: A was handed the doorbell, which it passes on
     // only after the affinity wait (a minute here), so B cannot take the thread.
     expect(await directList(queue, a.owner)).toEqual([
-      { thread: 'kept', epoch: (await queue.state('kept')).epoch },
+      { thread: 'kept', epoch: (await queue.admin.state('kept')).epoch },
     ]);
     letGo.shift()!();
     await waitFor(() => keptTurns().length === 2, { what: 'the kept thread again' });
@@ -210,12 +211,14 @@ describe('turn runners with session affinity', () => {
       { ...events, passedOn: () => passed.byA++ },
       ofA.logger,
     );
-    await queue.enqueue('kept', { id: 'k1', body: 'x' });
-    await waitFor(async () => (await queue.state('kept')).status === 'idle', { what: 'the first turn on A' });
-    await queue.enqueue('long', { id: 'l1', body: 'x' });
+    await queue.intake.enqueue('kept', { id: 'k1', body: 'x' });
+    await waitFor(async () => (await queue.admin.state('kept')).status === 'idle', {
+      what: 'the first turn on A',
+    });
+    await queue.intake.enqueue('long', { id: 'l1', body: 'x' });
     await waitFor(() => letGo.length === 1, { what: 'A busy with a long turn' });
     const b = await runner(made, handler, 1, events);
-    await queue.enqueue('kept', { id: 'k2', body: 'x' });
+    await queue.intake.enqueue('kept', { id: 'k2', body: 'x' });
     const keptTurns = () => ran.filter((r) => r.thread === 'kept').map((r) => r.owner);
     return { queue, a, b, letGo, keptTurns, passed, ran };
   }
@@ -250,14 +253,14 @@ describe('turn runners with session affinity', () => {
     const revived = { doorbells: 0 };
     const events: RunnerEvents = { revived: (report) => (revived.doorbells += report.doorbellsRevived) };
     const a = await runner(made, handler, 1, { ...events, passedOn: () => passed.byA++ });
-    await queue.enqueue('kept', { id: 'k1', body: 'x' });
-    await waitFor(async () => (await queue.state('kept')).status === 'idle', { what: 'kept on A' });
-    await queue.enqueue('long-a', { id: 'la', body: 'x' });
+    await queue.intake.enqueue('kept', { id: 'k1', body: 'x' });
+    await waitFor(async () => (await queue.admin.state('kept')).status === 'idle', { what: 'kept on A' });
+    await queue.intake.enqueue('long-a', { id: 'la', body: 'x' });
     await waitFor(() => blocked.has('long-a'), { what: 'A busy' });
     const b = await runner(made, handler, 1, events);
-    await queue.enqueue('long-b', { id: 'lb', body: 'x' });
+    await queue.intake.enqueue('long-b', { id: 'lb', body: 'x' });
     await waitFor(() => blocked.has('long-b'), { what: 'B busy' });
-    await queue.enqueue('kept', { id: 'k2', body: 'x' });
+    await queue.intake.enqueue('kept', { id: 'k2', body: 'x' });
 
     // Absence can only be shown over time: ten affinity waits, three lost-doorbell graces, and the
     // doorbell is still A's.
@@ -330,7 +333,7 @@ describe('turn runners with session affinity', () => {
       return done;
     };
     await runner(made, handler, 2, { revived: ({ doorbellsRevived }) => (revived += doorbellsRevived) });
-    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'm2', body: 'x' });
     await waitFor(() => served.length === 1, { what: 'the re-rung turn' });
     expect(served[0]!.messages.map((m) => m.id)).toEqual(['m2']);
     expect(revived).toBe(1);
@@ -341,7 +344,7 @@ describe('turn runners with session affinity', () => {
     // No sweeper rescue within the test: the thread must not go to a list nobody reads.
     const made = await f.make({ affinity: false, lostDoorbellAfterMs: 120_000 });
     // A ringer with affinity on (mid-rollout) prefers the worker that ran the thread's last turn.
-    const ringer = new ThreadQueue(f.redis, { ...made.queue.config, affinity: true }, made.doorbell);
+    const ringer = threadQueue(f.redis, { ...made.queue.config, affinity: true }, made.doorbell);
     await turnAs(ringer, 'th', 'w-off');
     const served: string[] = [];
     const r = new Runner({
@@ -358,7 +361,7 @@ describe('turn runners with session affinity', () => {
     started.push(r);
     const presence = workerKeys(made.queue.config.prefix, r.owner).presence;
     await waitFor(async () => (await f.redis.get(presence)) === PRESENCE.retiring, { what: 'its presence' });
-    await ringer.enqueue('th', { id: 'm2', body: 'x' });
+    await ringer.intake.enqueue('th', { id: 'm2', body: 'x' });
     await waitFor(() => served.includes('th'), { what: 'the turn, without the sweeper' });
     expect(await directList(made.queue, r.owner)).toEqual([]);
   });
@@ -378,13 +381,13 @@ describe('turn runners with session affinity', () => {
     };
     let takenByA = 0;
     const a = await runner(made, handler, 1, { doorbellTaken: () => takenByA++ });
-    await queue.enqueue('busy', { id: 'm1', body: 'x' });
-    await waitFor(async () => (await queue.state('busy')).status === 'idle', { what: 'first turn' });
+    await queue.intake.enqueue('busy', { id: 'm1', body: 'x' });
+    await waitFor(async () => (await queue.admin.state('busy')).status === 'idle', { what: 'first turn' });
     const presence = workerKeys(queue.config.prefix, a.owner).presence;
     await waitFor(async () => (await f.redis.get(presence)) === PRESENCE.taking, {
       what: 'A announcing itself',
     });
-    await queue.enqueue('busy', { id: 'm2', body: 'x' });
+    await queue.intake.enqueue('busy', { id: 'm2', body: 'x' });
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
     expect(ran[1]!.owner).toBe(a.owner);
 
@@ -392,8 +395,8 @@ describe('turn runners with session affinity', () => {
     // `other`'s last owner is gone, so it rings the shared queue, not its bucket's ready list.
     await turnAs(queue, 'other', 'gone-worker');
     const takenBefore = takenByA;
-    await queue.enqueue('other', { id: 'o1', body: 'x' });
-    const job = doorbellJobId(queue.keys('other').member, (await queue.state('other')).epoch);
+    await queue.intake.enqueue('other', { id: 'o1', body: 'x' });
+    const job = doorbellJobId(keysOf(queue, 'other').member, (await queue.admin.state('other')).epoch);
     await waitFor(() => takenByA > takenBefore, { what: 'runner A taking the shared doorbell' });
     // Taken with no free slot, it must go back to the queue rather than wait in A for the slot.
     await waitFor(
@@ -402,7 +405,7 @@ describe('turn runners with session affinity', () => {
         what: 'runner A handing the doorbell back',
       },
     );
-    expect((await queue.state('other')).status).toBe('scheduled');
+    expect((await queue.admin.state('other')).status).toBe('scheduled');
 
     const b = await runner(made, handler, 1);
     await waitFor(() => ran.some((r) => r.thread === 'other'), { what: 'the other thread’s turn' });
@@ -429,13 +432,15 @@ describe('turn runners with session affinity', () => {
     const announced = async (value: Presence) => (await f.redis.get(presence)) === value;
     await r.start();
     await waitFor(() => announced(PRESENCE.taking), { what: 'taking doorbells' });
-    await queue.enqueue('th', { id: 'm1', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'x' });
     await waitFor(() => turnsLetGo.length === 1, { what: 'the first turn' });
     // Its only slot is busy: ringers still hand it the thread's doorbells.
     expect(await announced(PRESENCE.taking)).toBe(true);
     turnsLetGo.shift()!();
-    await waitFor(async () => (await queue.state('th')).status === 'idle', { what: 'the first commit' });
-    await queue.enqueue('th', { id: 'm2', body: 'x' });
+    await waitFor(async () => (await queue.admin.state('th')).status === 'idle', {
+      what: 'the first commit',
+    });
+    await queue.intake.enqueue('th', { id: 'm2', body: 'x' });
     await waitFor(() => turnsLetGo.length === 1, { what: 'the second turn' });
     // Closing with a turn running: still present (its thread stays its own), taking no doorbells.
     const closing = r.close(60_000);
@@ -443,6 +448,6 @@ describe('turn runners with session affinity', () => {
     turnsLetGo.shift()!();
     await closing;
     expect(await f.redis.exists(presence)).toBe(0);
-    expect((await queue.history('th')).length).toBe(2);
+    expect((await queue.admin.history('th')).length).toBe(2);
   });
 });

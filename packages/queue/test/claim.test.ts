@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { ThreadControls } from '../src/stores/thread-controls.js';
-import type { ClaimResult } from '../src/thread-queue.js';
+import { keysOf } from '../src/testing.js';
+import type { ClaimResult } from '../src/threads/thread-turns.js';
 import { claimNow, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -30,22 +31,22 @@ describe('claim', () => {
       lease: { fence: 1, owner: 'owner-a' },
     });
     expect(batch.id).toMatch(/^[0-9a-f]{16}$/);
-    expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'owner-a', fence: 1 });
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'running', owner: 'owner-a', fence: 1 });
   });
 
   it('ignores a doorbell of a past epoch', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['a']);
-    expect(await queue.claim('th', 0, 'x')).toEqual({ kind: 'stale' });
-    expect(await queue.claim('th', 2, 'x')).toEqual({ kind: 'stale' });
+    expect(await queue.turns.claim('th', 0, 'x')).toEqual({ kind: 'stale' });
+    expect(await queue.turns.claim('th', 2, 'x')).toEqual({ kind: 'stale' });
   });
 
   it('answers busy with the time left while another owner holds a live lease', async () => {
     const { queue } = await f.make({ leaseMs: 5_000 });
     await enqueueAll(queue, 'th', ['a']);
-    const epoch = (await queue.state('th')).epoch;
-    batchOf(await queue.claim('th', epoch, 'owner-a'));
-    const second = await queue.claim('th', epoch, 'owner-b');
+    const epoch = (await queue.admin.state('th')).epoch;
+    batchOf(await queue.turns.claim('th', epoch, 'owner-a'));
+    const second = await queue.turns.claim('th', epoch, 'owner-b');
     expect(second.kind).toBe('busy');
     if (second.kind === 'busy') expect(second.retryInMs).toBeGreaterThan(4_000);
   });
@@ -53,10 +54,10 @@ describe('claim', () => {
   it('re-delivers an expired owner’s batch first, unchanged, under a higher fence', async () => {
     const { queue } = await f.make({ leaseMs: 50, maxBatchMessages: 2 });
     await enqueueAll(queue, 'th', ['a', 'b', 'c']);
-    const epoch = (await queue.state('th')).epoch;
-    const first = batchOf(await queue.claim('th', epoch, 'owner-a'));
+    const epoch = (await queue.admin.state('th')).epoch;
+    const first = batchOf(await queue.turns.claim('th', epoch, 'owner-a'));
     await f.leaseExpiry(first.lease);
-    const again = batchOf(await queue.claim('th', epoch, 'owner-b'));
+    const again = batchOf(await queue.turns.claim('th', epoch, 'owner-b'));
     expect(ids(again)).toEqual(ids(first));
     expect(again.id).toBe(first.id);
     expect(again).toMatchObject({
@@ -82,8 +83,8 @@ describe('claim', () => {
 
   it('takes a token count the caller supplies instead of counting the body', async () => {
     const { queue } = await f.make({ maxBatchTokens: 10, countTokens: () => 1 });
-    await queue.enqueue('th', { id: 'm1', body: 'x', tokens: 8 });
-    await queue.enqueue('th', { id: 'm2', body: 'y', tokens: 8 });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'x', tokens: 8 });
+    await queue.intake.enqueue('th', { id: 'm2', body: 'y', tokens: 8 });
     const batch = batchOf(await claimNow(queue, 'th'));
     expect(batch.messages.map((m) => [m.id, m.tokens])).toEqual([['m1', 8]]);
   });
@@ -99,10 +100,10 @@ describe('claim', () => {
 
   it('types batches by origin', async () => {
     const { queue } = await f.make();
-    await queue.enqueue('bots', { id: 'b1', body: 'x', origin: 'agent' });
-    await queue.enqueue('sys', { id: 's1', body: 'x', origin: 'system' });
-    await queue.enqueue('mixed', { id: 'b1', body: 'x', origin: 'agent' });
-    await queue.enqueue('mixed', { id: 'u1', body: 'x', origin: 'user' });
+    await queue.intake.enqueue('bots', { id: 'b1', body: 'x', origin: 'agent' });
+    await queue.intake.enqueue('sys', { id: 's1', body: 'x', origin: 'system' });
+    await queue.intake.enqueue('mixed', { id: 'b1', body: 'x', origin: 'agent' });
+    await queue.intake.enqueue('mixed', { id: 'u1', body: 'x', origin: 'user' });
     expect(batchOf(await claimNow(queue, 'bots')).type).toBe('AgentToAgent');
     expect(batchOf(await claimNow(queue, 'sys')).type).toBe('SystemTrigger');
     expect(batchOf(await claimNow(queue, 'mixed')).type).toBe('UserRequest');
@@ -111,10 +112,10 @@ describe('claim', () => {
   it('goes idle when everything waiting was dropped before the claim', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['a']);
-    await new ThreadControls(f.redis, queue).cancelAll('th');
+    await new ThreadControls(f.redis, (thread) => keysOf(queue, thread), queue.config).cancelAll('th');
     expect(await claimNow(queue, 'th')).toEqual({ kind: 'empty' });
-    expect((await queue.state('th')).status).toBe('idle');
-    expect((await queue.enqueue('th', { id: 'n', body: 'again' })).outcome).toBe('accepted');
-    expect((await queue.state('th')).status).toBe('scheduled');
+    expect((await queue.admin.state('th')).status).toBe('idle');
+    expect((await queue.intake.enqueue('th', { id: 'n', body: 'again' })).outcome).toBe('accepted');
+    expect((await queue.admin.state('th')).status).toBe('scheduled');
   });
 });

@@ -63,7 +63,9 @@ describe('on a Redis Cluster', () => {
     await store.ready();
     const threads = Array.from({ length: 12 }, (_, i) => `slack:C${i}:t${i}`);
     for (const thread of threads) {
-      expect(await store.queue.enqueue(thread, { id: 'm1', body: 'hi' })).toMatchObject({ rang: true });
+      expect(await store.queue.intake.enqueue(thread, { id: 'm1', body: 'hi' })).toMatchObject({
+        rang: true,
+      });
     }
     expect(await store.fleetStats()).toMatchObject({ runnable: 12, running: 0, backlog: 12 });
     // Each ring went to the queue of the thread's bucket: the three queues share the twelve.
@@ -72,7 +74,7 @@ describe('on a Redis Cluster', () => {
     expect(waiting.filter((n) => n > 0).length).toBeGreaterThan(1);
 
     const thread = threads[0]!;
-    const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'w1');
+    const claim = await store.queue.turns.claim(thread, (await store.queue.admin.state(thread)).epoch, 'w1');
     expect(claim.kind).toBe('batch');
     await store.close();
   });
@@ -86,10 +88,14 @@ describe('on a Redis Cluster', () => {
     await store.ready();
     const threads = Array.from({ length: 8 }, (_, i) => `slack:C${i}:t${i}`);
     for (const thread of [...threads, threads[0]!, threads[0]!]) {
-      await store.queue.enqueue(thread, { id: `m-${Math.random()}`, body: 'poison' });
-      const claim = await store.queue.claim(thread, (await store.queue.state(thread)).epoch, 'w1');
+      await store.queue.intake.enqueue(thread, { id: `m-${Math.random()}`, body: 'poison' });
+      const claim = await store.queue.turns.claim(
+        thread,
+        (await store.queue.admin.state(thread)).epoch,
+        'w1',
+      );
       if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-      await store.queue.fail(claim.batch.lease, `agent process ${process.pid} exited`);
+      await store.queue.turns.fail(claim.batch.lease, `agent process ${process.pid} exited`);
     }
     const listed = await store.listing.deadLetters(undefined, 3);
     expect(listed.items).toHaveLength(3);
@@ -101,7 +107,7 @@ describe('on a Redis Cluster', () => {
     expect((await store.fleetStats()).dead.letters).toEqual({ held: 9, evicted: { ttl: 0, cap: 1 } });
     const [first] = listed.items;
     expect(await store.admin.discard(first!.thread, first!.batchId)).toBe(1);
-    const report = await new DeadRetention(store.queue, redisOf(store), silentLogger).runOnce();
+    const report = await new DeadRetention(store.queue.config, redisOf(store), silentLogger).runOnce();
     expect(Object.fromEntries(report)).toEqual({ 'letters:cap': 1 });
     await store.close();
   });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { parseDirectDoorbell } from '../src/doorbells.js';
+import { keysOf } from '../src/testing.js';
 import { workerKeys } from '../src/thread-keys.js';
-import type { NextStep } from '../src/thread-queue.js';
+import type { NextStep } from '../src/threads/thread-turns.js';
 import { PRESENCE } from '../src/worker-presence.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -25,26 +26,26 @@ describe('commit and drain', () => {
     if (claim.kind !== 'batch') throw new Error('no batch');
     await enqueueAll(queue, 'th', ['b', 'c', 'd'], 2);
 
-    const second = nextBatch(await queue.commit(claim.batch.lease, done));
+    const second = nextBatch(await queue.turns.commit(claim.batch.lease, done));
     expect(second.messages.map((m) => m.id)).toEqual(['m2', 'm3', 'm4']);
     expect(second.lease.fence).toBe(claim.batch.lease.fence);
     expect(second.id > claim.batch.id).toBe(true);
 
-    expect(await queue.commit(second.lease, done)).toEqual({ kind: 'idle' });
-    expect(await queue.state('th')).toMatchObject({ status: 'idle', backlog: 0 });
+    expect(await queue.turns.commit(second.lease, done)).toEqual({ kind: 'idle' });
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'idle', backlog: 0 });
     // Released in the same script that saw the inbox empty, so the next message rings again.
-    expect(await queue.enqueue('th', { id: 'm5', body: 'later' })).toMatchObject({ rang: true });
+    expect(await queue.intake.enqueue('th', { id: 'm5', body: 'later' })).toMatchObject({ rang: true });
   });
 
   it('keeps at most historyLimit records, newest first', async () => {
     const { queue } = await f.make({ historyLimit: 2 });
     for (let turn = 1; turn <= 3; turn++) {
-      await queue.enqueue('th', { id: `m${turn}`, body: 'x' });
+      await queue.intake.enqueue('th', { id: `m${turn}`, body: 'x' });
       const claim = await claimNow(queue, 'th');
       if (claim.kind !== 'batch') throw new Error('no batch');
-      await queue.commit(claim.batch.lease, done);
+      await queue.turns.commit(claim.batch.lease, done);
     }
-    const history = await queue.history('th');
+    const history = await queue.admin.history('th');
     expect(history.map((r) => r.messages.map((m) => m.id))).toEqual([['m3'], ['m2']]);
   });
 
@@ -53,12 +54,12 @@ describe('commit and drain', () => {
     await enqueueAll(queue, 'th', ['a', 'b', 'c', 'd']);
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    const second = nextBatch(await queue.commit(claim.batch.lease, done));
-    const before = (await queue.state('th')).epoch;
-    expect(await queue.commit(second.lease, done)).toEqual({ kind: 'yielded' });
-    const after = await queue.state('th');
+    const second = nextBatch(await queue.turns.commit(claim.batch.lease, done));
+    const before = (await queue.admin.state('th')).epoch;
+    expect(await queue.turns.commit(second.lease, done)).toEqual({ kind: 'yielded' });
+    const after = await queue.admin.state('th');
     expect(after).toMatchObject({ status: 'scheduled', epoch: before + 1, backlog: 2 });
-    expect(await doorbell.pending(queue.keys('th').member, after.epoch)).toBe(true);
+    expect(await doorbell.pending(keysOf(queue, 'th').member, after.epoch)).toBe(true);
   });
 
   it('yields to the back of its own worker’s line while that worker takes doorbells, not to any worker', async () => {
@@ -68,12 +69,12 @@ describe('commit and drain', () => {
     await enqueueAll(queue, 'th', ['a', 'b']);
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'yielded' });
-    const { epoch } = await queue.state('th');
+    expect(await queue.turns.commit(claim.batch.lease, done)).toEqual({ kind: 'yielded' });
+    const { epoch } = await queue.admin.state('th');
     // The session is where the thread yielded; the shared queue holds nothing for it.
     const listed = (await f.redis.lrange(own.doorbells, 0, -1)).map(parseDirectDoorbell);
     expect(listed).toEqual([expect.objectContaining({ thread: 'th', epoch })]);
-    expect(await doorbell.pending(queue.keys('th').member, epoch)).toBe(false);
+    expect(await doorbell.pending(keysOf(queue, 'th').member, epoch)).toBe(false);
   });
 
   it('stops draining a paused thread after the running turn commits', async () => {
@@ -82,8 +83,8 @@ describe('commit and drain', () => {
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await enqueueAll(queue, 'th', ['b'], 2);
-    await queue.pause('th');
-    expect(await queue.commit(claim.batch.lease, done)).toEqual({ kind: 'paused' });
-    expect(await queue.state('th')).toMatchObject({ status: 'idle', backlog: 1 });
+    await queue.admin.pause('th');
+    expect(await queue.turns.commit(claim.batch.lease, done)).toEqual({ kind: 'paused' });
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'idle', backlog: 1 });
   });
 });

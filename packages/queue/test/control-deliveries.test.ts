@@ -2,6 +2,7 @@ import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ControlMessage } from '../src/stores/control-channel.js';
 import { ThreadControls } from '../src/stores/thread-controls.js';
+import { keysOf } from '../src/testing.js';
 import { enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -12,7 +13,7 @@ afterAll(() => f.close());
 
 async function make() {
   const { queue } = await f.make();
-  return { queue, controls: new ThreadControls(f.redis, queue) };
+  return { queue, controls: new ThreadControls(f.redis, (thread) => keysOf(queue, thread), queue.config) };
 }
 
 describe('a control command, once per delivery', () => {
@@ -26,11 +27,11 @@ describe('a control command, once per delivery', () => {
   it('is remembered for a thread Redis knew nothing of, so its retry leaves a later message alone', async () => {
     const { queue, controls } = await make();
     expect(await controls.reset('ghost', 'd-2')).toBeUndefined();
-    const k = queue.keys('ghost');
+    const k = keysOf(queue, 'ghost');
     expect(await f.redis.exists(k.state, k.inbox, k.history)).toBe(0);
     await enqueueAll(queue, 'ghost', ['after the reset']);
     expect(await controls.reset('ghost', 'd-2')).toBe('duplicate');
-    expect(await queue.state('ghost')).toMatchObject({ backlog: 1, generation: 0 });
+    expect(await queue.admin.state('ghost')).toMatchObject({ backlog: 1, generation: 0 });
   });
 
   it('publishes one cancel for a retried /cancel', async () => {
@@ -59,6 +60,6 @@ describe('a control command, once per delivery', () => {
     await enqueueAll(queue, 'th', ['b'], 2);
     expect(await controls.cancelAll('th')).toEqual({ dropped: 1 });
     // The dedup window holds the two messages' keys only.
-    expect(await f.redis.hlen(queue.keys('th').dedup)).toBe(2);
+    expect(await f.redis.hlen(keysOf(queue, 'th').dedup)).toBe(2);
   });
 });

@@ -11,6 +11,7 @@ import type { RedisClient } from '../src/connections.js';
 import { DeadRetention } from '../src/dead-retention.js';
 import type { QueueConfig } from '../src/queue-config.js';
 import { Store } from '../src/store.js';
+import { keysOf } from '../src/testing.js';
 import { bucketKeys } from '../src/thread-keys.js';
 import { claimNow } from './fixture.js';
 
@@ -41,20 +42,20 @@ function open(queue: Partial<QueueConfig>): Store {
 
 /** A message of `thread` whose one turn fails for good: a dead letter; its batch id. */
 async function deadLetter(store: Store, thread: string, reason = 'agent crashed'): Promise<string> {
-  await store.queue.enqueue(thread, { id: `m-${Math.random()}`, body: 'poison' });
+  await store.queue.intake.enqueue(thread, { id: `m-${Math.random()}`, body: 'poison' });
   const claim = await claimNow(store.queue, thread);
   if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-  await store.queue.fail(claim.batch.lease, reason);
+  await store.queue.turns.fail(claim.batch.lease, reason);
   return claim.batch.id;
 }
 
 /** A reply of `thread` given up after the retry horizon: a dead reply; its id. */
 async function deadReply(store: Store, thread: string, n: number): Promise<string> {
-  await store.queue.enqueue(thread, { id: `r-${n}`, body: 'question' });
+  await store.queue.intake.enqueue(thread, { id: `r-${n}`, body: 'question' });
   const claim = await claimNow(store.queue, thread);
   if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
   const id = `${claim.batch.id}:reply`;
-  await store.queue.commit(claim.batch.lease, {
+  await store.queue.turns.commit(claim.batch.lease, {
     reply: 'answer',
     stopReason: 'end_turn',
     outbound: [{ id, payload: '{"text":"answer"}' }],
@@ -84,17 +85,17 @@ describe('dead letters and dead replies are bounded', () => {
     const store = open({ deadMaxPerThread: 3 });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await deadLetter(store, 'th'));
-    expect((await store.queue.deadLetters('th')).map((d) => d.batchId)).toEqual(ids.slice(2));
+    expect((await store.queue.admin.deadLetters('th')).map((d) => d.batchId)).toEqual(ids.slice(2));
     expect((await store.fleetStats()).dead.letters).toEqual({ held: 3, evicted: { ttl: 0, cap: 2 } });
 
     const log = warnings();
-    const retention = new DeadRetention(store.queue, redisOf(store), log);
+    const retention = new DeadRetention(store.queue.config, redisOf(store), log);
     expect(Object.fromEntries(await retention.runOnce())).toEqual({ 'letters:cap': 2 });
     expect(log.lines).toEqual([
       { fields: { evicted: { 'letters:cap': 2 } }, message: expect.stringContaining('dropped unhandled') },
     ]);
     // Reported once, whoever asks next; the running total stays for the metrics.
-    expect((await new DeadRetention(store.queue, redisOf(store), log).runOnce()).size).toBe(0);
+    expect((await new DeadRetention(store.queue.config, redisOf(store), log).runOnce()).size).toBe(0);
     expect((await store.fleetStats()).dead.letters.evicted).toEqual({ ttl: 0, cap: 2 });
   });
 
@@ -112,10 +113,10 @@ describe('dead letters and dead replies are bounded', () => {
     expect(evicted).toEqual({ ttl: 0, cap: threads.length - held });
     // In each bucket the newest stay: the last threads of the bucket that died.
     for (const bucket of [0, 1]) {
-      const inBucket = threads.filter((thread) => store.queue.keys(thread).bucket === bucket);
+      const inBucket = threads.filter((thread) => keysOf(store.queue, thread).bucket === bucket);
       const kept = inBucket.slice(-2);
       for (const thread of inBucket) {
-        const letters = (await store.queue.deadLetters(thread)).map((d) => d.batchId);
+        const letters = (await store.queue.admin.deadLetters(thread)).map((d) => d.batchId);
         expect(letters).toEqual(kept.includes(thread) ? [died.get(thread)] : []);
       }
     }
@@ -126,21 +127,21 @@ describe('dead letters and dead replies are bounded', () => {
     const redis = redisOf(store);
     await deadLetter(store, 'a');
     await deadLetter(store, 'b');
-    const [died] = await store.queue.deadLetters('b');
+    const [died] = await store.queue.admin.deadLetters('b');
     await redisClockReaches(redis, died!.deadAt + 401, { what: 'the dead letters to outlive their TTL' });
     await deadLetter(store, 'c');
-    expect(await store.queue.deadLetters('a')).toEqual([]);
-    expect(await store.queue.deadLetters('b')).toEqual([]);
-    const [kept] = await store.queue.deadLetters('c');
+    expect(await store.queue.admin.deadLetters('a')).toEqual([]);
+    expect(await store.queue.admin.deadLetters('b')).toEqual([]);
+    const [kept] = await store.queue.admin.deadLetters('c');
     expect((await store.fleetStats()).dead.letters).toEqual({ held: 1, evicted: { ttl: 2, cap: 0 } });
     expect((await store.listing.summary()).deadLetterReasons).toEqual([
       { reason: 'agent crashed', count: 1 },
     ]);
 
     await redisClockReaches(redis, kept!.deadAt + 401, { what: 'the last dead letter to outlive its TTL' });
-    const retention = new DeadRetention(store.queue, redis, warnings());
+    const retention = new DeadRetention(store.queue.config, redis, warnings());
     expect(Object.fromEntries(await retention.runOnce())).toEqual({ 'letters:ttl': 3 });
-    expect(await store.queue.deadLetters('c')).toEqual([]);
+    expect(await store.queue.admin.deadLetters('c')).toEqual([]);
     expect((await store.listing.summary()).deadLetterReasons).toEqual([]);
     expect((await store.listing.deadLetters(undefined, 10)).items).toEqual([]);
   });

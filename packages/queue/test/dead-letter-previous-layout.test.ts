@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../src/connections.js';
 import { DeadRetention } from '../src/dead-retention.js';
 import { Store } from '../src/store.js';
+import { keysOf } from '../src/testing.js';
 
 let server: RedisHandle;
 let store: Store;
@@ -30,7 +31,7 @@ let batches = 0;
  * the bucket's index and its raw reason counted in the bucket's reason counts.
  */
 async function oldDeadLetter(thread: string, pid: number): Promise<string> {
-  const k = store.queue.keys(thread);
+  const k = keysOf(store.queue, thread);
   const batchId = `0000000${++batches}000000`;
   const reason = `agent process ${pid} exited with code 1`;
   const deadAt = Date.now();
@@ -53,7 +54,7 @@ async function oldDeadLetter(thread: string, pid: number): Promise<string> {
 }
 
 async function oldDeadReply(thread: string, id: string): Promise<void> {
-  const k = store.queue.keys(thread);
+  const k = keysOf(store.queue, thread);
   const deadAt = Date.now();
   const reply = { id, payload: '{"text":"hi"}', at: deadAt, attempts: 3 };
   await redis.rpush(
@@ -90,10 +91,10 @@ describe('dead letters and dead replies written by the previous layout', () => {
     // Read, they move into the bucket's set, whole.
     const page = await store.listing.deadLetters(undefined, 10, CRASH);
     expect(page.items.map((row) => row.batchId).sort()).toEqual(
-      [...listed, redriven, discarded, (await store.queue.deadLetters('reported'))[0]!.batchId].sort(),
+      [...listed, redriven, discarded, (await store.queue.admin.deadLetters('reported'))[0]!.batchId].sort(),
     );
     expect(page.items.every((row) => row.messages === 1 && row.reasonClass === CRASH)).toBe(true);
-    expect(await redis.exists(store.queue.keys('listed').dead)).toBe(0);
+    expect(await redis.exists(keysOf(store.queue, 'listed').dead)).toBe(0);
     expect((await store.admin.report('listed'))?.deadLetters.map((d) => d.batchId)).toEqual(listed);
 
     expect(await store.admin.redrive('redriven', redriven!)).toBe(1);
@@ -103,7 +104,7 @@ describe('dead letters and dead replies written by the previous layout', () => {
       deadLetterReasons: [{ reason: CRASH, count: 3 }],
     });
     // Nothing is counted twice: the raw reasons moved with their dead letters.
-    expect(await redis.hlen(store.queue.keys('listed').deadreasons)).toBe(0);
+    expect(await redis.hlen(keysOf(store.queue, 'listed').deadreasons)).toBe(0);
 
     expect(await store.admin.known('replied')).toBe(true);
     expect(await store.admin.discardReply('replied', 'r-1')).toBe(true);
@@ -112,13 +113,13 @@ describe('dead letters and dead replies written by the previous layout', () => {
 
   it('that no one reads are moved by the first trim of a worker, so the caps count them', async () => {
     await oldDeadLetter('untouched', 21);
-    const k = store.queue.keys('untouched');
-    await new DeadRetention(store.queue, redis, silentLogger).runOnce();
+    const k = keysOf(store.queue, 'untouched');
+    await new DeadRetention(store.queue.config, redis, silentLogger).runOnce();
     expect(await redis.exists(k.dead)).toBe(0);
     expect(
       await redis.hget(
         k.deadclassof,
-        `${k.member}/${(await store.queue.deadLetters('untouched'))[0]!.batchId}`,
+        `${k.member}/${(await store.queue.admin.deadLetters('untouched'))[0]!.batchId}`,
       ),
     ).toBe(CRASH);
   });

@@ -21,10 +21,10 @@ afterAll(async () => {
 });
 
 async function deadLetter(thread: string, reason: string): Promise<void> {
-  await store.queue.enqueue(thread, { id: `m-${thread}`, body: 'poison' });
+  await store.queue.intake.enqueue(thread, { id: `m-${thread}`, body: 'poison' });
   const claim = await claimNow(store.queue, thread);
   if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-  await store.queue.fail(claim.batch.lease, reason);
+  await store.queue.turns.fail(claim.batch.lease, reason);
 }
 
 const CRASH = 'agent process <n> exited with code <n>; stderr tail';

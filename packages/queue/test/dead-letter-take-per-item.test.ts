@@ -30,10 +30,10 @@ afterAll(async () => {
 async function deadLetters(thread: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    await store.queue.enqueue(thread, { id: `m-${i}`, body: `poison ${i}` });
+    await store.queue.intake.enqueue(thread, { id: `m-${i}`, body: `poison ${i}` });
     const claim = await claimNow(store.queue, thread);
     if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-    await store.queue.fail(claim.batch.lease, `agent process ${1000 + i} exited with code 1`);
+    await store.queue.turns.fail(claim.batch.lease, `agent process ${1000 + i} exited with code 1`);
     ids.push(claim.batch.id);
   }
   return ids;
@@ -88,7 +88,7 @@ describe('a re-drive or discard of a dead letter or dead reply', () => {
     expect(Math.max(...counts)).toBeLessThanOrEqual(10);
     // The last one also deletes its class's count, now 0.
     expect(counts.at(-1)).toBe(counts[0]! + 1);
-    expect(await store.queue.deadLetters('busy')).toEqual([]);
+    expect(await store.queue.admin.deadLetters('busy')).toEqual([]);
     expect(await store.listing.summary()).toMatchObject({ deadLetters: 0, deadLetterReasons: [] });
     for (const key of [
       dead.deadindex,
@@ -102,11 +102,11 @@ describe('a re-drive or discard of a dead letter or dead reply', () => {
   });
 
   it('of a dead reply touches only that item too', async () => {
-    await store.queue.enqueue('replies', { id: 'q', body: 'question' });
+    await store.queue.intake.enqueue('replies', { id: 'q', body: 'question' });
     const claim = await claimNow(store.queue, 'replies');
     if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
     const outbound = Array.from({ length: 50 }, (_, i) => ({ id: `reply-${i}`, payload: '{}' }));
-    await store.queue.commit(claim.batch.lease, { reply: 'r', stopReason: 'end_turn', outbound });
+    await store.queue.turns.commit(claim.batch.lease, { reply: 'r', stopReason: 'end_turn', outbound });
     for (const { id } of outbound) {
       await store.replies.take('replies', 'deliverer', 5_000);
       await store.replies.bury('replies', 'deliverer', id, 'platform down');

@@ -4,7 +4,8 @@ import type { Outbound } from '../src/batch.js';
 import { LeaseLostError } from '../src/errors.js';
 import { deadBounds } from '../src/queue-config.js';
 import { ReplyOutbox } from '../src/stores/reply-outbox.js';
-import type { ThreadQueue } from '../src/thread-queue.js';
+import { keysOf } from '../src/testing.js';
+import type { ThreadQueue } from '../src/threads/thread-queue.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -23,7 +24,7 @@ async function claimed(queue: ThreadQueue, thread: string, owner = 'owner-a') {
 }
 
 const pending = (queue: ThreadQueue, thread: string) =>
-  new ReplyOutbox(f.redis, (t) => queue.keys(t), deadBounds(queue.config)).pending(thread);
+  new ReplyOutbox(f.redis, (t) => keysOf(queue, t), deadBounds(queue.config)).pending(thread);
 
 describe('a batch whose agent did not start is put back, not failed', () => {
   it('goes back with a doubling delay, never counts as a failure or a delivery, and is never dead-lettered', async () => {
@@ -35,7 +36,7 @@ describe('a batch whose agent did not start is put back, not failed', () => {
     });
     await enqueueAll(queue, 'th', ['hello', 'and this']);
     const first = await claimed(queue, 'th');
-    const delays = [(await queue.defer(first.lease, putBack)).delayMs];
+    const delays = [(await queue.turns.defer(first.lease, putBack)).delayMs];
     // Far more deferrals than failures or deliveries allow a batch.
     for (let i = 0; i < 5; i++) {
       const batch = await claimed(queue, 'th');
@@ -43,22 +44,22 @@ describe('a batch whose agent did not start is put back, not failed', () => {
       // No agent saw it: it is not a continuation, and its next run may use the thread's session.
       expect(batch.deliveries).toBe(1);
       expect(batch.type).toBe('UserRequest');
-      delays.push((await queue.defer(batch.lease, putBack)).delayMs);
+      delays.push((await queue.turns.defer(batch.lease, putBack)).delayMs);
     }
     expect(delays).toEqual([10, 20, 40, 40, 40, 40]);
-    expect((await queue.state('th')).status).toBe('scheduled');
+    expect((await queue.admin.state('th')).status).toBe('scheduled');
     const last = await claimed(queue, 'th');
     expect(last.messages.map((m) => m.id)).toEqual(['m1', 'm2']);
-    expect(await queue.commit(last.lease, done)).toEqual({ kind: 'idle' });
-    expect(await queue.deadLetters('th')).toEqual([]);
-    expect((await queue.history('th')).map((r) => r.status)).toEqual(['complete']);
+    expect(await queue.turns.commit(last.lease, done)).toEqual({ kind: 'idle' });
+    expect(await queue.admin.deadLetters('th')).toEqual([]);
+    expect((await queue.admin.history('th')).map((r) => r.status)).toEqual(['complete']);
   });
 
   it('counts the delivery when a prompt of it reached an agent (a repair whose fresh start failed)', async () => {
     const { queue } = await f.make();
     await enqueueAll(queue, 'th', ['hello']);
     const batch = await claimed(queue, 'th');
-    await queue.defer(batch.lease, { ...putBack, reachedAgent: true });
+    await queue.turns.defer(batch.lease, { ...putBack, reachedAgent: true });
     const again = await claimed(queue, 'th');
     expect(again.deliveries).toBe(2);
     expect(again.type).toBe('Continuation');
@@ -67,13 +68,22 @@ describe('a batch whose agent did not start is put back, not failed', () => {
   it('tells the thread once, when the batch has waited noticeAfterMs since it was first put back', async () => {
     const { queue } = await f.make({ deferDelayMs: 1 });
     await enqueueAll(queue, 'th', ['hello']);
-    const first = await queue.defer((await claimed(queue, 'th')).lease, { ...putBack, noticeAfterMs: 150 });
+    const first = await queue.turns.defer((await claimed(queue, 'th')).lease, {
+      ...putBack,
+      noticeAfterMs: 150,
+    });
     expect(first).toMatchObject({ waitedMs: 0, noticed: false });
     await redisClockReaches(f.redis, (await redisTime(f.redis)) + 150);
-    const second = await queue.defer((await claimed(queue, 'th')).lease, { ...putBack, noticeAfterMs: 150 });
+    const second = await queue.turns.defer((await claimed(queue, 'th')).lease, {
+      ...putBack,
+      noticeAfterMs: 150,
+    });
     expect(second.noticed).toBe(true);
     expect(second.waitedMs).toBeGreaterThanOrEqual(150);
-    const third = await queue.defer((await claimed(queue, 'th')).lease, { ...putBack, noticeAfterMs: 150 });
+    const third = await queue.turns.defer((await claimed(queue, 'th')).lease, {
+      ...putBack,
+      noticeAfterMs: 150,
+    });
     expect(third.noticed).toBe(false);
     expect((await pending(queue, 'th')).map((reply) => reply.id)).toEqual(['notice-1']);
   });
@@ -83,15 +93,15 @@ describe('a batch whose agent did not start is put back, not failed', () => {
     await enqueueAll(queue, 'th', ['hello']);
     const batch = await claimed(queue, 'th');
     // Still running: the one trying it tells the thread itself if it has to.
-    expect(await queue.noticeDeferred('th', batch.id, notice)).toBe(false);
-    await queue.defer(batch.lease, putBack);
-    expect(await queue.noticeDeferred('th', 'some-other-batch', notice)).toBe(false);
-    expect(await queue.noticeDeferred('th', batch.id, notice)).toBe(true);
-    expect(await queue.noticeDeferred('th', batch.id, notice)).toBe(false);
+    expect(await queue.turns.noticeDeferred('th', batch.id, notice)).toBe(false);
+    await queue.turns.defer(batch.lease, putBack);
+    expect(await queue.turns.noticeDeferred('th', 'some-other-batch', notice)).toBe(false);
+    expect(await queue.turns.noticeDeferred('th', batch.id, notice)).toBe(true);
+    expect(await queue.turns.noticeDeferred('th', batch.id, notice)).toBe(false);
     // The batch is answered later: no notice for it again.
     const again = await claimed(queue, 'th');
-    await queue.commit(again.lease, done);
-    expect(await queue.noticeDeferred('th', batch.id, notice)).toBe(false);
+    await queue.turns.commit(again.lease, done);
+    expect(await queue.turns.noticeDeferred('th', batch.id, notice)).toBe(false);
     expect(await pending(queue, 'th')).toHaveLength(1);
   });
 
@@ -101,6 +111,6 @@ describe('a batch whose agent did not start is put back, not failed', () => {
     const batch = await claimed(queue, 'th');
     await f.leaseExpiry(batch.lease);
     await claimed(queue, 'th', 'owner-b');
-    await expect(queue.defer(batch.lease, putBack)).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.turns.defer(batch.lease, putBack)).rejects.toBeInstanceOf(LeaseLostError);
   });
 });

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { BullDoorbell } from '../src/doorbells.js';
 import { queueConfig } from '../src/queue-config.js';
-import { ThreadQueue } from '../src/thread-queue.js';
+import { threadQueue } from '../src/threads/thread-queue.js';
 import { claimNow } from './fixture.js';
 
 describe('durability across a Redis crash', () => {
@@ -14,18 +14,18 @@ describe('durability across a Redis crash', () => {
     redis.on('error', () => {});
     const config = queueConfig({ prefix: 'dur', buckets: 2, maxBatchMessages: 500 });
     const doorbell = new BullDoorbell(redis, config);
-    const queue = new ThreadQueue(redis, config, doorbell);
+    const queue = threadQueue(redis, config, doorbell);
     try {
       const acknowledged: string[] = [];
       for (let i = 0; i < 200; i++) {
-        await queue.enqueue('th', { id: `m${i}`, body: `message ${i}` });
+        await queue.intake.enqueue('th', { id: `m${i}`, body: `message ${i}` });
         acknowledged.push(`m${i}`);
       }
       await server.kill('SIGKILL');
       await server.restart();
 
       // A restarted Redis has an empty script cache: defineCommand falls back from EVALSHA to EVAL.
-      expect((await queue.enqueue('th', { id: 'm199', body: 'retry of the last one' })).outcome).toBe(
+      expect((await queue.intake.enqueue('th', { id: 'm199', body: 'retry of the last one' })).outcome).toBe(
         'duplicate',
       );
       const claim = await claimNow(queue, 'th');

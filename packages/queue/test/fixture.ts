@@ -10,7 +10,8 @@ import { openConnection, type RedisClient } from '../src/connections.js';
 import { BullDoorbell, type DirectDoorbell, parseDirectDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
 import type { ReplySink } from '../src/reply-sink.js';
-import { ThreadQueue } from '../src/thread-queue.js';
+import { keysOf } from '../src/testing.js';
+import { type ThreadQueue, threadQueue } from '../src/threads/thread-queue.js';
 
 /** One Redis per suite; every test gets its own key prefix, queue and doorbell. */
 export interface QueueFixture {
@@ -36,7 +37,7 @@ export async function queueFixture(options: { private?: boolean } = {}): Promise
       const config = queueConfig({ prefix: uniquePrefix('q'), buckets: 4, ...overrides });
       const doorbell = new BullDoorbell(redis, config);
       made.push({ prefix: config.prefix, doorbell });
-      return { queue: new ThreadQueue(redis, config, doorbell), doorbell };
+      return { queue: threadQueue(redis, config, doorbell), doorbell };
     },
     leaseExpiry(lease) {
       return redisClockReaches(redis, lease.expiresAt, { what: `the lease of ${lease.owner} to expire` });
@@ -64,12 +65,12 @@ export const done: TurnReport = { reply: 'done', stopReason: 'end_turn' };
 
 /** Claims a thread under its current epoch, as a doorbell for that epoch would. */
 export async function claimNow(queue: ThreadQueue, thread: string, owner = 'owner-a') {
-  return queue.claim(thread, (await queue.state(thread)).epoch, owner);
+  return queue.turns.claim(thread, (await queue.admin.state(thread)).epoch, owner);
 }
 
 /** Enqueues `bodies` in order as messages m1, m2, ... of `thread`. */
 export async function enqueueAll(queue: ThreadQueue, thread: string, bodies: string[], from = 1) {
-  for (const [i, body] of bodies.entries()) await queue.enqueue(thread, { id: `m${from + i}`, body });
+  for (const [i, body] of bodies.entries()) await queue.intake.enqueue(thread, { id: `m${from + i}`, body });
 }
 
 /**
@@ -78,10 +79,10 @@ export async function enqueueAll(queue: ThreadQueue, thread: string, bodies: str
  * its bucket's ready list instead).
  */
 export async function turnAs(queue: ThreadQueue, thread: string, owner: string) {
-  await queue.enqueue(thread, { id: `${owner}-warmup`, body: 'x' });
+  await queue.intake.enqueue(thread, { id: `${owner}-warmup`, body: 'x' });
   const claim = await claimNow(queue, thread, owner);
   if (claim.kind !== 'batch') throw new Error('no batch');
-  await queue.commit(claim.batch.lease, done);
+  await queue.turns.commit(claim.batch.lease, done);
 }
 
 /** The doorbells waiting in the ready list of `thread`'s bucket, oldest first. */
@@ -90,5 +91,5 @@ export async function readyDoorbells(
   queue: ThreadQueue,
   thread: string,
 ): Promise<DirectDoorbell[]> {
-  return (await redis.lrange(queue.keys(thread).ready, 0, -1)).map(parseDirectDoorbell);
+  return (await redis.lrange(keysOf(queue, thread).ready, 0, -1)).map(parseDirectDoorbell);
 }

@@ -2,6 +2,7 @@ import { deletePrefix, type RedisHandle, startRedis, uniquePrefix } from '@tribu
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../src/store.js';
 import { BadCursorError, type Page } from '../src/stores/fleet-listing.js';
+import { keysOf } from '../src/testing.js';
 import { bucketKeys, encodeThread } from '../src/thread-keys.js';
 import { claimNow, done, enqueueAll } from './fixture.js';
 
@@ -57,15 +58,15 @@ describe('the operators lists', () => {
     await enqueueAll(queue, 'retrying', ['a']);
     const failing = await claimNow(queue, 'retrying');
     if (failing.kind !== 'batch') throw new Error('no batch');
-    await queue.fail(failing.batch.lease, 'try again later');
+    await queue.turns.fail(failing.batch.lease, 'try again later');
     await enqueueAll(queue, 'idle', ['a']);
     const idle = await claimNow(queue, 'idle');
     if (idle.kind !== 'batch') throw new Error('no batch');
-    await queue.commit(idle.batch.lease, done);
+    await queue.turns.commit(idle.batch.lease, done);
     await enqueueAll(queue, 'paused', ['a']);
     const paused = await claimNow(queue, 'paused');
     if (paused.kind !== 'batch') throw new Error('no batch');
-    await queue.commit(paused.batch.lease, done);
+    await queue.turns.commit(paused.batch.lease, done);
     await store.admin.pause('paused');
     await enqueueAll(queue, 'paused', ['b'], 2);
 
@@ -124,7 +125,7 @@ describe('the operators lists', () => {
     // The same score for all of them: only the member orders them.
     const redis = (store as unknown as { redis: import('ioredis').Redis }).redis;
     for (const thread of threads) {
-      const k = queue.keys(thread);
+      const k = keysOf(queue, thread);
       await redis.zadd(k.sched, 1_000, k.member);
     }
     const { items } = await all((cursor) => listing.threads('runnable', cursor, 7));
@@ -141,7 +142,7 @@ describe('the operators lists', () => {
       await enqueueAll(queue, thread, ['poison']);
       const claim = await claimNow(queue, thread);
       if (claim.kind !== 'batch') throw new Error('no batch');
-      await queue.fail(claim.batch.lease, reason);
+      await queue.turns.fail(claim.batch.lease, reason);
     }
     const page = await listing.deadLetters(undefined, 10);
     expect(page.items.map((row) => [row.thread, row.reason, row.messages])).toEqual([
@@ -159,7 +160,7 @@ describe('the operators lists', () => {
     const [first] = page.items;
     expect(await admin.discard(first!.thread, first!.batchId)).toBe(1);
     expect(await admin.discard(first!.thread, first!.batchId)).toBeUndefined();
-    expect(await queue.deadLetters('c')).toEqual([]);
+    expect(await queue.admin.deadLetters('c')).toEqual([]);
     expect((await listing.summary()).deadLetterReasons).toEqual([{ reason: 'agent crashed', count: 2 }]);
     expect((await listing.deadLetters(undefined, 10)).items).toHaveLength(2);
   });
@@ -171,7 +172,7 @@ describe('the operators lists', () => {
       await enqueueAll(queue, thread, ['poison'], died.length);
       const claim = await claimNow(queue, thread);
       if (claim.kind !== 'batch') throw new Error('no batch');
-      await queue.fail(claim.batch.lease, 'agent crashed');
+      await queue.turns.fail(claim.batch.lease, 'agent crashed');
       died.push(claim.batch.id);
     }
     const whole = (await listing.deadLetters(undefined, 100)).items.map((row) => row.batchId);
@@ -186,10 +187,10 @@ describe('the operators lists', () => {
   it('finds a message by its platform id in every thread that took one by that id', async () => {
     const store = open();
     const { queue, listing } = store;
-    await queue.enqueue('chat-1', { id: '42', body: 'in one chat' });
-    await queue.enqueue('chat-2', { id: '42', body: 'in another' });
-    await queue.enqueue('chat-2', { id: '42/7', body: 'an id with a slash' });
-    await queue.enqueue('chat-3', { id: '420', body: 'a longer id' });
+    await queue.intake.enqueue('chat-1', { id: '42', body: 'in one chat' });
+    await queue.intake.enqueue('chat-2', { id: '42', body: 'in another' });
+    await queue.intake.enqueue('chat-2', { id: '42/7', body: 'an id with a slash' });
+    await queue.intake.enqueue('chat-3', { id: '420', body: 'a longer id' });
     const found = await listing.findMessage('42');
     expect(found.map((receipt) => [receipt.thread, receipt.status]).sort()).toEqual([
       ['chat-1', 'queued'],
@@ -200,7 +201,7 @@ describe('the operators lists', () => {
     // A paused thread says so in its waiting messages' receipts.
     await store.admin.pause('chat-1');
     expect(await store.admin.receipt('chat-1', '42')).toMatchObject({ status: 'queued', paused: true });
-    const { receiptids } = bucketKeys(store.config.prefix, queue.keys('chat-1').bucket);
-    expect(receiptids).toBe(queue.keys('chat-1').receiptids);
+    const { receiptids } = bucketKeys(store.config.prefix, keysOf(queue, 'chat-1').bucket);
+    expect(receiptids).toBe(keysOf(queue, 'chat-1').receiptids);
   });
 });

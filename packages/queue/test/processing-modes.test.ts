@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import type { ProcessingMode } from '../src/queue-config.js';
-import type { ThreadQueue } from '../src/thread-queue.js';
+import type { ThreadQueue } from '../src/threads/thread-queue.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -16,7 +16,7 @@ const processingMode = (thread: string) => modes[thread.split(':')[0]!] ?? 'per-
 /** Enqueues `senders` in order (message i from sender senders[i]) and returns every batch, in order. */
 async function batches(queue: ThreadQueue, thread: string, senders: string[]): Promise<string[][]> {
   for (const [i, sender] of senders.entries()) {
-    await queue.enqueue(thread, { id: `${sender}${i + 1}`, body: 'x', lane: sender });
+    await queue.intake.enqueue(thread, { id: `${sender}${i + 1}`, body: 'x', lane: sender });
   }
   const claim = await claimNow(queue, thread);
   if (claim.kind !== 'batch') throw new Error('no batch');
@@ -24,7 +24,7 @@ async function batches(queue: ThreadQueue, thread: string, senders: string[]): P
   let batch: Batch = claim.batch;
   for (;;) {
     result.push(batch.messages.map((m) => m.id));
-    const next = await queue.commit(batch.lease, done);
+    const next = await queue.turns.commit(batch.lease, done);
     if (next.kind !== 'batch') return result;
     batch = next.batch;
   }
@@ -47,15 +47,15 @@ describe('processing modes', () => {
 
   it('per-lane keeps the lanes of a dead-lettered batch through a re-drive', async () => {
     const { queue } = await f.make({ processingMode, maxFailures: 1 });
-    await queue.enqueue('lane:C1', { id: 'a1', body: 'x', lane: 'a' });
+    await queue.intake.enqueue('lane:C1', { id: 'a1', body: 'x', lane: 'a' });
     const claim = await claimNow(queue, 'lane:C1');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    await queue.enqueue('lane:C1', { id: 'b2', body: 'x', lane: 'b' });
-    await queue.enqueue('lane:C1', { id: 'b3', body: 'x', lane: 'b' });
-    const next = await queue.fail(claim.batch.lease, 'boom');
+    await queue.intake.enqueue('lane:C1', { id: 'b2', body: 'x', lane: 'b' });
+    await queue.intake.enqueue('lane:C1', { id: 'b3', body: 'x', lane: 'b' });
+    const next = await queue.turns.fail(claim.batch.lease, 'boom');
     if (next.kind !== 'batch') throw new Error(`expected the next batch, got ${next.kind}`);
-    await queue.fail(next.batch.lease, 'boom again', { splits: false });
-    const dead = await queue.deadLetters('lane:C1');
+    await queue.turns.fail(next.batch.lease, 'boom again', { splits: false });
+    const dead = await queue.admin.deadLetters('lane:C1');
     expect(dead.map((d) => d.messages.map((m) => [m.id, m.lane]))).toEqual([
       [['a1', 'a']],
       [
@@ -64,7 +64,7 @@ describe('processing modes', () => {
       ],
     ]);
 
-    for (const letter of dead) await queue.redrive('lane:C1', letter.batchId);
+    for (const letter of dead) await queue.admin.redrive('lane:C1', letter.batchId);
     expect(await batches(queue, 'lane:C1', [])).toEqual([['a1'], ['b2', 'b3']]);
   });
 

@@ -115,7 +115,7 @@ describe('queue properties under concurrent runners', () => {
                   for (const agentTakes of steers) {
                     // A generated pause mid-turn, for arrivals to race the steer.
                     await new Promise((resolve) => setTimeout(resolve, s.turnMs[turns % s.turnMs.length]));
-                    const taken = await queue.steer(batch, deliveredThrough);
+                    const taken = await queue.turns.steer(batch, deliveredThrough);
                     if (taken.kind === 'full') break;
                     if (taken.messages.length === 0) continue;
                     if (!agentTakes) {
@@ -154,7 +154,7 @@ describe('queue properties under concurrent runners', () => {
         const accepted: { thread: string; id: string }[] = [];
         for (const [i, m] of s.messages.entries()) {
           const thread = `th-${m.thread}`;
-          const result = await queue.enqueue(thread, { id: `m${i}`, body: 'x'.repeat(m.tokens) });
+          const result = await queue.intake.enqueue(thread, { id: `m${i}`, body: 'x'.repeat(m.tokens) });
           if (result.outcome === 'accepted') {
             sent.set(thread, [...(sent.get(thread) ?? []), { id: `m${i}`, body: 'x'.repeat(m.tokens) }]);
             accepted.push({ thread, id: `m${i}` });
@@ -167,7 +167,7 @@ describe('queue properties under concurrent runners', () => {
               m.revise.action === 'edit'
                 ? ({ action: 'edit', messageId: target.id, idempotencyKey: key, body } as const)
                 : ({ action: 'delete', messageId: target.id, idempotencyKey: key } as const);
-            const revised = await queue.revise(target.thread, revision);
+            const revised = await queue.intake.revise(target.thread, revision);
             if (revised === 'dispatched' && m.revise.action === 'delete') deletedAfterTaken.add(target.id);
             if (revised === 'applied') {
               appliedRevisions++;
@@ -186,7 +186,7 @@ describe('queue properties under concurrent runners', () => {
         await waitFor(
           async () => {
             for (const thread of sent.keys()) {
-              const st = await queue.state(thread);
+              const st = await queue.admin.state(thread);
               if (st.status !== 'idle' || st.backlog !== 0) return false;
             }
             return true;
@@ -198,7 +198,7 @@ describe('queue properties under concurrent runners', () => {
         expect(violations).toEqual([]);
         const everPrompted = new Set([...prompted.values()].flat());
         for (const [thread, sentHere] of sent) {
-          const history = (await queue.history(thread)).reverse();
+          const history = (await queue.admin.history(thread)).reverse();
           expect(history.every((r) => r.status === 'complete' && r.reply === r.batchId)).toBe(true);
           // Every acknowledged message was in exactly one prompt that the agent accepted: its batch's.
           for (const record of history)

@@ -5,8 +5,9 @@ import { DirectDoorbells } from '../src/direct-doorbells.js';
 import type { DirectDoorbell, Doorbell } from '../src/doorbells.js';
 import { Runner } from '../src/runner.js';
 import { SlotGate } from '../src/slot-gate.js';
+import { keysOf } from '../src/testing.js';
 import { bucketKeys } from '../src/thread-keys.js';
-import { ThreadQueue } from '../src/thread-queue.js';
+import { threadQueue } from '../src/threads/thread-queue.js';
 import { done, noReplies, type QueueFixture, queueFixture, readyDoorbells } from './fixture.js';
 
 let f: QueueFixture;
@@ -26,7 +27,7 @@ describe('the buckets’ ready lists', () => {
       },
       pending: (member, epoch) => made.doorbell.pending(member, epoch),
     };
-    const queue = new ThreadQueue(f.redis, made.queue.config, doorbell);
+    const queue = threadQueue(f.redis, made.queue.config, doorbell);
     const runner = new Runner({
       queue,
       doorbell,
@@ -37,9 +38,10 @@ describe('the buckets’ ready lists', () => {
     await runner.start();
     try {
       const threads = ['t1', 't2', 't3'];
-      for (const thread of threads) await queue.enqueue(thread, { id: 'm1', body: 'x' });
+      for (const thread of threads) await queue.intake.enqueue(thread, { id: 'm1', body: 'x' });
       await waitFor(
-        async () => (await Promise.all(threads.map((t) => queue.history(t)))).every((h) => h.length === 1),
+        async () =>
+          (await Promise.all(threads.map((t) => queue.admin.history(t)))).every((h) => h.length === 1),
         { what: 'three first turns' },
       );
       expect(rings).toEqual([]);
@@ -78,7 +80,7 @@ describe('the buckets’ ready lists', () => {
         },
       );
       expect(gate.tryAcquire()).toBe(true);
-      const list = queue.keys('th').ready;
+      const list = keysOf(queue, 'th').ready;
       await f.redis.rpush(
         list,
         JSON.stringify({ thread: 'th', epoch: 1 }),

@@ -30,10 +30,10 @@ function flakySink() {
 
 /** Thread `th` commits one more batch, `text` its reply in the outbox. */
 async function commitReply(store: Store, id: string, text: string): Promise<void> {
-  await store.queue.enqueue('th', { id, body: 'x' });
-  const claim = await store.queue.claim('th', (await store.queue.state('th')).epoch, 'worker');
+  await store.queue.intake.enqueue('th', { id, body: 'x' });
+  const claim = await store.queue.turns.claim('th', (await store.queue.admin.state('th')).epoch, 'worker');
   if (claim.kind !== 'batch') throw new Error(`no batch: ${claim.kind}`);
-  await store.queue.commit(claim.batch.lease, {
+  await store.queue.turns.commit(claim.batch.lease, {
     reply: text,
     stopReason: 'end_turn',
     outbound: [{ id: `${claim.batch.id}:reply`, payload: text }],

@@ -56,9 +56,9 @@ describe('a runner delivers the replies its turns commit', () => {
     });
     await runner.start();
     try {
-      await store.queue.enqueue(thread, { id: 'm1', body: 'first' });
+      await store.queue.intake.enqueue(thread, { id: 'm1', body: 'first' });
       await waitFor(() => attempts.length === 1, { what: 'the first reply' });
-      await store.queue.enqueue(thread, { id: 'm2', body: 'second' });
+      await store.queue.intake.enqueue(thread, { id: 'm2', body: 'second' });
       await waitFor(async () => attempts.length === 2 && (await store.replies.pending(thread)).length === 0, {
         what: 'the second reply to leave the outbox',
       });

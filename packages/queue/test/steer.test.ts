@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
 import { LeaseLostError } from '../src/errors.js';
+import { BatchHistory } from '../src/stores/batch-history.js';
 import { controlChannelName } from '../src/stores/control-channel.js';
 import { MessageReceipts } from '../src/stores/message-receipts.js';
+import { keysOf } from '../src/testing.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -24,7 +26,7 @@ function ids(batch: Batch | { messages: { id: string }[] }): string[] {
 /** The stream id of the batch's last message: where a turn that received only the batch stands. */
 const lastOf = (batch: Batch) => batch.messages.at(-1)!.streamId;
 
-type Taken = Awaited<ReturnType<Awaited<ReturnType<QueueFixture['make']>>['queue']['steer']>>;
+type Taken = Awaited<ReturnType<Awaited<ReturnType<QueueFixture['make']>>['queue']['turns']['steer']>>;
 const takenIds = (taken: Taken) => (taken.kind === 'taken' ? taken.messages.map((m) => m.id) : taken.kind);
 
 describe('steering the in-flight batch', () => {
@@ -34,11 +36,13 @@ describe('steering the in-flight batch', () => {
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['second', 'third'], 2);
 
-    const taken = await queue.steer(batch, lastOf(batch));
+    const taken = await queue.turns.steer(batch, lastOf(batch));
     expect(taken.kind === 'taken' && taken.messages.map((m) => m.id)).toEqual(['m2', 'm3']);
     const through = taken.kind === 'taken' ? taken.messages.at(-1)!.streamId : '';
-    expect(await queue.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({ kind: 'idle' });
-    const [record] = await queue.history('th');
+    expect(await queue.turns.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({
+      kind: 'idle',
+    });
+    const [record] = await queue.admin.history('th');
     expect(record!.messages.map((m) => m.id)).toEqual(['m1', 'm2', 'm3']);
   });
 
@@ -47,9 +51,12 @@ describe('steering the in-flight batch', () => {
     await enqueueAll(queue, 'th', ['first']);
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['refused', 'later'], 2);
-    expect((await queue.steer(batch, lastOf(batch))).kind).toBe('taken');
+    expect((await queue.turns.steer(batch, lastOf(batch))).kind).toBe('taken');
 
-    const next = await queue.commit(batch.lease, { ...done, deliveredThrough: batch.messages[0]!.streamId });
+    const next = await queue.turns.commit(batch.lease, {
+      ...done,
+      deliveredThrough: batch.messages[0]!.streamId,
+    });
     expect(next.kind === 'batch' && ids(next.batch)).toEqual(['m2', 'm3']);
   });
 
@@ -58,14 +65,14 @@ describe('steering the in-flight batch', () => {
     await enqueueAll(queue, 'th', ['first']);
     const stale = await running(queue, 'th');
     await f.leaseExpiry(stale.lease);
-    expect(await queue.revive(queue.keys('th').member, 'lease')).toBe(true);
-    await expect(queue.steer(stale, lastOf(stale))).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await queue.sweep.revive(keysOf(queue, 'th').member, 'lease')).toBe(true);
+    await expect(queue.turns.steer(stale, lastOf(stale))).rejects.toBeInstanceOf(LeaseLostError);
 
     const current = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['second'], 2);
-    const next = await queue.commit(current.lease, done);
+    const next = await queue.turns.commit(current.lease, done);
     if (next.kind !== 'batch') throw new Error('no next batch');
-    await expect(queue.steer(current, lastOf(current))).rejects.toBeInstanceOf(LeaseLostError);
+    await expect(queue.turns.steer(current, lastOf(current))).rejects.toBeInstanceOf(LeaseLostError);
   });
 
   it('keeps the batch caps: a re-delivered batch is no larger than any other', async () => {
@@ -73,10 +80,10 @@ describe('steering the in-flight batch', () => {
     await enqueueAll(queue, 'th', ['first']);
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['second', 'third'], 2);
-    const taken = await queue.steer(batch, lastOf(batch));
+    const taken = await queue.turns.steer(batch, lastOf(batch));
     expect(taken.kind === 'taken' && taken.messages.map((m) => m.id)).toEqual(['m2']);
     const through = taken.kind === 'taken' ? taken.messages.at(-1)!.streamId : '';
-    expect(await queue.steer(batch, through)).toEqual({ kind: 'full' });
+    expect(await queue.turns.steer(batch, through)).toEqual({ kind: 'full' });
   });
 
   it('offers again what a refused steer took, before anything newer: a repair acknowledges only what it received', async () => {
@@ -85,14 +92,16 @@ describe('steering the in-flight batch', () => {
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['refused'], 2);
     // The first attempt's steer takes m2 into the batch; the agent refuses it.
-    expect(takenIds(await queue.steer(batch, lastOf(batch)))).toEqual(['m2']);
+    expect(takenIds(await queue.turns.steer(batch, lastOf(batch)))).toEqual(['m2']);
     await enqueueAll(queue, 'th', ['later'], 3);
     // The repair's fresh attempt received the batch as it was (m1): its steer starts there.
-    const taken = await queue.steer(batch, lastOf(batch));
+    const taken = await queue.turns.steer(batch, lastOf(batch));
     expect(takenIds(taken)).toEqual(['m2', 'm3']);
     const through = taken.kind === 'taken' ? taken.messages.at(-1)!.streamId : '';
-    expect(await queue.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({ kind: 'idle' });
-    const [record] = await queue.history('th');
+    expect(await queue.turns.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({
+      kind: 'idle',
+    });
+    const [record] = await queue.admin.history('th');
     expect(ids(record!)).toEqual(['m1', 'm2', 'm3']);
   });
 
@@ -101,25 +110,31 @@ describe('steering the in-flight batch', () => {
     await enqueueAll(queue, 'th', ['first']);
     const batch = await running(queue, 'th');
     await enqueueAll(queue, 'th', ['deleted', 'kept'], 2);
-    expect(takenIds(await queue.steer(batch, lastOf(batch)))).toEqual(['m2', 'm3']);
+    expect(takenIds(await queue.turns.steer(batch, lastOf(batch)))).toEqual(['m2', 'm3']);
     // Taken, not yet received: the delete cannot tell, and records it as of a dispatched message.
     const removal = { action: 'delete', messageId: 'm2', idempotencyKey: 'm2@delete' } as const;
-    expect(await queue.revise('th', removal)).toBe('dispatched');
+    expect(await queue.intake.revise('th', removal)).toBe('dispatched');
     // The agent refused the steer; the next pass gives m2 back and offers only what is still wanted.
-    expect(takenIds(await queue.steer(batch, lastOf(batch)))).toEqual(['m3']);
-    const receipts = new MessageReceipts(f.redis, (thread) => queue.keys(thread), queue);
+    expect(takenIds(await queue.turns.steer(batch, lastOf(batch)))).toEqual(['m3']);
+    const receipts = new MessageReceipts(
+      f.redis,
+      (thread) => keysOf(queue, thread),
+      new BatchHistory(f.redis, (thread) => keysOf(queue, thread), queue.config.historyLimit),
+    );
     expect(await receipts.receipt('th', 'm2')).toMatchObject({ status: 'deleted' });
 
     await enqueueAll(queue, 'th', ['also deleted'], 4);
-    const m3 = (await queue.steer(batch, lastOf(batch))) as Extract<Taken, { kind: 'taken' }>;
-    expect(await queue.revise('th', { ...removal, messageId: 'm4', idempotencyKey: 'm4@delete' })).toBe(
-      'dispatched',
-    );
+    const m3 = (await queue.turns.steer(batch, lastOf(batch))) as Extract<Taken, { kind: 'taken' }>;
+    expect(
+      await queue.intake.revise('th', { ...removal, messageId: 'm4', idempotencyKey: 'm4@delete' }),
+    ).toBe('dispatched');
     // The turn received m3 only (refused m4): the commit acknowledges m3 and drops m4.
     const through = m3.messages.find((m) => m.id === 'm3')!.streamId;
-    expect(await queue.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({ kind: 'idle' });
-    expect(ids((await queue.history('th'))[0]!)).toEqual(['m1', 'm3']);
-    expect((await queue.state('th')).backlog).toBe(0);
+    expect(await queue.turns.commit(batch.lease, { ...done, deliveredThrough: through })).toEqual({
+      kind: 'idle',
+    });
+    expect(ids((await queue.admin.history('th'))[0]!)).toEqual(['m1', 'm3']);
+    expect((await queue.admin.state('th')).backlog).toBe(0);
   });
 
   it('announces arrivals on the control channel only once the running batch is armed', async () => {
@@ -132,7 +147,7 @@ describe('steering the in-flight batch', () => {
       await enqueueAll(queue, 'th', ['first']);
       const batch = await running(queue, 'th');
       await enqueueAll(queue, 'th', ['unarmed'], 2);
-      expect(await queue.steer(batch, lastOf(batch))).toMatchObject({ kind: 'taken' });
+      expect(await queue.turns.steer(batch, lastOf(batch))).toMatchObject({ kind: 'taken' });
       await enqueueAll(queue, 'th', ['armed'], 3);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(heard.map((raw) => JSON.parse(raw))).toEqual([{ thread: 'th', action: 'steer' }]);

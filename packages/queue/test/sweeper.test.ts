@@ -6,8 +6,9 @@ import { blockingConnection } from '../src/connections.js';
 import type { Doorbell } from '../src/doorbells.js';
 import { PresenceWriter } from '../src/presence-writer.js';
 import { Sweeper } from '../src/sweeper.js';
+import { keysOf } from '../src/testing.js';
 import { workerKeys } from '../src/thread-keys.js';
-import { ThreadQueue } from '../src/thread-queue.js';
+import { type ThreadQueue, threadQueue } from '../src/threads/thread-queue.js';
 import { claimNow, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
 
 let f: QueueFixture;
@@ -21,7 +22,7 @@ const noReplies = () => {};
 
 /** When `thread` was last scheduled (or looked at by a sweeper), on Redis's clock. */
 async function scheduledAt(queue: ThreadQueue, thread: string): Promise<number> {
-  const k = queue.keys(thread);
+  const k = keysOf(queue, thread);
   return Number(await f.redis.zscore(k.sched, k.member));
 }
 
@@ -39,12 +40,12 @@ describe('sweeper', () => {
       ring: async () => {},
       pending: (m, e) => doorbell.pending(m, e),
     };
-    const lossy = new ThreadQueue(f.redis, queue.config, lost);
+    const lossy = threadQueue(f.redis, queue.config, lost);
     // Its last owner is gone, so the ring goes through the (lossy) shared doorbell.
     await turnAs(lossy, 'th', 'gone-worker');
-    await f.redis.del(queue.keys('th').ready);
-    expect(await lossy.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
-    const sweeper = new Sweeper(queue, f.redis, doorbell, 'sweeper-1', noReplies);
+    await f.redis.del(keysOf(queue, 'th').ready);
+    expect(await lossy.intake.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
+    const sweeper = new Sweeper(queue.sweep, f.redis, doorbell, 'sweeper-1', noReplies);
 
     expect(await sweeper.sweepOnce()).toEqual({
       leasesRevived: 0,
@@ -60,54 +61,54 @@ describe('sweeper', () => {
       takenOver: 0,
       heldBack: 0,
     });
-    const state = await queue.state('th');
+    const state = await queue.admin.state('th');
     expect(state).toMatchObject({ status: 'scheduled', epoch: 3 });
-    expect(await doorbell.pending(queue.keys('th').member, 3)).toBe(true);
+    expect(await doorbell.pending(keysOf(queue, 'th').member, 3)).toBe(true);
   });
 
   it('leaves a thread alone while its doorbell is still waiting in line', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
     // Its last owner is gone: the ring is a shared BullMQ job, left waiting (no worker runs here).
     await turnAs(queue, 'th', 'gone-worker');
-    await queue.enqueue('th', { id: 'a', body: 'x' });
-    await f.redis.del(queue.keys('th').ready);
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
+    await f.redis.del(keysOf(queue, 'th').ready);
     const scheduled = await scheduledAt(queue, 'th');
     await graceOver(queue, 'th');
-    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
+    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 0,
       heldBack: 0,
     });
-    expect((await queue.state('th')).epoch).toBe(2);
+    expect((await queue.admin.state('th')).epoch).toBe(2);
     // It did look: finding the doorbell pending, it put the thread off for another grace period.
     expect(await scheduledAt(queue, 'th')).toBeGreaterThan(scheduled);
   });
 
   it('leaves threads in line on a ready list alone, and re-rings one the line has passed', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1, buckets: 1 });
-    await queue.enqueue('lost', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('lost', { id: 'a', body: 'x' });
     // Rung a millisecond later on Redis's clock, so it stands behind the first in line.
     await redisClockReaches(f.redis, (await scheduledAt(queue, 'lost')) + 1, { what: 'the next ms' });
-    await queue.enqueue('queued', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('queued', { id: 'a', body: 'x' });
     await graceOver(queue, 'queued');
-    const sweeper = new Sweeper(queue, f.redis, doorbell, 's', noReplies);
+    const sweeper = new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies);
     // Both in line: the workers are behind, and nothing is lost.
     expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 0 });
     // A worker popped the first and died before its claim: the line has moved past it.
-    expect(await f.redis.lpop(queue.keys('lost').ready)).not.toBeNull();
+    expect(await f.redis.lpop(keysOf(queue, 'lost').ready)).not.toBeNull();
     await releaseSweepLocks(queue.config.prefix);
     expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 1 });
-    expect(await queue.state('lost')).toMatchObject({ status: 'scheduled', epoch: 2 });
-    expect(await doorbell.pending(queue.keys('lost').member, 2)).toBe(true);
-    expect((await queue.state('queued')).epoch).toBe(1);
+    expect(await queue.admin.state('lost')).toMatchObject({ status: 'scheduled', epoch: 2 });
+    expect(await doorbell.pending(keysOf(queue, 'lost').member, 2)).toBe(true);
+    expect((await queue.admin.state('queued')).epoch).toBe(1);
     expect(await readyDoorbells(f.redis, queue, 'queued')).toEqual([{ thread: 'queued', epoch: 1 }]);
   });
 
   it('re-rings a thread whose doorbell job failed before it claimed anything', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
     await turnAs(queue, 'th', 'gone-worker');
-    await f.redis.del(queue.keys('th').ready);
+    await f.redis.del(keysOf(queue, 'th').ready);
     const connection = blockingConnection(f.redis);
     const target = doorbell.queueOf('th');
     const failing = new Worker(
@@ -117,27 +118,27 @@ describe('sweeper', () => {
       },
       { connection, prefix: target.opts.prefix },
     );
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     await waitFor(async () => (await target.getJobCounts('failed')).failed === 1, {
       what: 'the doorbell job to fail',
     });
     await failing.close();
     connection.disconnect();
-    expect(await doorbell.pending(queue.keys('th').member, 2)).toBe(false);
+    expect(await doorbell.pending(keysOf(queue, 'th').member, 2)).toBe(false);
     await graceOver(queue, 'th');
-    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toMatchObject({
+    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toMatchObject({
       doorbellsRevived: 1,
     });
-    expect(await doorbell.pending(queue.keys('th').member, 3)).toBe(true);
+    expect(await doorbell.pending(keysOf(queue, 'th').member, 3)).toBe(true);
   });
 
   it('revives a thread whose owner’s lease expired, keeping its batch in flight', async () => {
     const { queue, doorbell } = await f.make({ leaseMs: 30, sweepIntervalMs: 1 });
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await f.leaseExpiry(claim.batch.lease);
-    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
+    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 1,
       doorbellsRevived: 0,
       takenOver: 0,
@@ -150,55 +151,57 @@ describe('sweeper', () => {
 
   it('lets one sweeper per bucket work at a time', async () => {
     const { queue, doorbell } = await f.make({ leaseMs: 30, sweepIntervalMs: 10_000, buckets: 1 });
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await f.leaseExpiry(claim.batch.lease);
     const reports = await Promise.all(
-      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue, f.redis, doorbell, owner, noReplies).sweepOnce()),
+      ['s1', 's2', 's3'].map((owner) =>
+        new Sweeper(queue.sweep, f.redis, doorbell, owner, noReplies).sweepOnce(),
+      ),
     );
     expect(reports.map((r) => r.leasesRevived).sort()).toEqual([0, 0, 1]);
   });
 
   it('takes a thread from an owner that is gone before its lease expires; the owner is fenced out', async () => {
     const { queue, doorbell } = await f.make({ leaseMs: 60_000 });
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const claim = await claimNow(queue, 'th', 'gone');
     if (claim.kind !== 'batch') throw new Error('no batch');
     // 'gone' never announced itself (or its presence expired): nothing waits for the 60 s lease.
-    expect(await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
+    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 1,
       heldBack: 0,
     });
-    expect(await queue.state('th')).toMatchObject({ status: 'scheduled' });
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'scheduled' });
     const again = await claimNow(queue, 'th', 'owner-b');
     if (again.kind !== 'batch') throw new Error('no batch');
     expect(again.batch).toMatchObject({ id: claim.batch.id, type: 'Continuation', deliveries: 2 });
-    await expect(queue.renew(claim.batch.lease)).rejects.toThrow('no longer held');
-    await expect(queue.commit(claim.batch.lease, { reply: 'late', stopReason: 'end_turn' })).rejects.toThrow(
-      'no longer held',
-    );
+    await expect(queue.turns.renew(claim.batch.lease)).rejects.toThrow('no longer held');
+    await expect(
+      queue.turns.commit(claim.batch.lease, { reply: 'late', stopReason: 'end_turn' }),
+    ).rejects.toThrow('no longer held');
   });
 
   it('leaves the threads of an owner that is present, busy or not', async () => {
     const { queue, doorbell } = await f.make({ leaseMs: 60_000 });
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const presence = workerKeys(queue.config.prefix, 'alive').presence;
     await f.redis.set(presence, '0', 'PX', 60_000);
     const claim = await claimNow(queue, 'th', 'alive');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    expect((await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(0);
-    expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'alive' });
+    expect((await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(0);
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'running', owner: 'alive' });
     await f.redis.del(presence);
     await releaseSweepLocks(queue.config.prefix);
-    expect((await new Sweeper(queue, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(1);
+    expect((await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(1);
   });
 
   it('holds back the threads of a dead owner whose warden reports agents it could not kill, until they are gone', async () => {
     const { queue, doorbell } = await f.make({ leaseMs: 3_000 });
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const claim = await claimNow(queue, 'th', 'dead');
     if (claim.kind !== 'batch') throw new Error('no batch');
     const warden = new PresenceWriter(f.redisHandle.url, queue.config.prefix, 'dead', () => {});
@@ -217,9 +220,9 @@ describe('sweeper', () => {
       await f.leaseExpiry(claim.batch.lease);
       const errors: unknown[] = [];
       const logger = { ...silentLogger, error: (fields: object) => errors.push(fields) };
-      const sweeper = new Sweeper(queue, f.redis, doorbell, 's', noReplies, logger);
+      const sweeper = new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies, logger);
       expect(await sweeper.sweepOnce()).toMatchObject({ leasesRevived: 0, takenOver: 0, heldBack: 1 });
-      expect(await queue.state('th')).toMatchObject({ status: 'running', owner: 'dead' });
+      expect(await queue.admin.state('th')).toMatchObject({ status: 'running', owner: 'dead' });
       expect(errors).toEqual([expect.objectContaining({ owner: 'dead', survivors: '{"pids":[4242]}' })]);
       // Said once while it lasts.
       await releaseSweepLocks(queue.config.prefix);
@@ -237,20 +240,21 @@ describe('sweeper', () => {
   it('reports the threads with a reply due on every pass, lock or not, and locks no idle bucket', async () => {
     const { queue, doorbell } = await f.make({ sweepIntervalMs: 60_000, buckets: 1 });
     const reported: string[][] = [];
-    const sweeper = (owner: string) => new Sweeper(queue, f.redis, doorbell, owner, (t) => reported.push(t));
-    const lock = queue.keys('th').sweepLock;
+    const sweeper = (owner: string) =>
+      new Sweeper(queue.sweep, f.redis, doorbell, owner, (t) => reported.push(t));
+    const lock = keysOf(queue, 'th').sweepLock;
 
     await sweeper('s1').sweepOnce();
     expect(reported).toEqual([]);
     // Nothing to sweep: an idle pass leaves no lock behind (and so writes nothing).
     expect(await f.redis.exists(lock)).toBe(0);
 
-    await queue.enqueue('th', { id: 'a', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     const outbound = [{ id: 'r1', payload: '{}' }];
-    await queue.commit(claim.batch.lease, { reply: 'done', stopReason: 'end_turn', outbound });
-    await queue.enqueue('th', { id: 'b', body: 'y' });
+    await queue.turns.commit(claim.batch.lease, { reply: 'done', stopReason: 'end_turn', outbound });
+    await queue.intake.enqueue('th', { id: 'b', body: 'y' });
     await sweeper('s1').sweepOnce();
     // The scheduled thread made s1 lock the bucket; s2 still hears of the reply.
     expect(await f.redis.get(lock)).toBe('s1');

@@ -30,13 +30,13 @@ describe('turn runner', () => {
       if (turns.length === 1) await firstTurnHeld;
       return done;
     });
-    await queue.enqueue('th', { id: 'm1', body: 'check the build' });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'check the build' });
     await waitFor(() => turns.length === 1, { what: 'first turn' });
     for (const [i, body] of ['actually wait', 'check the build and run e2e', 'thanks'].entries()) {
-      await queue.enqueue('th', { id: `m${i + 2}`, body });
+      await queue.intake.enqueue('th', { id: `m${i + 2}`, body });
     }
     release();
-    await waitFor(async () => (await queue.state('th')).status === 'idle', { what: 'thread idle' });
+    await waitFor(async () => (await queue.admin.state('th')).status === 'idle', { what: 'thread idle' });
     expect(turns).toEqual([['check the build'], ['actually wait', 'check the build and run e2e', 'thanks']]);
     await r.close();
   });
@@ -53,8 +53,8 @@ describe('turn runner', () => {
       if (signal.aborted) throw signal.reason;
       return done;
     });
-    await queue.enqueue('th', { id: 'm1', body: 'long' });
-    await waitFor(async () => (await queue.history('th')).length === 1, { what: 'commit' });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'long' });
+    await waitFor(async () => (await queue.admin.history('th')).length === 1, { what: 'commit' });
     expect(fences).toEqual([1]);
     await r.close();
   });
@@ -65,10 +65,10 @@ describe('turn runner', () => {
       calls++;
       throw new Error('agent exploded');
     });
-    await queue.enqueue('th', { id: 'm1', body: 'x' });
-    await waitFor(async () => (await queue.deadLetters('th')).length === 1, { what: 'dead letter' });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'x' });
+    await waitFor(async () => (await queue.admin.deadLetters('th')).length === 1, { what: 'dead letter' });
     expect(calls).toBe(2);
-    expect((await queue.deadLetters('th'))[0]).toMatchObject({ reason: 'agent exploded' });
+    expect((await queue.admin.deadLetters('th'))[0]).toMatchObject({ reason: 'agent exploded' });
     await r.close();
   });
 
@@ -85,11 +85,11 @@ describe('turn runner', () => {
       reasons.push(signal.reason);
       return done;
     });
-    await queue.enqueue('th', { id: 'm1', body: 'x' });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'x' });
     await waitFor(() => seen.length === 1, { what: 'turn start' });
     await first.close();
     expect(reasons[0]).toBeInstanceOf(TurnAbortedError);
-    expect(await queue.state('th')).toMatchObject({ status: 'scheduled' });
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'scheduled' });
 
     const delivered: Batch[] = [];
     const second = new Runner({
@@ -116,8 +116,8 @@ describe('final failures', () => {
       calls++;
       throw new FinalTurnError('timed out');
     });
-    await queue.enqueue('th', { id: 'm1', body: 'x' });
-    await waitFor(async () => (await queue.deadLetters('th')).length === 1, { what: 'dead letter' });
+    await queue.intake.enqueue('th', { id: 'm1', body: 'x' });
+    await waitFor(async () => (await queue.admin.deadLetters('th')).length === 1, { what: 'dead letter' });
     expect(calls).toBe(1);
     await r.close();
   });

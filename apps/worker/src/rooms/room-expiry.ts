@@ -10,7 +10,7 @@ export interface RoomSweepOptions {
   rooms: ThreadRooms;
   /** Closes this worker's live sessions of expired threads (SessionContinuity.releaseExpired). */
   releaseSessions: (expired: (thread: string) => Promise<boolean>) => Promise<number>;
-  /** Whether the thread's keys have expired (ThreadQueue.expired): true only while no turn holds it. */
+  /** Whether the thread's keys have expired (ThreadTurns.expired): true only while no turn holds it. */
   expired: (thread: string) => Promise<boolean>;
   /** THREAD_IDLE_TTL_MS: a room used more recently than this belongs to a live thread. */
   idleTtlMs: number;

@@ -64,8 +64,8 @@ export async function keepThreads(
   const stopRoomSweep = startRoomSweep({
     rooms: agents.rooms,
     releaseSessions: (expired) => continuity.releaseExpired(expired, (thread) => running.has(thread)),
-    expired: (thread) => store.queue.expired(thread),
-    idleTtlMs: store.queue.config.idleTtlMs,
+    expired: (thread) => store.queue.turns.expired(thread),
+    idleTtlMs: store.config.idleTtlMs,
     logger: logger.child({ component: 'workspaces' }),
     swept: ({ bytes, deleted }) => {
       metrics.workspaceBytes.set(bytes);

@@ -12,7 +12,7 @@ export interface SteeringDeps {
   /** Whether the thread's route steers (STEERING); the agent must advertise it too. */
   on(thread: string): boolean;
   /**
-   * ThreadQueue.steer: the messages behind `through` (the last the turn received), taken into the
+   * ThreadTurns.steer: the messages behind `through` (the last the turn received), taken into the
    * running batch under the lease.
    */
   take(

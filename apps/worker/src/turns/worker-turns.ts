@@ -53,10 +53,10 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     continuity,
     steering: {
       on: (thread) => steersOn(config, thread),
-      take: (batch, through) => store.queue.steer(batch, through),
+      take: (batch, through) => store.queue.turns.steer(batch, through),
     },
     fresh: {
-      history: (thread) => store.queue.history(thread),
+      history: (thread) => store.history.of(thread),
       parent: (thread) => parents.get(thread),
     },
     observer: prometheusTurnObserver(metrics),

@@ -31,11 +31,11 @@ export async function startWarden(
   const warden = await AgentWarden.start(
     {
       redisUrl: config.redisUrl,
-      prefix: store.queue.config.prefix,
+      prefix: store.config.prefix,
       owner,
       presenceTtlMs: config.presenceTtlMs,
       stallToleranceMs: config.stallToleranceMs,
-      takesDirect: store.queue.config.affinity,
+      takesDirect: store.config.affinity,
       ...(sandbox.kind === 'agent-host' ? { agentHostSocket: config.agentHostSocket } : {}),
     },
     logger.child({ owner }),

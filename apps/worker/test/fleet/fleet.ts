@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
-import { BullDoorbell, queueConfig, ThreadQueue } from '@tributary/queue';
+import { BullDoorbell, queueConfig, type ThreadQueue, threadQueue } from '@tributary/queue';
+import { keysOf } from '@tributary/queue/testing';
 import {
   deletePrefix,
   type RedisHandle,
@@ -69,7 +70,7 @@ export async function startFleet(
   const prefix = uniquePrefix('fleet');
   const config = queueConfig({ prefix });
   const doorbell = new BullDoorbell(redis, config);
-  const threadQueue = new ThreadQueue(redis, config, doorbell);
+  const threads = threadQueue(redis, config, doorbell);
   const children: ChildProcess[] = [];
   const dirs: string[] = [];
   const workers: FleetWorker[] = [];
@@ -83,7 +84,7 @@ export async function startFleet(
   };
 
   const fleet: Fleet = {
-    queue: threadQueue,
+    queue: threads,
     redis,
     workers,
     tempDir,
@@ -152,7 +153,7 @@ export async function startFleet(
       return worker;
     },
     async send(thread, event) {
-      await threadQueue.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
+      await threads.intake.enqueue(thread, queuedArrival(event, `${thread}:${event.eventId}`));
     },
     replies(thread) {
       return lines
@@ -161,7 +162,7 @@ export async function startFleet(
         .filter(({ message }) => message.thread === thread && message.kind === 'reply');
     },
     async outboxEmpty(thread) {
-      return (await redis.llen(threadQueue.keys(thread).replies)) === 0;
+      return (await redis.llen(keysOf(threads, thread).replies)) === 0;
     },
     dispatches(thread) {
       return lines.filter(({ log }) => log.msg === 'dispatch' && log.thread === thread);

@@ -42,7 +42,7 @@ describe('a thread’s workspace and agent session on another worker (bubblewrap
       await f.waitForReplies(THREAD, 1);
       const [turn1] = f.dispatches(THREAD);
       await waitFor(
-        async () => (await f.queue.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)),
+        async () => (await f.queue.admin.state(THREAD)).status === 'idle' && (await f.outboxEmpty(THREAD)),
         {
           what: 'turn 1 committed and its reply delivered',
         },

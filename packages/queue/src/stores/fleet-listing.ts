@@ -1,9 +1,8 @@
-import type { DeadLetter } from '../batch.js';
+import type { DeadLetter, ThreadState } from '../batch.js';
 import type { RedisClient } from '../connections.js';
 import { bucketSummary, LISTING_SCRIPTS } from '../lua/listing-calls.js';
 import { Scripts } from '../lua/scripts.js';
 import { bucketKeys, bucketOf, decodeThread } from '../thread-keys.js';
-import type { ThreadState } from '../thread-queue.js';
 import { DeadSets } from './dead-sets.js';
 import {
   decodeCursor,

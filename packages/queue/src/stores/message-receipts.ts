@@ -1,6 +1,6 @@
 import type { BatchRecord, BatchStatus } from '../batch.js';
 import type { RedisClient } from '../connections.js';
-import type { ThreadQueue } from '../thread-queue.js';
+import type { BatchHistory } from './batch-history.js';
 import type { KeysOf } from './keys-of.js';
 
 /** A batch a message travelled in, and how it ended: `running` while its turn runs, `retrying` after a failed turn. */
@@ -54,7 +54,7 @@ export class MessageReceipts {
   constructor(
     private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
-    private readonly queue: ThreadQueue,
+    private readonly history: BatchHistory,
   ) {}
 
   async receipt(thread: string, messageId: string): Promise<MessageReceipt | null> {
@@ -67,7 +67,7 @@ export class MessageReceipts {
       return { ...head, status: 'refused', reason: stored.refused };
     }
     if (stored.deleted === 'buffered') return { ...head, status: 'deleted' };
-    const places = new EntryPlaces(this.redis, this.keysOf, this.queue, thread);
+    const places = new EntryPlaces(this.redis, this.keysOf, this.history, thread);
     // An edit that arrived unknown to us (its original refused or forgotten) has only its own entry.
     const own = stored.sid === undefined ? undefined : await places.of(stored.sid);
     const edit = stored.editSid === undefined ? undefined : await places.of(stored.editSid);
@@ -84,12 +84,12 @@ export class MessageReceipts {
 /** Places of a thread's inbox entries, reading its state and history once. */
 class EntryPlaces {
   private state?: Promise<(string | null)[]>;
-  private history?: Promise<BatchRecord[]>;
+  private records?: Promise<BatchRecord[]>;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly keysOf: KeysOf,
-    private readonly queue: ThreadQueue,
+    private readonly history: BatchHistory,
     private readonly thread: string,
   ) {}
 
@@ -108,8 +108,8 @@ class EntryPlaces {
         batch: { id: batch ?? null, outcome: status === 'running' ? 'running' : 'retrying' },
       };
     }
-    this.history ??= this.queue.history(this.thread);
-    const record = (await this.history).find((r) => r.messages.some((m) => m.sid === sid));
+    this.records ??= this.history.of(this.thread);
+    const record = (await this.records).find((r) => r.messages.some((m) => m.sid === sid));
     if (!record) return { status: 'batched', batch: { id: null, outcome: 'unrecorded' } };
     return {
       status: 'batched',

@@ -1,14 +1,15 @@
 import type { RedisClient } from '../connections.js';
 import { CONTROL_SCRIPTS, controlCancel, controlCancelAll, controlReset } from '../lua/control-calls.js';
 import { Scripts } from '../lua/scripts.js';
+import { dedupWindowMs, type QueueConfig } from '../queue-config.js';
 import { dedupMember } from '../thread-keys.js';
-import type { ThreadQueue } from '../thread-queue.js';
 import {
   type ControlMessage,
   ControlSubscriber,
   controlChannelName,
   publishControl,
 } from './control-channel.js';
+import type { KeysOf } from './keys-of.js';
 
 /** A listener for cancels, on a connection of its own; `close` ends it. */
 export interface ControlSubscription {
@@ -30,19 +31,20 @@ export class ThreadControls {
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly queue: ThreadQueue,
+    private readonly keysOf: KeysOf,
+    private readonly config: Readonly<QueueConfig>,
   ) {
     this.scripts = new Scripts(redis, CONTROL_SCRIPTS);
   }
 
   /** Cancels the running turn; waiting messages are kept. */
   async cancel(thread: string, delivery?: string): Promise<{ wasRunning: boolean } | 'duplicate'> {
-    return this.scripts.run(controlCancel, this.queue.keys(thread), this.args(thread, delivery));
+    return this.scripts.run(controlCancel, this.keysOf(thread), this.args(thread, delivery));
   }
 
   /** Cancels the running turn and drops the waiting messages. */
   async cancelAll(thread: string, delivery?: string): Promise<{ dropped: number } | 'duplicate'> {
-    return this.scripts.run(controlCancelAll, this.queue.keys(thread), this.args(thread, delivery));
+    return this.scripts.run(controlCancelAll, this.keysOf(thread), this.args(thread, delivery));
   }
 
   /**
@@ -53,18 +55,18 @@ export class ThreadControls {
     thread: string,
     delivery?: string,
   ): Promise<{ dropped: number; generation: number } | undefined | 'duplicate'> {
-    const reply = await this.scripts.run(controlReset, this.queue.keys(thread), this.args(thread, delivery));
+    const reply = await this.scripts.run(controlReset, this.keysOf(thread), this.args(thread, delivery));
     return reply === 'notFound' ? undefined : reply;
   }
 
   /** Tells the worker that ran the thread before that another one has taken it (and its session). */
   async announceMove(thread: string, from: string): Promise<void> {
-    await publishControl(this.redis, this.queue.config.prefix, { thread, action: 'moved', from });
+    await publishControl(this.redis, this.config.prefix, { thread, action: 'moved', from });
   }
 
   /** Calls `on` with every control message published from now on. */
   async subscribe(on: (message: ControlMessage) => void): Promise<ControlSubscription> {
-    const subscriber = new ControlSubscriber(this.redis, this.queue.config.prefix, on);
+    const subscriber = new ControlSubscriber(this.redis, this.config.prefix, on);
     await subscriber.start();
     return subscriber;
   }
@@ -72,8 +74,8 @@ export class ThreadControls {
   private args(thread: string, delivery: string | undefined) {
     return {
       dedupMember: delivery === undefined ? '' : dedupMember(thread, delivery),
-      dedupTtlMs: this.queue.dedupWindowMs(),
-      controlChannel: controlChannelName(this.queue.config.prefix),
+      dedupTtlMs: dedupWindowMs(this.config),
+      controlChannel: controlChannelName(this.config.prefix),
       thread,
     };
   }
