@@ -49,7 +49,7 @@ module.exports = {
       name: 'queue-layers-point-down',
       severity: 'error',
       comment:
-        "Inside the queue package the scripts (lua/) know no store, and the stores know no caller of the state machine (threads/): each layer imports only the ones below it (docs/adr/0050).",
+        'Inside the queue package the scripts (lua/) know no store, and the stores know no caller of the state machine (threads/): each layer imports only the ones below it (docs/adr/0050).',
       from: { path: '^packages/queue/src/(lua|stores)/' },
       to: { path: '^packages/queue/src/(threads|stores)/', pathNot: '^packages/queue/src/$1/' },
     },

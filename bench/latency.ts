@@ -4,9 +4,9 @@
  * message finds it blocked in its pop, as an idle thread's message does. The paths take turns in
  * rounds (a two-core machine's speed drifts within a run); percentiles are over all rounds.
  *
- * Tributary is measured twice: a new thread (rung through its bucket's ready list inside the enqueue
- * script) and a thread whose last worker is alive (session affinity hands the doorbell to it). The
- * new thread's path is also split into its steps.
+ * Tributary is measured twice: a new thread (rung through the shared BullMQ queue) and a thread whose
+ * last worker is alive (session affinity hands the doorbell to it). The new thread's path is also split
+ * into its steps.
  *
  *   npm run bench:latency [-- --samples 1000] [-- --rounds 5] [-- --smoke]
  */
@@ -152,7 +152,7 @@ const p50 = (ms: number[]) => fmt(percentile(ms, 50));
 const p99 = (ms: number[]) => fmt(percentile(ms, 99));
 const ratio = (ours: number[], p: number) => fmt(percentile(ours, p) / percentile(paths.bull.ms, p));
 const stepRows: [string, number[]][] = [
-  ['  step: enqueue → claim starts (the enqueue script, the worker’s pop)', steps.toClaim],
+  ['  step: enqueue → claim starts (the enqueue script, the ring, the worker’s take)', steps.toClaim],
   ['  step: claim script', steps.claim],
   ['  step: claimed → handler', steps.handler],
 ];

@@ -21,7 +21,6 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { BullDoorbell, isRedisUnavailable, openConnection, threadQueue } from '@tributary/queue';
-import { keysOf } from '@tributary/queue/testing';
 import { type RedisHandle, startRedis, startRedisCluster, uniquePrefix, waitFor } from '@tributary/testkit';
 import { percentile } from '../../bench/stats.js';
 import { chaosQueueConfig } from './chaos-config.js';
@@ -73,7 +72,7 @@ const ingress = threadQueue(intake, config, doorbell);
 const queue = threadQueue(redis, config, doorbell);
 
 const workers: (ChildProcess | undefined)[] = [];
-const stats = { kills: 0, freezes: 0, refused: 0, failedOver: 0, stolen: 0 };
+const stats = { kills: 0, freezes: 0, refused: 0, failedOver: 0 };
 /** Refusals ingress would answer with 500 (not "Redis unavailable"), by message. */
 const internalErrors = new Map<string, number>();
 const ackMs: number[] = [];
@@ -188,23 +187,6 @@ async function wreak(): Promise<void> {
   }
 }
 
-/**
- * Now and then pops a ring off a ready list, as a worker killed between its pop and its claim loses it
- * (rings the enqueue script pushes never pass through the dropping doorbell); the sweeper must find
- * those threads once the line has moved past them. A Cluster has no ready lists.
- */
-async function stealRings(): Promise<void> {
-  // Its own connection: nothing else waits behind its blocking pops.
-  const thief = redis.duplicate();
-  while (producing) {
-    await sleep(between(50, 250));
-    // Waiting in line with the workers' pops, as a worker would: the first ring pushed is taken.
-    const thread = threads[Math.floor(Math.random() * threads.length)]!;
-    if ((await thief.blpop(keysOf(queue, thread).ready, 0.2).catch(() => null)) !== null) stats.stolen++;
-  }
-  thief.disconnect();
-}
-
 const totalSent = () => [...sent.values()].reduce((sum, ids) => sum + ids.length, 0);
 
 async function settled(): Promise<boolean> {
@@ -223,7 +205,7 @@ const started = Date.now();
 const progress = setInterval(() => {
   const elapsed = Math.round((Date.now() - started) / 1000);
   log(
-    `chaos: t=${elapsed}s sent=${totalSent()} kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} stolen_rings=${stats.stolen}`,
+    `chaos: t=${elapsed}s sent=${totalSent()} kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped}`,
   );
 }, 5_000);
 
@@ -231,7 +213,6 @@ const producers = 8;
 const running = [
   ...Array.from({ length: producers }, (_, p) => produce(p, producers)),
   wreak(),
-  ...(onCluster ? [] : [stealRings()]),
   ...(values.failover ? [failOver()] : []),
 ];
 await sleep(seconds * 1000);
@@ -276,7 +257,7 @@ const errors500 = [...internalErrors.values()].reduce((sum, n) => sum + n, 0);
 for (const [message, count] of internalErrors) log(`chaos: ${count} x 500: ${message}`);
 
 log(
-  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} stolen_rings=${stats.stolen} refused=${stats.refused} dead_letters=${dead}` +
+  `chaos: kills=${stats.kills} freezes=${stats.freezes} dropped_doorbells=${doorbell.dropped} refused=${stats.refused} dead_letters=${dead}` +
     (values.failover ? ` failovers=${stats.failedOver}` : ''),
 );
 log(

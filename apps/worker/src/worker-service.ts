@@ -3,6 +3,7 @@ import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tribut
 import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
 import { createPlatformClients, type PlatformClient } from '@tributary/platforms';
 import {
+  type ConsumerTiming,
   type DeliveryTuning,
   newOwnerId,
   type QueueConfig,
@@ -16,7 +17,6 @@ import type { Logger } from 'pino';
 import { type AgentIsolation, agentIsolation } from './agents/agent-isolation.js';
 import { startAgentPool, type WorkerAgents } from './agents/agent-pool-start.js';
 import { AgentStartHealth } from './agents/agent-start-health.js';
-import { type CanaryTiming, DoorbellCanary } from './health/doorbell-canary.js';
 import { startHealthServer } from './health/health-server.js';
 import { observeWorker, type WorkerProbes } from './health/worker-gauges.js';
 import { WorkerStatusReporter } from './health/worker-status.js';
@@ -43,7 +43,8 @@ export interface WorkerOptions {
   clients?: ReadonlyMap<string, PlatformClient>;
   /** Default: a registry of its own, served on METRICS_PORT. */
   metrics?: Metrics;
-  canary?: CanaryTiming;
+  /** How the worker's doorbell consumers are watched (canaries, readiness); tests shorten it. */
+  consumerTiming?: ConsumerTiming;
   /** Queue tuning not exposed as environment variables (tests shorten leases and retries). */
   queue?: Partial<QueueConfig>;
   /** Reply delivery tuning not exposed as environment variables (tests shorten the backoff). */
@@ -177,7 +178,6 @@ async function startOn(
   started.undoWith(() => upkeep.stop());
 
   const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
-  const canary = new DoorbellCanary(store.doorbell, owner, logger, options.canary);
   const status = new WorkerStatusReporter({
     registry: store.workers,
     owner,
@@ -199,7 +199,6 @@ async function startOn(
     handler,
     clients,
     metrics,
-    canary,
     status,
   });
   const startHealth = watchAgentStarts(agents, runner, logger);
@@ -209,7 +208,7 @@ async function startOn(
     store,
     pool: agents.pool,
     starts: startHealth,
-    canary,
+    consuming: () => runner.consuming(),
     roomsRoot: agents.rooms.root,
   });
 
@@ -218,7 +217,7 @@ async function startOn(
     store,
     pool: agents.pool,
     starts: startHealth,
-    canary,
+    consuming: () => runner.consuming(),
     status,
     life,
   });
@@ -227,10 +226,7 @@ async function startOn(
   agents.pool.warm();
   started.undoWith(() => runner.close());
   await runner.start();
-  canary.start(() => runner.hasFreeSlot);
-  started.undoWith(() => canary.stop());
   status.start(async () => {
-    canary.stop();
     await runner.drain();
     // The runner hands an aborted turn's thread back at once; "drained" waits for its handler too.
     await settleAbortedTurns(running, DRAIN_SETTLE_MS, { logger, metrics });
@@ -243,7 +239,7 @@ async function startOn(
     'worker started',
   );
 
-  const parts = { owner, store, guard, pool: agents.pool, runner, status, canary, upkeep, server, life };
+  const parts = { owner, store, guard, pool: agents.pool, runner, status, upkeep, server, life };
   return {
     queue: store.queue,
     controls: store.controls,
@@ -300,19 +296,19 @@ interface RunnerParts {
   handler: TurnHandler;
   clients: ReadonlyMap<string, PlatformClient>;
   metrics: Metrics;
-  canary: DoorbellCanary;
   status: WorkerStatusReporter;
 }
 
 /** What claims this worker's threads and runs their turns, delivers replies, and counts both. */
 function startRunner(parts: RunnerParts) {
-  const { config, options, store, metrics, canary, status } = parts;
+  const { config, options, store, metrics, status } = parts;
   const logger = options.logger;
   return store.runner({
     owner: parts.owner,
     presence: parts.guard.warden,
     concurrency: config.concurrency,
     logger: logger.child({ component: 'runner' }),
+    ...(options.consumerTiming ? { consumerTiming: options.consumerTiming } : {}),
     handler: parts.handler,
     // The platform first: a reply counts as sent (logged, reported) only once the platform took it.
     replies: replySink(new PlatformReplySink(parts.clients), [
@@ -342,7 +338,6 @@ function startRunner(parts: RunnerParts) {
         metrics.takeoversHeldBackTotal.inc(heldBack);
       },
       replyDelivery: (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
-      doorbellTaken: (queue) => canary.taken(queue),
       passedOn: () => metrics.doorbellsPassedOnTotal.inc(),
     },
   });
@@ -374,7 +369,7 @@ function serveHealth(
   metrics: Metrics,
   parts: WorkerProbes & { status: WorkerStatusReporter; life: { accepting: boolean } },
 ): Promise<FastifyInstance> {
-  const { store, pool, starts, canary, status, life } = parts;
+  const { store, pool, starts, consuming, status, life } = parts;
   const endpoint = { port: config.metricsPort, host: config.metricsHost, metricsToken: config.metricsToken };
   return startHealthServer(endpoint, metrics, {
     notAccepting: () =>
@@ -384,7 +379,7 @@ function serveHealth(
           ? 'drained by an operator (restart it to take turns again)'
           : undefined,
     redis: () => store.ready(),
-    consuming: () => canary.consuming(),
+    consuming,
     agentProblem: () => {
       if (!starts.holding) return undefined;
       const { consecutive, lastError } = pool.startFailures;
@@ -400,7 +395,6 @@ interface WorkerParts {
   pool: SessionPool;
   runner: Runner;
   status: WorkerStatusReporter;
-  canary: DoorbellCanary;
   upkeep: ThreadUpkeep;
   server: FastifyInstance;
   life: { accepting: boolean };
@@ -416,11 +410,10 @@ async function closeWorker(
   graceMs: number,
   logger: Logger,
 ): Promise<void> {
-  const { owner, store, guard, pool, runner, status, canary, upkeep, server } = parts;
+  const { owner, store, guard, pool, runner, status, upkeep, server } = parts;
   const { warden } = guard;
   parts.life.accepting = false;
   upkeep.stop();
-  canary.stop();
   const started = performance.now();
   const inOrder = (async () => {
     await runner.close(graceMs);

@@ -74,7 +74,7 @@ export async function startHarness(
     agentEnv,
     redis: redisOptions,
     ...options
-  }: Pick<WorkerOptions, 'canary' | 'agentEnv'> & { redis?: StartRedisOptions } = {},
+  }: Pick<WorkerOptions, 'consumerTiming' | 'agentEnv'> & { redis?: StartRedisOptions } = {},
 ): Promise<WorkerHarness> {
   const server: RedisHandle = await startRedis(redisOptions);
   const redis = new Redis(server.url);

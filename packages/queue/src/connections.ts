@@ -122,14 +122,6 @@ export function blockingConnection(redis: RedisClient): RedisClient {
 }
 
 /**
- * Whether one blocking pop may wait on keys of many hash tags (the buckets' ready lists): a single
- * Redis allows it, a Cluster refuses keys of more than one slot in a command.
- */
-export function popsAcrossSlots(redis: RedisClient): boolean {
-  return !(redis instanceof Cluster);
-}
-
-/**
  * The servers that hold data: each primary of a Cluster, or the one Redis. Per-server commands
  * (SCRIPT, INFO, CONFIG) go to each of them; data commands go through the client, which routes them.
  * A Cluster client learns its primaries on connecting: a first command waits for that (patient) or

@@ -1,7 +1,7 @@
 import type { RedisClient } from './connections.js';
-import type { BullDoorbell } from './doorbells.js';
 import type { QueueConfig } from './queue-config.js';
 import { type BucketKeys, bucketKeys, type DeadKind, decodeThread, threadKeys } from './thread-keys.js';
+import type { BullDoorbell } from './wake/doorbell.js';
 
 /** Fleet-wide queue figures, the same from every process (they come from Redis). */
 export interface FleetStats {

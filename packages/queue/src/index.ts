@@ -15,13 +15,6 @@ export type {
 } from './batch.js';
 export { type ConnectionProfile, openConnection, type RedisClient } from './connections.js';
 export {
-  BullDoorbell,
-  type Doorbell,
-  type DoorbellData,
-  doorbellJobId,
-  type RingOptions,
-} from './doorbells.js';
-export {
   BacklogFullError,
   LeaseLostError,
   QueueError,
@@ -109,4 +102,12 @@ export {
   type TurnHandler,
   TurnNotStartedError,
 } from './turn-loop.js';
+export { type ConsumerTiming, DEFAULT_CONSUMER_TIMING } from './wake/consumer-watch.js';
+export {
+  BullDoorbell,
+  type Doorbell,
+  type DoorbellData,
+  doorbellJobId,
+  type RingOptions,
+} from './wake/doorbell.js';
 export { PRESENCE, type Presence } from './worker-presence.js';

@@ -3,8 +3,6 @@ import { hostname } from 'node:os';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DeadRetention } from './dead-retention.js';
-import { DoorbellIntake } from './doorbell-intake.js';
-import type { Doorbell } from './doorbells.js';
 import { PostedParts } from './posted-parts.js';
 import { deadBounds } from './queue-config.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, type DeliveryOutcome, ReplyLoop } from './reply-loop.js';
@@ -15,6 +13,9 @@ import { ReplyOutbox } from './stores/reply-outbox.js';
 import { Sweeper, type SweeperEvents } from './sweeper.js';
 import type { ThreadQueue } from './threads/thread-queue.js';
 import { TurnAbortedError, type TurnEvents, type TurnHandler, TurnLoop } from './turn-loop.js';
+import type { ConsumerTiming } from './wake/consumer-watch.js';
+import type { Doorbell } from './wake/doorbell.js';
+import { DoorbellIntake } from './wake/doorbell-intake.js';
 import type { Presence } from './worker-presence.js';
 
 /** Reply delivery tuning; the retry horizon and longest backoff step are the operator's. */
@@ -45,10 +46,12 @@ export interface RunnerOptions {
   events?: RunnerEvents;
   /** How the worker announces itself; default one refreshed from this event loop. */
   presence?: Presence;
+  /** How its doorbell consumers are watched (canaries, readiness); the defaults suit production. */
+  consumerTiming?: ConsumerTiming;
 }
 
 export interface RunnerEvents extends TurnEvents, SweeperEvents {
-  /** This runner's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
+  /** This runner's consumer of doorbell queue `queue` took a job (a canary or a doorbell). */
   doorbellTaken?(queue: number): void;
   /** A doorbell handed to this worker waited the affinity wait for a slot and went to the shared queue. */
   passedOn?(): void;
@@ -117,6 +120,7 @@ export class Runner {
       logger,
       doorbellTaken: (queue) => events?.doorbellTaken?.(queue),
       ...(options.presence ? { presence: options.presence } : {}),
+      ...(options.consumerTiming ? { consumerTiming: options.consumerTiming } : {}),
     });
     if (options.sweep !== false) {
       const offer = (threads: string[]) => this.replies.offer(threads);
@@ -208,5 +212,10 @@ export class Runner {
   /** Whether a doorbell could start a turn here now. */
   get hasFreeSlot(): boolean {
     return this.intake.hasFreeSlot;
+  }
+
+  /** Whether every doorbell queue's consumer still takes jobs (readiness). */
+  consuming(): boolean {
+    return this.intake.consuming();
   }
 }

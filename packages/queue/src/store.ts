@@ -2,7 +2,6 @@ import { ConditionLog, type LogSink } from '@tributary/observability';
 import { checkTopology } from './cluster-health.js';
 import type { RedisClient } from './connections.js';
 import { type ConnectionProfile, onConnectionError, openConnection, whenReady } from './connections.js';
-import { BullDoorbell } from './doorbells.js';
 import { type FleetStats, readFleetStats } from './fleet-stats.js';
 import { PostedParts } from './posted-parts.js';
 import { deadBounds, type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
@@ -21,6 +20,7 @@ import { ThreadParentStore } from './stores/thread-parents.js';
 import { WorkerRegistry } from './stores/worker-registry.js';
 import type { ThreadAdmin } from './threads/thread-admin.js';
 import { type ThreadQueue, threadQueue } from './threads/thread-queue.js';
+import { BullDoorbell } from './wake/doorbell.js';
 
 export interface StoreOptions {
   url: string;

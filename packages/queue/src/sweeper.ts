@@ -1,8 +1,8 @@
 import { ConditionLog, type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
-import { type Doorbell, parseDirectDoorbell } from './doorbells.js';
 import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
 import type { ThreadSweep } from './threads/thread-sweep.js';
+import { type Doorbell, parseDirectDoorbell } from './wake/doorbell.js';
 
 export interface SweepReport {
   leasesRevived: number;

@@ -90,12 +90,6 @@ export interface BucketKeys {
   /** The same members scored by when their receipt was last written, so old ones are trimmed. */
   readonly receiptidsage: string;
   readonly sweepLock: string;
-  /**
-   * Doorbells of the bucket's threads for any worker to pop, pushed by the enqueue script itself so a
-   * ring costs no round trip of its own (a single Redis only: a worker pops every bucket's list in one
-   * BLPOP, which a Cluster refuses across slots).
-   */
-  readonly ready: string;
 }
 
 /**
@@ -155,7 +149,6 @@ export function bucketKeys(prefix: string, bucket: number): BucketKeys {
     receiptids: `${base}:receiptids`,
     receiptidsage: `${base}:receiptids:age`,
     sweepLock: `${base}:sweeper`,
-    ready: `${base}:ready`,
   };
 }
 
@@ -190,7 +183,6 @@ export function threadKeys(prefix: string, buckets: number, thread: string): Thr
     receiptids: shared.receiptids,
     receiptidsage: shared.receiptidsage,
     sweepLock: shared.sweepLock,
-    ready: shared.ready,
     thread,
     member,
     state: `${base}:state`,

@@ -4,6 +4,7 @@ import { LeaseLostError } from './errors.js';
 import { heartbeatIntervalMs, heartbeatVerdict, type RenewResult } from './lease-policy.js';
 import type { QueueConfig } from './queue-config.js';
 import type { NextStep, ThreadTurns } from './threads/thread-turns.js';
+import type { OnBusy } from './wake/doorbell-intake.js';
 
 /**
  * Runs one turn for a batch and reports how it ended (recorded with the batch when it is committed).
@@ -81,9 +82,6 @@ export interface TurnEvents {
   /** A commit or fail found another owner's fence: nothing committed. */
   fenced?(): void;
 }
-
-/** What to do when the claim finds another owner's live lease. */
-export type OnBusy = (retryInMs: number) => Promise<void>;
 
 type TurnOutcome =
   | { kind: 'done'; report: TurnReport }

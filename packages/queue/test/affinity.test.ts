@@ -2,15 +2,15 @@ import type { LogSink } from '@tributary/observability';
 import { waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import { type Doorbell, doorbellJobId, parseDirectDoorbell } from '../src/doorbells.js';
 import type { QueueConfig } from '../src/queue-config.js';
 import { Runner, type RunnerEvents, type RunnerOptions } from '../src/runner.js';
 import { keysOf } from '../src/testing.js';
 import { workerKeys } from '../src/thread-keys.js';
 import { type ThreadQueue, threadQueue } from '../src/threads/thread-queue.js';
 import type { TurnHandler } from '../src/turn-loop.js';
+import { type Doorbell, doorbellJobId, parseDirectDoorbell } from '../src/wake/doorbell.js';
 import { PRESENCE } from '../src/worker-presence.js';
-import { done, noReplies, type QueueFixture, queueFixture, readyDoorbells, turnAs } from './fixture.js';
+import { done, noReplies, type QueueFixture, queueFixture, turnAs } from './fixture.js';
 
 let f: QueueFixture;
 beforeAll(async () => {
@@ -30,6 +30,19 @@ async function announce(queue: ThreadQueue, owner: string, value: Presence, ttlM
 const directList = async (queue: ThreadQueue, owner: string) =>
   (await f.redis.lrange(workerKeys(queue.config.prefix, owner).doorbells, 0, -1)).map(parseDirectDoorbell);
 
+/**
+ * A busy owner's list, once it holds `count` doorbells: a pop the owner began while a slot was free
+ * takes a doorbell pushed meanwhile and puts it back when it finds the slot taken.
+ */
+const heldBy = (queue: ThreadQueue, owner: string, count: number) =>
+  waitFor(
+    async () => {
+      const list = await directList(queue, owner);
+      return list.length === count ? list : undefined;
+    },
+    { what: `${count} doorbell(s) in ${owner}'s list` },
+  );
+
 describe('ringing with session affinity', () => {
   it('hands the doorbell to the last owner while it takes doorbells, with no shared one beside it', async () => {
     const { queue, doorbell } = await f.make(LONG_WAIT);
@@ -39,14 +52,16 @@ describe('ringing with session affinity', () => {
     const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([{ thread: 'th', epoch }]);
-    // The owner passes it on itself if it waits too long (pass-on); nothing waits in the shared queue.
+    // The owner passes it on itself if it waits too long (pass-on); no shared job stands beside it.
     expect(
       await doorbell.queueOf('th').getJob(doorbellJobId(keysOf(queue, 'th').member, epoch)),
     ).toBeUndefined();
-    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
+    // The one shared job is the warm-up turn's (a new thread's ring), claimed by hand and stale.
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 1, delayed: 0 });
+    expect(await doorbell.pending(keysOf(queue, 'th').member, epoch - 1)).toBe(true);
   });
 
-  it('hands the doorbell over inside the enqueue script once it knows the last owner, and relearns it', async () => {
+  it('hands every ring of a thread to its last owner from the caller, and follows a change of owner', async () => {
     const { queue, doorbell } = await f.make(LONG_WAIT);
     const rings: string[] = [];
     const ring = doorbell.ring.bind(doorbell);
@@ -66,20 +81,20 @@ describe('ringing with session affinity', () => {
       return epoch;
     };
 
+    // A new thread has no last owner: its ring goes to the shared queue.
     await turnAs(queue, 'th', 'w1');
-    // This ring names w1 as the last owner: handed over from here (the affinity push script).
+    expect(rings).toEqual(['shared']);
+    // Each later ring names w1, the last owner, and is handed to it (the affinity push script).
     const second = await turnOn('w1', 'm2');
-    expect(rings).toEqual(['preferring']);
-    // Now the enqueue script hands it to w1 itself: nothing is rung from here.
     const third = await turnOn('w1', 'm3');
-    expect(rings).toEqual(['preferring']);
+    expect(rings).toEqual(['shared', 'preferring', 'preferring']);
     expect(await directOf('w1')).toEqual([
       { thread: 'th', epoch: second },
       { thread: 'th', epoch: third },
     ]);
-    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 1, delayed: 0 });
 
-    // w2 ran the last turn: the guess (w1) is wrong, so the ring prefers w2 from here and learns it.
+    // w2 ran the last turn: the next ring prefers w2.
     await turnAs(queue, 'th', 'w2');
     await queue.intake.enqueue('th', { id: 'm4', body: 'x' });
     const fourth = (await queue.admin.state('th')).epoch;
@@ -99,13 +114,12 @@ describe('ringing with session affinity', () => {
     const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
-    expect(await readyDoorbells(f.redis, queue, 'th')).not.toContainEqual({ thread: 'th', epoch });
     const job = await doorbell.queueOf('th').getJob(doorbellJobId(keysOf(queue, 'th').member, epoch));
     expect(job?.data).toMatchObject({ thread: 'th', epoch });
     expect(await job?.getState()).toBe('waiting');
   });
 
-  it('rings through the bucket’s ready list, for any worker, when affinity is off', async () => {
+  it('rings the shared queue, for any worker, when affinity is off', async () => {
     const { queue, doorbell } = await f.make({ affinity: false });
     await turnAs(queue, 'th', 'w1');
     await announce(queue, 'w1', PRESENCE.taking);
@@ -113,12 +127,9 @@ describe('ringing with session affinity', () => {
     const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
-    // The warm-up turn's doorbell was never popped: it is still first in line, and stale.
-    expect(await readyDoorbells(f.redis, queue, 'th')).toEqual([
-      { thread: 'th', epoch: epoch - 1 },
-      { thread: 'th', epoch },
-    ]);
-    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 0, delayed: 0 });
+    expect(await doorbell.pending(keysOf(queue, 'th').member, epoch)).toBe(true);
+    // The warm-up turn's doorbell (claimed by hand) still waits too, stale: a worker's claim of it is a no-op.
+    expect(await doorbell.jobCounts()).toMatchObject({ waiting: 2, delayed: 0 });
   });
 });
 
@@ -174,7 +185,7 @@ describe('turn runners with session affinity', () => {
     const { queue, a, letGo, keptTurns, ran } = await busyOwner(LONG_WAIT);
     // B is free, but the thread's session lives in A: A was handed the doorbell, which it passes on
     // only after the affinity wait (a minute here), so B cannot take the thread.
-    expect(await directList(queue, a.owner)).toEqual([
+    expect(await heldBy(queue, a.owner, 1)).toEqual([
       { thread: 'kept', epoch: (await queue.admin.state('kept')).epoch },
     ]);
     letGo.shift()!();
@@ -279,7 +290,7 @@ describe('turn runners with session affinity', () => {
 
   it('passes on what its own list holds when it stops', async () => {
     const { queue, a, b, keptTurns, passed } = await busyOwner(passOnWithin(60_000));
-    expect(await directList(queue, a.owner)).toHaveLength(1);
+    await heldBy(queue, a.owner, 1);
     // No grace: the long turn is handed back, and the kept thread's doorbell goes to the shared queue.
     await a.close();
     await waitFor(() => keptTurns().length === 2, { what: 'the kept thread on the other worker' });
@@ -379,6 +390,9 @@ describe('turn runners with session affinity', () => {
       if (batch.lease.thread === 'busy' && ran.length > 1) await held;
       return done;
     };
+    // `other` ran last on a worker that is gone, so its next ring goes to the shared queue; the doorbell
+    // of this warm-up turn, run by hand, is one more shared job, which A takes at its start and drops.
+    await turnAs(queue, 'other', 'gone-worker');
     let takenByA = 0;
     const a = await runner(made, handler, 1, { doorbellTaken: () => takenByA++ });
     await queue.intake.enqueue('busy', { id: 'm1', body: 'x' });
@@ -391,9 +405,7 @@ describe('turn runners with session affinity', () => {
     await waitFor(() => ran.length === 2, { what: 'the direct turn holding the only slot' });
     expect(ran[1]!.owner).toBe(a.owner);
 
-    // The only shared job from here on is `other`'s (`busy`'s doorbell waits in A's list);
-    // `other`'s last owner is gone, so it rings the shared queue, not its bucket's ready list.
-    await turnAs(queue, 'other', 'gone-worker');
+    // The only shared job from here on is `other`'s (`busy`'s doorbell waits in A's list).
     const takenBefore = takenByA;
     await queue.intake.enqueue('other', { id: 'o1', body: 'x' });
     const job = doorbellJobId(keysOf(queue, 'other').member, (await queue.admin.state('other')).epoch);

@@ -11,11 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSlot } from '../src/cluster-slot.js';
 import type { RedisClient } from '../src/connections.js';
 import { DeadRetention } from '../src/dead-retention.js';
-import { doorbellPrefix } from '../src/doorbells.js';
 import { RedisTopologyError } from '../src/errors.js';
 import { isRedisUnavailable } from '../src/redis-unavailable.js';
 import { Store } from '../src/store.js';
 import { threadKeys } from '../src/thread-keys.js';
+import { doorbellPrefix } from '../src/wake/doorbell.js';
 
 let cluster: RedisClusterHandle;
 beforeAll(async () => {

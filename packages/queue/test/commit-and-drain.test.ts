@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import { parseDirectDoorbell } from '../src/doorbells.js';
 import { keysOf } from '../src/testing.js';
 import { workerKeys } from '../src/thread-keys.js';
 import type { NextStep } from '../src/threads/thread-turns.js';
+import { parseDirectDoorbell } from '../src/wake/doorbell.js';
 import { PRESENCE } from '../src/worker-presence.js';
 import { claimNow, done, enqueueAll, type QueueFixture, queueFixture } from './fixture.js';
 

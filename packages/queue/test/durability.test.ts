@@ -1,9 +1,9 @@
 import { startRedis } from '@tributary/testkit';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { BullDoorbell } from '../src/doorbells.js';
 import { queueConfig } from '../src/queue-config.js';
 import { threadQueue } from '../src/threads/thread-queue.js';
+import { BullDoorbell } from '../src/wake/doorbell.js';
 import { claimNow } from './fixture.js';
 
 describe('durability across a Redis crash', () => {

@@ -7,11 +7,10 @@ import {
 } from '@tributary/testkit';
 import type { Lease, TurnReport } from '../src/batch.js';
 import { openConnection, type RedisClient } from '../src/connections.js';
-import { BullDoorbell, type DirectDoorbell, parseDirectDoorbell } from '../src/doorbells.js';
 import { type QueueConfig, queueConfig } from '../src/queue-config.js';
 import type { ReplySink } from '../src/reply-sink.js';
-import { keysOf } from '../src/testing.js';
 import { type ThreadQueue, threadQueue } from '../src/threads/thread-queue.js';
+import { BullDoorbell } from '../src/wake/doorbell.js';
 
 /** One Redis per suite; every test gets its own key prefix, queue and doorbell. */
 export interface QueueFixture {
@@ -75,21 +74,11 @@ export async function enqueueAll(queue: ThreadQueue, thread: string, bodies: str
 
 /**
  * Runs one turn of `thread` as `owner` by hand, so `owner` becomes the thread's last owner. With no
- * such worker alive, the thread's next ring goes to the shared BullMQ queue (a new thread's goes to
- * its bucket's ready list instead).
+ * such worker alive, the thread's next ring goes to the shared BullMQ queue, as a new thread's does.
  */
 export async function turnAs(queue: ThreadQueue, thread: string, owner: string) {
   await queue.intake.enqueue(thread, { id: `${owner}-warmup`, body: 'x' });
   const claim = await claimNow(queue, thread, owner);
   if (claim.kind !== 'batch') throw new Error('no batch');
   await queue.turns.commit(claim.batch.lease, done);
-}
-
-/** The doorbells waiting in the ready list of `thread`'s bucket, oldest first. */
-export async function readyDoorbells(
-  redis: RedisClient,
-  queue: ThreadQueue,
-  thread: string,
-): Promise<DirectDoorbell[]> {
-  return (await redis.lrange(keysOf(queue, thread).ready, 0, -1)).map(parseDirectDoorbell);
 }

@@ -11,7 +11,7 @@ export interface HealthChecks {
   notAccepting(): string | undefined;
   /** Throws when Redis does not answer. */
   redis(): Promise<void>;
-  /** Whether this worker still consumes doorbells (see DoorbellCanary). */
+  /** Whether this worker still consumes doorbells (the queue's ConsumerWatch). */
   consuming(): boolean;
   /** Why the agent cannot be used (it failed to start too often in a row); undefined when it can. */
   agentProblem(): string | undefined;

@@ -3,14 +3,14 @@ import type { SessionPool } from '@tributary/acp';
 import { type Metrics, observeFleet } from '@tributary/observability';
 import type { Store } from '@tributary/queue';
 import type { AgentStartHealth } from '../agents/agent-start-health.js';
-import type { DoorbellCanary } from './doorbell-canary.js';
 
 /** What the gauges and the health answers read of a running worker. */
 export interface WorkerProbes {
   store: Store;
   pool: SessionPool;
   starts: AgentStartHealth;
-  canary: DoorbellCanary;
+  /** Whether every doorbell queue's consumer still takes jobs (the runner's consumer watch). */
+  consuming(): boolean;
 }
 
 /** The gauges read at each scrape: the fleet's queues, this worker's agents, its workspace volume. */
@@ -21,7 +21,7 @@ export function observeWorker(
     roomsRoot: string;
   },
 ): void {
-  const { store, pool, starts, canary } = parts;
+  const { store, pool, starts, consuming } = parts;
   observeFleet(metrics, () => store.fleetStats());
   const agentGauges = [
     metrics.acpSessionsLive,
@@ -40,7 +40,7 @@ export function observeWorker(
     metrics.agentSpareBytes.set(pool.bytesPerSpare ?? 0);
     metrics.agentStartsWaiting.set(pool.startsWaiting);
     metrics.agentStartsFailing.set(starts.holding ? 1 : 0);
-    metrics.doorbellConsumerUp.set(canary.consuming() ? 1 : 0);
+    metrics.doorbellConsumerUp.set(consuming() ? 1 : 0);
   });
   metrics.onScrape([metrics.workspaceVolumeFreeBytes, metrics.workspaceVolumeSizeBytes], async () => {
     const volume = await statfs(parts.roomsRoot);

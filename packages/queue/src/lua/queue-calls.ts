@@ -113,24 +113,9 @@ const DEAD_LETTER_KEYS = ['deadindex', 'deadrecords', 'deadthreads', 'deadclasso
 /** Where the previous layout kept a thread's dead letters, moved by whatever takes one (dead_take). */
 const LEGACY_DEAD_LETTER_KEYS = ['dead', 'deadreasons'] as const;
 
-/** Where the enqueue script pushed a ring itself (its reply's code), if it did. */
-const PUSHED_TO = [undefined, 'ready', 'owner'] as const;
-
 export const enqueue = defineScript({
   name: 'enqueue',
-  keys: [
-    'state',
-    'inbox',
-    'sched',
-    ...DEDUP_KEYS,
-    'gate',
-    'history',
-    ...RECEIPT_KEYS,
-    'ready',
-    'presence',
-    'doorbells',
-    'activity',
-  ],
+  keys: ['state', 'inbox', 'sched', ...DEDUP_KEYS, 'gate', 'history', ...RECEIPT_KEYS, 'activity'],
   args: [
     'member',
     'dedupMember',
@@ -145,9 +130,6 @@ export const enqueue = defineScript({
     'maxBotTurns',
     'edit',
     ...RECEIPT_BOUNDS,
-    'listTtlMs',
-    'affinity',
-    'guess',
     'thread',
     'idleTtlMs',
     'controlChannel',
@@ -161,7 +143,6 @@ export const enqueue = defineScript({
           seq: reply.num(2),
           epoch: reply.num(3),
           lastOwner: reply.str(4),
-          pushed: PUSHED_TO[reply.num(5)],
         };
       case ScriptStatus.Queued:
         return { status: 'queued' as const, streamId: reply.str(1), seq: reply.num(2) };
@@ -485,8 +466,8 @@ export interface BucketScan {
 
 export const sweepScan = defineScript({
   name: 'sweepScan',
-  keys: ['sweepLock', 'run', 'sched', 'replydue', 'ready'],
-  args: ['owner', 'lockMs', 'lostDoorbellAfterMs', 'listTtlMs', 'sweepBatch', 'dueBatch'],
+  keys: ['sweepLock', 'run', 'sched', 'replydue'],
+  args: ['owner', 'lockMs', 'lostDoorbellAfterMs', 'sweepBatch', 'dueBatch'],
   decode(reply): BucketScan | undefined {
     if (reply.status === ScriptStatus.Empty) return undefined;
     let at = 2;

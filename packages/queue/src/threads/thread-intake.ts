@@ -1,11 +1,10 @@
 import type { Origin } from '../batch.js';
-import { popsAcrossSlots } from '../connections.js';
-import { DIRECT_LIST_TTL_MS, type RingOptions } from '../doorbells.js';
 import { BacklogFullError } from '../errors.js';
 import * as script from '../lua/queue-calls.js';
 import { dedupWindowMs, receiptBounds } from '../queue-config.js';
 import { controlChannelName } from '../stores/control-channel.js';
-import { dedupMember, type ThreadKeys, type WorkerKeys, workerKeys } from '../thread-keys.js';
+import { dedupMember } from '../thread-keys.js';
+import type { RingOptions } from '../wake/doorbell.js';
 import type { ThreadScripts } from './thread-scripts.js';
 
 export interface NewMessage {
@@ -51,38 +50,18 @@ export type EnqueueResult =
   | { outcome: 'duplicate'; streamId: string }
   | { outcome: 'gated'; refusal: script.GateCondition };
 
-/** Threads whose guesses are remembered before the maps start over (a bound on memory). */
-const RECENT_THREADS = 10_000;
-
-/** The enqueue script's keys: the thread's, and the presence and list of the worker it may hand the ring to. */
-type EnqueueKeys = ThreadKeys & Pick<WorkerKeys, 'presence' | 'doorbells'>;
-
 /**
  * Ingress's side of the thread state machine: a message, an edit or delete of one, a refusal noted for
  * its receipt. Each is acknowledged only once it is durable (and replicated, as `ackReplicas` asks).
  */
 export class ThreadIntake {
-  /** Whether enqueue rings through lists itself (workers pop them across slots only on a single Redis). */
-  private readonly readyLists: boolean;
-  /**
-   * The enqueue script's keys of recent threads, with the guess they name: merging the worker's keys
-   * into the thread's made a new object of some twenty keys for every message.
-   */
-  private readonly recentEnqueueKeys = new Map<string, { guess: string | undefined; keys: EnqueueKeys }>();
-  /** The last owner each recent thread's latest ring named. */
-  private readonly lastOwners = new Map<string, string>();
-
-  constructor(private readonly threads: ThreadScripts) {
-    this.readyLists = popsAcrossSlots(threads.redis);
-  }
+  constructor(private readonly threads: ThreadScripts) {}
 
   async enqueue(thread: string, message: NewMessage): Promise<EnqueueResult> {
     const { threads } = this;
     const k = threads.keys(thread);
     const c = threads.config;
-    const guessing = this.readyLists && c.affinity;
-    const guess = guessing ? this.lastOwners.get(thread) : undefined;
-    const reply = await threads.scripts.run(script.enqueue, this.withWorkerKeys(thread, k, guess), {
+    const reply = await threads.scripts.run(script.enqueue, k, {
       member: k.member,
       dedupMember: dedupMember(thread, message.idempotencyKey ?? message.id),
       messageId: message.id,
@@ -96,9 +75,6 @@ export class ThreadIntake {
       maxBotTurns: message.gate?.maxBotTurns ?? '',
       edit: message.edit ? 1 : 0,
       ...receiptBounds(c),
-      listTtlMs: this.readyLists ? DIRECT_LIST_TTL_MS : '',
-      affinity: c.affinity ? 1 : 0,
-      guess: guess ?? '',
       thread,
       idleTtlMs: c.idleTtlMs,
       controlChannel: controlChannelName(c.prefix),
@@ -116,15 +92,12 @@ export class ThreadIntake {
         await threads.replicated(k);
         return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang: false };
     }
-    if (guessing && reply.lastOwner !== '') this.rememberOwner(thread, reply.lastOwner);
-    // The message is durable already; a doorbell lost here (or popped from a list by a worker that
-    // died before its claim) is re-rung by the sweeper.
-    const rang =
-      reply.pushed !== undefined ||
-      (await threads.ring(k, reply.epoch, this.ringAfterEnqueue(reply.lastOwner)).then(
-        () => true,
-        () => false,
-      ));
+    // The message is durable already; a doorbell lost here (or popped from its owner's line by a
+    // worker that died before its claim) is re-rung by the sweeper.
+    const rang = await threads.ring(k, reply.epoch, this.ringAfterEnqueue(reply.lastOwner)).then(
+      () => true,
+      () => false,
+    );
     // Rung first: a refused acknowledgement (the platform retries) must not leave the thread waiting.
     await threads.replicated(k);
     return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };
@@ -166,31 +139,8 @@ export class ThreadIntake {
   }
 
   /**
-   * The enqueue script's keys: the thread's, and those of the worker guessed to be its last owner
-   * (the one its latest ring named), so the script can hand the ring to it. With no guess, or in a
-   * Cluster, the thread's ready list stands in: a key in the thread's slot the script then leaves alone.
-   */
-  private withWorkerKeys(thread: string, k: ThreadKeys, guess: string | undefined): EnqueueKeys {
-    const known = this.recentEnqueueKeys.get(thread);
-    if (known !== undefined && known.guess === guess) return known.keys;
-    const worker =
-      guess === undefined
-        ? { presence: k.ready, doorbells: k.ready }
-        : workerKeys(this.threads.config.prefix, guess);
-    const keys = { ...k, ...worker };
-    if (this.recentEnqueueKeys.size >= RECENT_THREADS) this.recentEnqueueKeys.clear();
-    this.recentEnqueueKeys.set(thread, { guess, keys });
-    return keys;
-  }
-
-  private rememberOwner(thread: string, owner: string): void {
-    if (this.lastOwners.size >= RECENT_THREADS) this.lastOwners.clear();
-    this.lastOwners.set(thread, owner);
-  }
-
-  /**
-   * How the caller rings what the enqueue script did not push: with a last owner it is handed over
-   * from here (ADR 0007); otherwise it goes to the shared queue.
+   * A thread that ran before goes to the line of the worker that ran it, where its session is, while
+   * that worker takes doorbells (docs/adr/0051); a new thread to the shared queue.
    */
   private ringAfterEnqueue(lastOwner: string): RingOptions {
     return this.threads.config.affinity && lastOwner !== '' ? { prefer: { owner: lastOwner } } : {};

@@ -1,11 +1,11 @@
 import type { RedisClient } from '../connections.js';
-import type { Doorbell } from '../doorbells.js';
 import { deadBounds, type QueueConfig } from '../queue-config.js';
 import { BatchHistory } from '../stores/batch-history.js';
 import { DeadSets } from '../stores/dead-sets.js';
 import { MessageReceipts } from '../stores/message-receipts.js';
 import { ReplyOutbox } from '../stores/reply-outbox.js';
 import { SessionRecords } from '../stores/session-records.js';
+import type { Doorbell } from '../wake/doorbell.js';
 import { ThreadAdmin } from './thread-admin.js';
 import { ThreadIntake } from './thread-intake.js';
 import { ThreadScripts } from './thread-scripts.js';

@@ -1,11 +1,11 @@
 import type { RedisClient } from '../connections.js';
-import type { Doorbell, RingOptions } from '../doorbells.js';
 import { QUEUE_SCRIPTS } from '../lua/queue-calls.js';
 import { Scripts } from '../lua/scripts.js';
 import type { QueueConfig } from '../queue-config.js';
 import { ReplicaAcknowledgement } from '../replication.js';
 import { type KeysOf, recentKeysOf } from '../stores/keys-of.js';
 import type { ThreadKeys } from '../thread-keys.js';
+import type { Doorbell, RingOptions } from '../wake/doorbell.js';
 
 /**
  * What every caller of the thread state machine shares (intake, turns, sweep, admin): the scripts

@@ -1,4 +1,3 @@
-import { DIRECT_LIST_TTL_MS } from '../doorbells.js';
 import * as script from '../lua/queue-calls.js';
 import type { QueueConfig } from '../queue-config.js';
 import { bucketKeys, decodeThread, type ThreadKeys } from '../thread-keys.js';
@@ -35,7 +34,6 @@ export class ThreadSweep {
       owner,
       lockMs: c.sweepIntervalMs,
       lostDoorbellAfterMs: c.lostDoorbellAfterMs,
-      listTtlMs: DIRECT_LIST_TTL_MS,
     });
   }
 

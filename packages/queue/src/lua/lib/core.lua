@@ -27,7 +27,7 @@ local function now_ms()
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 
--- Appends a doorbell to a list workers pop (a worker's own, a bucket's ready list); the list outlives
+-- Appends a doorbell to the list a worker pops (its own: session affinity); the list outlives
 -- its last push by `ttl_ms`, so one nobody pops any more goes away.
 local function push_doorbell(list, doorbell, ttl_ms)
   redis.call('RPUSH', list, doorbell)

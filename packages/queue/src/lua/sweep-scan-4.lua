@@ -3,10 +3,7 @@
 -- worker delivers them), and, for the one worker that takes the bucket's lock for this interval, what
 -- a sweep looks at: leases expired, leases running (their owners may be gone), doorbells waiting past
 -- the grace period. One call instead of a lock, a clock read and four range reads; a bucket with no
--- running or scheduled thread is not locked at all, so an idle pass writes nothing. A thread rung
--- through the bucket's ready list waits in line there, behind the list's head: only threads
--- scheduled before the head was pushed are looked at (a doorbell lost after its pop is behind the
--- line once the line moves past it), unless the head has waited `listTtlMs` (nobody pops the list).
+-- running or scheduled thread is not locked at all, so an idle pass writes nothing.
 -- Returns: {EMPTY} | {OK, now, #expired, expired..., #leased, leased..., #waiting, waiting..., #due, due...}
 local now = now_ms()
 local due = redis.call('ZRANGEBYSCORE', K.replydue, '-inf', now, 'LIMIT', 0, A.dueBatch)
@@ -16,11 +13,6 @@ if redis.call('EXISTS', K.run, K.sched) > 0
   expired = redis.call('ZRANGEBYSCORE', K.run, '-inf', now, 'LIMIT', 0, A.sweepBatch)
   leased = redis.call('ZRANGEBYSCORE', K.run, '(' .. now, '+inf', 'LIMIT', 0, A.sweepBatch)
   local before = now - tonumber(A.lostDoorbellAfterMs)
-  local head = redis.call('LINDEX', K.ready, 0)
-  if head then
-    local line = tonumber(cjson.decode(head).at) or 0
-    before = math.max(math.min(before, line - 1), now - tonumber(A.listTtlMs))
-  end
   waiting = redis.call('ZRANGEBYSCORE', K.sched, '-inf', before, 'LIMIT', 0, A.sweepBatch)
 end
 if #due + #expired + #leased + #waiting == 0 then return { STATUS.EMPTY } end

@@ -1,7 +1,7 @@
 /**
- * The turn slots of one worker, shared by its doorbell sources: the shared BullMQ queue and the lists
- * (its own direct doorbells, the buckets' ready lists). The shared source checks for a free slot first
- * and hands back what it cannot run; DirectDoorbells pops only while a slot is free.
+ * The turn slots of one worker, shared by its doorbell sources: the shared BullMQ queue and its own
+ * list of direct doorbells. The shared source checks for a free slot first and hands back what it
+ * cannot run; DirectDoorbells pops only while a slot is free.
  */
 export class SlotGate {
   #free: number;

@@ -8,15 +8,11 @@
 -- whatever the gate now says; a refusal in a conversation that is ours (the loop guard, the backlog cap)
 -- is kept as the message's receipt.
 -- Every acceptance is the thread's latest activity, for the operators' list of threads (`activity`).
--- Returns: {RING, stream id, seq, epoch, last owner or '', pushed} | {QUEUED, stream id, seq}
+-- Returns: {RING, stream id, seq, epoch, last owner or ''} | {QUEUED, stream id, seq}
 --        | {DUPLICATE, stream id} | {BACKLOG_FULL, backlog} | {GATED, refusal}
--- The last owner is the worker that ran the thread's latest turn: the likely holder of its live agent
--- session, which the doorbell prefers (session affinity). The ring is pushed here, where a worker's
--- BLPOP takes it at once, so it costs no round trip of its own (`pushed`): a ring that prefers nobody
--- to the bucket's ready list (1); one whose last owner is the worker the caller guessed (`guess`,
--- whose `presence` and `doorbells` keys it passed), while that worker takes doorbells, to its own list
--- (2). Otherwise (0) the caller rings. `listTtlMs` is '' where workers do not pop lists across slots
--- (a Cluster): nothing is pushed, and `presence` and `doorbells` are stand-ins in the thread's slot.
+-- RING: the thread went from idle to scheduled under a new epoch, and the caller rings its doorbell
+-- (wake/ring.ts), preferring the last owner: the worker that ran the thread's latest turn, the likely
+-- holder of its live agent session (session affinity, docs/adr/0051).
 local now = now_ms()
 -- A thread none of whose keys exist (a new one, or one whose keys all expired) has no dedup window, gate,
 -- backlog, receipts or state to read: its first message skips those reads.
@@ -64,21 +60,7 @@ if (not st[1] or st[1] == 'idle') and st[2] ~= '1' then
   local start = fresh and { 'acked', '0-0', 'read', '0-0' } or {}
   redis.call('HSET', K.state, 'seq', seq, 'epoch', epoch, 'status', 'scheduled', 'turns', 0, unpack(start))
   redis.call('ZADD', K.sched, now, A.member)
-  local owner = st[3] or ''
-  if A.listTtlMs ~= '' then
-    -- `at` lets the sweeper tell who is still in line behind the oldest doorbell (sweep-scan), and a
-    -- busy owner pass on what waited past the affinity wait (pass-on).
-    local doorbell = cjson.encode({ thread = A.thread, epoch = epoch, at = now })
-    if owner == '' or A.affinity ~= '1' then
-      push_doorbell(K.ready, doorbell, A.listTtlMs)
-      return { STATUS.RING, sid, seq, epoch, owner, 1 }
-    end
-    if owner == A.guess and redis.call('GET', K.presence) == '1' then
-      push_doorbell(K.doorbells, doorbell, A.listTtlMs)
-      return { STATUS.RING, sid, seq, epoch, owner, 2 }
-    end
-  end
-  return { STATUS.RING, sid, seq, epoch, owner, 0 }
+  return { STATUS.RING, sid, seq, epoch, st[3] or '' }
 end
 redis.call('HSET', K.state, 'seq', seq)
 -- A running turn whose holder steers (the steer script armed it for this batch) hears of the arrival on

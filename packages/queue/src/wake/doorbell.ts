@@ -1,10 +1,10 @@
 import { Queue } from 'bullmq';
-import { CLUSTER_SLOTS, clusterSlot } from './cluster-slot.js';
-import type { RedisClient } from './connections.js';
-import { affinityPush } from './lua/queue-calls.js';
-import { Scripts } from './lua/scripts.js';
-import type { QueueConfig } from './queue-config.js';
-import { bucketOf, decodeThread, workerKeys } from './thread-keys.js';
+import { CLUSTER_SLOTS, clusterSlot } from '../cluster-slot.js';
+import type { RedisClient } from '../connections.js';
+import { affinityPush } from '../lua/queue-calls.js';
+import { Scripts } from '../lua/scripts.js';
+import type { QueueConfig } from '../queue-config.js';
+import { bucketOf, decodeThread, workerKeys } from '../thread-keys.js';
 
 /** What a doorbell job carries: which thread to claim, under which epoch. */
 export interface DoorbellData {
@@ -21,7 +21,7 @@ export interface DoorbellData {
 
 /**
  * A ring of the shared queue, delayed or not (a failed batch's retry), or one handed to a preferred
- * worker while it is there (session affinity).
+ * worker while it is there (session affinity, docs/adr/0051).
  */
 export type RingOptions = { delayMs?: number; prefer?: undefined } | { prefer: { owner: string } };
 
@@ -65,9 +65,9 @@ export function doorbellJobId(member: string, epoch: number): string {
 }
 
 /**
- * A doorbell popped from a list: a worker's own (affinity) or a bucket's ready list. Each item also
- * says when it was pushed (`at`, Redis's clock): the sweeper reads it off a ready list's head, and a
- * busy worker passes on the items of its own list that waited past the affinity wait (pass-on).
+ * A doorbell handed to a worker (session affinity), as its own list holds it. Each item also says when
+ * it was pushed (`at`, Redis's clock): a busy worker passes on the items that waited past the affinity
+ * wait (pass-on).
  */
 export interface DirectDoorbell {
   thread: string;
@@ -81,9 +81,8 @@ export function parseDirectDoorbell(item: string): DirectDoorbell {
 }
 
 /**
- * A doorbell list outlives its last push by this much, so the list of a worker that died disappears on
- * its own; so does a ready list nobody pops. The sweeper re-rings what either held, as for any lost
- * doorbell.
+ * A worker's list outlives its last push by this much, so the list of a worker that died disappears on
+ * its own. The sweeper re-rings what it held, as for any lost doorbell.
  */
 export const DIRECT_LIST_TTL_MS = 60_000;
 
@@ -144,17 +143,6 @@ export class BullDoorbell implements Doorbell {
         removeOnFail: { count: 1_000 },
       },
     );
-  }
-
-  /**
-   * A job that rings no thread, on every doorbell queue: consuming one proves the BullMQ worker that
-   * took it still consumes (see the worker's readiness canary). Idle workers are served in turn, so
-   * each one gets some.
-   */
-  async addCanary(owner: string): Promise<void> {
-    const jobId = `canary-${owner}-${Date.now()}`;
-    const options = { removeOnComplete: true, removeOnFail: true, jobId };
-    await Promise.all(this.queues.map((queue) => queue.add(CANARY_JOB, { thread: '', epoch: 0 }, options)));
   }
 
   /**

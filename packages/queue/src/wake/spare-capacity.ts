@@ -1,5 +1,5 @@
 import { ConditionLog, type LogSink, silentLogger } from '@tributary/observability';
-import type { RedisClient } from './connections.js';
+import type { RedisClient } from '../connections.js';
 import type { SlotGate } from './slot-gate.js';
 
 /** A free slot must stay free this long before it is announced: one freed and taken at once is not spare. */

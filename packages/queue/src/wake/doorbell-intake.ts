@@ -1,25 +1,23 @@
 import { ConditionLog, type LogSink } from '@tributary/observability';
 import { DelayedError, type Job, type Queue, Worker } from 'bullmq';
-import { blockingConnection, popsAcrossSlots, type RedisClient } from './connections.js';
-import { DirectDoorbells, type ListSource } from './direct-doorbells.js';
+import { blockingConnection, type RedisClient } from '../connections.js';
+import type { QueueConfig } from '../queue-config.js';
+import { fleetKeys, workerKeys } from '../thread-keys.js';
+import { type Presence, WorkerPresence } from '../worker-presence.js';
+import { type ConsumerTiming, ConsumerWatch } from './consumer-watch.js';
+import { DirectDoorbells } from './direct-doorbells.js';
 import {
-  CANARY_JOB,
   type DirectDoorbell,
   DOORBELL_QUEUE,
   type DoorbellData,
   doorbellPrefix,
   doorbellQueue,
-} from './doorbells.js';
-import type { QueueConfig } from './queue-config.js';
+} from './doorbell.js';
 import { SlotGate } from './slot-gate.js';
 import { SpareCapacity } from './spare-capacity.js';
-import { bucketKeys, fleetKeys, workerKeys } from './thread-keys.js';
-import type { OnBusy } from './turn-loop.js';
-import { type Presence, WorkerPresence } from './worker-presence.js';
 
-// How often the consumers are checked, and how long one may take nothing while jobs wait.
-const STALL_CHECK_MS = 5_000;
-const STALLED_AFTER_MS = 10_000;
+/** What to do when the claim finds another owner's live lease. */
+export type OnBusy = (retryInMs: number) => Promise<void>;
 
 /** Starts serving a thread from a doorbell; resolves when the worker no longer holds it. */
 export type Serve = (thread: string, epoch: number, onBusy: OnBusy) => Promise<void>;
@@ -33,29 +31,29 @@ export interface DoorbellIntakeOptions {
   /** Rings the shared queue with a doorbell this worker's own list held too long (pass-on). */
   passOn(doorbell: DirectDoorbell): Promise<void>;
   logger: LogSink;
-  /** This worker's BullMQ worker of doorbell queue `queue` took a job (proof it still consumes). */
+  /** How often canaries are added, and how long a consumer may take nothing before the worker is not ready. */
+  consumerTiming?: ConsumerTiming;
+  /** This worker's consumer of doorbell queue `queue` took a job (a canary or a doorbell). */
   doorbellTaken?(queue: number): void;
   /** How the worker announces itself; default a WorkerPresence refreshed from this event loop. */
   presence?: Presence;
 }
 
 /**
- * Where a worker's turns come from: the shared BullMQ doorbell queue, with session affinity the
- * worker's own list of direct doorbells, and on a single Redis the buckets' ready lists, all drawing
- * on one set of turn slots; while it takes doorbells the worker announces itself to ringers
- * (presence). A shared or ready doorbell that finds every slot busy goes back for other workers; a
- * direct one waits in the worker's list for the next free slot, and is passed on to the shared queue
- * once it has waited the affinity wait.
+ * Where a worker's turns come from (docs/adr/0051): the shared BullMQ doorbell queue and, with session
+ * affinity, the doorbells handed to this worker, both drawing on one set of turn slots; while it takes
+ * doorbells the worker announces itself to ringers (presence). A shared doorbell that finds every slot
+ * busy goes back for other workers; a handed-over one waits in the worker's list for the next free
+ * slot, and is passed on to the shared queue once it has waited the affinity wait.
  */
 export class DoorbellIntake {
   /** One BullMQ worker per doorbell queue, all drawing on the one slot gate; replaced when stalled. */
   private readonly workers: Worker<DoorbellData>[];
   /** Each BullMQ worker's own connection: one that a failover broke must not stall the others. */
   private readonly workerConnections = new Map<Worker<DoorbellData>, RedisClient>();
-  /** Per doorbell queue: when its worker last took a job, and a handle to count its waiting jobs. */
-  private readonly lastTaken: number[];
-  private readonly counters: Queue<DoorbellData>[];
-  private watchdog: NodeJS.Timeout | undefined;
+  /** A handle per doorbell queue, to add canaries to and count its waiting jobs. */
+  private readonly handles: Queue<DoorbellData>[];
+  private readonly watch: ConsumerWatch;
   private readonly errors: ConditionLog;
   private readonly gate: SlotGate;
   private readonly presence: Presence;
@@ -70,8 +68,14 @@ export class DoorbellIntake {
     this.errors = new ConditionLog(logger, 'doorbell worker error');
     const queues = Array.from({ length: config.doorbellQueues }, (_, i) => i);
     this.workers = queues.map((i) => this.newWorker(i));
-    this.lastTaken = queues.map(() => performance.now());
-    this.counters = queues.map((i) => doorbellQueue(options.connection, config, i));
+    this.handles = queues.map((i) => doorbellQueue(options.connection, config, i));
+    this.watch = new ConsumerWatch(
+      this.handles,
+      options.owner,
+      (queue) => this.replaceConsumer(queue),
+      logger,
+      options.consumerTiming,
+    );
     const keys = workerKeys(config.prefix, options.owner);
     this.presence =
       options.presence ??
@@ -84,16 +88,13 @@ export class DoorbellIntake {
       this.gate,
       logger,
     );
-    const ready = popsAcrossSlots(options.connection)
-      ? Array.from({ length: config.buckets }, (_, bucket) => bucketKeys(config.prefix, bucket).ready)
-      : [];
-    if (!config.affinity && ready.length === 0) return;
+    if (!config.affinity) return;
     this.direct = new DirectDoorbells(
       blockingConnection(options.connection),
-      { own: config.affinity ? keys.doorbells : undefined, ready },
+      keys.doorbells,
       this.gate,
       {
-        onDoorbell: (doorbell, source) => this.fromList(doorbell, source),
+        onDoorbell: (doorbell) => this.handedOver(doorbell),
         passOn: options.passOn,
         othersHaveRoom: () => this.spare.othersHaveRoom(),
         affinityWaitMs: config.affinityWaitMs,
@@ -109,8 +110,12 @@ export class DoorbellIntake {
     await Promise.all(this.workers.map((worker) => worker.waitUntilReady()));
     this.direct?.start();
     this.spare.start();
-    this.watchdog = setInterval(() => void this.replaceStalled(), STALL_CHECK_MS);
-    this.watchdog.unref();
+    this.watch.start(() => this.gate.hasFree);
+  }
+
+  /** Whether every doorbell queue's consumer still takes jobs (readiness; see ConsumerWatch). */
+  consuming(): boolean {
+    return this.watch.consuming();
   }
 
   /** Whether a doorbell could start a turn here now. */
@@ -120,7 +125,7 @@ export class DoorbellIntake {
 
   /**
    * Starts no turn until `resumeTaking`: shared doorbells go back for other workers, the worker's own
-   * wait in its list (passed on once overdue if another worker has room), ready lists are not read.
+   * wait in its list (passed on once overdue if another worker has room).
    */
   pauseTaking(): void {
     this.gate.pause();
@@ -135,7 +140,7 @@ export class DoorbellIntake {
    * drained, so the sweeper leaves the threads of its finishing turns alone.
    */
   async stopTaking(): Promise<void> {
-    clearInterval(this.watchdog);
+    this.watch.stop();
     await this.spare.stop();
     await this.presence.retire();
     // The consumers stop first, so the doorbells the lists pass on at their stop go to other workers.
@@ -148,7 +153,7 @@ export class DoorbellIntake {
   async drained(): Promise<void> {
     await Promise.all([this.closed, Promise.all(this.turns)]);
     await this.presence.stop();
-    await Promise.all(this.counters.map((counter) => counter.close()));
+    await Promise.all(this.handles.map((handle) => handle.close()));
     for (const connection of this.workerConnections.values()) connection.disconnect();
   }
 
@@ -173,41 +178,25 @@ export class DoorbellIntake {
     return worker;
   }
 
-  /**
-   * A BullMQ worker that leaves jobs waiting while this worker has a free slot has stopped consuming
-   * (seen after the primary holding its queue restarted): it is replaced by a new one on a new
-   * connection, so the threads of that queue do not wait for the process to be restarted.
-   */
-  private async replaceStalled(): Promise<void> {
-    if (!this.gate.hasFree) return;
-    const now = performance.now();
-    for (const [queue, worker] of this.workers.entries()) {
-      if (now - this.lastTaken[queue]! < STALLED_AFTER_MS) continue;
-      const waiting = await this.counters[queue]!.getWaitingCount().catch((error: unknown) => {
-        this.errors.report(error);
-        return 0;
-      });
-      if (waiting === 0 || !this.gate.hasFree || this.workers[queue] !== worker) continue;
-      this.options.logger.warn({ queue, waiting }, 'doorbell queue consumer stalled; replacing it');
-      const replacement = this.newWorker(queue);
-      this.workers[queue] = replacement;
-      this.lastTaken[queue] = performance.now();
-      void replacement.run();
-      const connection = this.workerConnections.get(worker);
-      this.workerConnections.delete(worker);
-      void worker
-        .close(true)
-        .catch((error: unknown) => this.errors.report(error))
-        .finally(() => connection?.disconnect());
-    }
+  /** Replaces queue `queue`'s consumer by a new one on a new connection; the old one is closed without waiting. */
+  private replaceConsumer(queue: number): void {
+    const worker = this.workers[queue]!;
+    const replacement = this.newWorker(queue);
+    this.workers[queue] = replacement;
+    void replacement.run();
+    const connection = this.workerConnections.get(worker);
+    this.workerConnections.delete(worker);
+    void worker
+      .close(true)
+      .catch((error: unknown) => this.errors.report(error))
+      .finally(() => connection?.disconnect());
   }
 
   private async fromQueue(queue: number, job: Job<DoorbellData>, token?: string): Promise<void> {
-    this.lastTaken[queue] = performance.now();
     // A job taken proves the consumers work again: a failure reported before is logged as cleared.
     this.errors.cleared();
     this.options.doorbellTaken?.(queue);
-    if (job.name === CANARY_JOB) return;
+    if (this.watch.taken(queue, job.name)) return;
     if (!this.gate.tryAcquire()) return this.handBack(job, token);
     const { thread, epoch, fallback } = job.data;
     try {
@@ -231,11 +220,11 @@ export class DoorbellIntake {
     throw new DelayedError();
   }
 
-  /** A doorbell popped from a list, with its slot already acquired. */
-  private fromList({ thread, epoch }: DirectDoorbell, source: ListSource): void {
+  /** A doorbell popped from this worker's own list, with its slot already acquired. */
+  private handedOver({ thread, epoch }: DirectDoorbell): void {
     const turn = this.options
       .serve(thread, epoch, async () => {})
-      .catch((error: unknown) => this.options.logger.warn({ err: error, thread, source }, 'doorbell failed'))
+      .catch((error: unknown) => this.options.logger.warn({ err: error, thread }, 'doorbell failed'))
       .finally(() => this.gate.release());
     this.tracked(turn);
   }
