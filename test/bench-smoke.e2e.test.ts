@@ -74,8 +74,11 @@ describe('benchmark smoke runs', () => {
     const result = await smoke('redis-commands');
     const total = result.rows.find((row) => row[0] === 'total');
     expect(total?.slice(1).every((cell) => Number(cell) > 0)).toBe(true);
-    // enqueue, claim, commit, the reply loop's take, done (which records its one part)
-    expect(result.ratios.script_calls_per_turn_new_thread).toBe(5);
+    // A thread going on: enqueue, the hand-over to its owner's list, claim, commit, the reply loop's
+    // take, done (which records its one part).
+    expect(Math.round(result.ratios.script_calls_per_turn_same_thread!)).toBe(6);
+    // A new thread: five of those (no hand-over), and BullMQ's add, take and finish of its doorbell.
+    expect(Math.round(result.ratios.script_calls_per_turn_new_thread!)).toBeGreaterThanOrEqual(8);
   });
 
   it('latency compares idle dispatch with plain BullMQ', { timeout: 60_000 }, async () => {

@@ -450,7 +450,7 @@ export const discard = defineScript({
   decode: known((reply) => ok(reply).num(1)),
 });
 
-/** What one worker's pass over a bucket found (sweep-scan-5.lua); the members as they appear in keys. */
+/** What one worker's pass over a bucket found (sweep-scan-4.lua); the members as they appear in keys. */
 export interface BucketScan {
   /** Redis's clock when the bucket was read. */
   now: number;
