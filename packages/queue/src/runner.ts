@@ -124,15 +124,7 @@ export class Runner {
     });
     if (options.sweep !== false) {
       const offer = (threads: string[]) => this.replies.offer(threads);
-      this.sweeper = new Sweeper(
-        queue.sweep,
-        options.connection,
-        doorbell,
-        this.owner,
-        offer,
-        logger,
-        events,
-      );
+      this.sweeper = new Sweeper(queue.sweep, doorbell, this.owner, offer, logger, events);
       this.retention = new DeadRetention(queue.config, options.connection, logger);
     }
   }

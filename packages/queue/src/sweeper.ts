@@ -1,8 +1,7 @@
 import { ConditionLog, type LogSink, silentLogger } from '@tributary/observability';
-import type { RedisClient } from './connections.js';
-import { bucketKeys, decodeThread, workerKeys } from './thread-keys.js';
+import { decodeThread } from './thread-keys.js';
 import type { ThreadSweep } from './threads/thread-sweep.js';
-import { type Doorbell, parseDirectDoorbell } from './wake/doorbell.js';
+import type { Doorbell } from './wake/doorbell.js';
 
 export interface SweepReport {
   leasesRevived: number;
@@ -43,7 +42,6 @@ export class Sweeper {
 
   constructor(
     private readonly sweep: ThreadSweep,
-    private readonly redis: RedisClient,
     private readonly doorbell: Doorbell,
     private readonly owner: string,
     private readonly offerReplies: OfferReplies,
@@ -116,25 +114,19 @@ export class Sweeper {
     // Awaited first: `+= await` would add to the count read before other buckets added theirs.
     const takenOver = await this.takeOverFromGone(scan.leased, present);
     report.takenOver += takenOver;
-    const { sched } = bucketKeys(this.sweep.config.prefix, bucket);
     for (const member of scan.waiting) {
-      if (await this.reviveDoorbell(member, sched, scan.now, present, held)) report.doorbellsRevived++;
+      if (await this.reviveDoorbell(member, scan.now, present, held)) report.doorbellsRevived++;
     }
   }
 
   /** Re-rings the threads among `members` whose owner's presence has expired. */
   private async takeOverFromGone(members: string[], present: Map<string, Promise<boolean>>): Promise<number> {
     if (members.length === 0) return 0;
-    const holders = this.redis.pipeline();
-    for (const member of members)
-      holders.hmget(this.sweep.keys(decodeThread(member)).state, 'owner', 'fence');
-    const replies = (await holders.exec()) ?? [];
+    const holders = await this.sweep.holders(members);
     let taken = 0;
-    for (const [i, [error, fields]] of replies.entries()) {
-      if (error) throw error;
-      const [owner, fence] = fields as (string | null)[];
-      if (!owner || !fence || (await this.isPresent(owner, present))) continue;
-      if (await this.sweep.takeOver(members[i]!, owner, Number(fence))) taken++;
+    for (const [i, holder] of holders.entries()) {
+      if (!holder || (await this.isPresent(holder.owner, present))) continue;
+      if (await this.sweep.takeOver(members[i]!, holder.owner, holder.fence)) taken++;
     }
     return taken;
   }
@@ -148,11 +140,12 @@ export class Sweeper {
     member: string,
     survivors: Map<string, Promise<string | null>>,
   ): Promise<boolean> {
-    const owner = await this.redis.hget(this.sweep.keys(decodeThread(member)).state, 'owner');
-    if (!owner) return false;
+    const [holder] = await this.sweep.holders([member]);
+    if (!holder) return false;
+    const { owner } = holder;
     let left = survivors.get(owner);
     if (!left) {
-      left = this.redis.get(workerKeys(this.sweep.config.prefix, owner).survivors);
+      left = this.sweep.survivorsOf(owner);
       survivors.set(owner, left);
     }
     const pids = await left;
@@ -173,8 +166,7 @@ export class Sweeper {
   private isPresent(owner: string, present: Map<string, Promise<boolean>>): Promise<boolean> {
     let answer = present.get(owner);
     if (!answer) {
-      const key = workerKeys(this.sweep.config.prefix, owner).presence;
-      answer = this.redis.exists(key).then((count) => count === 1);
+      answer = this.sweep.isPresent(owner);
       present.set(owner, answer);
     }
     return answer;
@@ -182,14 +174,12 @@ export class Sweeper {
 
   private async reviveDoorbell(
     member: string,
-    sched: string,
     now: number,
     present: Map<string, Promise<boolean>>,
     held: Map<string, Promise<Set<string>>>,
   ): Promise<boolean> {
     const thread = decodeThread(member);
-    const [epochField, owner] = await this.redis.hmget(this.sweep.keys(thread).state, 'epoch', 'owner');
-    const epoch = Number(epochField);
+    const { epoch, owner } = await this.sweep.scheduled(thread);
     // Still in line: behind other threads in the shared queue, or kept by its busy owner, which
     // passes it on only when another worker has room (docs/adr/0007). Look again a grace period on.
     const waiting =
@@ -198,26 +188,17 @@ export class Sweeper {
         (await this.isPresent(owner, present)) &&
         (await this.heldBy(owner, held)).has(`${thread}\n${epoch}`));
     if (waiting) {
-      await this.redis.zadd(sched, 'XX', now, member);
+      await this.sweep.lookAgainLater(member, now);
       return false;
     }
     return this.sweep.revive(member, 'doorbell', epoch);
   }
 
-  /** The doorbells (thread and epoch) in `owner`'s own list. */
+  /** The doorbells (thread and epoch) in `owner`'s own list, read once per owner and sweep. */
   private heldBy(owner: string, held: Map<string, Promise<Set<string>>>): Promise<Set<string>> {
     let doorbells = held.get(owner);
     if (!doorbells) {
-      const list = workerKeys(this.sweep.config.prefix, owner).doorbells;
-      doorbells = this.redis.lrange(list, 0, -1).then(
-        (items) =>
-          new Set(
-            items.map((item) => {
-              const { thread, epoch } = parseDirectDoorbell(item);
-              return `${thread}\n${epoch}`;
-            }),
-          ),
-      );
+      doorbells = this.sweep.doorbellsOf(owner);
       held.set(owner, doorbells);
     }
     return doorbells;

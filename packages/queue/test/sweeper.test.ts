@@ -44,7 +44,7 @@ describe('sweeper', () => {
     // Its last owner is gone, so the ring goes through the (lossy) shared doorbell.
     await turnAs(lossy, 'th', 'gone-worker');
     expect(await lossy.intake.enqueue('th', { id: 'a', body: 'x' })).toMatchObject({ rang: true });
-    const sweeper = new Sweeper(queue.sweep, f.redis, doorbell, 'sweeper-1', noReplies);
+    const sweeper = new Sweeper(queue.sweep, doorbell, 'sweeper-1', noReplies);
 
     expect(await sweeper.sweepOnce()).toEqual({
       leasesRevived: 0,
@@ -72,7 +72,7 @@ describe('sweeper', () => {
     await queue.intake.enqueue('th', { id: 'a', body: 'x' });
     const scheduled = await scheduledAt(queue, 'th');
     await graceOver(queue, 'th');
-    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
+    expect(await new Sweeper(queue.sweep, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 0,
@@ -104,7 +104,7 @@ describe('sweeper', () => {
     connection.disconnect();
     expect(await doorbell.pending(keysOf(queue, 'th').member, 2)).toBe(false);
     await graceOver(queue, 'th');
-    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toMatchObject({
+    expect(await new Sweeper(queue.sweep, doorbell, 's', noReplies).sweepOnce()).toMatchObject({
       doorbellsRevived: 1,
     });
     expect(await doorbell.pending(keysOf(queue, 'th').member, 3)).toBe(true);
@@ -116,7 +116,7 @@ describe('sweeper', () => {
     const claim = await claimNow(queue, 'th');
     if (claim.kind !== 'batch') throw new Error('no batch');
     await f.leaseExpiry(claim.batch.lease);
-    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
+    expect(await new Sweeper(queue.sweep, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 1,
       doorbellsRevived: 0,
       takenOver: 0,
@@ -134,9 +134,7 @@ describe('sweeper', () => {
     if (claim.kind !== 'batch') throw new Error('no batch');
     await f.leaseExpiry(claim.batch.lease);
     const reports = await Promise.all(
-      ['s1', 's2', 's3'].map((owner) =>
-        new Sweeper(queue.sweep, f.redis, doorbell, owner, noReplies).sweepOnce(),
-      ),
+      ['s1', 's2', 's3'].map((owner) => new Sweeper(queue.sweep, doorbell, owner, noReplies).sweepOnce()),
     );
     expect(reports.map((r) => r.leasesRevived).sort()).toEqual([0, 0, 1]);
   });
@@ -147,7 +145,7 @@ describe('sweeper', () => {
     const claim = await claimNow(queue, 'th', 'gone');
     if (claim.kind !== 'batch') throw new Error('no batch');
     // 'gone' never announced itself (or its presence expired): nothing waits for the 60 s lease.
-    expect(await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).toEqual({
+    expect(await new Sweeper(queue.sweep, doorbell, 's', noReplies).sweepOnce()).toEqual({
       leasesRevived: 0,
       doorbellsRevived: 0,
       takenOver: 1,
@@ -170,11 +168,11 @@ describe('sweeper', () => {
     await f.redis.set(presence, '0', 'PX', 60_000);
     const claim = await claimNow(queue, 'th', 'alive');
     if (claim.kind !== 'batch') throw new Error('no batch');
-    expect((await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(0);
+    expect((await new Sweeper(queue.sweep, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(0);
     expect(await queue.admin.state('th')).toMatchObject({ status: 'running', owner: 'alive' });
     await f.redis.del(presence);
     await releaseSweepLocks(queue.config.prefix);
-    expect((await new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(1);
+    expect((await new Sweeper(queue.sweep, doorbell, 's', noReplies).sweepOnce()).takenOver).toBe(1);
   });
 
   it('holds back the threads of a dead owner whose warden reports agents it could not kill, until they are gone', async () => {
@@ -198,7 +196,7 @@ describe('sweeper', () => {
       await f.leaseExpiry(claim.batch.lease);
       const errors: unknown[] = [];
       const logger = { ...silentLogger, error: (fields: object) => errors.push(fields) };
-      const sweeper = new Sweeper(queue.sweep, f.redis, doorbell, 's', noReplies, logger);
+      const sweeper = new Sweeper(queue.sweep, doorbell, 's', noReplies, logger);
       expect(await sweeper.sweepOnce()).toMatchObject({ leasesRevived: 0, takenOver: 0, heldBack: 1 });
       expect(await queue.admin.state('th')).toMatchObject({ status: 'running', owner: 'dead' });
       expect(errors).toEqual([expect.objectContaining({ owner: 'dead', survivors: '{"pids":[4242]}' })]);
@@ -218,8 +216,7 @@ describe('sweeper', () => {
   it('reports the threads with a reply due on every pass, lock or not, and locks no idle bucket', async () => {
     const { queue, doorbell } = await f.make({ sweepIntervalMs: 60_000, buckets: 1 });
     const reported: string[][] = [];
-    const sweeper = (owner: string) =>
-      new Sweeper(queue.sweep, f.redis, doorbell, owner, (t) => reported.push(t));
+    const sweeper = (owner: string) => new Sweeper(queue.sweep, doorbell, owner, (t) => reported.push(t));
     const lock = keysOf(queue, 'th').sweepLock;
 
     await sweeper('s1').sweepOnce();
