@@ -101,16 +101,38 @@ beforeAll(async () => {
   await send(1, 'duplicate');
   // Every series the traffic makes, and the recording rules over them, are in Prometheus; every
   // series has been scraped twice since, which a rate over it needs to answer at all.
+  // Under a full suite on two CPUs the stack and Prometheus both run slowly: the wait says which
+  // condition it still lacked when it gives up.
+  const conditions: [string, () => Promise<boolean>][] = [
+    [
+      'three replies delivered',
+      async () =>
+        (await prometheus.query('sum(tributary_reply_deliveries_total{outcome="delivered"}) >= 3')).length >
+        0,
+    ],
+    ['every series scraped twice', everySeriesScrapedTwice],
+    [
+      'a rate of batch sizes',
+      async () => (await prometheus.query('sum(rate(tributary_batch_size_count[1m])) > 0')).length > 0,
+    ],
+    ['the p95 batch size rule', async () => (await prometheus.query('tributary:p95_batch_size')).length > 0],
+  ];
+  let lacking = conditions.map(([name]) => name);
   await waitFor(
-    async () =>
-      (await prometheus.query('sum(tributary_reply_deliveries_total{outcome="delivered"}) >= 3')).length >
-        0 &&
-      (await everySeriesScrapedTwice()) &&
-      (await prometheus.query('sum(rate(tributary_batch_size_count[1m])) > 0')).length > 0 &&
-      (await prometheus.query('tributary:p95_batch_size')).length > 0,
-    { what: 'replies delivered and scraped, and the recording rules evaluated', timeoutMs: 60_000 },
+    async () => {
+      const met = await Promise.all(conditions.map(([, check]) => check()));
+      lacking = conditions.filter((_, i) => !met[i]).map(([name]) => name);
+      return lacking.length === 0;
+    },
+    {
+      what: () =>
+        `replies delivered and scraped, and the recording rules evaluated (lacking: ${lacking.join(', ')})`,
+      timeoutMs: 90_000,
+      // Prometheus scrapes and evaluates once a second: polling it faster only loads a busy machine.
+      intervalMs: 250,
+    },
   );
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await stack?.close();
