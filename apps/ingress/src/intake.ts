@@ -217,6 +217,12 @@ export class Intake {
     // Refused by the thread's state; a refusal in a conversation that is ours is already its receipt.
     if (result.outcome === 'gated') return { outcome: 'ignored', reason: result.refusal, refusal: 'gate' };
     if (result.outcome === 'duplicate') return { outcome: 'duplicate', thread };
+    if (result.ringError !== undefined) {
+      this.deps.logger.warn(
+        { err: result.ringError, thread },
+        'message accepted, but no worker was woken for it; the sweeper wakes one within seconds (tributary_sweeper_revivals_total{reason="doorbell"})',
+      );
+    }
     this.deps.reactions.add(thread, message.ref);
     return { outcome: 'accepted', thread, seq: result.seq };
   }

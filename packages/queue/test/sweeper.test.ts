@@ -65,6 +65,28 @@ describe('sweeper', () => {
     expect(await doorbell.pending(keysOf(queue, 'th').member, 3)).toBe(true);
   });
 
+  it('reports a ring that failed after the message was accepted, and re-rings its thread', async () => {
+    const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 200 });
+    const failing: Doorbell = {
+      ring: async () => {
+        throw new Error('Redis refused the doorbell');
+      },
+      pending: (m, e) => doorbell.pending(m, e),
+    };
+    const broken = threadQueue(f.redis, queue.config, failing);
+    const accepted = await broken.intake.enqueue('th', { id: 'a', body: 'x' });
+    expect(accepted).toMatchObject({ outcome: 'accepted', rang: false });
+    expect(accepted.outcome === 'accepted' && String(accepted.ringError)).toContain(
+      'Redis refused the doorbell',
+    );
+    // Durable all the same: the thread waits for the sweeper with its message.
+    expect(await queue.admin.state('th')).toMatchObject({ status: 'scheduled', backlog: 1 });
+    await graceOver(queue, 'th');
+    const sweeper = new Sweeper(queue.sweep, doorbell, 'sweeper-1', noReplies);
+    expect(await sweeper.sweepOnce()).toMatchObject({ doorbellsRevived: 1 });
+    expect(await doorbell.pending(keysOf(queue, 'th').member, 2)).toBe(true);
+  });
+
   it('leaves a thread alone while its doorbell is still waiting in line', async () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
     // Its last owner is gone: the ring is a shared BullMQ job, left waiting (no worker runs here).

@@ -46,7 +46,18 @@ export type Revision =
 export type RevisionResult = 'applied' | 'dispatched' | 'notFound' | 'duplicate';
 
 export type EnqueueResult =
-  | { outcome: 'accepted'; streamId: string; seq: number; rang: boolean }
+  | {
+      outcome: 'accepted';
+      streamId: string;
+      seq: number;
+      /** This message made the thread runnable and its doorbell was rung. */
+      rang: boolean;
+      /**
+       * It made the thread runnable but ringing failed: the message is durable, and the sweeper rings
+       * the thread once it has waited `lostDoorbellAfterMs`; the caller says so at warn.
+       */
+      ringError?: unknown;
+    }
   | { outcome: 'duplicate'; streamId: string }
   | { outcome: 'gated'; refusal: script.GateCondition };
 
@@ -94,13 +105,15 @@ export class ThreadIntake {
     }
     // The message is durable already; a doorbell lost here (or popped from its owner's line by a
     // worker that died before its claim) is re-rung by the sweeper.
-    const rang = await threads.ring(k, reply.epoch, this.ringAfterEnqueue(reply.lastOwner)).then(
-      () => true,
-      () => false,
+    const ringError = await threads.ring(k, reply.epoch, this.ringAfterEnqueue(reply.lastOwner)).then(
+      () => undefined,
+      (error: unknown) => error ?? new Error('ring failed'),
     );
     // Rung first: a refused acknowledgement (the platform retries) must not leave the thread waiting.
     await threads.replicated(k);
-    return { outcome: 'accepted', streamId: reply.streamId, seq: reply.seq, rang };
+    const { streamId, seq } = reply;
+    if (ringError === undefined) return { outcome: 'accepted', streamId, seq, rang: true };
+    return { outcome: 'accepted', streamId, seq, rang: false, ringError };
   }
 
   /** Applies an edit or delete to the message while it is buffered (see RevisionResult). */
