@@ -74,12 +74,12 @@ export class Store {
     this.sessions = new SessionRecords(redis, keysOf);
     this.replies = new ReplyOutbox(redis, keysOf, deadBounds(config));
     this.history = new BatchHistory(redis, keysOf, config.historyLimit);
+    const receipts = new MessageReceipts(redis, keysOf, this.history);
     const { sessions, replies, history } = this;
-    this.queue = threadQueue(redis, config, this.doorbell, { sessions, replies, history });
+    this.queue = threadQueue(redis, config, this.doorbell, { sessions, replies, history, receipts });
     this.admin = this.queue.admin;
     this.postedParts = new PostedParts(this.replies);
     this.controls = new ThreadControls(redis, keysOf, config);
-    const receipts = new MessageReceipts(redis, keysOf, this.history);
     this.listing = new FleetListing(redis, keysOf, config, receipts);
     this.workers = new WorkerRegistry(redis, config.prefix);
     this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);

@@ -32,6 +32,7 @@ export type ThreadQueueStores = Partial<{
   sessions: SessionRecords;
   replies: ReplyOutbox;
   history: BatchHistory;
+  receipts: MessageReceipts;
 }>;
 
 /** A thread queue on `redis`, whose transitions ring `doorbell`. */
@@ -49,7 +50,7 @@ export function threadQueue(
     dead: new DeadSets(redis, keysOf),
     sessions: stores.sessions ?? new SessionRecords(redis, keysOf),
     replies: stores.replies ?? new ReplyOutbox(redis, keysOf, deadBounds(config)),
-    receipts: new MessageReceipts(redis, keysOf, history),
+    receipts: stores.receipts ?? new MessageReceipts(redis, keysOf, history),
   });
   return {
     config,

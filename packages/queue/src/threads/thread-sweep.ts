@@ -64,8 +64,7 @@ export class ThreadSweep {
 
   /** Puts a thread still in line off for another grace period (its place in the bucket's schedule). */
   async lookAgainLater(member: string, now: number): Promise<void> {
-    const { sched } = bucketKeys(this.config.prefix, this.threads.keys(decodeThread(member)).bucket);
-    await this.threads.redis.zadd(sched, 'XX', now, member);
+    await this.threads.redis.zadd(this.threads.keys(decodeThread(member)).sched, 'XX', now, member);
   }
 
   /**
