@@ -89,4 +89,24 @@ describe('ConsumerWatch', () => {
     watch.stop();
     await Promise.all(queues.map((queue) => queue.close()));
   });
+
+  it('keeps a consumer that stays stuck not consuming, however often it was replaced', async () => {
+    const queues = await handles(1);
+    let replaced = 0;
+    const watch = new ConsumerWatch(queues, 'w4', () => replaced++, silentLogger, {
+      periodMs: 60_000,
+      stalledAfterMs: 50,
+      windowMs: 300,
+    });
+    await queues[0]!.add('ring', { thread: 'th', epoch: 1 });
+    watch.start(() => true);
+    await waitFor(() => replaced >= 2, { what: 'two replacements of the stuck consumer' });
+    // A replacement is no proof that jobs are taken: readiness still goes by the last job taken.
+    await waitFor(() => !watch.consuming(), { what: 'the readiness window to pass' });
+    expect(replaced).toBeGreaterThanOrEqual(2);
+    watch.taken(0, 'ring');
+    expect(watch.consuming()).toBe(true);
+    watch.stop();
+    await Promise.all(queues.map((queue) => queue.close()));
+  });
 });
