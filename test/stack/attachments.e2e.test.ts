@@ -1,7 +1,7 @@
 import { arrivalFromBody } from '@tributary/packing';
 import { signedRequestHeaders } from '@tributary/platforms';
 import type { FakeFile } from '@tributary/testkit';
-import { waitFor } from '@tributary/testkit';
+import { shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   postDiscordForwarded,
@@ -44,17 +44,28 @@ afterAll(() => stack.close());
 const foreign = (url: string) => url.replace(stack.api.origin, foreignOrigin);
 const foreignHost = () => new URL(foreignOrigin).host;
 
+/**
+ * A list item of the built-in agent's report, as each platform shows it: a Markdown `-` where the
+ * platform renders Markdown itself (Discord, gateways), a `•` where it was converted (Slack, Telegram).
+ */
+function expectItem(reply: string, item: string) {
+  expect(
+    reply
+      .split('\n')
+      .map((line) => line.replace(/^ +[-•] /, ''))
+      .filter((line) => line === item),
+  ).toEqual([item]);
+}
+
 /** What the built-in agent reports for the PNG, the text file, the oversized file and a foreign URL. */
 function expectReport(reply: string, names: { image: string }) {
-  expect(reply).toContain(`   - image ${names.image} (image/png, ${PNG.length} bytes)`);
-  expect(reply).toContain(`   - file notes.txt (text/plain): ${JSON.stringify(NOTES)}`);
-  expect(reply).toContain(`   - link big.txt (note: ${NOTE} the file is larger than the 4 KiB limit.)`);
+  expectItem(reply, `image ${names.image} (image/png, ${PNG.length} bytes)`);
+  expectItem(reply, `file notes.txt (text/plain): ${JSON.stringify(NOTES)}`);
+  expectItem(reply, `link big.txt (note: ${NOTE} the file is larger than the 4 KiB limit.)`);
 }
 
 function expectForeignRefused(reply: string) {
-  expect(reply).toContain(
-    `   - link elsewhere.png (note: ${NOTE} ${foreignHost()} is not this platform's file host.)`,
-  );
+  expectItem(reply, `link elsewhere.png (note: ${NOTE} ${foreignHost()} is not this platform's file host.)`);
 }
 
 async function replyWhere(platform: string, method: string, match: (body: unknown) => string | undefined) {
@@ -106,8 +117,8 @@ describe('attachments reach the agent as content, through each platform', () => 
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
 
     const reply = await replyWhere('slack', 'chat.postMessage', (b) => {
-      const post = b as { channel: string; text: string };
-      return post.channel === channel ? post.text : undefined;
+      const post = b as { channel: string };
+      return post.channel === channel ? shownText({ platform: 'slack', body: b }) : undefined;
     });
     expectReport(reply, { image: 'chart.png' });
     expectForeignRefused(reply);
@@ -173,7 +184,7 @@ describe('attachments reach the agent as content, through each platform', () => 
       stack
         .calls('telegram', 'sendMessage')
         .filter((call) => (call.body as { chat_id: number }).chat_id === chat)
-        .map((call) => (call.body as { text: string }).text)
+        .map((call) => shownText(call))
         .join('\n');
     await waitFor(() => replies().includes('big.txt') && replies().includes('notes.txt'), {
       what: 'replies describing all three files',

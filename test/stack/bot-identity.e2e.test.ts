@@ -1,4 +1,4 @@
-import { waitFor } from '@tributary/testkit';
+import { shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postSlackEvent, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
 
@@ -52,8 +52,8 @@ describe('bot identity discovered at start-up', () => {
     const answer = await postSlackEvent(stack, body);
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
     const reply = await replyText('slack', 'chat.postMessage', (b) => {
-      const post = b as { channel: string; text: string };
-      return post.channel === 'CIDENT' ? post.text : undefined;
+      const post = b as { channel: string };
+      return post.channel === 'CIDENT' ? shownText({ platform: 'slack', body: b }) : undefined;
     });
     expect(reply).toContain(`1. grace.h (U2, slack CIDENT): no attachments — "is @${name} awake?"`);
     expect(stack.calls('slack', 'users.info').map((call) => call.body)).toEqual([{ user: 'U2' }]);
@@ -78,8 +78,8 @@ describe('bot identity discovered at start-up', () => {
     });
     expect(answer.body).toMatchObject({ outcome: 'accepted' });
     const reply = await replyText('telegram', 'sendMessage', (b) => {
-      const post = b as { chat_id: number; text: string };
-      return post.chat_id === -100_900 ? post.text : undefined;
+      const post = b as { chat_id: number };
+      return post.chat_id === -100_900 ? shownText({ platform: 'telegram', body: b }) : undefined;
     });
     expect(reply).toContain('1. Ada Lovelace (42, telegram -100900): no attachments — "hello there"');
   });

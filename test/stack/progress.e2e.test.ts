@@ -12,7 +12,8 @@ describe('an agent running tools', () => {
   it('shows a tool reaction and a status line in the streamed placeholder, gone from the reply', async () => {
     const channel = 'CPROGRESS';
     const reply = 'one two three four five six';
-    const script = { toolKinds: ['read'], reply, chunks: 3, chunkDelayMs: 400 };
+    // Slow enough for Slack's edit pace (1.2 s) to show the status line before the reply is final.
+    const script = { toolKinds: ['read'], reply, chunks: 3, chunkDelayMs: 1_000 };
     const body = JSON.stringify({
       type: 'event_callback',
       team_id: 'T1',

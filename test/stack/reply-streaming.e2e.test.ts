@@ -21,7 +21,7 @@ describe('a streamed reply', () => {
         channel,
         user: 'U1',
         ts: '1700200000.000100',
-        text: `<@UBOT> count\n@agent {"reply": "${reply}", "chunks": 6, "chunkDelayMs": 300}`,
+        text: `<@UBOT> count\n@agent {"reply": "${reply}", "chunks": 8, "chunkDelayMs": 500}`,
       },
     });
     await postSlackEvent(stack, body);
@@ -39,11 +39,12 @@ describe('a streamed reply', () => {
     expect((posts[0]!.body as { text: string }).text.endsWith(' …')).toBe(true);
     for (const edit of streamed) expect((edit.body as { text: string }).text.endsWith(' …')).toBe(true);
     expect((edits.at(-1)!.body as { text: string }).text).toBe(reply);
-    // Never faster than the interval (600 ms) between two streamed writes; the chunks come every 300 ms,
-    // so a stream without the bound would write about twice as often. Gaps are seen where the fake API
-    // receives them: a write that took longer to arrive than the next one shortens its gap by the
-    // difference, so a loaded machine is allowed 50 ms of it.
+    // Never faster than Slack's pace for chat.update (1.2 s), though the operator asked for 600 ms and
+    // the chunks come every 500 ms: a stream without the bound would write twice as often. Gaps are
+    // seen where the fake API receives them: a write that took longer to arrive than the next one
+    // shortens its gap by the difference, so a loaded machine is allowed 50 ms of it.
+    expect(streamed.length).toBeGreaterThanOrEqual(1);
     const writes = [posts[0]!, ...streamed].map((c) => c.at);
-    for (let i = 1; i < writes.length; i++) expect(writes[i]! - writes[i - 1]!).toBeGreaterThanOrEqual(550);
+    for (let i = 1; i < writes.length; i++) expect(writes[i]! - writes[i - 1]!).toBeGreaterThanOrEqual(1_150);
   });
 });

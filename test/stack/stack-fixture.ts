@@ -9,7 +9,7 @@ import {
   startIngress,
   webhookDefinitions,
 } from '@tributary/ingress';
-import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
+import { createMetrics, type Metrics, platformCallHooks } from '@tributary/observability';
 import { createPlatformClients, signedRequestHeaders, slackSignature } from '@tributary/platforms';
 import { openConnection, type RedisClient } from '@tributary/queue';
 import {
@@ -180,7 +180,10 @@ export async function startStack(
   );
   const ingressConfig = loadIngressConfig(stackEnv);
   const ingressMetrics = createMetrics();
-  const ingressClients = createPlatformClients(ingressConfig.platforms, platformCallCounter(ingressMetrics));
+  const ingressClients = createPlatformClients(
+    ingressConfig.platforms,
+    platformCallHooks(ingressMetrics, logger),
+  );
   // As `tributary ingress` does: identities not configured are asked of the (fake) platforms.
   const identities = await discoverBotIdentities(ingressConfig.platforms, ingressClients, logger);
   const ingress = await startIngress(ingressConfig, {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { builtInAgentCommand } from '@tributary/agent';
 import { DEFAULT_REDIS_URL, LOOPBACK, loadIngressConfig, loadWorkerConfig } from '@tributary/config';
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
-import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
+import { createLogger, createMetrics, platformCallHooks } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
 import { startWorker } from '@tributary/worker';
 import type { Logger } from 'pino';
@@ -149,7 +149,7 @@ async function startStack(
     const ingressConfig = loadIngressConfig(stackEnv);
     const workerConfig = loadWorkerConfig(stackEnv);
     const metrics = createMetrics(undefined, { logger });
-    const clients = createPlatformClients(ingressConfig.platforms, platformCallCounter(metrics));
+    const clients = createPlatformClients(ingressConfig.platforms, platformCallHooks(metrics, logger));
     const identities = await discoverBotIdentities(ingressConfig.platforms, clients, logger);
     const ingress = await startIngress(ingressConfig, {
       logger: logger.child({ component: 'ingress' }),

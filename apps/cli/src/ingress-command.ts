@@ -1,6 +1,6 @@
 import { loadIngressConfig } from '@tributary/config';
 import { discoverBotIdentities, startIngress, webhookDefinitions } from '@tributary/ingress';
-import { createLogger, createMetrics, platformCallCounter } from '@tributary/observability';
+import { createLogger, createMetrics, platformCallHooks } from '@tributary/observability';
 import { createPlatformClients } from '@tributary/platforms';
 import { type Command, refuseArguments } from './command-line.js';
 import { untilSignal } from './until-signal.js';
@@ -12,7 +12,7 @@ export const ingressCommand: Command = {
     const config = loadIngressConfig(process.env);
     const logger = createLogger(config.logLevel);
     const metrics = createMetrics(undefined, { logger });
-    const clients = createPlatformClients(config.platforms, platformCallCounter(metrics));
+    const clients = createPlatformClients(config.platforms, platformCallHooks(metrics, logger));
     // Before listening: without our identity every channel mention would be ignored.
     const identities = await discoverBotIdentities(config.platforms, clients, logger);
     const ingress = await startIngress(config, {

@@ -1,6 +1,6 @@
 import type { NodeEntryCommand, SessionPool } from '@tributary/acp';
 import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
-import { createMetrics, type Metrics, platformCallCounter } from '@tributary/observability';
+import { createMetrics, type Metrics, platformCallHooks } from '@tributary/observability';
 import { createPlatformClients, type PlatformClient } from '@tributary/platforms';
 import {
   type ConsumerTiming,
@@ -177,7 +177,8 @@ async function startOn(
   started.undoWith(() => upkeep.closeControls());
   started.undoWith(() => upkeep.stop());
 
-  const clients = options.clients ?? createPlatformClients(config.platforms, platformCallCounter(metrics));
+  const clients =
+    options.clients ?? createPlatformClients(config.platforms, platformCallHooks(metrics, logger));
   const status = new WorkerStatusReporter({
     registry: store.workers,
     owner,

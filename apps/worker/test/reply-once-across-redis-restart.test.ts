@@ -23,6 +23,7 @@ function platform(onPost: () => Promise<void>) {
   const client: PlatformClient = {
     platform: 'gateway',
     maxMessageLength: 1_000,
+    render: (markdown) => markdown,
     async send(_target, text) {
       posts.push(text);
       await onPost();

@@ -15,6 +15,11 @@ export interface SlackConfig {
    * auth.test at start-up when unset.
    */
   botUserId: string | undefined;
+  /**
+   * SLACK_REPLY_MENTIONS: `escape` (unset) writes an agent's `<!channel>`, `<@U…>` and the like as
+   * text; `allow` lets them mention.
+   */
+  replyMentions: 'escape' | 'allow' | undefined;
 }
 
 export interface TelegramConfig {
@@ -84,6 +89,7 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
         apiUrl: readUrl(env, 'SLACK_API_URL', HTTP) ?? SLACK_API_URL,
         filesUrl: readUrl(env, 'SLACK_FILES_URL', HTTP),
         botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),
+        replyMentions: readMentions(env),
       },
       'apiUrl',
     ),
@@ -116,4 +122,10 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
       undefined,
     ),
   });
+}
+
+function readMentions(env: Env): 'escape' | 'allow' | undefined {
+  const value = readOptional(env, 'SLACK_REPLY_MENTIONS');
+  if (value === undefined || value === 'escape' || value === 'allow') return value;
+  throw new ConfigError('SLACK_REPLY_MENTIONS', 'must be escape (the default) or allow');
 }

@@ -129,6 +129,11 @@ export const CATALOGUE = {
     'Calls to platform APIs; status is the HTTP status code, 0 when no answer came.',
     ['platform', 'method', 'status'],
   ),
+  platformPlainFallbacksTotal: counter(
+    'tributary_platform_plain_fallbacks_total',
+    'Messages the platform refused as formatted (Telegram: an entity it cannot parse) that were posted again as plain text.',
+    ['platform', 'method'],
+  ),
   agentStartFailuresTotal: counter(
     'tributary_agent_start_failures_total',
     'Agent processes that could not be started or did not complete initialize.',

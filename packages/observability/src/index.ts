@@ -33,6 +33,6 @@ export {
 export { type LogSink, silentLogger } from './log-sink.js';
 export { createLogger, exitWhenWritten, REDACTED_PATHS } from './logger.js';
 export type { CounterSpec, GaugeSpec, HistogramSpec, MetricSpec } from './metric-spec.js';
-export { platformCallCounter } from './platform-call-counter.js';
+export { platformCallHooks } from './platform-call-counter.js';
 export type { ScrapeRead } from './scrape-readers.js';
 export { MIN_KNOWN_SECRET_LENGTH, SCRUBBED, SecretScrubber } from './secret-scrubber.js';

@@ -36,6 +36,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_doorbells_passed_on_total: { type: 'counter', labels: [] },
   tributary_dead_lettered_batches_total: { type: 'counter', labels: [] },
   tributary_platform_api_calls_total: { type: 'counter', labels: ['platform', 'method', 'status'] },
+  tributary_platform_plain_fallbacks_total: { type: 'counter', labels: ['platform', 'method'] },
   tributary_agent_process_starts_total: { type: 'counter', labels: [] },
   tributary_agent_restarts_total: { type: 'counter', labels: [] },
   tributary_agent_start_failures_total: { type: 'counter', labels: [] },

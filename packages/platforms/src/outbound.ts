@@ -11,8 +11,17 @@ import type { MessageRef } from './message-ref.js';
 /** `tool`: the agent is running a tool (or has just shown its plan). */
 export type Reaction = 'accepted' | 'working' | 'tool' | 'stall-soft' | 'stall-hard' | 'done' | 'failed';
 
+/** How a write may be spent. */
+export interface WriteOptions {
+  /**
+   * A draft the next write replaces (a streamed reply): one attempt, no retry, and a rate limit is
+   * thrown at once with its wait (`PlatformApiError.retryAfterMs`) instead of being slept through.
+   */
+  draft?: boolean;
+}
+
 /** What a caller knows about a post beyond its text; each platform uses what it can. */
-export interface SendOptions {
+export interface SendOptions extends WriteOptions {
   /** Stable per logical post (e.g. `<batchId>:<kind>`), so a receiver that supports it absorbs repeats. */
   idempotencyKey?: string;
 }
@@ -27,11 +36,30 @@ export type ThreadParent = ThreadParentMessage;
  */
 export interface PlatformClient {
   readonly platform: string;
-  /** Length limit per message in UTF-16 code units; longer text is split by `splitMessage` before sending. */
+  /**
+   * Length limit per message in UTF-16 code units of the rendered text; longer Markdown is split by
+   * `splitFormatted` with `render` before sending.
+   */
   readonly maxMessageLength: number;
-  /** Posts one message (at most maxMessageLength) and returns its platform id. */
-  send(target: MessageRef, text: string, options?: SendOptions): Promise<string>;
-  edit?(target: MessageRef, messageId: string, text: string): Promise<void>;
+  /**
+   * Markdown in the platform's own syntax, escaped so that the text cannot mention or link more than
+   * it says: what `send` and `edit` post for the Markdown they are given.
+   */
+  render(markdown: string): string;
+  /** Posts one message of Markdown (rendered, at most maxMessageLength) and returns its platform id. */
+  send(target: MessageRef, markdown: string, options?: SendOptions): Promise<string>;
+  edit?(target: MessageRef, messageId: string, markdown: string, options?: WriteOptions): Promise<void>;
+  /**
+   * The shortest time between two edits of one message in `target`'s conversation that keeps within
+   * the platform's published rate limits; present with `edit`.
+   */
+  editIntervalMs?(target: MessageRef): number;
+  /**
+   * Shows that the bot is writing in `target`'s conversation (a draft: one attempt); it fades by itself
+   * after `typingRefreshMs`, so a caller repeats it while it works.
+   */
+  typing?(target: MessageRef): Promise<void>;
+  readonly typingRefreshMs?: number;
   react?(message: MessageRef, reaction: Reaction): Promise<void>;
   unreact?(message: MessageRef, reaction: Reaction): Promise<void>;
   /** The thread's first message, or undefined when the event starts the thread itself. */

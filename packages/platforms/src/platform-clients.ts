@@ -1,4 +1,5 @@
 import { DiscordClient } from './discord/client.js';
+import type { SlackMentions } from './format/slack-mrkdwn.js';
 import { GatewayClient } from './gateway/client.js';
 import type { OnPlatformCall } from './http/platform-http.js';
 import type { PlatformClient } from './outbound.js';
@@ -7,12 +8,26 @@ import { TelegramClient } from './telegram/client.js';
 
 /** The credentials the clients need; the shape of the platform part of the configuration. */
 export interface PlatformCredentials {
-  slack?: { botToken?: string | undefined; apiUrl: string; filesUrl?: string | undefined } | undefined;
+  slack?:
+    | {
+        botToken?: string | undefined;
+        apiUrl: string;
+        filesUrl?: string | undefined;
+        replyMentions?: SlackMentions | undefined;
+      }
+    | undefined;
   telegram?: { botToken?: string | undefined; apiUrl: string } | undefined;
   discord?: { botToken?: string | undefined; apiUrl: string; cdnUrl?: string | undefined } | undefined;
   gateway?:
     | { replyUrl?: string | undefined; secret?: string | undefined; filesUrl?: string | undefined }
     | undefined;
+}
+
+/** What the clients report besides their answers. */
+export interface PlatformHooks {
+  onCall?: OnPlatformCall;
+  /** A message the platform refused as formatted went out as plain text. */
+  onPlainFallback?: (platform: string, method: string, reason: string) => void;
 }
 
 /**
@@ -21,9 +36,10 @@ export interface PlatformCredentials {
  */
 export function createPlatformClients(
   credentials: PlatformCredentials,
-  onCall?: OnPlatformCall,
+  hooks: PlatformHooks = {},
 ): Map<string, PlatformClient> {
   const clients = new Map<string, PlatformClient>();
+  const { onCall, onPlainFallback } = hooks;
   const common = onCall ? { onCall } : {};
   const { slack, telegram, discord, gateway } = credentials;
   if (slack?.botToken) {
@@ -33,6 +49,7 @@ export function createPlatformClients(
         token: slack.botToken,
         baseUrl: slack.apiUrl,
         ...(slack.filesUrl ? { filesUrl: slack.filesUrl } : {}),
+        ...(slack.replyMentions ? { mentions: slack.replyMentions } : {}),
         ...common,
       }),
     );
@@ -40,7 +57,14 @@ export function createPlatformClients(
   if (telegram?.botToken) {
     clients.set(
       'telegram',
-      new TelegramClient({ token: telegram.botToken, baseUrl: telegram.apiUrl, ...common }),
+      new TelegramClient({
+        token: telegram.botToken,
+        baseUrl: telegram.apiUrl,
+        ...(onPlainFallback
+          ? { onPlainFallback: (method, reason) => onPlainFallback('telegram', method, reason) }
+          : {}),
+        ...common,
+      }),
     );
   }
   if (discord?.botToken) {

@@ -46,32 +46,54 @@ export function splitMessage(text: string, limit: number): string[] {
   return parts;
 }
 
+/** Markdown as a platform posts it (`PlatformClient.render`). */
+type Render = (markdown: string) => string;
+
+/**
+ * Splits Markdown into parts whose `render`ed text is at most `limit` UTF-16 units: split the
+ * Markdown, then split again, tighter, any part that grew past the limit in rendering (escapes,
+ * tags). Each part is whole Markdown (a code block cut is closed and reopened), so each renders alone.
+ */
+export function splitFormatted(markdown: string, limit: number, render: Render): string[] {
+  return splitMessage(markdown, limit).flatMap((part) => fitted(part, limit, render));
+}
+
+function fitted(part: string, limit: number, render: Render): string[] {
+  const length = render(part).length;
+  if (length <= limit) return [part];
+  // Rendering rarely more than doubles a text, so a limit shrunk by the growth seen fits at once
+  // nearly always; the floor keeps a hostile text (all escapes) from shrinking it forever.
+  const tighter = Math.max(MIN_SPLIT_LIMIT, Math.floor((part.length * limit) / length) - MIN_SPLIT_LIMIT);
+  if (tighter >= part.length) return [part];
+  return splitMessage(part, tighter).flatMap((piece) => fitted(piece, limit, render));
+}
+
 /** How far back from the longest start that fits a cut looks for whitespace, so it does not split a word. */
 const WORD_ROOM = 80;
 
 /**
- * `text` cut so that it splits (`splitMessage`) into at most `maxParts` parts of at most `limit`
- * units, with `ending(left out)` after it; undefined when the text fits as it is. `left out` counts
- * the units of `text` after the cut. The cut keeps the longest start that fits, moved back to
- * whitespace when there is some close by, never inside a surrogate pair; a code block open there is
- * closed before the ending. `ending` of any count must fit in one part.
+ * `text` cut so that it splits (`splitFormatted` with `render`) into at most `maxParts` parts of at
+ * most `limit` units, with `ending(left out)` after it; undefined when the text fits as it is.
+ * `left out` counts the units of `text` after the cut. The cut keeps the longest start that fits,
+ * moved back to whitespace when there is some close by, never inside a surrogate pair; a code block
+ * open there is closed before the ending. `ending` of any count must fit in one part.
  */
 export function cutToParts(
   text: string,
-  limit: number,
-  maxParts: number,
+  { limit, maxParts, render = (same) => same }: { limit: number; maxParts: number; render?: Render },
   ending: (leftOut: number) => string,
 ): { text: string; leftOut: number } | undefined {
+  const split = (markdown: string) => splitFormatted(markdown, limit, render);
   // Longer than `maxParts` full parts, only a text that is mostly whitespace at its cuts could fit,
   // and splitting all of a very long reply just to find out costs more than such a text is worth.
-  if (text.length <= maxParts * limit && splitMessage(text, limit).length <= maxParts) return undefined;
+  if (text.length <= maxParts * limit && split(text).length <= maxParts) return undefined;
   const cut = (at: number) => {
     const end = splitsSurrogatePair(text, at) ? at - 1 : at;
     const kept = text.slice(0, end).trimEnd();
     const close = openFenceAtEnd(kept) === undefined ? '' : CLOSE_FENCE;
     return { text: `${kept}${close}${ending(text.length - end)}`, leftOut: text.length - end };
   };
-  const fits = (at: number) => splitMessage(cut(at).text, limit).length <= maxParts;
+  const fits = (at: number) => split(cut(at).text).length <= maxParts;
   if (!fits(0)) throw new RangeError(`the ending does not fit in ${maxParts} parts of ${limit} units`);
   // Parts grow with the start (all but exactly), so a binary search finds the longest that fits or
   // one close to it; what it settles on always fits.

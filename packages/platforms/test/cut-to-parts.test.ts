@@ -6,15 +6,15 @@ const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).joi
 
 describe('cutToParts', () => {
   it('leaves a text that fits in the parts alone', () => {
-    expect(cutToParts(words(10), 40, 3, ending)).toBeUndefined();
+    expect(cutToParts(words(10), { limit: 40, maxParts: 3 }, ending)).toBeUndefined();
     const exactly = ['a', 'b', 'c'].map((letter) => letter.repeat(36)).join('\n\n');
     expect(splitMessage(exactly, 40)).toHaveLength(3);
-    expect(cutToParts(exactly, 40, 3, ending)).toBeUndefined();
+    expect(cutToParts(exactly, { limit: 40, maxParts: 3 }, ending)).toBeUndefined();
   });
 
   it('keeps as much of the start as fits with the ending, and counts what it left out', () => {
     const text = words(2_000);
-    const cut = cutToParts(text, 100, 4, ending)!;
+    const cut = cutToParts(text, { limit: 100, maxParts: 4 }, ending)!;
     const parts = splitMessage(cut.text, 100);
     expect(parts).toHaveLength(4);
     expect(parts.at(-1)!.endsWith(`[cut: ${cut.leftOut} left out]`)).toBe(true);
@@ -25,7 +25,7 @@ describe('cutToParts', () => {
   });
 
   it('cuts between words where there is whitespace close by', () => {
-    const cut = cutToParts(words(2_000), 100, 2, ending)!;
+    const cut = cutToParts(words(2_000), { limit: 100, maxParts: 2 }, ending)!;
     const kept = words(2_000).slice(0, words(2_000).length - cut.leftOut);
     expect(kept).toMatch(/word\d+\s*$/);
     expect(words(2_000).slice(kept.length)).toMatch(/^\s/);
@@ -33,7 +33,7 @@ describe('cutToParts', () => {
 
   it('cuts text without whitespace hard, never inside a surrogate pair', () => {
     const text = '😀'.repeat(500);
-    const cut = cutToParts(text, 50, 2, ending)!;
+    const cut = cutToParts(text, { limit: 50, maxParts: 2 }, ending)!;
     expect(splitMessage(cut.text, 50).length).toBeLessThanOrEqual(2);
     expect(cut.leftOut % 2).toBe(0);
     expect(cut.text.startsWith('😀'.repeat(10))).toBe(true);
@@ -41,18 +41,20 @@ describe('cutToParts', () => {
 
   it('closes a code block open at the cut before the ending', () => {
     const text = `intro\n\`\`\`ts\n${'const x = 1;\n'.repeat(200)}\`\`\`\nafter`;
-    const cut = cutToParts(text, 200, 2, ending)!;
+    const cut = cutToParts(text, { limit: 200, maxParts: 2 }, ending)!;
     expect(cut.text.endsWith(`\n\`\`\`${ending(cut.leftOut)}`)).toBe(true);
     expect(splitMessage(cut.text, 200).length).toBeLessThanOrEqual(2);
   });
 
   it('reads only the start of a very long text', () => {
-    const cut = cutToParts('lorem ipsum '.repeat(1_000_000), 4_000, 10, ending)!;
+    const cut = cutToParts('lorem ipsum '.repeat(1_000_000), { limit: 4_000, maxParts: 10 }, ending)!;
     expect(cut.leftOut).toBeGreaterThan(11_900_000);
     expect(splitMessage(cut.text, 4_000)).toHaveLength(10);
   });
 
   it('refuses an ending that does not fit in one part', () => {
-    expect(() => cutToParts(words(100), 20, 1, () => 'x'.repeat(21))).toThrow(RangeError);
+    expect(() => cutToParts(words(100), { limit: 20, maxParts: 1 }, () => 'x'.repeat(21))).toThrow(
+      RangeError,
+    );
   });
 });

@@ -48,6 +48,26 @@ describe('Slack client against the fake Web API', () => {
     expect(update).toMatchObject({ method: 'chat.update', status: 200, body: { ts, text: 'second' } });
   });
 
+  it('posts Markdown as mrkdwn in which the agent’s mentions are text, unless mentions are allowed', async () => {
+    const markdown = '**Heads up** <!channel>: see [the log](https://ci.example/run?id=1&x=2)';
+    const allowing = new SlackClient({
+      token: fake.tokens.slack,
+      baseUrl: fake.urls.slack,
+      retry: FAST_RETRY,
+      mentions: 'allow',
+    });
+    const calls = await callsOf(async () => {
+      const ts = await slack.send(answering('slack', 'C-format'), markdown);
+      await slack.edit(answering('slack', 'C-format'), ts, `${markdown} (edited)`);
+      await allowing.send(answering('slack', 'C-format'), markdown);
+    });
+    expect(calls.map((call) => [call.status, (call.body as { text: string }).text])).toEqual([
+      [200, '*Heads up* &lt;!channel&gt;: see <https://ci.example/run?id=1&amp;x=2|the log>'],
+      [200, '*Heads up* &lt;!channel&gt;: see <https://ci.example/run?id=1&amp;x=2|the log> (edited)'],
+      [200, '*Heads up* <!channel>: see <https://ci.example/run?id=1&amp;x=2|the log>'],
+    ]);
+  });
+
   it('reacts with the short name of each reaction; repeats and removals of absent ones succeed', async () => {
     const message = { platform: 'slack', channelId: 'C-react', messageId: '1700000001.000200' };
     const calls = await callsOf(async () => {

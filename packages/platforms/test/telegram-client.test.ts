@@ -60,6 +60,58 @@ describe('Telegram client against the fake Bot API', () => {
     expect(calls.map((call) => call.status)).toEqual([200, 400]);
   });
 
+  it('posts Markdown as HTML Telegram reads, and as plain text when Telegram refuses an entity', async () => {
+    const fallbacks: string[] = [];
+    const client = new TelegramClient({
+      token: fake.tokens.telegram,
+      baseUrl: fake.urls.telegram,
+      retry: FAST_RETRY,
+      onPlainFallback: (method, reason) => fallbacks.push(`${method}: ${reason}`),
+    });
+    const target = answering('telegram', '-1001236');
+    const formatted = await callsOf(() => client.send(target, '**Done**: `a<b` & [log](https://ci.example)'));
+    expect(formatted).toMatchObject([
+      {
+        status: 200,
+        body: {
+          parse_mode: 'HTML',
+          text: '<b>Done</b>: <code>a&lt;b</code> &amp; <a href="https://ci.example">log</a>',
+        },
+      },
+    ]);
+    const refusal = 'Bad Request: can\'t parse entities: Unsupported start tag "b" at byte offset 0';
+    fake.failNext({ platform: 'telegram', method: 'sendMessage', status: 400, error: refusal });
+    fake.failNext({ platform: 'telegram', method: 'editMessageText', status: 400, error: refusal });
+    const plain = await callsOf(async () => {
+      const id = await client.send(target, '**Done**: `a<b`');
+      await client.edit(target, id, '**Done**: `a<b` and more');
+    });
+    expect(plain.map((call) => [call.method, call.status, (call.body as { text: string }).text])).toEqual([
+      ['sendMessage', 400, '<b>Done</b>: <code>a&lt;b</code>'],
+      ['sendMessage', 200, 'Done: a<b'],
+      ['editMessageText', 400, '<b>Done</b>: <code>a&lt;b</code> and more'],
+      ['editMessageText', 200, 'Done: a<b and more'],
+    ]);
+    expect(plain.filter((call) => call.status === 200).map((call) => call.body)).not.toContainEqual(
+      expect.objectContaining({ parse_mode: expect.anything() }),
+    );
+    expect(fallbacks).toEqual([`sendMessage: ${refusal}`, `editMessageText: ${refusal}`]);
+  });
+
+  it('the fake Bot API refuses HTML that Telegram could not read, as Telegram does', async () => {
+    const response = await fetch(`${fake.urls.telegram}/bot${fake.tokens.telegram}/sendMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ chat_id: 1, text: 'a <!channel> & <b>b', parse_mode: 'HTML' }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      ok: false,
+      description:
+        "Bad Request: can't parse entities: Character '<' is reserved and must be escaped at byte offset 2",
+    });
+  });
+
   it('reacts only with emoji from Telegram’s allowed set (the fake refuses any other)', async () => {
     const message = { platform: 'telegram', channelId: '-1001236', messageId: '5' };
     const calls = await callsOf(async () => {

@@ -1,9 +1,10 @@
-import { type PlatformClient, platformOfThread, splitMessage } from '@tributary/platforms';
+import { type PlatformClient, platformOfThread, splitFormatted } from '@tributary/platforms';
 import type { PostedPart, ReplyAttempt } from '@tributary/queue';
 import type { OutboundMessage } from './outbox.js';
 
 /**
- * Posts replies through the platform that accepted the thread, split at its length limit. A part the
+ * Posts replies through the platform that accepted the thread, split where its rendered text reaches
+ * the platform's length limit. A part the
  * attempt finds posted (an earlier attempt, a streamed placeholder as part 0) is edited, never posted
  * again; each part posted is recorded before the next is posted, the last one with the reply's done
  * (the runner records it).
@@ -20,9 +21,10 @@ export class PlatformReplySink {
     if (!client) return undefined;
     const { target } = message;
     const text = message.kind === 'notice' ? `⚠️ ${message.text}` : message.text;
-    const parts = splitMessage(
+    const parts = splitFormatted(
       text === '' ? '(the agent finished without a reply)' : text,
       client.maxMessageLength,
+      (markdown) => client.render(markdown),
     );
     for (const [index, part] of parts.entries()) {
       const messageId = attempt.posted.get(index);

@@ -26,7 +26,15 @@ export class ReplyCut {
     const platform = platformOfThread(message.thread);
     const client = this.clients.get(platform);
     if (client === undefined || message.kind !== 'reply') return message;
-    const cut = cutToParts(message.text, client.maxMessageLength, this.maxParts, cutNotice);
+    const cut = cutToParts(
+      message.text,
+      {
+        limit: client.maxMessageLength,
+        maxParts: this.maxParts,
+        render: (markdown) => client.render(markdown),
+      },
+      cutNotice,
+    );
     if (cut === undefined) return message;
     this.onCut(platform);
     this.logger.warn(

@@ -1,22 +1,41 @@
 import type { SecretScrubber } from '@tributary/observability';
-import type { MessageRef, PlatformClient } from '@tributary/platforms';
+import { type MessageRef, PlatformApiError, type PlatformClient, splitFormatted } from '@tributary/platforms';
 import type { PostedParts } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { replyId } from './outbox.js';
 
-/** Where a stream's placeholder is recorded: the batch's reply, part 0. */
+/** Where a stream's messages are recorded: the batch's reply, part by part. */
 export interface StreamSlot {
   thread: string;
   batchId: string;
 }
 
+export interface StreamPace {
+  /** REPLY_STREAM_INTERVAL_MS; the platform's own edit interval when that is longer. */
+  intervalMs: number;
+  /** REPLY_MAX_PARTS: the stream posts no more messages than the final reply may have. */
+  maxParts: number;
+}
+
+/** A client the stream can write with. */
+export type EditingClient = PlatformClient & Required<Pick<PlatformClient, 'edit'>>;
+
+export function canStream(client: PlatformClient | undefined): client is EditingClient {
+  return client?.edit !== undefined;
+}
+
 const MORE = ' …';
 
 /**
- * Streams a turn's reply into a placeholder message on a platform that lets us edit: posted one
- * interval after the first chunk, edited at most once per `intervalMs` after that. The placeholder is recorded as part 0
- * of the batch's reply, so the final delivery edits it into the finished first part instead of
- * posting again. Best effort: a failed post or edit is logged and the final delivery still happens.
+ * Streams a turn's reply into messages on a platform that lets us edit: the first posted one interval
+ * after the first chunk, then edited at most once per interval (never more often than the platform's
+ * published limits allow), and a reply that outgrows a message goes on in the next one. Each message
+ * is recorded as a part of the batch's reply, so the final delivery edits them into the finished
+ * parts instead of posting again.
+ *
+ * Every write is a draft (`WriteOptions.draft`): one attempt, never a wait. A rate-limited write is
+ * skipped and the next one waits as the platform asked, so a rate limit never holds up the end of the
+ * turn or its final reply. Best effort: a failed write is logged and the final delivery still happens.
  * Each write shows the text so far scrubbed of the worker's secrets as a whole, never chunk by chunk,
  * so a secret split across chunks is recognised; its start is held back until the rest arrives.
  */
@@ -24,22 +43,30 @@ export class ReplyStream {
   private text = '';
   /** What the agent is doing (a tool it runs, its plan), shown under the text until the reply is final. */
   private activity: string | undefined;
-  private messageId: string | undefined;
-  /** When the stream last wrote, or (before the placeholder exists) when the first chunk came. */
+  /** The platform ids of the messages posted so far, by part. */
+  private readonly messageIds: string[] = [];
+  /** What each message shows now, so that a part that did not change is not written again. */
+  private readonly shown: string[] = [];
+  /** When the stream last wrote, or (before the first message exists) when the first chunk came. */
   private lastWrite = 0;
+  /** No write before this: the wait a rate limit asked for. */
+  private notBefore = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private finished = false;
+  private readonly intervalMs: number;
 
   constructor(
-    private readonly client: PlatformClient & Required<Pick<PlatformClient, 'edit'>>,
+    private readonly client: EditingClient,
     private readonly target: MessageRef,
     private readonly posted: Pick<PostedParts, 'posted'>,
     private readonly slot: StreamSlot,
-    private readonly intervalMs: number,
+    private readonly pace: StreamPace,
     private readonly logger: Logger,
     private readonly secrets: Pick<SecretScrubber, 'scrubStreamed'>,
-  ) {}
+  ) {
+    this.intervalMs = Math.max(pace.intervalMs, client.editIntervalMs?.(target) ?? 0);
+  }
 
   chunk(text: string): void {
     if (this.finished || text === '') return;
@@ -63,7 +90,7 @@ export class ReplyStream {
   private schedule(): void {
     if (this.timer) return;
     // A reply that is complete within one interval is posted once, from the outbox: no placeholder.
-    const wait = Math.max(0, this.lastWrite + this.intervalMs - Date.now());
+    const wait = Math.max(0, Math.max(this.lastWrite + this.intervalMs, this.notBefore) - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.writing = this.writing.then(() => this.write());
@@ -79,28 +106,66 @@ export class ReplyStream {
   }
 
   private async write(): Promise<void> {
-    if (this.finished) return;
-    const status = this.activity === undefined ? '' : `${this.text === '' ? '' : '\n\n'}⏳ ${this.activity}`;
-    const limit = Math.max(0, this.client.maxMessageLength - MORE.length - status.length);
-    const visible = `${this.secrets.scrubStreamed(this.text, limit)}${status}${MORE}`;
     this.lastWrite = Date.now();
-    try {
-      if (this.messageId === undefined) {
-        this.messageId = await this.client.send(this.target, visible);
-        await this.posted.posted(
-          this.slot.thread,
-          replyId({ batchId: this.slot.batchId, kind: 'reply' }),
-          0,
-          this.messageId,
-        );
-      } else {
-        await this.client.edit(this.target, this.messageId, visible);
+    const parts = this.parts();
+    const last = parts.length - 1;
+    for (const [index, part] of parts.entries()) {
+      if (this.finished) return;
+      const visible = index === last ? `${part}${part.endsWith('```') ? '\n…' : MORE}` : part;
+      if (this.shown[index] === visible) continue;
+      try {
+        await this.show(index, visible);
+      } catch (error) {
+        this.failed(error);
+        return;
       }
-    } catch (error) {
-      this.logger.warn(
-        { err: error, thread: this.slot.thread },
-        'streamed reply not updated; the final reply still follows',
-      );
     }
+  }
+
+  /**
+   * The text so far in messages measured as the platform renders them, with room for the marker that
+   * more is coming; the status line goes under the last one when it fits there, never into a message
+   * of its own, so that the final reply has at least as many parts as the stream posted.
+   */
+  private parts(): string[] {
+    const room = this.client.maxMessageLength - MORE.length;
+    const render = (markdown: string) => this.client.render(markdown);
+    const text = this.secrets.scrubStreamed(this.text, room * this.pace.maxParts);
+    const parts = text === '' ? [''] : splitFormatted(text, room, render).slice(0, this.pace.maxParts);
+    const last = parts.length - 1;
+    if (this.activity !== undefined) {
+      const withStatus = `${parts[last]}${parts[last] === '' ? '' : '\n\n'}⏳ ${this.activity}`;
+      if (render(withStatus).length <= room) parts[last] = withStatus;
+    }
+    return parts;
+  }
+
+  private async show(index: number, visible: string): Promise<void> {
+    const messageId = this.messageIds[index];
+    if (messageId !== undefined) {
+      await this.client.edit(this.target, messageId, visible, { draft: true });
+    } else {
+      const posted = await this.client.send(this.target, visible, { draft: true });
+      this.messageIds[index] = posted;
+      const reply = replyId({ batchId: this.slot.batchId, kind: 'reply' });
+      await this.posted.posted(this.slot.thread, reply, index, posted);
+    }
+    this.shown[index] = visible;
+  }
+
+  private failed(error: unknown): void {
+    if (error instanceof PlatformApiError && error.retryAfterMs !== undefined) {
+      this.notBefore = Date.now() + error.retryAfterMs;
+      this.schedule();
+      this.logger.info(
+        { thread: this.slot.thread, retryAfterMs: error.retryAfterMs },
+        'streamed reply rate limited; the next write waits as asked and the final reply still follows',
+      );
+      return;
+    }
+    this.logger.warn(
+      { err: error, thread: this.slot.thread },
+      'streamed reply not updated; the final reply still follows',
+    );
   }
 }

@@ -8,7 +8,7 @@ import type { WorkerAgents } from '../agents/agent-pool-start.js';
 import { AttachmentContents } from '../attachments/attachment-contents.js';
 import { ByteBudget } from '../attachments/byte-budget.js';
 import { ReplyCut } from '../replies/reply-cut.js';
-import { ReplyStream } from '../replies/reply-stream.js';
+import { canStream, ReplyStream } from '../replies/reply-stream.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import { createTurnHandler } from './turn-handler.js';
@@ -16,6 +16,7 @@ import { prometheusTurnObserver } from './turn-observer.js';
 import { guardedTurns } from './turn-output.js';
 import { TurnReactions } from './turn-reactions.js';
 import type { TurnSignalListener } from './turn-signals.js';
+import { TurnTyping } from './turn-typing.js';
 
 export interface WorkerTurnsDeps {
   config: Readonly<WorkerConfig>;
@@ -42,6 +43,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     logger.child({ component: 'reactions' }),
     config.workingReactionDelayMs,
   );
+  const typing = new TurnTyping(clients, logger.child({ component: 'typing' }));
   const cut = new ReplyCut(
     clients,
     config.replyMaxParts,
@@ -74,13 +76,13 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     }),
     stream: (thread, batchId, target) => {
       const client = clients.get(platformOfThread(thread));
-      if (!client?.edit || config.replyStreamIntervalMs === 0) return undefined;
+      if (!canStream(client) || config.replyStreamIntervalMs === 0) return undefined;
       return new ReplyStream(
-        { ...client, edit: client.edit.bind(client), send: client.send.bind(client) },
+        client,
         target,
         store.postedParts,
         { thread, batchId },
-        config.replyStreamIntervalMs,
+        { intervalMs: config.replyStreamIntervalMs, maxParts: config.replyMaxParts },
         logger,
         secrets,
       );
@@ -95,6 +97,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     onRepair: () => metrics.agentTurnRepairsTotal.inc(),
     onSignal: (signal) => {
       reactions.listener(signal);
+      typing.listener(signal);
       deps.onSignal?.(signal);
     },
   });

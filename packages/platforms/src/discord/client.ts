@@ -20,7 +20,9 @@ import {
   PlatformApiError,
   type PlatformClient,
   type Reaction,
+  type SendOptions,
   type ThreadParent,
+  type WriteOptions,
 } from '../outbound.js';
 import { DISCORD_API_URL } from '../platform-defaults.js';
 import { isoFromRfc3339 } from '../platform-time.js';
@@ -43,6 +45,8 @@ export interface DiscordClientOptions extends TokenClientOptions {
 export class DiscordClient implements PlatformClient {
   readonly platform = 'discord';
   readonly maxMessageLength = 2000;
+  /** Typing shows for about ten seconds or until the bot's next message. */
+  readonly typingRefreshMs = 8_000;
   private readonly http: PlatformHttp;
   private readonly baseUrl: string;
 
@@ -55,20 +59,41 @@ export class DiscordClient implements PlatformClient {
     }));
   }
 
-  async send(target: MessageRef, text: string): Promise<string> {
+  /** Discord reads Markdown itself; mentions are held back by `allowed_mentions` instead. */
+  render(markdown: string): string {
+    return markdown;
+  }
+
+  async send(target: MessageRef, text: string, options: SendOptions = {}): Promise<string> {
     const method = 'createMessage';
-    const answer = await this.request(method, 'POST', `/channels/${channelOf(target)}/messages`, {
-      content: text,
-      message_reference: { message_id: target.messageId, fail_if_not_exists: false },
-      // Agent text must not ping @everyone, @here or roles; users it names and the asker are fine.
-      allowed_mentions: { parse: ['users'], replied_user: true },
-    });
+    const answer = await this.request(
+      method,
+      'POST',
+      `/channels/${channelOf(target)}/messages`,
+      {
+        content: text,
+        message_reference: { message_id: target.messageId, fail_if_not_exists: false },
+        // Agent text must not ping @everyone, @here or roles; users it names and the asker are fine.
+        allowed_mentions: { parse: ['users'], replied_user: true },
+      },
+      options,
+    );
     return requireId(this.platform, method, answer, objectField(answer.body, 'id'));
   }
 
-  async edit(target: MessageRef, messageId: string, text: string): Promise<void> {
-    await this.request('editMessage', 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, {
-      content: text,
+  async edit(target: MessageRef, messageId: string, text: string, options: WriteOptions = {}): Promise<void> {
+    const path = `/channels/${channelOf(target)}/messages/${messageId}`;
+    await this.request('editMessage', 'PATCH', path, { content: text }, options);
+  }
+
+  /** A channel takes about five message writes per five seconds. */
+  editIntervalMs(): number {
+    return 1_000;
+  }
+
+  async typing(target: MessageRef): Promise<void> {
+    await this.request('triggerTyping', 'POST', `/channels/${channelOf(target)}/typing`, undefined, {
+      draft: true,
     });
   }
 
@@ -123,8 +148,15 @@ export class DiscordClient implements PlatformClient {
     return { id, name: typeof name === 'string' && name !== '' ? name : id };
   }
 
-  private request(method: string, verb: NonNullable<PlatformRequest['verb']>, path: string, json?: object) {
+  private request(
+    method: string,
+    verb: NonNullable<PlatformRequest['verb']>,
+    path: string,
+    json?: object,
+    { draft }: WriteOptions = {},
+  ) {
     return this.http.call({
+      once: draft === true,
       method,
       verb,
       url: `${this.baseUrl}${path}`,

@@ -50,6 +50,11 @@ export class GatewayClient implements PlatformClient {
     });
   }
 
+  /** The gateway's platform renders the Markdown, as openab's own replies are Markdown. */
+  render(markdown: string): string {
+    return markdown;
+  }
+
   /**
    * Returns the reply id: the idempotency key when given. It goes out as `request_id` and in the
    * `idempotency-key` header, so a gateway that supports either can absorb a repeated post.

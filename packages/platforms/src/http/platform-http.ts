@@ -31,6 +31,8 @@ export interface PlatformRequest {
    */
   signedHeaders?: () => Record<string, string>;
   body?: string;
+  /** One attempt only (`WriteOptions.draft`): its failure, a rate limit included, is thrown at once. */
+  once?: boolean;
 }
 
 export interface PlatformHttpOptions {
@@ -58,20 +60,21 @@ export class PlatformHttp {
   async call(request: PlatformRequest): Promise<PlatformAnswer> {
     const { platform, classify, onCall } = this.options;
     let waitedMs = 0;
+    const policy = request.once ? { ...this.policy, maxAttempts: 1 } : this.policy;
     for (let attempt = 1; ; attempt++) {
       const result = await this.attempt(request);
       const status = result.answer?.status ?? 0;
       onCall?.(platform, request.method, status);
       const verdict = result.answer ? classify(result.answer, Date.now()) : result.failure;
       if (verdict.kind === 'ok') return result.answer!;
-      const step = nextStep(verdict, attempt, waitedMs, this.policy, Math.random);
+      const step = nextStep(verdict, attempt, waitedMs, policy, Math.random);
       if (step.kind === 'give-up') {
         const message = giveUpMessage({
           failure: verdict,
           step,
           attempts: attempt,
           waitedMs,
-          policy: this.policy,
+          policy,
           authHint: this.options.authHint,
         });
         const code = verdict.kind === 'failed' ? verdict.code : undefined;

@@ -6,6 +6,7 @@ import {
   guardedDownload,
   operatorChosen,
 } from '../files/guarded-download.js';
+import { type SlackMentions, toSlackMrkdwn } from '../format/slack-mrkdwn.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
@@ -15,8 +16,10 @@ import {
   PlatformApiError,
   type PlatformClient,
   type Reaction,
+  type SendOptions,
   type ThreadParent,
   type UserNames,
+  type WriteOptions,
 } from '../outbound.js';
 import { SLACK_API_URL } from '../platform-defaults.js';
 import { isoFromSlackTs } from '../platform-time.js';
@@ -30,6 +33,8 @@ export const SLACK_FILES_URL = 'https://files.slack.com';
 export interface SlackClientOptions extends TokenClientOptions {
   /** The only origin files are downloaded from; a fake file host in tests. */
   filesUrl?: string;
+  /** SLACK_REPLY_MENTIONS: whether the agent's `<!channel>`, `<@U…>` and the like stay live. */
+  mentions?: SlackMentions;
 }
 
 /** Slack Web API: messages by `ts`, threads by the root's `ts`. */
@@ -49,19 +54,38 @@ export class SlackClient implements PlatformClient {
     }));
   }
 
-  async send(target: MessageRef, text: string): Promise<string> {
+  render(markdown: string): string {
+    return toSlackMrkdwn(markdown, this.options.mentions);
+  }
+
+  async send(target: MessageRef, markdown: string, options: SendOptions = {}): Promise<string> {
     const method = 'chat.postMessage';
-    const answer = await this.post(method, {
+    const args = {
       channel: target.channelId,
       // A reply to a message outside any thread starts a thread under it.
       thread_ts: target.threadId ?? target.messageId,
-      text,
-    });
+      text: this.render(markdown),
+    };
+    const answer = await this.post(method, args, options);
     return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
   }
 
-  async edit(target: MessageRef, messageId: string, text: string): Promise<void> {
-    await this.post('chat.update', { channel: target.channelId, ts: messageId, text });
+  async edit(
+    target: MessageRef,
+    messageId: string,
+    markdown: string,
+    options: WriteOptions = {},
+  ): Promise<void> {
+    await this.post(
+      'chat.update',
+      { channel: target.channelId, ts: messageId, text: this.render(markdown) },
+      options,
+    );
+  }
+
+  /** chat.update is a Tier 3 method: about 50 calls a minute per workspace. */
+  editIntervalMs(): number {
+    return 1_200;
   }
 
   async react(message: MessageRef, reaction: Reaction): Promise<void> {
@@ -129,12 +153,13 @@ export class SlackClient implements PlatformClient {
     return { name, displayName };
   }
 
-  private post(method: string, args: Record<string, unknown>) {
+  private post(method: string, args: Record<string, unknown>, { draft }: WriteOptions = {}) {
     return this.http.call({
       method,
       url: `${this.baseUrl}/${method}`,
       headers: { ...this.auth(), 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(args),
+      once: draft === true,
     });
   }
 

@@ -6,17 +6,28 @@ import {
   guardedDownload,
   operatorChosen,
 } from '../files/guarded-download.js';
+import { toTelegramHtml, toTelegramPlain } from '../format/telegram-html.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
-import { type BotIdentity, PlatformApiError, type PlatformClient, type Reaction } from '../outbound.js';
+import {
+  type BotIdentity,
+  PlatformApiError,
+  type PlatformClient,
+  type Reaction,
+  type SendOptions,
+  type WriteOptions,
+} from '../outbound.js';
 import { TELEGRAM_API_URL } from '../platform-defaults.js';
 import { classifyTelegramAnswer } from './answer.js';
 import { LastReaction } from './last-reaction.js';
 import { TELEGRAM_REACTIONS } from './reactions.js';
 
-export type TelegramClientOptions = TokenClientOptions;
+export interface TelegramClientOptions extends TokenClientOptions {
+  /** Told when Telegram refused a message's HTML and it went out as plain text instead. */
+  onPlainFallback?: (method: string, reason: string) => void;
+}
 
 /**
  * Telegram Bot API. No `fetchThreadParent`: Telegram delivers the replied-to message inside the update.
@@ -24,6 +35,8 @@ export type TelegramClientOptions = TokenClientOptions;
 export class TelegramClient implements PlatformClient {
   readonly platform = 'telegram';
   readonly maxMessageLength = 4096;
+  /** A chat action shows for five seconds or until the bot's next message. */
+  readonly typingRefreshMs = 4_000;
   private readonly http: PlatformHttp;
   private readonly baseUrl: string;
   private readonly lastReaction = new LastReaction();
@@ -37,11 +50,14 @@ export class TelegramClient implements PlatformClient {
     }));
   }
 
-  async send(target: MessageRef, text: string): Promise<string> {
+  render(markdown: string): string {
+    return toTelegramHtml(markdown);
+  }
+
+  async send(target: MessageRef, markdown: string, options: SendOptions = {}): Promise<string> {
     const method = 'sendMessage';
-    const answer = await this.post(method, {
+    const answer = await this.formatted(method, markdown, options, {
       chat_id: telegramId(target.channelId),
-      text,
       message_thread_id: target.threadId === undefined ? undefined : telegramId(target.threadId),
       // Still post when the quoted message was deleted meanwhile.
       reply_parameters: { message_id: telegramId(target.messageId), allow_sending_without_reply: true },
@@ -54,12 +70,55 @@ export class TelegramClient implements PlatformClient {
     );
   }
 
-  async edit(target: MessageRef, messageId: string, text: string): Promise<void> {
-    await this.post('editMessageText', {
+  async edit(
+    target: MessageRef,
+    messageId: string,
+    markdown: string,
+    options: WriteOptions = {},
+  ): Promise<void> {
+    await this.formatted('editMessageText', markdown, options, {
       chat_id: telegramId(target.channelId),
       message_id: telegramId(messageId),
-      text,
     });
+  }
+
+  /**
+   * Edits count against a chat's messages: about one a second in a private chat, 20 a minute in a
+   * group (negative chat ids are groups and channels).
+   */
+  editIntervalMs(target: MessageRef): number {
+    return target.channelId.startsWith('-') ? 3_000 : 1_000;
+  }
+
+  async typing(target: MessageRef): Promise<void> {
+    await this.post(
+      'sendChatAction',
+      {
+        chat_id: telegramId(target.channelId),
+        message_thread_id: target.threadId === undefined ? undefined : telegramId(target.threadId),
+        action: 'typing',
+      },
+      { draft: true },
+    );
+  }
+
+  /**
+   * Posts the Markdown as HTML; when Telegram refuses an entity in it (`can't parse entities`), posts
+   * the same text without markup, so that the reply still arrives, only plainer.
+   */
+  private async formatted(
+    method: string,
+    markdown: string,
+    options: WriteOptions,
+    args: Record<string, unknown>,
+  ) {
+    try {
+      return await this.post(method, { ...args, text: this.render(markdown), parse_mode: 'HTML' }, options);
+    } catch (error) {
+      if (!(error instanceof PlatformApiError && error.code?.includes("can't parse entities"))) throw error;
+      this.options.onPlainFallback?.(method, error.code);
+      return await this.post(method, { ...args, text: toTelegramPlain(markdown) }, options);
+    }
   }
 
   async react(message: MessageRef, reaction: Reaction): Promise<void> {
@@ -110,12 +169,13 @@ export class TelegramClient implements PlatformClient {
     return { id: username, name: username };
   }
 
-  private post(method: string, args: Record<string, unknown>) {
+  private post(method: string, args: Record<string, unknown>, { draft }: WriteOptions = {}) {
     return this.http.call({
       method,
       url: `${this.baseUrl}/bot${this.options.token}/${method}`,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(args),
+      once: draft === true,
     });
   }
 }

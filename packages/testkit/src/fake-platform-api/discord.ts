@@ -12,6 +12,7 @@ const ROUTES: { verb: string; pattern: RegExp; method: string }[] = [
   { verb: 'POST', pattern: /^\/channels\/[^/]+\/messages$/, method: 'createMessage' },
   { verb: 'GET', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'getMessage' },
   { verb: 'PATCH', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'editMessage' },
+  { verb: 'POST', pattern: /^\/channels\/[^/]+\/typing$/, method: 'triggerTyping' },
   {
     verb: 'PUT',
     pattern: /^\/channels\/[^/]+\/messages\/[^/]+\/reactions\/[^/]+\/@me$/,
@@ -59,6 +60,7 @@ export function discordHandler(
       if (typeof args.content === 'string') message.text = args.content;
       return { status: 200, body: discordMessage(message) };
     },
+    triggerTyping: () => ({ status: 204 }),
     addReaction: () => ({ status: 204 }),
     removeReaction: () => ({ status: 204 }),
   };

@@ -1,4 +1,7 @@
 export { startFakePlatformApi } from './server.js';
+export { shownText } from './shown-text.js';
+export { type SlackControl, slackControls } from './slack-mrkdwn.js';
+export { readTelegramHtml, type TelegramEntity, type TelegramHtmlReading } from './telegram-html.js';
 export type {
   FakeApiCall,
   FakeBots,

@@ -6,6 +6,8 @@ export interface StoredMessage {
   senderId: string;
   senderName: string;
   text: string;
+  /** The text as posted with Telegram's `parse_mode: "HTML"`; `text` is what it shows. */
+  markup?: string;
   timestamp: string;
   replyTo?: string;
 }

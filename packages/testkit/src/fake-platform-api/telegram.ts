@@ -1,6 +1,7 @@
 import type { FileStore } from './file-store.js';
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
+import { readTelegramHtml } from './telegram-html.js';
 import { TELEGRAM_ALLOWED_REACTIONS } from './telegram-reactions.js';
 import type { FakeBots, FakeFailure } from './types.js';
 
@@ -23,10 +24,10 @@ export function telegramHandler(
     },
     sendMessage: (args) => {
       const chat = idArg(args.chat_id);
-      const text = typeof args.text === 'string' ? args.text : '';
+      const shown = shownText(args);
       if (chat === undefined) return error(400, 'Bad Request: chat_id is empty');
-      if (!text.trim()) return error(400, 'Bad Request: message text is empty');
-      if (text.length > MAX_TEXT) return error(400, 'Bad Request: message is too long');
+      if ('refused' in shown) return shown.refused;
+      const { text, markup } = shown;
       const reply = idArg((args.reply_parameters as { message_id?: unknown } | undefined)?.message_id);
       const message = store.put({
         channelId: chat,
@@ -35,6 +36,7 @@ export function telegramHandler(
         senderId: 'fake-bot',
         senderName: 'fake_bot',
         text,
+        ...(markup === undefined ? {} : { markup }),
         timestamp: new Date().toISOString(),
         replyTo: reply,
       });
@@ -42,10 +44,11 @@ export function telegramHandler(
     },
     editMessageText: (args) => {
       const message = store.get(idArg(args.chat_id) ?? '', idArg(args.message_id) ?? '');
-      const text = typeof args.text === 'string' ? args.text : '';
       if (!message) return error(400, 'Bad Request: message to edit not found');
-      if (!text.trim()) return error(400, 'Bad Request: message text is empty');
-      if (text === message.text) {
+      const shown = shownText(args);
+      if ('refused' in shown) return shown.refused;
+      const { text, markup } = shown;
+      if (text === message.text && markup === message.markup) {
         return error(
           400,
           'Bad Request: message is not modified: specified new message content and reply markup are exactly ' +
@@ -53,7 +56,16 @@ export function telegramHandler(
         );
       }
       message.text = text;
+      if (markup === undefined) delete message.markup;
+      else message.markup = markup;
       return ok(telegramMessage(message));
+    },
+    sendChatAction: (args) => {
+      if (idArg(args.chat_id) === undefined) return error(400, 'Bad Request: chat_id is empty');
+      const actions = ['typing', 'upload_photo', 'upload_document', 'record_voice', 'choose_sticker'];
+      return actions.includes(String(args.action))
+        ? ok(true)
+        : error(400, 'Bad Request: wrong parameter action in request');
     },
     setMessageReaction: (args) => {
       if (idArg(args.chat_id) === undefined || idArg(args.message_id) === undefined) {
@@ -92,6 +104,24 @@ function telegramFailure({ status, retryAfterSeconds, error: description }: Fake
     };
   }
   return error(status, description ?? (status >= 500 ? 'Internal Server Error' : 'Bad Request'));
+}
+
+/** What a message shows: its text, read as HTML under `parse_mode: "HTML"`; refused as Telegram refuses. */
+function shownText(
+  args: Record<string, unknown>,
+): { text: string; markup?: string } | { refused: FakeAnswer } {
+  const sent = typeof args.text === 'string' ? args.text : '';
+  let shown: { text: string; markup?: string } = { text: sent };
+  if (args.parse_mode === 'HTML') {
+    const reading = readTelegramHtml(sent);
+    if (!reading.ok) return { refused: error(400, reading.error) };
+    shown = { text: reading.text, markup: sent };
+  } else if (args.parse_mode !== undefined) {
+    return { refused: error(400, `Bad Request: unsupported parse_mode ${String(args.parse_mode)}`) };
+  }
+  if (!shown.text.trim()) return { refused: error(400, 'Bad Request: message text is empty') };
+  if (shown.text.length > MAX_TEXT) return { refused: error(400, 'Bad Request: message is too long') };
+  return shown;
 }
 
 function ok(result: unknown): FakeAnswer {
