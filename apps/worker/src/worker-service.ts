@@ -177,8 +177,15 @@ async function startOn(
   started.undoWith(() => upkeep.closeControls());
   started.undoWith(() => upkeep.stop());
 
+  const pace = store.pace((platform, waitMs) =>
+    metrics.platformPaceWaitSeconds.observe({ platform }, waitMs / 1000),
+  );
   const clients =
-    options.clients ?? createPlatformClients(config.platforms, platformCallHooks(metrics, logger));
+    options.clients ??
+    createPlatformClients(config.platforms, {
+      ...platformCallHooks(metrics, logger),
+      pace: (platform, limits, draft) => pace.take(platform, limits, draft),
+    });
   const status = new WorkerStatusReporter({
     registry: store.workers,
     owner,

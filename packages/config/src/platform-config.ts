@@ -1,6 +1,6 @@
 import { DISCORD_API_URL, SLACK_API_URL, TELEGRAM_API_URL } from '@tributary/platforms/defaults';
 import { ConfigError } from './config-error.js';
-import { type Env, readOptional, readUrl } from './env-readers.js';
+import { type Env, readInteger, readOptional, readUrl } from './env-readers.js';
 
 export interface SlackConfig {
   /** Verifies deliveries; without it `/webhooks/slack` is off. */
@@ -20,6 +20,8 @@ export interface SlackConfig {
    * text; `allow` lets them mention.
    */
   replyMentions: 'escape' | 'allow' | undefined;
+  /** SLACK_CHANNEL_POSTS_PER_MINUTE: the fleet's posts and edits per channel; undefined: Slack's 60. */
+  channelPostsPerMinute: number | undefined;
 }
 
 export interface TelegramConfig {
@@ -90,6 +92,10 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
         filesUrl: readUrl(env, 'SLACK_FILES_URL', HTTP),
         botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),
         replyMentions: readMentions(env),
+        channelPostsPerMinute:
+          readOptional(env, 'SLACK_CHANNEL_POSTS_PER_MINUTE') === undefined
+            ? undefined
+            : readInteger(env, 'SLACK_CHANNEL_POSTS_PER_MINUTE', 60, 1),
       },
       'apiUrl',
     ),

@@ -17,6 +17,8 @@ const QUEUE_WAIT_BUCKETS = [
 const TURN_DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800];
 /** An agent start's wait for its turn: none on a quiet worker, seconds behind a herd of new threads. */
 const START_WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
+/** A write's wait for its slot: none in a quiet channel, a second per write queued ahead of it. */
+const PACE_WAIT_BUCKETS = [0, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120];
 /** Webhook acknowledgement: boundaries at 1 s (the slow-ack alert) and 3 s (Slack's deadline). */
 const INGRESS_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10];
 
@@ -133,6 +135,12 @@ export const CATALOGUE = {
     'tributary_platform_plain_fallbacks_total',
     'Messages the platform refused as formatted (Telegram: an entity it cannot parse) that were posted again as plain text.',
     ['platform', 'method'],
+  ),
+  platformPaceWaitSeconds: histogram(
+    'tributary_platform_pace_wait_seconds',
+    "How long a post or edit waited for its slot in the fleet's shared budget of its channel and bot (the platform's published limits), per write.",
+    ['platform'],
+    PACE_WAIT_BUCKETS,
   ),
   agentStartFailuresTotal: counter(
     'tributary_agent_start_failures_total',

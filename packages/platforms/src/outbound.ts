@@ -11,6 +11,24 @@ import type { MessageRef } from './message-ref.js';
 /** `tool`: the agent is running a tool (or has just shown its plan). */
 export type Reaction = 'accepted' | 'working' | 'tool' | 'stall-soft' | 'stall-hard' | 'done' | 'failed';
 
+/** One limit a platform publishes: at most `perMinute` writes to one place, `burst` of them at once. */
+export interface PaceLimit {
+  /** The place: `slack:channel:C123`, `telegram:bot:<digest of the token>`. */
+  key: string;
+  perMinute: number;
+  burst: number;
+}
+
+/**
+ * Paces a write by the platform's limits across the fleet: waits for a slot of each and answers
+ * undefined; for a draft that finds no free slot, answers at once how long until the next.
+ */
+export type Pace = (
+  platform: string,
+  limits: readonly PaceLimit[],
+  draft: boolean,
+) => Promise<number | undefined>;
+
 /** How a write may be spent. */
 export interface WriteOptions {
   /**

@@ -2,7 +2,7 @@ import { DiscordClient } from './discord/client.js';
 import type { SlackMentions } from './format/slack-mrkdwn.js';
 import { GatewayClient } from './gateway/client.js';
 import type { OnPlatformCall } from './http/platform-http.js';
-import type { PlatformClient } from './outbound.js';
+import type { Pace, PlatformClient } from './outbound.js';
 import { SlackClient } from './slack/client.js';
 import { TelegramClient } from './telegram/client.js';
 
@@ -14,6 +14,7 @@ export interface PlatformCredentials {
         apiUrl: string;
         filesUrl?: string | undefined;
         replyMentions?: SlackMentions | undefined;
+        channelPostsPerMinute?: number | undefined;
       }
     | undefined;
   telegram?: { botToken?: string | undefined; apiUrl: string } | undefined;
@@ -28,6 +29,8 @@ export interface PlatformHooks {
   onCall?: OnPlatformCall;
   /** A message the platform refused as formatted went out as plain text. */
   onPlainFallback?: (platform: string, method: string, reason: string) => void;
+  /** Paces posts and edits across the fleet (workers: the store's `FleetPace`). */
+  pace?: Pace;
 }
 
 /**
@@ -39,8 +42,8 @@ export function createPlatformClients(
   hooks: PlatformHooks = {},
 ): Map<string, PlatformClient> {
   const clients = new Map<string, PlatformClient>();
-  const { onCall, onPlainFallback } = hooks;
-  const common = onCall ? { onCall } : {};
+  const { onCall, onPlainFallback, pace } = hooks;
+  const common = { ...(onCall ? { onCall } : {}), ...(pace ? { pace } : {}) };
   const { slack, telegram, discord, gateway } = credentials;
   if (slack?.botToken) {
     clients.set(
@@ -50,6 +53,7 @@ export function createPlatformClients(
         baseUrl: slack.apiUrl,
         ...(slack.filesUrl ? { filesUrl: slack.filesUrl } : {}),
         ...(slack.replyMentions ? { mentions: slack.replyMentions } : {}),
+        ...(slack.channelPostsPerMinute ? { channelPostsPerMinute: slack.channelPostsPerMinute } : {}),
         ...common,
       }),
     );

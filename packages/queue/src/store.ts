@@ -10,6 +10,7 @@ import { Runner, type RunnerOptions } from './runner.js';
 import { AuditLog } from './stores/audit-log.js';
 import { BatchHistory } from './stores/batch-history.js';
 import { FleetListing } from './stores/fleet-listing.js';
+import { FleetPace } from './stores/fleet-pace.js';
 import { GateState } from './stores/gate-state.js';
 import { type KeysOf, recentKeysOf } from './stores/keys-of.js';
 import { MessageReceipts } from './stores/message-receipts.js';
@@ -92,6 +93,11 @@ export class Store {
       queueConfig(options.queue),
       options.auditMaxEntries ?? storeDefaults.auditMaxEntries,
     );
+  }
+
+  /** Posts and edits paced across the fleet; `onWait` hears each write's wait for its slot. */
+  pace(onWait?: (platform: string, waitMs: number) => void): FleetPace {
+    return new FleetPace(this.redis, this.config.prefix, onWait);
   }
 
   /** Each thread's parent message, as the platform adapters describe it. */

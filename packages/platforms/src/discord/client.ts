@@ -8,6 +8,7 @@ import {
 } from '../files/guarded-download.js';
 import { objectField, type PlatformAnswer } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
+import { botKey, paced } from '../http/paced.js';
 import {
   type PlatformHttp,
   type PlatformRequest,
@@ -66,6 +67,7 @@ export class DiscordClient implements PlatformClient {
 
   async send(target: MessageRef, text: string, options: SendOptions = {}): Promise<string> {
     const method = 'createMessage';
+    await this.paced(method, target, options);
     const answer = await this.request(
       method,
       'POST',
@@ -82,6 +84,7 @@ export class DiscordClient implements PlatformClient {
   }
 
   async edit(target: MessageRef, messageId: string, text: string, options: WriteOptions = {}): Promise<void> {
+    await this.paced('editMessage', target, options);
     const path = `/channels/${channelOf(target)}/messages/${messageId}`;
     await this.request('editMessage', 'PATCH', path, { content: text }, options);
   }
@@ -146,6 +149,15 @@ export class DiscordClient implements PlatformClient {
     const id = requireId(this.platform, 'getCurrentUser', answer, objectField(answer.body, 'id'));
     const name = objectField(answer.body, 'username');
     return { id, name: typeof name === 'string' && name !== '' ? name : id };
+  }
+
+  /** Discord's limits: five message writes per five seconds in a channel, 50 requests a second per bot. */
+  private paced(method: string, target: MessageRef, { draft }: WriteOptions) {
+    const limits = [
+      { key: `discord:channel:${channelOf(target)}`, perMinute: 60, burst: 5 },
+      { key: botKey(this.platform, this.options.token), perMinute: 3_000, burst: 50 },
+    ];
+    return paced(this.options.pace, this.platform, method, limits, draft === true);
   }
 
   private request(

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request as httpRequest } from 'undici';
-import { PlatformApiError } from '../outbound.js';
+import { type Pace, PlatformApiError } from '../outbound.js';
 import { type Classifier, type PlatformAnswer, parseBody } from './answer.js';
 import { giveUpMessage } from './failure-message.js';
 import { noAnswerFailure } from './no-answer.js';
@@ -17,6 +17,8 @@ export interface PlatformClientOptions {
   baseUrl?: string;
   retry?: Partial<RetryPolicy>;
   onCall?: OnPlatformCall;
+  /** Paces posts and edits across the fleet by the platform's published limits; unpaced without it. */
+  pace?: Pace;
 }
 
 export interface PlatformRequest {

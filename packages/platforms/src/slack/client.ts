@@ -9,6 +9,7 @@ import {
 import { type SlackMentions, toSlackMrkdwn } from '../format/slack-mrkdwn.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
+import { paced } from '../http/paced.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
 import {
@@ -35,6 +36,8 @@ export interface SlackClientOptions extends TokenClientOptions {
   filesUrl?: string;
   /** SLACK_REPLY_MENTIONS: whether the agent's `<!channel>`, `<@U…>` and the like stay live. */
   mentions?: SlackMentions;
+  /** SLACK_CHANNEL_POSTS_PER_MINUTE: Slack's per-channel posting limit, 60 unless Slack granted more. */
+  channelPostsPerMinute?: number;
 }
 
 /** Slack Web API: messages by `ts`, threads by the root's `ts`. */
@@ -66,6 +69,7 @@ export class SlackClient implements PlatformClient {
       thread_ts: target.threadId ?? target.messageId,
       text: this.render(markdown),
     };
+    await this.paced(method, target, options);
     const answer = await this.post(method, args, options);
     return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
   }
@@ -76,6 +80,7 @@ export class SlackClient implements PlatformClient {
     markdown: string,
     options: WriteOptions = {},
   ): Promise<void> {
+    await this.paced('chat.update', target, options);
     await this.post(
       'chat.update',
       { channel: target.channelId, ts: messageId, text: this.render(markdown) },
@@ -151,6 +156,13 @@ export class SlackClient implements PlatformClient {
     const name = user?.name || userId;
     const displayName = user?.profile?.display_name || user?.profile?.real_name || user?.real_name || name;
     return { name, displayName };
+  }
+
+  /** Slack allows about one message a second in a channel, with short bursts. */
+  private paced(method: string, target: MessageRef, { draft }: WriteOptions) {
+    const perMinute = this.options.channelPostsPerMinute ?? 60;
+    const limits = [{ key: `slack:channel:${target.channelId}`, perMinute, burst: 3 }];
+    return paced(this.options.pace, this.platform, method, limits, draft === true);
   }
 
   private post(method: string, args: Record<string, unknown>, { draft }: WriteOptions = {}) {

@@ -9,6 +9,7 @@ import {
 import { toTelegramHtml, toTelegramPlain } from '../format/telegram-html.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
+import { botKey, paced } from '../http/paced.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
 import type { MessageRef } from '../message-ref.js';
 import {
@@ -112,6 +113,8 @@ export class TelegramClient implements PlatformClient {
     options: WriteOptions,
     args: Record<string, unknown>,
   ) {
+    const limits = this.limits(String(args.chat_id));
+    await paced(this.options.pace, this.platform, method, limits, options.draft === true);
     try {
       return await this.post(method, { ...args, text: this.render(markdown), parse_mode: 'HTML' }, options);
     } catch (error) {
@@ -167,6 +170,17 @@ export class TelegramClient implements PlatformClient {
       throw new PlatformApiError(this.platform, 'getMe', 200, 'the answer names no username');
     }
     return { id: username, name: username };
+  }
+
+  /**
+   * Telegram's limits: about one message a second in a chat, 20 a minute in a group, 30 a second for
+   * the whole bot; edits count as messages.
+   */
+  private limits(chatId: string) {
+    return [
+      { key: `telegram:chat:${chatId}`, perMinute: chatId.startsWith('-') ? 20 : 60, burst: 3 },
+      { key: botKey(this.platform, this.options.token), perMinute: 1_800, burst: 30 },
+    ];
   }
 
   private post(method: string, args: Record<string, unknown>, { draft }: WriteOptions = {}) {

@@ -5,6 +5,7 @@ import { DEAD_BOUNDS, DEAD_SCRIPTS } from './dead-calls.js';
 import { found, known, ok, type Rung, ringOrOk } from './decoders.js';
 import { LISTING_SCRIPTS } from './listing-calls.js';
 import { OUTBOX_SCRIPTS } from './outbox-calls.js';
+import { paceReserve } from './pace-calls.js';
 import { defineScript, type Reply } from './scripts.js';
 import { ScriptStatus } from './status.js';
 
@@ -531,4 +532,5 @@ export const ALL_SCRIPTS = [
   auditComplete,
   affinityPush,
   passOn,
+  paceReserve,
 ];

@@ -56,7 +56,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
   const files = new FileStore(() => origin, tokens);
   const users = new Map<string, SeededUser>();
   const handlers: Record<FakePlatform, FakePlatformHandler> = {
-    slack: slackHandler(tokens.slack, stores.slack, bots.slack, users),
+    slack: slackHandler(tokens.slack, stores.slack, bots.slack, users, options.slackChannelPostsPerMinute),
     telegram: telegramHandler(tokens.telegram, new MessageStore(), bots.telegram, files),
     discord: discordHandler(tokens.discord, stores.discord, bots.discord),
     gateway: gatewayHandler(options.gatewaySecret),

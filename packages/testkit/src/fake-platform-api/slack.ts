@@ -11,7 +11,9 @@ export function slackHandler(
   store: MessageStore,
   bot: FakeBots['slack'],
   users: ReadonlyMap<string, SeededUser>,
+  channelPostsPerMinute?: number,
 ): FakePlatformHandler {
+  const limit = channelPostsPerMinute === undefined ? undefined : new ChannelLimit(channelPostsPerMinute);
   const fail = (error: string, headers?: Record<string, string>): FakeAnswer => ({
     status: 200,
     headers,
@@ -23,6 +25,8 @@ export function slackHandler(
       const channel = stringArg(args.channel);
       const text = stringArg(args.text);
       if (!channel) return fail('channel_not_found');
+      const wait = limit?.take(channel);
+      if (wait !== undefined) return ratelimited(wait);
       if (!text?.trim()) return fail('no_text');
       if (text.length > MAX_TEXT) return fail('msg_too_long');
       const n = store.nextNumber();
@@ -45,6 +49,8 @@ export function slackHandler(
       const message = store.get(channel, stringArg(args.ts) ?? '');
       const text = stringArg(args.text);
       if (!message) return fail('message_not_found');
+      const wait = limit?.take(channel);
+      if (wait !== undefined) return ratelimited(wait);
       if (!text?.trim()) return fail('no_text');
       message.text = text;
       return { status: 200, body: { ok: true, channel, ts: message.id, text } };
@@ -98,6 +104,32 @@ export function slackHandler(
     handle: (request: FakeRequest, method) =>
       methods[method]?.(request.payload ?? {}) ?? fail('unknown_method'),
   };
+}
+
+/** Slack's answer to a write past the limit: HTTP 429 with the seconds to wait. */
+function ratelimited(waitMs: number): FakeAnswer {
+  const headers = { 'retry-after': String(Math.max(1, Math.ceil(waitMs / 1000))) };
+  return { status: 429, headers, body: { ok: false, error: 'ratelimited' } };
+}
+
+/** At most `perMinute` writes a minute per channel after a burst of four (a cell rate, per channel). */
+class ChannelLimit {
+  private readonly next = new Map<string, number>();
+  private readonly intervalMs: number;
+
+  constructor(perMinute: number) {
+    this.intervalMs = 60_000 / perMinute;
+  }
+
+  /** Undefined when the write may go (and is counted); otherwise how long until it could. */
+  take(channel: string): number | undefined {
+    const now = Date.now();
+    const tat = Math.max(this.next.get(channel) ?? now, now);
+    const at = tat - this.intervalMs * 3;
+    if (at > now) return at - now;
+    this.next.set(channel, tat + this.intervalMs);
+    return undefined;
+  }
 }
 
 function slackFailure({ status, retryAfterSeconds, error }: FakeFailure): FakeAnswer {

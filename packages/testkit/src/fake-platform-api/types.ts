@@ -85,6 +85,12 @@ export interface FakePlatformApiOptions {
   /** When set, gateway replies must be signed with it over a fresh `x-tributary-timestamp` (else 401). */
   gatewaySecret?: string;
   bots?: Partial<FakeBots>;
+  /**
+   * Enforces Slack's per-channel posting limit on chat.postMessage and chat.update: this many a minute,
+   * with a short burst of four, a write beyond it answered 429 `ratelimited` with Retry-After. Unset:
+   * not enforced.
+   */
+  slackChannelPostsPerMinute?: number;
 }
 
 export interface FakeTokens {
