@@ -1,4 +1,4 @@
-import { waitFor } from '@tributary/testkit';
+import { shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postTelegramMessage, type Stack, startStack } from './stack-fixture.js';
 
@@ -25,6 +25,12 @@ function chat() {
         .calls('telegram', 'sendMessage')
         .filter((c) => (c.body as { chat_id: number }).chat_id === chatId)
         .map((c) => (c.body as { text: string }).text),
+    /** What the chat shows: the HTML read as Telegram reads it. */
+    shown: () =>
+      stack
+        .calls('telegram', 'sendMessage')
+        .filter((c) => (c.body as { chat_id: number }).chat_id === chatId)
+        .map((c) => shownText(c) ?? ''),
   };
 }
 
@@ -79,5 +85,22 @@ describe('control commands', () => {
     // A fresh session: the agent remembers no earlier turn.
     expect(last).toContain('session history: 0 earlier turn(s)');
     expect(c.texts().some((t) => t.includes('queued while it runs'))).toBe(false);
+  });
+
+  it('/status tells the running turn, what waits, the agent and the last turn; /help lists the commands', async () => {
+    const c = chat();
+    await c.say('@tributary_bot first turn');
+    await waitFor(() => c.texts().some((t) => t.includes('first turn')), { what: 'the first answer' });
+    await startLongTurn(c);
+    expect(await c.say('/status')).toMatchObject({ outcome: 'control', command: 'status' });
+    await waitFor(() => c.texts().some((t) => t.includes('Status:')), { what: 'the status' });
+    const status = c.shown().find((t) => t.includes('Status:'))!;
+    expect(status).toMatch(/^Status: running a turn since \d+ s ago; 2 messages in the inbox/);
+    // The agent by its name (the built-in agent's folder), never the worker's paths.
+    expect(status).toMatch(/\nAgent: agent, session [\w-]+\nLast turn: complete, ended \d+ s ago$/);
+    expect(await c.say('/help@tributary_bot')).toMatchObject({ outcome: 'control', command: 'help' });
+    await waitFor(() => c.shown().some((t) => t.startsWith('Commands')), { what: 'the help' });
+    expect(c.shown().find((t) => t.startsWith('Commands'))).toContain('/cancel_all');
+    await c.say('/cancel-all');
   });
 });

@@ -15,6 +15,7 @@ commands:
   discord-forwarder   hold the Discord Gateway connection and forward messages to ingress
   agent-host          run a worker's agents in a container of their own, reached over a socket
   doctor              check that a worker could use the configured agent
+  commands            register the thread commands with Discord and Telegram; Slack's manifest
   admin               list and act on the fleet: threads, dead letters, workers, audit
 
 Configuration comes from environment variables (see README).`;
@@ -30,6 +31,7 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   'discord-forwarder': async () => (await import('./discord-forwarder-command.js')).discordForwarderCommand,
   'agent-host': async () => (await import('./agent-host-command.js')).agentHostCommand,
   doctor: async () => (await import('./doctor-command.js')).doctorCommand,
+  commands: async () => (await import('./commands-command.js')).commandsCommand,
   admin: async () => (await import('./admin-command.js')).adminCommand,
 };
 

@@ -53,6 +53,14 @@ Needs no Redis. Exit status: 0 a worker could use the agent, 1 it could not, 2 u
 
   --prompt "text"   send one prompt and print the reply
   --timeout-ms N    bound on the prompt's answer (default 120000)`,
+  commands: `usage: tributary commands register
+       tributary commands slack-manifest --url URL
+
+register        registers /cancel, /cancel-all, /reset, /status and /help as Discord's global
+                application commands (DISCORD_BOT_TOKEN) and as Telegram's command list
+                (TELEGRAM_BOT_TOKEN); exit 1 when a platform refused
+slack-manifest  prints the Slack app manifest part that routes /tributary and the events to ingress
+                at URL (paste it into the app's manifest)`,
   admin: `usage: tributary admin <what> [arguments] [--json] [--limit N] [--cursor C] [--all-pages]
 
 Lists and acts on the fleet through the admin API (TRIBUTARY_ADMIN_URL, TRIBUTARY_ADMIN_TOKEN; by

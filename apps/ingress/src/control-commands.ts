@@ -1,18 +1,19 @@
-import type { ControlCommand } from '@tributary/platforms';
+import type { ControlCommand, ThreadCommand } from '@tributary/platforms';
 import type { ThreadControls } from '@tributary/queue';
 
-const COMMAND_TEXT = /^\s*\/(cancel-all|cancel|reset)(?:@(\S+))?\s*$/;
+const COMMAND_TEXT = /^\s*\/(cancel[-_]all|cancel|reset|status|help)(?:@(\S+))?\s*$/;
 
 /**
- * A message whose whole text is a control command. Telegram addresses a command to one bot as
- * `/cancel@botname`: one addressed to another bot is not ours.
+ * A message whose whole text is a command. Telegram addresses a command to one bot as
+ * `/cancel@botname`: one addressed to another bot is not ours. Telegram's command names cannot hold a
+ * `-`, so `/cancel_all` is `/cancel-all` too.
  */
-export function parseControlText(text: string, selfId: string | undefined): ControlCommand | undefined {
+export function parseCommandText(text: string, selfId: string | undefined): ThreadCommand | undefined {
   const match = COMMAND_TEXT.exec(text);
   if (!match) return undefined;
   const addressee = match[2];
   if (addressee !== undefined && addressee.toLowerCase() !== selfId?.toLowerCase()) return undefined;
-  return match[1] as ControlCommand;
+  return match[1]!.replace('_', '-') as ThreadCommand;
 }
 
 /**
@@ -54,7 +55,7 @@ export async function applyControl(
 }
 
 /** What a platform that answers a command inline (Discord) shows for a redelivery of one applied before. */
-export function alreadyApplied(command: ControlCommand): string {
+export function alreadyApplied(command: ThreadCommand): string {
   return `/${command} was applied already; nothing was done again.`;
 }
 

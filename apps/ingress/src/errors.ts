@@ -13,7 +13,10 @@ export const ERROR_CATALOG = {
   conflict: { status: 409, hint: 'an action with this Idempotency-Key is still running; retry shortly' },
   body_too_large: { status: 413, hint: 'raise BODY_LIMIT_BYTES if such bodies are legitimate' },
   uri_too_long: { status: 414, hint: 'shorten the path; a segment may have at most 100 characters' },
-  unsupported_media_type: { status: 415, hint: 'send application/json' },
+  unsupported_media_type: {
+    status: 415,
+    hint: 'send what the platform posts: JSON, a form to Slack commands',
+  },
   rate_limited: { status: 429, hint: 'retry after the advised delay' },
   backlog_full: { status: 429, hint: 'the thread is over its backlog cap; retry later' },
   headers_too_large: { status: 431, hint: 'send a shorter URL and fewer headers (16 KiB in all)' },

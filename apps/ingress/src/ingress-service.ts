@@ -120,6 +120,12 @@ export async function startIngress(
   const intake = new Intake({
     queue: queue.intake,
     controls: store.controls,
+    recent: store.recent,
+    status: {
+      state: (thread) => store.admin.state(thread),
+      session: (thread) => store.sessions.get(thread),
+      lastBatch: async (thread) => (await store.history.of(thread, 1))[0],
+    },
     gates: config.gates,
     gateState: store.gates,
     clients: options.clients,

@@ -6,25 +6,29 @@ import {
   type Inbound,
   type InboundAdapter,
   type InboundMessage,
+  isControlCommand,
   type MessageRef,
   type PlatformClient,
   platformOfThread,
+  type ThreadCommand,
 } from '@tributary/platforms';
 import {
   BacklogFullError,
   type GateConditions,
   type GateState,
+  type RecentThreads,
   type ThreadControls,
   type ThreadIntake,
 } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AcceptedReactions } from './accepted-reactions.js';
 import type { BotSelf } from './bot-identities.js';
-import { applyControl, parseControlText } from './control-commands.js';
+import { applyControl, parseCommandText } from './control-commands.js';
 import { IngressError } from './errors.js';
 import { allowListVerdict, meetsConditions, planGate } from './gates/gate-decision.js';
 import type { SenderNames } from './sender-names.js';
 import type { ThreadParents } from './thread-parents.js';
+import { commandHelp, describeThread, type StatusSources } from './thread-status.js';
 
 /** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
 export type IntakeOutcome =
@@ -45,14 +49,18 @@ export type ControlOutcome = Extract<IntakeOutcome, { outcome: 'control' | 'dupl
 interface Screened {
   outcome: 'admitted';
   text: string;
-  /** The control command the text is, if it is one. */
-  command: ControlCommand | undefined;
+  /** The command the text is, if it is one. */
+  command: ThreadCommand | undefined;
   conditions?: GateConditions;
 }
 
 export interface IntakeDeps {
   queue: ThreadIntake;
   controls: ThreadControls;
+  /** Each person's latest thread per channel, for commands that name none. */
+  recent: Pick<RecentThreads, 'note' | 'latest'>;
+  /** What `/status` reads. */
+  status: StatusSources;
   gates: GateConfig;
   gateState: GateState;
   clients: ReadonlyMap<string, PlatformClient>;
@@ -86,7 +94,7 @@ export class Intake {
       // As the enqueue script does: only the loop guard refuses in a conversation that is ours.
       if (!verdict.admit) return this.refused(message, verdict.reason, verdict.reason === 'bot-turn-limit');
     }
-    if (command) return this.control(command, thread, message.ref, message.idempotencyKey, false);
+    if (command) return this.command(command, thread, message.ref, message.idempotencyKey, false);
 
     // Before the enqueue: the turn it may start at once opens a fresh session that wants the parent.
     // Both fail open within their own time limit; side by side, they cost one wait, not two.
@@ -170,7 +178,7 @@ export class Intake {
     return {
       outcome: 'admitted',
       text,
-      command: parseControlText(text, selfId),
+      command: parseCommandText(text, selfId),
       ...(plan.conditions ? { conditions: plan.conditions } : {}),
     };
   }
@@ -224,7 +232,24 @@ export class Intake {
       );
     }
     this.deps.reactions.add(thread, message.ref);
+    await this.noteRecent(message);
     return { outcome: 'accepted', thread, seq: result.seq };
+  }
+
+  /**
+   * Who last wrote in which thread of a channel, for the commands that name no thread. The message is
+   * accepted already: a failure here costs only that, and is said at warn.
+   */
+  private async noteRecent(message: InboundMessage): Promise<void> {
+    const { ref, event, thread } = message;
+    try {
+      await this.deps.recent.note(`${ref.platform}:${ref.channelId}`, event.sender.id, thread);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, thread },
+        "message accepted, but not noted as its sender's latest thread; a slash command may not find it",
+      );
+    }
   }
 
   /**
@@ -232,7 +257,7 @@ export class Intake {
    * messages, and the answer goes back in the HTTP response (a refusal's too).
    */
   async platformCommand(inbound: Extract<Inbound, { kind: 'control' }>): Promise<ControlOutcome> {
-    const { command } = inbound;
+    const { command, ref } = inbound;
     const verdict = allowListVerdict(this.deps.gates, {
       senderId: inbound.senderId,
       channelId: inbound.ref.channelId,
@@ -244,7 +269,32 @@ export class Intake {
         confirmation: `Not applied: ${verdict.reason.replaceAll('-', ' ')}.`,
       };
     }
-    return this.control(command, inbound.thread, inbound.ref, inbound.idempotencyKey, true);
+    const thread =
+      inbound.thread ?? (await this.deps.recent.latest(`${ref.platform}:${ref.channelId}`, inbound.senderId));
+    if (thread === undefined && command !== 'help') {
+      return {
+        outcome: 'control',
+        command,
+        confirmation:
+          'You have no conversation with me in this channel yet: mention me in a message to start one.',
+      };
+    }
+    return this.command(command, thread ?? '', ref, inbound.idempotencyKey, true);
+  }
+
+  /** A control is applied once per delivery; `status` and `help` are answered each time they are asked. */
+  private async command(
+    command: ThreadCommand,
+    thread: string,
+    ref: MessageRef,
+    delivery: string,
+    inline: boolean,
+  ): Promise<ControlOutcome> {
+    if (isControlCommand(command)) return this.control(command, thread, ref, delivery, inline);
+    const answer =
+      command === 'help' ? commandHelp(ref.platform) : await describeThread(this.deps.status, thread);
+    if (!inline) this.confirm(thread, ref, answer);
+    return { outcome: 'control', command, confirmation: answer };
   }
 
   /**

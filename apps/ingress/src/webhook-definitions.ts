@@ -4,6 +4,7 @@ import {
   DiscordInteractionsAdapter,
   GatewayInboundAdapter,
   type InboundAdapter,
+  SlackCommandsAdapter,
   SlackInboundAdapter,
   TelegramInboundAdapter,
 } from '@tributary/platforms';
@@ -20,6 +21,8 @@ export interface WebhookDefinition {
   self: BotSelf | undefined;
   /** Which variable turns the route on, for the 404 message. */
   secretVariable: string;
+  /** What the platform posts there; `application/json` when not said. */
+  mediaType?: 'application/json' | 'application/x-www-form-urlencoded';
 }
 
 /**
@@ -47,6 +50,16 @@ export function webhookDefinitions(
             signingSecret: slack.signingSecret,
             ...(slackSelf ? { selfUserId: slackSelf } : {}),
           })
+        : undefined,
+    },
+    {
+      path: '/webhooks/slack/commands',
+      platform: 'slack',
+      secretVariable: 'SLACK_SIGNING_SECRET',
+      self: identities.slack,
+      mediaType: 'application/x-www-form-urlencoded',
+      adapter: slack?.signingSecret
+        ? new SlackCommandsAdapter({ signingSecret: slack.signingSecret })
         : undefined,
     },
     {

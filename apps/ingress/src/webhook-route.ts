@@ -67,9 +67,10 @@ function answer(reply: FastifyReply, result: IntakeOutcome) {
 export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
   const { adapter, platform, intake, observer } = options;
   app.removeAllContentTypeParsers();
-  // Every platform posts JSON; any other media type is refused with 415 before anything is read.
+  // Each route takes the one media type its platform posts (JSON, Slack's commands a form); any other
+  // is refused with 415 before anything is read.
   app.addContentTypeParser(
-    'application/json',
+    options.mediaType ?? 'application/json',
     { parseAs: 'buffer', bodyLimit: options.bodyLimitBytes },
     (_req, body, done) => done(null, body),
   );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseControlText } from '../src/control-commands.js';
+import { parseCommandText } from '../src/control-commands.js';
 
-describe('parseControlText', () => {
+describe('parseCommandText', () => {
   it.each([
     ['/cancel', 'cancel'],
     ['/cancel-all', 'cancel-all'],
@@ -9,8 +9,12 @@ describe('parseControlText', () => {
     ['  /reset \n', 'reset'],
     ['/cancel@tributary_bot', 'cancel'],
     ['/cancel@Tributary_Bot', 'cancel'],
+    ['/cancel_all', 'cancel-all'],
+    ['/cancel_all@tributary_bot', 'cancel-all'],
+    ['/status', 'status'],
+    ['/help', 'help'],
   ])('%j is the command %s', (text, command) => {
-    expect(parseControlText(text, 'tributary_bot')).toBe(command);
+    expect(parseCommandText(text, 'tributary_bot')).toBe(command);
   });
 
   it.each([
@@ -22,7 +26,10 @@ describe('parseControlText', () => {
     '',
     '/cancel-all-now',
     '/cancel@other_bot',
+    '/status please',
+    '/helpme',
+    '/cancel_',
   ])('%j is data, not a command', (text) => {
-    expect(parseControlText(text, 'tributary_bot')).toBeUndefined();
+    expect(parseCommandText(text, 'tributary_bot')).toBeUndefined();
   });
 });

@@ -47,3 +47,20 @@ describe('Discord slash commands and the allow lists', () => {
     expect(answer.body).toEqual({ type: 4, data: { content: 'Not applied: user not allowed.', flags: 64 } });
   });
 });
+
+describe('Discord /status and /help', () => {
+  it('answer inline with the thread’s state and the command list, applying nothing', async () => {
+    const status = slashCommand('status', '42', '1102');
+    const answer = await h.post('/webhooks/discord', status, discordHeaders(h.discordKey, status));
+    expect(answer.body).toEqual({
+      type: 4,
+      data: { content: 'No conversation here yet: write to me to start one.', flags: 64 },
+    });
+    const help = slashCommand('help', '42', '1103');
+    const listed = await h.post('/webhooks/discord', help, discordHeaders(h.discordKey, help));
+    const content = (listed.body as { data: { content: string } }).data.content;
+    for (const command of ['/cancel', '/cancel-all', '/reset', '/status', '/help']) {
+      expect(content).toContain(`\`${command}\``);
+    }
+  });
+});

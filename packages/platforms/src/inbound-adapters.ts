@@ -18,6 +18,7 @@ export {
   parseGatewayEvent,
 } from './gateway/event-schema.js';
 export { GatewayInboundAdapter, type GatewayInboundOptions } from './gateway/inbound.js';
+export { SlackCommandsAdapter, type SlackCommandsOptions } from './slack/commands.js';
 export { SlackInboundAdapter, type SlackInboundOptions } from './slack/inbound.js';
 export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from './slack/signature.js';
 export {

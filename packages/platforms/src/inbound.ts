@@ -10,8 +10,7 @@ export interface WebhookRequest {
   now: number;
 }
 
-/** A control command; never enqueued as data. */
-export type ControlCommand = 'cancel' | 'cancel-all' | 'reset';
+import type { ThreadCommand } from './thread-commands.js';
 
 /** One chat message, parsed, before the gates. Its text is verbatim: mentions are not stripped yet. */
 export interface InboundMessage {
@@ -39,11 +38,18 @@ export interface InboundMessage {
 /** What a verified webhook delivery asks of ingress. */
 export type Inbound =
   | { kind: 'message'; message: InboundMessage }
-  /** A command the platform delivered as such (Discord slash commands); text commands come as messages. */
+  /**
+   * A command the platform delivered as such (Discord's and Slack's slash commands); text commands come
+   * as messages.
+   */
   | {
       kind: 'control';
-      command: ControlCommand;
-      thread: string;
+      command: ThreadCommand;
+      /**
+       * The thread it acts on; undefined when the platform gives none (Slack's slash commands cannot be
+       * used in a thread): then the invoker's latest thread in the channel of `ref`.
+       */
+      thread?: string;
       ref: MessageRef;
       /** Who invoked it, for the allow lists. */
       senderId: string;

@@ -21,6 +21,7 @@ export * from './outbound.js';
 export * from './outbound-clients.js';
 export * from './platform-clients.js';
 export * from './platform-defaults.js';
+export * from './thread-commands.js';
 export * from './thread-route.js';
 export { UNICODE_REACTIONS } from './unicode-reactions.js';
 export { sameSecret } from './webhook-checks.js';

@@ -93,6 +93,12 @@ export interface PlatformClient {
   userNames?(userId: string): Promise<UserNames>;
 }
 
+/** A command as a platform's command list shows it. */
+export interface ListedCommand {
+  name: string;
+  description: string;
+}
+
 /** Our own account on a platform. */
 export interface BotIdentity {
   /** What the platform's mentions of us name: a user id, or (Telegram) the username. */

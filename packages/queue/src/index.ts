@@ -60,8 +60,10 @@ export {
   type ThreadListState,
   type ThreadRow,
 } from './stores/fleet-listing.js';
+export type { FleetPace } from './stores/fleet-pace.js';
 export type { GateState, ThreadGateState } from './stores/gate-state.js';
 export type { BatchPlace, EntryPlace, MessageReceipt } from './stores/message-receipts.js';
+export type { RecentThreads } from './stores/recent-threads.js';
 export type {
   DeadReply,
   Done,

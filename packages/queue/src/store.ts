@@ -14,6 +14,7 @@ import { FleetPace } from './stores/fleet-pace.js';
 import { GateState } from './stores/gate-state.js';
 import { type KeysOf, recentKeysOf } from './stores/keys-of.js';
 import { MessageReceipts } from './stores/message-receipts.js';
+import { RecentThreads } from './stores/recent-threads.js';
 import { ReplyOutbox } from './stores/reply-outbox.js';
 import { SessionRecords } from './stores/session-records.js';
 import { ThreadControls } from './stores/thread-controls.js';
@@ -60,6 +61,8 @@ export class Store {
   readonly workers: WorkerRegistry;
   /** The operators' actions, and their idempotency keys. */
   readonly audit: AuditLog;
+  /** Each person's latest thread per channel, for the commands that name none. */
+  readonly recent: RecentThreads;
 
   private readonly keysOf: KeysOf;
 
@@ -84,6 +87,7 @@ export class Store {
     this.listing = new FleetListing(redis, keysOf, config, receipts);
     this.workers = new WorkerRegistry(redis, config.prefix);
     this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);
+    this.recent = new RecentThreads(redis, config.prefix, config.idleTtlMs);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

@@ -18,6 +18,7 @@ import {
 import type { MessageRef } from '../message-ref.js';
 import {
   type BotIdentity,
+  type ListedCommand,
   PlatformApiError,
   type PlatformClient,
   type Reaction,
@@ -30,6 +31,9 @@ import { isoFromRfc3339 } from '../platform-time.js';
 import { isEventItself } from '../thread-parent.js';
 import { UNICODE_REACTIONS } from '../unicode-reactions.js';
 import { classifyDiscordAnswer } from './answer.js';
+
+/** An application command typed in the message box (a slash command). */
+const CHAT_INPUT = 1;
 
 /** Where message attachments live; their URLs are signed, so no token goes with them. */
 export const DISCORD_CDN_URLS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
@@ -142,6 +146,29 @@ export class DiscordClient implements PlatformClient {
       configuredOrigins: operatorChosen(this.options.cdnUrl, DISCORD_CDN_URLS),
       ...limits,
     });
+  }
+
+  /**
+   * Registers `commands` as the application's global commands, replacing those it had (a bulk
+   * overwrite), and returns the application's id.
+   */
+  async registerCommands(commands: readonly ListedCommand[]): Promise<string> {
+    const application = await this.request('getCurrentApplication', 'GET', '/applications/@me');
+    const id = requireId(
+      this.platform,
+      'getCurrentApplication',
+      application,
+      objectField(application.body, 'id'),
+    );
+    const body = commands.map(({ name, description }) => ({ name, description, type: CHAT_INPUT }));
+    await this.http.call({
+      method: 'bulkOverwriteGlobalApplicationCommands',
+      verb: 'PUT',
+      url: `${this.baseUrl}/applications/${id}/commands`,
+      headers: { authorization: `Bot ${this.options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return id;
   }
 
   async whoAmI(): Promise<BotIdentity> {

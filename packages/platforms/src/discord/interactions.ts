@@ -1,7 +1,8 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
-import type { ControlCommand, Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
+import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
+import { isThreadCommand } from '../thread-commands.js';
 import { freshTimestamp, rejected, VERIFIED } from '../webhook-checks.js';
 import { discordPlace, snowflake, stripDiscordMention } from './ids.js';
 
@@ -12,7 +13,6 @@ const PING = 1;
 const APPLICATION_COMMAND = 2;
 const CHANNEL_MESSAGE_WITH_SOURCE = 4;
 const EPHEMERAL = 64;
-const CONTROL_COMMANDS: ReadonlySet<string> = new Set<ControlCommand>(['cancel', 'cancel-all', 'reset']);
 
 export interface DiscordInteractionsOptions {
   /** The application's public key: 32 bytes as hex, as the developer portal shows it. */
@@ -20,7 +20,8 @@ export interface DiscordInteractionsOptions {
 }
 
 /**
- * The interactions endpoint: PING and the slash commands /cancel, /cancel-all, /reset. Channel
+ * The interactions endpoint: PING and the application commands /cancel, /cancel-all, /reset, /status
+ * and /help (`tributary commands register` registers them). Channel
  * messages do not come this way (see DiscordForwardedAdapter). Thread key `discord:<channel_id>`.
  */
 export class DiscordInteractionsAdapter implements InboundAdapter {
@@ -50,7 +51,7 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
     if (type === PING) return { kind: 'handshake', body: { type: PING } };
     if (type !== APPLICATION_COMMAND) return ignored(`discord interaction type ${type}`);
     const command = interaction.object('data').string('name');
-    if (!isControlCommand(command)) return ignored(`discord command /${command}`);
+    if (!isThreadCommand(command)) return ignored(`discord command /${command}`);
     const channelId = snowflake(interaction, 'channel_id');
     // In a guild the invoker comes as `member.user`, in a direct message as `user`.
     const invoker =
@@ -79,10 +80,6 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
   stripSelfMention(text: string, selfId: string, selfName?: string): string {
     return stripDiscordMention(text, selfId, selfName);
   }
-}
-
-function isControlCommand(name: string): name is ControlCommand {
-  return CONTROL_COMMANDS.has(name);
 }
 
 function ed25519PublicKey(hex: string): KeyObject {

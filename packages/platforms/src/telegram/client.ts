@@ -14,6 +14,7 @@ import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../
 import type { MessageRef } from '../message-ref.js';
 import {
   type BotIdentity,
+  type ListedCommand,
   PlatformApiError,
   type PlatformClient,
   type Reaction,
@@ -160,6 +161,19 @@ export class TelegramClient implements PlatformClient {
       // A self-hosted Bot API server (TELEGRAM_API_URL) often runs beside the broker.
       configuredOrigins: operatorChosen(this.baseUrl, [TELEGRAM_API_URL]),
       ...limits,
+    });
+  }
+
+  /**
+   * Sets the bot's command list (setMyCommands) that Telegram offers when people type `/`. Telegram's
+   * names hold no `-`: `cancel-all` is listed as `cancel_all`, which ingress reads as the same command.
+   */
+  async setCommands(commands: readonly ListedCommand[]): Promise<void> {
+    await this.post('setMyCommands', {
+      commands: commands.map(({ name, description }) => ({
+        command: name.replaceAll('-', '_'),
+        description,
+      })),
     });
   }
 

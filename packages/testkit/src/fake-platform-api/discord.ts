@@ -9,6 +9,12 @@ const DISCORD_EPOCH = 1_420_070_400_000n;
 
 const ROUTES: { verb: string; pattern: RegExp; method: string }[] = [
   { verb: 'GET', pattern: /^\/users\/@me$/, method: 'getCurrentUser' },
+  { verb: 'GET', pattern: /^\/applications\/@me$/, method: 'getCurrentApplication' },
+  {
+    verb: 'PUT',
+    pattern: /^\/applications\/[^/]+\/commands$/,
+    method: 'bulkOverwriteGlobalApplicationCommands',
+  },
   { verb: 'POST', pattern: /^\/channels\/[^/]+\/messages$/, method: 'createMessage' },
   { verb: 'GET', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'getMessage' },
   { verb: 'PATCH', pattern: /^\/channels\/[^/]+\/messages\/[^/]+$/, method: 'editMessage' },
@@ -34,6 +40,29 @@ export function discordHandler(
   const unknownMessage = () => error(404, 10008, 'Unknown Message');
   const methods: Record<string, (segments: string[], args: Record<string, unknown>) => FakeAnswer> = {
     getCurrentUser: () => ({ status: 200, body: { id: bot.id, username: bot.username, bot: true } }),
+    // A bot's user and its application share the id, as for every application made since 2021.
+    getCurrentApplication: () => ({ status: 200, body: { id: bot.id, name: bot.username } }),
+    bulkOverwriteGlobalApplicationCommands: ([, application = ''], args) => {
+      if (application !== bot.id) return error(404, 10002, 'Unknown Application');
+      const commands = Array.isArray(args) ? (args as { name?: unknown; description?: unknown }[]) : [];
+      const invalid = commands.some(
+        ({ name, description }) =>
+          typeof name !== 'string' ||
+          !/^[-_\p{Ll}\p{N}]{1,32}$/u.test(name) ||
+          typeof description !== 'string' ||
+          description.length < 1 ||
+          description.length > 100,
+      );
+      if (invalid) return error(400, 50035, 'Invalid Form Body');
+      return {
+        status: 200,
+        body: commands.map((command, i) => ({
+          id: String(1_000 + i),
+          application_id: application,
+          ...command,
+        })),
+      };
+    },
     createMessage: ([, channel = ''], args) => {
       const content = typeof args.content === 'string' ? args.content : '';
       if (!content.trim()) return error(400, 50006, 'Cannot send an empty message');

@@ -60,6 +60,20 @@ export function telegramHandler(
       else message.markup = markup;
       return ok(telegramMessage(message));
     },
+    setMyCommands: (args) => {
+      const commands = Array.isArray(args.commands)
+        ? (args.commands as { command?: unknown; description?: unknown }[])
+        : [];
+      const invalid = commands.some(
+        ({ command, description }) =>
+          typeof command !== 'string' ||
+          !/^[a-z0-9_]{1,32}$/.test(command) ||
+          typeof description !== 'string' ||
+          description.length < 1 ||
+          description.length > 256,
+      );
+      return invalid || commands.length > 100 ? error(400, 'Bad Request: BOT_COMMAND_INVALID') : ok(true);
+    },
     sendChatAction: (args) => {
       if (idArg(args.chat_id) === undefined) return error(400, 'Bad Request: chat_id is empty');
       const actions = ['typing', 'upload_photo', 'upload_document', 'record_voice', 'choose_sticker'];
