@@ -9,4 +9,6 @@ export interface IngressObserver {
   outcome(platform: string, outcome: RequestOutcome): void;
   refusal(platform: string, reason: RefusalReason): void;
   duration(platform: string, seconds: number): void;
+  /** What became of a click on a permission request's button. */
+  approvalClick(platform: string, result: string): void;
 }

@@ -121,6 +121,8 @@ export async function startIngress(
     queue: queue.intake,
     controls: store.controls,
     recent: store.recent,
+    approvals: store.approvals,
+    approvers: new Set(config.approvers),
     status: {
       state: (thread) => store.admin.state(thread),
       session: (thread) => store.sessions.get(thread),

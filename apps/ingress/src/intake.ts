@@ -7,12 +7,15 @@ import {
   type InboundAdapter,
   type InboundMessage,
   isControlCommand,
+  isRefusal,
   type MessageRef,
   type PlatformClient,
   platformOfThread,
   type ThreadCommand,
 } from '@tributary/platforms';
 import {
+  type Approval,
+  type Approvals,
   BacklogFullError,
   type GateConditions,
   type GateState,
@@ -42,6 +45,28 @@ export type IntakeOutcome =
   | { outcome: 'ignored'; reason: string; refusal?: RefusalReason }
   | { outcome: 'control'; command: string; confirmation: string };
 
+/**
+ * What became of a click on a permission request: applied, refused (not the starter or an approver),
+ * settled before, too late for its turn, or about a request that is gone; `answer` for the clicker.
+ */
+export interface ApprovalClick {
+  result: 'answered' | 'refused' | 'settled' | 'late' | 'gone';
+  answer: string | undefined;
+}
+
+/** How a request was settled, for a click that comes after. */
+function settledAlready(request: Approval): string {
+  const option = request.options.find((candidate) => candidate.optionId === request.optionId);
+  switch (request.state) {
+    case 'answered':
+      return `Already answered: ${option?.name ?? request.optionId}${request.by ? `, by ${request.by}` : ''}.`;
+    case 'timed-out':
+      return 'Nobody answered in time; the request was settled without you.';
+    default:
+      return 'This request has ended; nothing was applied.';
+  }
+}
+
 /** What became of a control command: applied (with its confirmation), or a retry of one applied before. */
 export type ControlOutcome = Extract<IntakeOutcome, { outcome: 'control' | 'duplicate' }>;
 
@@ -59,8 +84,12 @@ export interface IntakeDeps {
   controls: ThreadControls;
   /** Each person's latest thread per channel, for commands that name none. */
   recent: Pick<RecentThreads, 'note' | 'latest'>;
-  /** What `/status` reads. */
+  /** What `/status` reads; also whether a permission request's turn still runs. */
   status: StatusSources;
+  /** Permission requests put to the thread, and who started each thread. */
+  approvals: Pick<Approvals, 'get' | 'settle' | 'noteStarter' | 'starter'>;
+  /** APPROVERS: `<platform>:<user id>` who may answer any request. */
+  approvers: ReadonlySet<string>;
   gates: GateConfig;
   gateState: GateState;
   clients: ReadonlyMap<string, PlatformClient>;
@@ -243,7 +272,10 @@ export class Intake {
   private async noteRecent(message: InboundMessage): Promise<void> {
     const { ref, event, thread } = message;
     try {
-      await this.deps.recent.note(`${ref.platform}:${ref.channelId}`, event.sender.id, thread);
+      await Promise.all([
+        this.deps.recent.note(`${ref.platform}:${ref.channelId}`, event.sender.id, thread),
+        this.deps.approvals.noteStarter(thread, event.sender.id),
+      ]);
     } catch (error) {
       this.deps.logger.warn(
         { err: error, thread },
@@ -280,6 +312,85 @@ export class Intake {
       };
     }
     return this.command(command, thread ?? '', ref, inbound.idempotencyKey, true);
+  }
+
+  /**
+   * A click on a button of a permission request (docs/adr/0056): applied once, by the thread's starter
+   * or an approver, while the request's turn still runs. Anyone else, a second click and a click after
+   * the turn are told why, privately where the platform allows, and nothing changes.
+   */
+  async approval(click: Extract<Inbound, { kind: 'approval' }>): Promise<ApprovalClick> {
+    const { approvals } = this.deps;
+    const request = await approvals.get(click.approvalId);
+    const option = request?.options[click.option];
+    if (request === undefined || option === undefined) {
+      return this.clickAnswer(click, 'gone', 'This request has ended; nothing was applied.');
+    }
+    const starter = await approvals.starter(request.thread);
+    const allowed =
+      click.userId === starter || this.deps.approvers.has(`${click.ref.platform}:${click.userId}`);
+    if (!allowed) {
+      return this.clickAnswer(
+        click,
+        'refused',
+        'Only the person who started this conversation or an approver can answer this request.',
+      );
+    }
+    if (request.state !== 'pending') return this.clickAnswer(click, 'settled', settledAlready(request));
+    const state = await this.deps.status.state(request.thread);
+    if (state.status !== 'running' || state.fence !== request.fence) {
+      await approvals.settle(request.id, 'ended');
+      await this.settleShown(request, click.ref, `⏹ This request ended with its turn: ${request.title}`);
+      return this.clickAnswer(click, 'late', 'This request ended with its turn; nothing was applied.');
+    }
+    const settled = await approvals.settle(request.id, 'answered', option.optionId, click.userId);
+    if (!settled.settled) return this.clickAnswer(click, 'settled', settledAlready(request));
+    this.deps.logger.info(
+      {
+        thread: request.thread,
+        approval: request.id,
+        toolCallId: request.toolCallId,
+        toolKind: request.toolKind,
+        option: option.kind,
+        by: click.userId,
+        waitedMs: Date.now() - request.askedAt,
+      },
+      'permission request answered in the thread',
+    );
+    const who = click.userName ?? click.userId;
+    await this.settleShown(
+      request,
+      click.ref,
+      `${isRefusal(option.kind) ? '🚫' : '✅'} **${option.name}**, by ${who}: ${request.title}`,
+    );
+    return { result: 'answered', answer: undefined };
+  }
+
+  /** Replaces the request's buttons with how it was settled; best effort, the answer stands anyway. */
+  private async settleShown(request: Approval, ref: MessageRef, text: string): Promise<void> {
+    const client = this.deps.clients.get(platformOfThread(request.thread));
+    if (request.messageId === undefined || client?.settleApproval === undefined) return;
+    await client.settleApproval(ref, request.messageId, text).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, thread: request.thread }, 'permission request message not updated');
+    });
+  }
+
+  /** What the clicker is told; whispered through the platform where the HTTP answer cannot say it. */
+  private clickAnswer(
+    click: Extract<Inbound, { kind: 'approval' }>,
+    result: ApprovalClick['result'],
+    answer: string,
+  ): ApprovalClick {
+    const client = this.deps.clients.get(click.ref.platform);
+    if (!click.privately && client?.whisper) {
+      client.whisper(click.ref, click.userId, answer).catch((error: unknown) => {
+        this.deps.logger.warn(
+          { err: error, platform: click.ref.platform },
+          'private answer to a click not delivered',
+        );
+      });
+    }
+    return { result, answer };
   }
 
   /** A control is applied once per delivery; `status` and `help` are answered each time they are asked. */

@@ -14,5 +14,8 @@ export function prometheusObserver(metrics: Metrics): IngressObserver {
     duration(platform, seconds) {
       metrics.ingressRequestDurationSeconds.observe({ platform }, seconds);
     },
+    approvalClick(platform, result) {
+      metrics.approvalClicksTotal.inc({ platform, result });
+    },
   };
 }

@@ -135,6 +135,12 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
         if (result.outcome === 'ignored' && result.refusal) observer.refusal(platform, result.refusal);
         return answer(reply, result);
       }
+      case 'approval': {
+        const click = await intake.approval(inbound);
+        observer.outcome(platform, 'approval');
+        observer.approvalClick(platform, click.result);
+        return reply.code(200).send(inbound.respond(click.answer));
+      }
       case 'delete': {
         const result = await intake.delete(inbound);
         observer.outcome(platform, result.outcome);

@@ -17,6 +17,7 @@ import type { Logger } from 'pino';
 import { type AgentIsolation, agentIsolation } from './agents/agent-isolation.js';
 import { startAgentPool, type WorkerAgents } from './agents/agent-pool-start.js';
 import { AgentStartHealth } from './agents/agent-start-health.js';
+import { ThreadApprovals } from './approvals/thread-approvals.js';
 import { startHealthServer } from './health/health-server.js';
 import { observeWorker, type WorkerProbes } from './health/worker-gauges.js';
 import { WorkerStatusReporter } from './health/worker-status.js';
@@ -165,10 +166,18 @@ async function startOn(
 
   // What follows whether the agent starts pauses the runner, which needs the pool: it comes last.
   let starts: AgentStartHealth | undefined;
-  const agents = await startAgentPool(config, options, isolation, guard.warden, metrics, {
-    started: () => starts?.started(),
-    failed: (failures) => starts?.failed(failures),
-  });
+  // The people of a thread are asked through the platform clients, which come later: until they do,
+  // no turn runs, so no request can come.
+  let approvals: ThreadApprovals | undefined;
+  const agents = await startAgentPool(
+    config,
+    options,
+    isolation,
+    guard.warden,
+    metrics,
+    { started: () => starts?.started(), failed: (failures) => starts?.failed(failures) },
+    async (request, thread) => (approvals ? approvals.ask(request, thread) : { outcome: 'cancelled' }),
+  );
   started.undoWith(() => agents.pool.close());
 
   const running = new RunningTurns();
@@ -186,6 +195,16 @@ async function startOn(
       ...platformCallHooks(metrics, logger),
       pace: (platform, limits, draft) => pace.take(platform, limits, draft),
     });
+  approvals = new ThreadApprovals({
+    approvals: store.approvals,
+    clients,
+    running,
+    secrets: agents.secrets,
+    metrics,
+    logger: logger.child({ component: 'approvals' }),
+    timeoutMs: config.approvalTimeoutMs,
+    fallback: config.approvalFallback,
+  });
   const status = new WorkerStatusReporter({
     registry: store.workers,
     owner,

@@ -73,7 +73,7 @@ export {
   SessionPool,
   type SessionPoolOptions,
 } from './session-pool.js';
-export type { LateUpdate } from './session-router.js';
+export type { LateUpdate, PermissionAsker } from './session-router.js';
 export type { SteerOutcome, SteerRefusal } from './steering.js';
 export type { TurnOptions, TurnResult } from './turn.js';
 export type { TurnEvent } from './turn-events.js';

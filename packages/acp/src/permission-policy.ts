@@ -6,10 +6,11 @@ import type {
 } from '@agentclientprotocol/sdk';
 
 /**
- * How the broker answers session/request_permission, since no person is there to ask. `allow` is
- * openab's order: `allow_always`, then `allow_once`, then the first option that is not a refusal.
+ * How the broker answers session/request_permission. `allow` is openab's order: `allow_always`, then
+ * `allow_once`, then the first option that is not a refusal. `ask` puts the request to the people in
+ * the thread (docs/adr/0056); where nobody can be asked, it refuses as `reject` does.
  */
-export type PermissionPolicy = 'reject' | 'allow-once' | 'allow-always' | 'allow';
+export type PermissionPolicy = 'reject' | 'allow-once' | 'allow-always' | 'allow' | 'ask';
 
 /**
  * Coding agents ask before every edit and command; refusing them all makes the agent useless, and a
@@ -47,6 +48,7 @@ const PREFERENCES: Record<PermissionPolicy, readonly PermissionOptionKind[]> = {
   'allow-once': ['allow_once', ...REJECTIONS],
   'allow-always': ['allow_always', 'allow_once', ...REJECTIONS],
   allow: ['allow_always', 'allow_once'],
+  ask: REJECTIONS,
 };
 
 /** Every policy, for configuration to validate against. */

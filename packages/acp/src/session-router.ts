@@ -1,4 +1,9 @@
-import type { RequestPermissionRequest, RequestPermissionResponse, ToolKind } from '@agentclientprotocol/sdk';
+import type {
+  RequestPermissionOutcome,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  ToolKind,
+} from '@agentclientprotocol/sdk';
 import type { LogSink } from '@tributary/observability';
 import type { AgentProcess } from './agent-process.js';
 import {
@@ -24,7 +29,17 @@ export interface SessionRouterOptions {
   permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
   /** Receives late updates; without it they are dropped with a debug record. */
   onLateUpdate?: (update: LateUpdate) => void;
+  /**
+   * Puts a request the `ask` policy covers to the people of the thread and answers with theirs (or the
+   * fallback after a time-out, or `cancelled` when the turn is); without it `ask` refuses.
+   */
+  ask?: PermissionAsker;
 }
+
+export type PermissionAsker = (
+  request: RequestPermissionRequest,
+  threadKey: string,
+) => Promise<RequestPermissionOutcome>;
 
 /** The session's turn while it still owns the session's updates (not yet answered). */
 function runningTurn(session: PooledSession): ActiveTurn | undefined {
@@ -33,8 +48,9 @@ function runningTurn(session: PooledSession): ActiveTurn | undefined {
 
 /**
  * What an agent sends without being asked, taken to the turn it belongs to: its session's updates, and
- * its permission requests, answered by the configured policy (nobody is there to click). Agents are
- * told apart by process, sessions by id, since one process may carry several sessions.
+ * its permission requests, answered by the configured policy or, under `ask`, by the people of the
+ * thread. Agents are told apart by process, sessions by id, since one process may carry several
+ * sessions.
  */
 export class SessionRouter {
   constructor(
@@ -66,19 +82,27 @@ export class SessionRouter {
     }
   }
 
-  answerPermission(request: RequestPermissionRequest, agent: AgentProcess): RequestPermissionResponse {
+  async answerPermission(
+    request: RequestPermissionRequest,
+    agent: AgentProcess,
+  ): Promise<RequestPermissionResponse> {
     const session = this.sessions.find(agent, request.sessionId);
     const turn = session && runningTurn(session);
-    const { permissionPolicy, permissionRules } = this.options;
+    const { permissionPolicy, permissionRules, ask } = this.options;
     const kind = request.toolCall.kind ?? 'other';
     const policy = policyFor(
       { policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY, byKind: permissionRules },
       kind,
     );
     // Outside a running turn nobody owns the decision, so the request is cancelled.
-    const outcome = turn
-      ? choosePermission(policy, request.options, turn.cancelling)
-      : { outcome: 'cancelled' as const };
+    let outcome: RequestPermissionOutcome = { outcome: 'cancelled' };
+    if (turn && policy === 'ask' && ask && !turn.cancelling) {
+      outcome = await ask(request, session.threadKey);
+      // A turn cancelled while the people were asked answers `cancelled`, whatever they said (ACP).
+      if (turn.cancelling) outcome = { outcome: 'cancelled' };
+    } else if (turn) {
+      outcome = choosePermission(policy, request.options, turn.cancelling);
+    }
     // The tool's title is the agent's words (a command line may hold a secret it read); the log names
     // the call by id and kind, and the worker scrubs the title wherever it shows it.
     this.logger.info(

@@ -26,6 +26,11 @@ export interface GateConfig {
 }
 
 export interface IngressConfig extends ServiceSettings, AdminSettings {
+  /**
+   * APPROVERS: who may answer any permission request besides the thread's starter, as
+   * `<platform>:<user id>` (`slack:U123`, `telegram:42`).
+   */
+  approvers: string[];
   port: number;
   host: string;
   /**
@@ -148,6 +153,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
     ...readAdminSettings(env),
+    approvers: readList(env, 'APPROVERS'),
     telegramMaxAgeMs: readInteger(env, 'TELEGRAM_MAX_AGE_MS', TELEGRAM_MAX_AGE_MS, 60_000),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });

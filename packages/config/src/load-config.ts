@@ -99,6 +99,10 @@ export interface WorkerConfig
   shutdownGraceMs: number;
   /** Where the platform can edit, the reply streams into a placeholder edited at most this often; 0: off. */
   replyStreamIntervalMs: number;
+  /** APPROVAL_TIMEOUT_MS: how long a permission request put to the thread waits for an answer. */
+  approvalTimeoutMs: number;
+  /** APPROVAL_FALLBACK: what answers a request nobody answered in time (docs/adr/0056). */
+  approvalFallback: 'reject' | 'allow-once';
   /** Platform messages one reply may take; a longer reply is cut there, with a notice, and kept whole in history. */
   replyMaxParts: number;
   /** Largest attachment a worker downloads for a turn; larger ones reach the agent as a link and a note. */
@@ -215,6 +219,8 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     replyRetryMaxDelayMs: readInteger(env, 'REPLY_RETRY_MAX_DELAY_MS', DEFAULT_REPLY_RETRY.maxDelayMs),
     shutdownGraceMs: readInteger(env, 'SHUTDOWN_GRACE_MS', 30_000, 0),
     replyStreamIntervalMs: readInteger(env, 'REPLY_STREAM_INTERVAL_MS', 1_500, 0),
+    approvalTimeoutMs: readInteger(env, 'APPROVAL_TIMEOUT_MS', 300_000, 1_000),
+    approvalFallback: readChoice(env, 'APPROVAL_FALLBACK', ['reject', 'allow-once'], 'reject'),
     replyMaxParts: readInteger(env, 'REPLY_MAX_PARTS', 10, 1, 1_000),
     progress: readProgressDisplay(env),
     workingReactionDelayMs: readInteger(env, 'WORKING_REACTION_DELAY_MS', 1_000, 0, 600_000),

@@ -19,6 +19,8 @@ const TURN_DURATION_BUCKETS = [0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 90
 const START_WAIT_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120];
 /** A write's wait for its slot: none in a quiet channel, a second per write queued ahead of it. */
 const PACE_WAIT_BUCKETS = [0, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120];
+/** A person's answer: seconds when they are there, up to the time-out (5 min by default). */
+const APPROVAL_WAIT_BUCKETS = [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800];
 /** Webhook acknowledgement: boundaries at 1 s (the slow-ack alert) and 3 s (Slack's deadline). */
 const INGRESS_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10];
 
@@ -141,6 +143,27 @@ export const CATALOGUE = {
     "How long a post or edit waited for its slot in the fleet's shared budget of its channel and bot (the platform's published limits), per write.",
     ['platform'],
     PACE_WAIT_BUCKETS,
+  ),
+  approvalRequestsTotal: counter(
+    'tributary_approval_requests_total',
+    "Permission requests put to the people of a thread (AGENT_PERMISSION_POLICY or a rule of 'ask').",
+    ['platform'],
+  ),
+  approvalOutcomesTotal: counter(
+    'tributary_approval_outcomes_total',
+    'How permission requests put to a thread ended: answered, timed_out (the fallback answered), cancelled (with the turn) or unavailable (could not be asked; the fallback answered).',
+    ['platform', 'outcome'],
+  ),
+  approvalWaitSeconds: histogram(
+    'tributary_approval_wait_seconds',
+    'How long a permission request put to a thread waited until it was settled.',
+    ['platform'],
+    APPROVAL_WAIT_BUCKETS,
+  ),
+  approvalClicksTotal: counter(
+    'tributary_approval_clicks_total',
+    'Clicks on the buttons of permission requests, by what ingress made of them: answered, refused (not the starter or an approver), settled (before), late (after the turn), gone.',
+    ['platform', 'result'],
   ),
   agentStartFailuresTotal: counter(
     'tributary_agent_start_failures_total',

@@ -25,6 +25,8 @@ export const INGRESS_OUTCOMES = [
   'deleted',
   'ignored',
   'control',
+  // A click on a button of a permission request, whatever became of it.
+  'approval',
   'handshake',
   'unauthorized',
   'invalid',

@@ -65,6 +65,24 @@ export type Inbound =
   | { kind: 'edit'; message: InboundMessage }
   /** The platform's delete of message `messageId`; `idempotencyKey` is the identity of this delete. */
   | { kind: 'delete'; thread: string; messageId: string; idempotencyKey: string; ref: MessageRef }
+  /**
+   * A click on a button of a permission request: `option` is the button's place among the request's
+   * options. `respond` makes the HTTP answer; `privately` says whether it reaches the clicker alone
+   * (else ingress whispers a refusal through the client, where the platform can).
+   */
+  | {
+      kind: 'approval';
+      approvalId: string;
+      option: number;
+      userId: string;
+      /** How the clicker is named, where the platform says. */
+      userName?: string;
+      /** Where the request's message is. */
+      ref: MessageRef;
+      idempotencyKey: string;
+      respond: (answer: string | undefined) => unknown;
+      privately: boolean;
+    }
   /** A handshake answered directly: Slack `url_verification`, Discord PING. */
   | { kind: 'handshake'; body: unknown }
   /** Verified and well-formed but nothing to do (joins, our own echoes, unsupported kinds). */

@@ -1,3 +1,4 @@
+export * from './approval-buttons.js';
 export {
   FAILED_AUTH_PER_MINUTE,
   type FailedAuthBudget,

@@ -1,4 +1,5 @@
 import type { ArrivalEvent, ThreadParentMessage } from '@tributary/packing';
+import type { ApprovalPrompt } from './approval-buttons.js';
 import type { DownloadLimits, FetchedFile } from './files/guarded-download.js';
 import type { MessageRef } from './message-ref.js';
 
@@ -87,6 +88,15 @@ export interface PlatformClient {
    * credentials; throws FileFetchError (or PlatformApiError for a lookup the platform refused).
    */
   fetchFile?(ref: string, limits: DownloadLimits): Promise<FetchedFile>;
+  /**
+   * Posts a permission request with a button per option (docs/adr/0056) and returns the message id; a
+   * click comes back to ingress as an `approval`.
+   */
+  askApproval?(target: MessageRef, prompt: ApprovalPrompt): Promise<string>;
+  /** Replaces a request's buttons with `markdown`: who answered what, or how it ended. */
+  settleApproval?(target: MessageRef, messageId: string, markdown: string): Promise<void>;
+  /** Tells one person something only they see, where the platform has such messages (Slack). */
+  whisper?(target: MessageRef, userId: string, markdown: string): Promise<void>;
   /** Who the bot token belongs to (Slack auth.test, Telegram getMe, Discord /users/@me). */
   whoAmI?(): Promise<BotIdentity>;
   /** A user's names, for events that name their sender by id alone (Slack users.info). */

@@ -218,9 +218,14 @@ describe('Telegram parse', () => {
       'telegram message_reaction update',
     ],
     [
-      'a callback query',
-      { update_id: 1, callback_query: { id: 'q', from: alice } },
-      'telegram callback_query update',
+      'a callback query of a button that is not ours',
+      { update_id: 1, callback_query: { id: 'q', from: alice, data: 'vote:3' } },
+      'telegram callback_query of a button that is not ours',
+    ],
+    [
+      'a callback query of a message too old to show',
+      { update_id: 1, callback_query: { id: 'q', from: alice, data: 'ap:abc:0' } },
+      'telegram callback_query of a message too old to show',
     ],
     [
       'a new member',
@@ -301,5 +306,47 @@ describe('the freshness window of Telegram updates', () => {
     expect(at(sent + TELEGRAM_MAX_AGE_MS + 60_000, edit).kind).toBe('edit');
     expect(at(sent + 120_000, telegramMessage(), window(60_000)).kind).toBe('ignored');
     expect(at(sent + 30_000, telegramMessage(), window(60_000)).kind).toBe('message');
+  });
+});
+
+describe('a click on a permission request', () => {
+  it('is an approval naming the request, the option and the clicker, answered in the webhook response', () => {
+    const inbound = telegram.parse(
+      telegramRequest({
+        update_id: 2,
+        callback_query: {
+          id: '4382bfdwdsb323b2d9',
+          from: alice,
+          message: {
+            message_id: 77,
+            date: 1_735_689_600,
+            chat: { id: GROUP, type: 'supergroup' },
+            message_thread_id: 5,
+          },
+          chat_instance: '-12',
+          data: 'ap:Zm9vYmFy:2',
+        },
+      }),
+    );
+    expect(inbound).toMatchObject({
+      kind: 'approval',
+      approvalId: 'Zm9vYmFy',
+      option: 2,
+      userId: String(alice.id),
+      ref: { platform: 'telegram', channelId: String(GROUP), threadId: '5', messageId: '77' },
+      idempotencyKey: 'telegram:callback:4382bfdwdsb323b2d9',
+      privately: true,
+    });
+    if (inbound.kind !== 'approval') throw new Error('not an approval');
+    expect(inbound.respond(undefined)).toEqual({
+      method: 'answerCallbackQuery',
+      callback_query_id: '4382bfdwdsb323b2d9',
+    });
+    expect(inbound.respond('No.')).toEqual({
+      method: 'answerCallbackQuery',
+      callback_query_id: '4382bfdwdsb323b2d9',
+      text: 'No.',
+      show_alert: true,
+    });
   });
 });

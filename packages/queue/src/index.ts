@@ -40,6 +40,13 @@ export {
 } from './runner.js';
 export { Store, type StoreOptions } from './store.js';
 export type {
+  Approval,
+  ApprovalOption,
+  ApprovalRequest,
+  ApprovalState,
+  Approvals,
+} from './stores/approvals.js';
+export type {
   AuditCompletion,
   AuditEntry,
   AuditIntent,

@@ -7,6 +7,7 @@ import { PostedParts } from './posted-parts.js';
 import { deadBounds, type QueueConfig, queueConfig, storeDefaults } from './queue-config.js';
 import { checkRedisSafety, type RedisSafetyReport } from './redis-safety.js';
 import { Runner, type RunnerOptions } from './runner.js';
+import { Approvals } from './stores/approvals.js';
 import { AuditLog } from './stores/audit-log.js';
 import { BatchHistory } from './stores/batch-history.js';
 import { FleetListing } from './stores/fleet-listing.js';
@@ -63,6 +64,8 @@ export class Store {
   readonly audit: AuditLog;
   /** Each person's latest thread per channel, for the commands that name none. */
   readonly recent: RecentThreads;
+  /** Permission requests put to the people of a thread, and each thread's starter. */
+  readonly approvals: Approvals;
 
   private readonly keysOf: KeysOf;
 
@@ -88,6 +91,7 @@ export class Store {
     this.workers = new WorkerRegistry(redis, config.prefix);
     this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);
     this.recent = new RecentThreads(redis, config.prefix, config.idleTtlMs);
+    this.approvals = new Approvals(redis, config.prefix, config.idleTtlMs);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import {
   type AgentCommandConfig,
   type NodeEntryCommand,
+  type PermissionAsker,
   SessionPool,
   type StartFailures,
 } from '@tributary/acp';
@@ -41,6 +42,7 @@ export async function startAgentPool(
   warden: AgentWarden,
   metrics: Metrics,
   starts: StartReports,
+  ask: PermissionAsker,
 ): Promise<WorkerAgents> {
   const { logger } = options;
   const agent = agentCommandConfig(config, options.builtInAgent, options.agentEnv);
@@ -76,6 +78,7 @@ export async function startAgentPool(
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
     permissionRules: config.permissionRules,
+    ask,
     ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
     // An agent host's pids are not this machine's: the host, under the warden's lease, ends those.
     ...(sandbox.kind === 'agent-host' ? {} : { watcher: warden }),

@@ -1,4 +1,5 @@
 import type { Metrics } from '@tributary/observability';
+import type { MessageRef } from '@tributary/platforms';
 import type { Logger } from 'pino';
 
 /** What the control channel reaches in a turn that takes steers: one more pass for waiting messages. */
@@ -6,8 +7,16 @@ interface Steerable {
   poke(): void;
 }
 
+/** Where a running turn stands: its batch, its lease's fence, the message it answers. */
+export interface TurnPlace {
+  batchId: string;
+  fence: number;
+  target: MessageRef;
+}
+
 interface RunningTurn {
   readonly turn: AbortController;
+  readonly place: TurnPlace | undefined;
   steering?: Steerable;
 }
 
@@ -53,8 +62,14 @@ export class RunningTurns {
     return this.#turns.keys();
   }
 
-  start(thread: string, turn: AbortController): void {
-    this.#turns.set(thread, { turn });
+  start(thread: string, turn: AbortController, place?: TurnPlace): void {
+    this.#turns.set(thread, { turn, place });
+  }
+
+  /** The thread's running turn and where it stands, if one runs here. */
+  running(thread: string): { signal: AbortSignal; place: TurnPlace } | undefined {
+    const running = this.#turns.get(thread);
+    return running?.place === undefined ? undefined : { signal: running.turn.signal, place: running.place };
   }
 
   /** Ends `turn`; a newer turn of the same thread that replaced it stays. */

@@ -99,7 +99,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       turn.abort(leaseSignal.reason);
     };
     leaseSignal.addEventListener('abort', onLeaseAbort, { once: true });
-    running.start(thread, turn);
+    running.start(thread, turn, { batchId: batch.id, fence: batch.lease.fence, target });
     const run: Dispatch = {
       batch,
       events,

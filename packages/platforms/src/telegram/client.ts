@@ -1,3 +1,4 @@
+import { type ApprovalPrompt, approvalButton } from '../approval-buttons.js';
 import { FileFetchError } from '../files/file-fetch-error.js';
 import {
   type DownloadLimits,
@@ -57,12 +58,35 @@ export class TelegramClient implements PlatformClient {
   }
 
   async send(target: MessageRef, markdown: string, options: SendOptions = {}): Promise<string> {
+    return this.sendWith(target, markdown, options, {});
+  }
+
+  /** The request with an inline keyboard, one button per option, each on its own row. */
+  async askApproval(target: MessageRef, prompt: ApprovalPrompt): Promise<string> {
+    const inline_keyboard = prompt.options.map((option, index) => [
+      { text: option.name, callback_data: approvalButton(prompt.id, index) },
+    ]);
+    return this.sendWith(target, prompt.text, {}, { reply_markup: { inline_keyboard } });
+  }
+
+  /** An edit without `reply_markup` takes the keyboard away. */
+  async settleApproval(target: MessageRef, messageId: string, markdown: string): Promise<void> {
+    await this.edit(target, messageId, markdown);
+  }
+
+  private async sendWith(
+    target: MessageRef,
+    markdown: string,
+    options: SendOptions,
+    extra: Record<string, unknown>,
+  ): Promise<string> {
     const method = 'sendMessage';
     const answer = await this.formatted(method, markdown, options, {
       chat_id: telegramId(target.channelId),
       message_thread_id: target.threadId === undefined ? undefined : telegramId(target.threadId),
       // Still post when the quoted message was deleted meanwhile.
       reply_parameters: { message_id: telegramId(target.messageId), allow_sending_without_reply: true },
+      ...extra,
     });
     return requireId(
       this.platform,

@@ -6,6 +6,7 @@ import { TELEGRAM_MAX_AGE_MS } from '../platform-defaults.js';
 import { isoFromUnixSeconds } from '../platform-time.js';
 import { escapeRegExp, stripMention } from '../strip-mention.js';
 import { rejected, requireSecret, sameSecret, VERIFIED } from '../webhook-checks.js';
+import { parseTelegramCallback } from './callback.js';
 import { parseTelegramEdit } from './edit.js';
 import { parseTelegramMessage } from './message.js';
 
@@ -54,6 +55,7 @@ export class TelegramInboundAdapter implements InboundAdapter {
     // An Update carries exactly one optional field besides update_id; its name is the kind.
     const kind = update.keys().find((key) => key !== 'update_id');
     if (kind === undefined) throw new InvalidWebhookError('update carries nothing besides update_id');
+    if (kind === 'callback_query') return parseTelegramCallback(update.object(kind));
     const edit = kind === 'edited_message' || kind === 'edited_channel_post';
     if (!edit && kind !== 'message' && kind !== 'channel_post') return ignored(`telegram ${kind} update`);
     const message = update.object(kind);

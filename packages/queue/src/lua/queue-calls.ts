@@ -1,4 +1,5 @@
 import type { BatchType, Origin, QueuedMessage } from '../batch.js';
+import { approvalDecide } from './approval-calls.js';
 import { auditComplete } from './audit-calls.js';
 import { CONTROL_SCRIPTS } from './control-calls.js';
 import { DEAD_BOUNDS, DEAD_SCRIPTS } from './dead-calls.js';
@@ -533,4 +534,5 @@ export const ALL_SCRIPTS = [
   affinityPush,
   passOn,
   paceReserve,
+  approvalDecide,
 ];

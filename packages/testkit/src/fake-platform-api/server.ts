@@ -113,6 +113,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       headers: recordedHeaders(req),
       body: request.payload,
       status: answer.status,
+      answer: answer.body,
       at,
     });
     send(res, answer);

@@ -28,6 +28,12 @@ export function telegramHandler(
       if (chat === undefined) return error(400, 'Bad Request: chat_id is empty');
       if ('refused' in shown) return shown.refused;
       const { text, markup } = shown;
+      const keyboard = (args.reply_markup as { inline_keyboard?: { callback_data?: string }[][] } | undefined)
+        ?.inline_keyboard;
+      const buttons = keyboard?.flat() ?? [];
+      if (buttons.some((button) => Buffer.byteLength(button.callback_data ?? '') > 64)) {
+        return error(400, 'Bad Request: BUTTON_DATA_INVALID');
+      }
       const reply = idArg((args.reply_parameters as { message_id?: unknown } | undefined)?.message_id);
       const message = store.put({
         channelId: chat,

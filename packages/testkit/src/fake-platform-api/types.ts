@@ -13,6 +13,8 @@ export interface FakeApiCall {
   body: unknown;
   /** The status the fake answered. */
   status: number;
+  /** The body the fake answered with (a posted message's id is here). */
+  answer?: unknown;
   /** Arrival time, ms since the epoch (monotonic within the fake's process). */
   at: number;
 }

@@ -1,0 +1,173 @@
+import { type FakeApiCall, shownText, waitFor } from '@tributary/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postTelegramMessage, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+
+const TIMEOUT_MS = 4_000;
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({
+    AGENT_PERMISSION_POLICY: 'ask',
+    APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
+    APPROVERS: 'telegram:99',
+  });
+});
+afterAll(() => stack.close());
+
+let ids = 0;
+
+/** A Telegram group of its own; Ada (42) starts each conversation in it. */
+function group() {
+  const chatId = -7000 - ++ids;
+  const sent = () =>
+    stack
+      .calls('telegram', 'sendMessage')
+      .filter((call) => (call.body as { chat_id: number }).chat_id === chatId);
+  return {
+    chatId,
+    thread: `telegram:${chatId}:main`,
+    async say(text: string) {
+      const answer = await postTelegramMessage(stack, chatId, 70_000 + ++ids, text);
+      expect(answer.status).toBe(200);
+      return answer.body;
+    },
+    /** The permission request's message, once posted, with its buttons' data. */
+    async request(): Promise<{ messageId: number; buttons: { text: string; data: string }[] }> {
+      let asked: FakeApiCall | undefined;
+      await waitFor(
+        () => {
+          asked = sent().find((call) => (call.body as { reply_markup?: unknown }).reply_markup !== undefined);
+          return asked !== undefined;
+        },
+        { what: 'the permission request in the chat' },
+      );
+      const body = asked!.body as {
+        reply_markup: { inline_keyboard: { text: string; callback_data: string }[][] };
+      };
+      return {
+        messageId: (asked!.answer as { result: { message_id: number } }).result.message_id,
+        buttons: body.reply_markup.inline_keyboard
+          .flat()
+          .map((b) => ({ text: b.text, data: b.callback_data })),
+      };
+    },
+    /** A click as Telegram delivers it: a callback_query update from `userId`. */
+    async click(userId: number, messageId: number, data: string) {
+      const update = ++ids;
+      const body = JSON.stringify({
+        update_id: 900_000 + update,
+        callback_query: {
+          id: `cb-${update}`,
+          from: {
+            id: userId,
+            is_bot: false,
+            first_name: userId === 42 ? 'Ada' : 'Mallory',
+            username: `user${userId}`,
+          },
+          message: {
+            message_id: messageId,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: chatId, type: 'supergroup', title: 'team' },
+            text: 'The agent asks',
+          },
+          chat_instance: '-4242',
+          data,
+        },
+      });
+      const answer = await stack.post('/webhooks/telegram', body, {
+        'x-telegram-bot-api-secret-token': STACK_SECRETS.TELEGRAM_SECRET_TOKEN,
+      });
+      expect(answer.status).toBe(200);
+      return answer.body;
+    },
+    shown: () => sent().map((call) => shownText(call) ?? ''),
+    edits: () =>
+      stack
+        .calls('telegram', 'editMessageText')
+        .filter((call) => (call.body as { chat_id: number }).chat_id === chatId)
+        .map((call) => shownText(call) ?? ''),
+  };
+}
+
+describe('permission requests put to the thread (Telegram)', () => {
+  it('the starter’s click answers the agent, once; the message says who answered what', async () => {
+    const g = group();
+    await g.say('@tributary_bot run it\n@agent {"permission": true}');
+    const request = await g.request();
+    expect(request.buttons.map((button) => button.text)).toEqual([
+      'allow_once',
+      'allow_always',
+      'reject_once',
+      'reject_always',
+    ]);
+    const allowOnce = request.buttons[0]!.data;
+    expect(Buffer.byteLength(allowOnce)).toBeLessThanOrEqual(64);
+    expect(await g.click(42, request.messageId, allowOnce)).toEqual({
+      method: 'answerCallbackQuery',
+      callback_query_id: expect.stringMatching(/^cb-/),
+    });
+    await waitFor(() => g.shown().some((text) => text.includes('permission: selected allow-once')), {
+      what: 'the agent’s reply after the answer',
+    });
+    expect(g.edits()).toContain('✅ allow_once, by user42: Scripted execute tool');
+    // A second click finds it answered, and changes nothing.
+    expect(await g.click(42, request.messageId, request.buttons[2]!.data)).toMatchObject({
+      text: 'Already answered: allow_once, by 42.',
+      show_alert: true,
+    });
+  });
+
+  it('someone else is told privately and nothing changes; an approver may answer', async () => {
+    const g = group();
+    await g.say('@tributary_bot run it\n@agent {"permission": true}');
+    const request = await g.request();
+    expect(await g.click(77, request.messageId, request.buttons[0]!.data)).toMatchObject({
+      method: 'answerCallbackQuery',
+      text: 'Only the person who started this conversation or an approver can answer this request.',
+      show_alert: true,
+    });
+    expect(g.edits()).toEqual([]);
+    expect(await g.click(99, request.messageId, request.buttons[2]!.data)).not.toHaveProperty('text');
+    await waitFor(() => g.shown().some((text) => text.includes('permission: selected reject-once')), {
+      what: 'the refusal reaching the agent',
+    });
+  });
+
+  it('nobody answers: the fallback refuses, and the thread is told', async () => {
+    const g = group();
+    await g.say('@tributary_bot run it\n@agent {"permission": true}');
+    const request = await g.request();
+    await waitFor(() => g.shown().some((text) => text.includes('permission: selected reject-once')), {
+      what: 'the fallback’s answer after the time-out',
+      timeoutMs: TIMEOUT_MS + 15_000,
+    });
+    const told = `⏱ Nobody answered in ${TIMEOUT_MS / 1000} s, so the request was answered reject_once: Scripted execute tool`;
+    expect(g.shown()).toContain(told);
+    expect(g.edits()).toContain(told);
+    expect(await g.click(42, request.messageId, request.buttons[0]!.data)).toMatchObject({
+      text: 'Nobody answered in time; the request was settled without you.',
+    });
+    // A warning and a metric, as every failure has.
+    expect(stack.warnings().map((line) => line.msg)).toContain(
+      'nobody answered the permission request in time; the fallback answered it',
+    );
+    const metrics = await stack.workerMetrics.registry.metrics();
+    expect(metrics).toMatch(
+      /tributary_approval_outcomes_total\{platform="telegram",outcome="timed_out"\} [1-9]/,
+    );
+    expect(metrics).toMatch(/tributary_approval_requests_total\{platform="telegram"\} [3-9]/);
+  });
+
+  it('a cancelled turn answers cancelled; a click after it is told the request ended', async () => {
+    const g = group();
+    await g.say('@tributary_bot run it\n@agent {"permission": true}');
+    const request = await g.request();
+    expect(await g.say('/cancel')).toMatchObject({ outcome: 'control', command: 'cancel' });
+    await waitFor(() => g.edits().includes('⏹ Cancelled with its turn: Scripted execute tool'), {
+      what: 'the request to say it was cancelled',
+    });
+    expect(await g.click(42, request.messageId, request.buttons[0]!.data)).toMatchObject({
+      text: 'This request has ended; nothing was applied.',
+    });
+  });
+});
