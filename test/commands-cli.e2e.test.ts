@@ -82,6 +82,10 @@ describe('tributary commands', () => {
     expect(manifest.settings.event_subscriptions.request_url).toBe(
       'https://tributary.example/webhooks/slack',
     );
+    expect(manifest.settings.interactivity).toEqual({
+      is_enabled: true,
+      request_url: 'https://tributary.example/webhooks/slack/interactivity',
+    });
     expect((await tributary({}, 'slack-manifest')).code).toBe(2);
   });
 });

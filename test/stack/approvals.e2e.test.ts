@@ -1,6 +1,13 @@
+import { slackSignature } from '@tributary/platforms';
 import { type FakeApiCall, shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postTelegramMessage, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import {
+  postSlackEvent,
+  postTelegramMessage,
+  STACK_SECRETS,
+  type Stack,
+  startStack,
+} from './stack-fixture.js';
 
 const TIMEOUT_MS = 4_000;
 
@@ -169,5 +176,107 @@ describe('permission requests put to the thread (Telegram)', () => {
     expect(await g.click(42, request.messageId, request.buttons[0]!.data)).toMatchObject({
       text: 'This request has ended; nothing was applied.',
     });
+  });
+});
+
+describe('permission requests put to the thread (Slack)', () => {
+  const channel = 'CAPPROVE';
+  const root = '1700600000.000100';
+
+  function inChannel(method: string) {
+    return stack
+      .calls('slack', method)
+      .filter((call) => (call.body as { channel?: string }).channel === channel);
+  }
+
+  /** A click as Slack posts it to the interactivity URL: a signed form whose `payload` is the JSON. */
+  async function click(user: string, messageTs: string, value: string) {
+    const payload = {
+      type: 'block_actions',
+      user: { id: user, username: user.toLowerCase(), name: user.toLowerCase(), team_id: 'T1' },
+      api_app_id: 'A1',
+      token: 'verification-token',
+      container: {
+        type: 'message',
+        message_ts: messageTs,
+        channel_id: channel,
+        is_ephemeral: false,
+        thread_ts: root,
+      },
+      trigger_id: '1.2.3',
+      team: { id: 'T1', domain: 'example' },
+      channel: { id: channel, name: 'approvals' },
+      message: { type: 'message', ts: messageTs, text: 'The agent asks' },
+      response_url: 'https://hooks.slack.com/actions/T1/1/x',
+      actions: [
+        {
+          action_id: 'approval_0',
+          block_id: 'tributary_approval',
+          value,
+          type: 'button',
+          action_ts: `${Date.now() / 1000}`,
+        },
+      ],
+    };
+    const body = new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    return stack.post('/webhooks/slack/interactivity', body, {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      'x-slack-signature': slackSignature(STACK_SECRETS.SLACK_SIGNING_SECRET, timestamp, body),
+    });
+  }
+
+  it('posts Block Kit buttons; a stranger is told privately, the starter’s click applies once', async () => {
+    const event = {
+      type: 'app_mention',
+      channel,
+      user: 'U1',
+      text: '<@UBOT> run it\n@agent {"permission": true}',
+      ts: root,
+    };
+    await postSlackEvent(
+      stack,
+      JSON.stringify({ type: 'event_callback', team_id: 'T1', event_id: 'EvApprove', event }),
+    );
+    let asked: FakeApiCall | undefined;
+    await waitFor(
+      () => {
+        asked = inChannel('chat.postMessage').find(
+          (call) => (call.body as { blocks?: unknown }).blocks !== undefined,
+        );
+        return asked !== undefined;
+      },
+      { what: 'the permission request in the thread' },
+    );
+    const ts = (asked!.answer as { ts: string }).ts;
+    const blocks = (
+      asked!.body as { blocks: { type: string; elements?: { value: string; style: string }[] }[] }
+    ).blocks;
+    const buttons = blocks.find((block) => block.type === 'actions')!.elements!;
+    expect(buttons.map((button) => button.style)).toEqual(['primary', 'primary', 'danger', 'danger']);
+
+    expect((await click('U2', ts, buttons[0]!.value)).status).toBe(200);
+    await waitFor(() => inChannel('chat.postEphemeral').length === 1, { what: 'the private refusal' });
+    expect(inChannel('chat.postEphemeral')[0]!.body).toMatchObject({
+      user: 'U2',
+      thread_ts: root,
+      text: 'Only the person who started this conversation or an approver can answer this request.',
+    });
+    expect(inChannel('chat.update')).toEqual([]);
+
+    expect((await click('U1', ts, buttons[0]!.value)).status).toBe(200);
+    await waitFor(
+      () =>
+        inChannel('chat.postMessage').some((call) =>
+          shownText(call)?.includes('permission: selected allow-once'),
+        ),
+      { what: 'the agent’s reply after the answer' },
+    );
+    const settled = inChannel('chat.update').find((call) => (call.body as { ts: string }).ts === ts)!;
+    expect(shownText(settled)).toBe('✅ *allow_once*, by u1: Scripted execute tool');
+    expect((settled.body as { blocks: { type: string }[] }).blocks.map((block) => block.type)).toEqual([
+      'section',
+    ]);
   });
 });

@@ -84,7 +84,10 @@ function slackManifest(url: string): void {
         },
       ],
     },
-    settings: { event_subscriptions: { request_url: `${base}/webhooks/slack` } },
+    settings: {
+      event_subscriptions: { request_url: `${base}/webhooks/slack` },
+      interactivity: { is_enabled: true, request_url: `${base}/webhooks/slack/interactivity` },
+    },
   };
   say(JSON.stringify(manifest, null, 2));
 }

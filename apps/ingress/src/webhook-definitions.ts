@@ -6,6 +6,7 @@ import {
   type InboundAdapter,
   SlackCommandsAdapter,
   SlackInboundAdapter,
+  SlackInteractivityAdapter,
   TelegramInboundAdapter,
 } from '@tributary/platforms';
 import { type BotIdentities, type BotSelf, configuredIdentities } from './bot-identities.js';
@@ -60,6 +61,16 @@ export function webhookDefinitions(
       mediaType: 'application/x-www-form-urlencoded',
       adapter: slack?.signingSecret
         ? new SlackCommandsAdapter({ signingSecret: slack.signingSecret })
+        : undefined,
+    },
+    {
+      path: '/webhooks/slack/interactivity',
+      platform: 'slack',
+      secretVariable: 'SLACK_SIGNING_SECRET',
+      self: identities.slack,
+      mediaType: 'application/x-www-form-urlencoded',
+      adapter: slack?.signingSecret
+        ? new SlackInteractivityAdapter({ signingSecret: slack.signingSecret })
         : undefined,
     },
     {

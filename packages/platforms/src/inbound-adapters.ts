@@ -20,6 +20,7 @@ export {
 export { GatewayInboundAdapter, type GatewayInboundOptions } from './gateway/inbound.js';
 export { SlackCommandsAdapter, type SlackCommandsOptions } from './slack/commands.js';
 export { SlackInboundAdapter, type SlackInboundOptions } from './slack/inbound.js';
+export { SlackInteractivityAdapter, type SlackInteractivityOptions } from './slack/interactivity.js';
 export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from './slack/signature.js';
 export {
   TELEGRAM_SECRET_HEADER,

@@ -1,4 +1,5 @@
 import type { ArrivalEvent } from '@tributary/packing';
+import { type ApprovalPrompt, approvalButton, isRefusal } from '../approval-buttons.js';
 import { FileFetchError } from '../files/file-fetch-error.js';
 import {
   type DownloadLimits,
@@ -62,12 +63,66 @@ export class SlackClient implements PlatformClient {
   }
 
   async send(target: MessageRef, markdown: string, options: SendOptions = {}): Promise<string> {
+    return this.postIn(target, markdown, options, {});
+  }
+
+  /** Block Kit: the request as a section, a button per option (green grants, red refusals). */
+  async askApproval(target: MessageRef, prompt: ApprovalPrompt): Promise<string> {
+    const buttons = prompt.options.map((option, index) => ({
+      type: 'button',
+      action_id: `approval_${index}`,
+      text: { type: 'plain_text', text: option.name.slice(0, 75) },
+      value: approvalButton(prompt.id, index),
+      style: isRefusal(option.kind) ? 'danger' : 'primary',
+    }));
+    return this.postIn(
+      target,
+      prompt.text,
+      {},
+      {
+        blocks: [
+          section(this.render(prompt.text)),
+          { type: 'actions', block_id: 'tributary_approval', elements: buttons },
+        ],
+      },
+    );
+  }
+
+  /** The section alone: chat.update keeps a message's blocks unless it is given others. */
+  async settleApproval(target: MessageRef, messageId: string, markdown: string): Promise<void> {
+    const text = this.render(markdown);
+    await this.paced('chat.update', target, {});
+    await this.post('chat.update', {
+      channel: target.channelId,
+      ts: messageId,
+      text,
+      blocks: [section(text)],
+    });
+  }
+
+  /** chat.postEphemeral: shown to `userId` alone, in the thread. */
+  async whisper(target: MessageRef, userId: string, markdown: string): Promise<void> {
+    await this.post('chat.postEphemeral', {
+      channel: target.channelId,
+      user: userId,
+      text: this.render(markdown),
+      ...(target.threadId === undefined ? {} : { thread_ts: target.threadId }),
+    });
+  }
+
+  private async postIn(
+    target: MessageRef,
+    markdown: string,
+    options: SendOptions,
+    extra: Record<string, unknown>,
+  ): Promise<string> {
     const method = 'chat.postMessage';
     const args = {
       channel: target.channelId,
       // A reply to a message outside any thread starts a thread under it.
       thread_ts: target.threadId ?? target.messageId,
       text: this.render(markdown),
+      ...extra,
     };
     await this.paced(method, target, options);
     const answer = await this.post(method, args, options);
@@ -209,4 +264,8 @@ interface SlackUser {
 
 function reactionBody(message: MessageRef, reaction: Reaction) {
   return { channel: message.channelId, timestamp: message.messageId, name: SLACK_REACTIONS[reaction] };
+}
+
+function section(mrkdwn: string) {
+  return { type: 'section', text: { type: 'mrkdwn', text: mrkdwn.slice(0, 3000) } };
 }

@@ -29,6 +29,7 @@ export function slackHandler(
       if (wait !== undefined) return ratelimited(wait);
       if (!text?.trim()) return fail('no_text');
       if (text.length > MAX_TEXT) return fail('msg_too_long');
+      if (!validBlocks(args.blocks)) return fail('invalid_blocks');
       const n = store.nextNumber();
       const message = store.put({
         channelId: channel,
@@ -54,6 +55,13 @@ export function slackHandler(
       if (!text?.trim()) return fail('no_text');
       message.text = text;
       return { status: 200, body: { ok: true, channel, ts: message.id, text } };
+    },
+    'chat.postEphemeral': (args) => {
+      const channel = stringArg(args.channel);
+      if (!channel) return fail('channel_not_found');
+      if (!stringArg(args.user)) return fail('user_not_in_channel');
+      if (!stringArg(args.text)?.trim()) return fail('no_text');
+      return { status: 200, body: { ok: true, message_ts: `${Math.floor(Date.now() / 1000)}.000001` } };
     },
     'reactions.add': (args) => reaction(args, true),
     'reactions.remove': (args) => reaction(args, false),
@@ -130,6 +138,30 @@ class ChannelLimit {
     this.next.set(channel, tat + this.intervalMs);
     return undefined;
   }
+}
+
+/** Slack's documented bounds on the blocks we send: a section's text, a button's label and value. */
+function validBlocks(blocks: unknown): boolean {
+  if (blocks === undefined) return true;
+  if (!Array.isArray(blocks) || blocks.length > 50) return false;
+  return (blocks as { type?: string; text?: { text?: string }; elements?: unknown[] }[]).every((block) => {
+    if (block.type === 'section') return (block.text?.text?.length ?? 0) <= 3000;
+    if (block.type !== 'actions') return false;
+    const elements = (block.elements ?? []) as {
+      text?: { text?: string };
+      value?: string;
+      action_id?: string;
+    }[];
+    return (
+      elements.length <= 25 &&
+      elements.every(
+        (button) =>
+          (button.text?.text?.length ?? 0) <= 75 &&
+          (button.value?.length ?? 0) <= 2000 &&
+          Boolean(button.action_id),
+      )
+    );
+  });
 }
 
 function slackFailure({ status, retryAfterSeconds, error }: FakeFailure): FakeAnswer {
