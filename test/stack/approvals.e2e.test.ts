@@ -2,6 +2,8 @@ import { slackSignature } from '@tributary/platforms';
 import { type FakeApiCall, shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  postDiscordForwarded,
+  postDiscordInteraction,
   postSlackEvent,
   postTelegramMessage,
   STACK_SECRETS,
@@ -278,5 +280,84 @@ describe('permission requests put to the thread (Slack)', () => {
     expect((settled.body as { blocks: { type: string }[] }).blocks.map((block) => block.type)).toEqual([
       'section',
     ]);
+  });
+});
+
+describe('permission requests put to the thread (Discord)', () => {
+  const thread = '890001';
+
+  function inThread(method: string) {
+    return stack.calls('discord', method).filter((call) => call.path.startsWith(`/channels/${thread}/`));
+  }
+
+  /** A click as Discord posts it: a MESSAGE_COMPONENT interaction from `userId`. */
+  function click(userId: string, messageId: string, customId: string) {
+    return postDiscordInteraction(
+      stack,
+      JSON.stringify({
+        type: 3,
+        id: `9${Date.now()}`,
+        application_id: '900',
+        channel_id: thread,
+        guild_id: '500001',
+        token: 'interaction-token',
+        version: 1,
+        member: { user: { id: userId, username: `user${userId}`, global_name: null } },
+        message: { id: messageId, channel_id: thread },
+        data: { custom_id: customId, component_type: 2 },
+      }),
+    );
+  }
+
+  it('posts a row of buttons; a stranger is told privately, the starter’s click applies once', async () => {
+    const message = JSON.stringify({
+      schema: 'tributary.discord.forwarded.v1',
+      message: {
+        id: '790001',
+        type: 0,
+        channel_id: thread,
+        guild_id: '500001',
+        author: { id: '42', username: 'ada', global_name: 'Ada' },
+        content: '<@900> run it\n@agent {"permission": true}',
+        timestamp: new Date().toISOString().replace('Z', '+00:00'),
+        mentions: [{ id: '900', username: 'tributary' }],
+        attachments: [],
+      },
+      channel: { id: thread, parent_id: '600001', type: 11 },
+    });
+    expect((await postDiscordForwarded(stack, message)).body).toMatchObject({ outcome: 'accepted' });
+    let asked: FakeApiCall | undefined;
+    await waitFor(
+      () => {
+        asked = inThread('createMessage').find((call) => (call.body as { components?: unknown }).components);
+        return asked !== undefined;
+      },
+      { what: 'the permission request in the thread' },
+    );
+    const messageId = (asked!.answer as { id: string }).id;
+    const [row] = (asked!.body as { components: { components: { custom_id: string; style: number }[] }[] })
+      .components;
+    expect(row!.components.map((button) => button.style)).toEqual([3, 3, 4, 4]);
+
+    expect((await click('77', messageId, row!.components[0]!.custom_id)).body).toEqual({
+      type: 4,
+      data: {
+        content: 'Only the person who started this conversation or an approver can answer this request.',
+        flags: 64,
+      },
+    });
+    expect((await click('42', messageId, row!.components[0]!.custom_id)).body).toEqual({ type: 6 });
+    await waitFor(
+      () =>
+        inThread('createMessage').some((call) =>
+          shownText(call)?.includes('permission: selected allow-once'),
+        ),
+      { what: 'the agent’s reply after the answer' },
+    );
+    const settled = inThread('editMessage').find((call) => call.path.endsWith(`/${messageId}`))!;
+    expect(settled.body).toEqual({
+      content: '✅ **allow_once**, by user42: Scripted execute tool',
+      components: [],
+    });
   });
 });

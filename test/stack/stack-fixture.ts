@@ -1,3 +1,4 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,22 @@ export function postDiscordForwarded(stack: Stack, body: string) {
   );
 }
 
+/** The Discord application's key pair: interactions are signed with it as Discord signs them. */
+const DISCORD_KEYS = generateKeyPairSync('ed25519');
+const DISCORD_PUBLIC_KEY = Buffer.from(
+  DISCORD_KEYS.publicKey.export({ format: 'jwk' }).x!,
+  'base64url',
+).toString('hex');
+
+/** Posts one Discord interaction, signed with the application's key as Discord signs it. */
+export function postDiscordInteraction(stack: Stack, body: string) {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  return stack.post('/webhooks/discord', body, {
+    'x-signature-timestamp': timestamp,
+    'x-signature-ed25519': sign(null, Buffer.from(timestamp + body), DISCORD_KEYS.privateKey).toString('hex'),
+  });
+}
+
 /** Ingress and a worker, in this process, on a real Redis, replying to a fake platform API over HTTP. */
 export interface Stack {
   ingress: RunningIngress;
@@ -154,6 +171,7 @@ export async function startStack(
     DISCORD_BOT_TOKEN: api.tokens.discord,
     DISCORD_API_URL: api.urls.discord,
     DISCORD_BOT_USER_ID: '900',
+    DISCORD_PUBLIC_KEY,
     GATEWAY_REPLY_URL: api.urls.gatewayReply,
     // The fake serves every platform's files from its own origin.
     SLACK_FILES_URL: api.origin,

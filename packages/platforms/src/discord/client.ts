@@ -1,4 +1,5 @@
 import type { ArrivalEvent } from '@tributary/packing';
+import { type ApprovalPrompt, approvalButton, isRefusal } from '../approval-buttons.js';
 import { FileFetchError } from '../files/file-fetch-error.js';
 import {
   type DownloadLimits,
@@ -34,6 +35,11 @@ import { classifyDiscordAnswer } from './answer.js';
 
 /** An application command typed in the message box (a slash command). */
 const CHAT_INPUT = 1;
+/** Message component types and button styles. */
+const ACTION_ROW = 1;
+const BUTTON = 2;
+const SUCCESS = 3;
+const DANGER = 4;
 
 /** Where message attachments live; their URLs are signed, so no token goes with them. */
 export const DISCORD_CDN_URLS = ['https://cdn.discordapp.com', 'https://media.discordapp.net'];
@@ -85,6 +91,32 @@ export class DiscordClient implements PlatformClient {
       options,
     );
     return requireId(this.platform, method, answer, objectField(answer.body, 'id'));
+  }
+
+  /** Message components: a row of buttons (five at most, Discord's limit), green grants, red refusals. */
+  async askApproval(target: MessageRef, prompt: ApprovalPrompt): Promise<string> {
+    const method = 'createMessage';
+    await this.paced(method, target, {});
+    const buttons = prompt.options.slice(0, 5).map((option, index) => ({
+      type: BUTTON,
+      style: isRefusal(option.kind) ? DANGER : SUCCESS,
+      label: option.name.slice(0, 80),
+      custom_id: approvalButton(prompt.id, index),
+    }));
+    const answer = await this.request(method, 'POST', `/channels/${channelOf(target)}/messages`, {
+      content: prompt.text,
+      message_reference: { message_id: target.messageId, fail_if_not_exists: false },
+      allowed_mentions: { parse: [] },
+      components: [{ type: ACTION_ROW, components: buttons }],
+    });
+    return requireId(this.platform, method, answer, objectField(answer.body, 'id'));
+  }
+
+  /** The text, and no components left to click. */
+  async settleApproval(target: MessageRef, messageId: string, markdown: string): Promise<void> {
+    await this.paced('editMessage', target, {});
+    const path = `/channels/${channelOf(target)}/messages/${messageId}`;
+    await this.request('editMessage', 'PATCH', path, { content: markdown, components: [] });
   }
 
   async edit(target: MessageRef, messageId: string, text: string, options: WriteOptions = {}): Promise<void> {

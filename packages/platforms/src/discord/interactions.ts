@@ -1,7 +1,8 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { readApprovalButton } from '../approval-buttons.js';
 import type { Inbound, InboundAdapter, Verification, WebhookRequest } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
-import { readJsonBody } from '../json-body.js';
+import { type JsonFields, readJsonBody } from '../json-body.js';
 import { isThreadCommand } from '../thread-commands.js';
 import { freshTimestamp, rejected, VERIFIED } from '../webhook-checks.js';
 import { discordPlace, snowflake, stripDiscordMention } from './ids.js';
@@ -11,7 +12,10 @@ export const DISCORD_TIMESTAMP_HEADER = 'x-signature-timestamp';
 
 const PING = 1;
 const APPLICATION_COMMAND = 2;
+const MESSAGE_COMPONENT = 3;
 const CHANNEL_MESSAGE_WITH_SOURCE = 4;
+/** Acknowledges a component click without a new message; the request's message is edited after. */
+const DEFERRED_UPDATE_MESSAGE = 6;
 const EPHEMERAL = 64;
 
 export interface DiscordInteractionsOptions {
@@ -49,6 +53,7 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
     const interaction = readJsonBody(request.rawBody);
     const type = interaction.integer('type');
     if (type === PING) return { kind: 'handshake', body: { type: PING } };
+    if (type === MESSAGE_COMPONENT) return this.click(interaction);
     if (type !== APPLICATION_COMMAND) return ignored(`discord interaction type ${type}`);
     const command = interaction.object('data').string('name');
     if (!isThreadCommand(command)) return ignored(`discord command /${command}`);
@@ -74,6 +79,34 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
         type: CHANNEL_MESSAGE_WITH_SOURCE,
         data: { content: confirmation, flags: EPHEMERAL },
       }),
+    };
+  }
+
+  /** A click on a button of a permission request; a refusal is answered to the clicker alone. */
+  private click(interaction: JsonFields): Inbound {
+    const button = readApprovalButton(interaction.object('data').optionalString('custom_id') ?? '');
+    if (button === undefined) return ignored('discord component that is not ours');
+    const channelId = snowflake(interaction, 'channel_id');
+    const invoker =
+      interaction.optionalObject('member')?.optionalObject('user') ?? interaction.object('user');
+    const id = snowflake(interaction, 'id');
+    return {
+      kind: 'approval',
+      approvalId: button.id,
+      option: button.option,
+      userId: snowflake(invoker, 'id'),
+      userName: invoker.optionalString('global_name') ?? invoker.string('username'),
+      ref: {
+        platform: 'discord',
+        ...discordPlace(channelId, interaction.optionalObject('channel')),
+        messageId: snowflake(interaction.object('message'), 'id'),
+      },
+      idempotencyKey: `discord:${channelId}:interaction:${id}`,
+      privately: true,
+      respond: (answer) =>
+        answer === undefined
+          ? { type: DEFERRED_UPDATE_MESSAGE }
+          : { type: CHANNEL_MESSAGE_WITH_SOURCE, data: { content: answer, flags: EPHEMERAL } },
     };
   }
 

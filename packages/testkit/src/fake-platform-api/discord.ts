@@ -67,6 +67,7 @@ export function discordHandler(
       const content = typeof args.content === 'string' ? args.content : '';
       if (!content.trim()) return error(400, 50006, 'Cannot send an empty message');
       if (content.length > MAX_CONTENT) return error(400, 50035, 'Invalid Form Body');
+      if (!validComponents(args.components)) return error(400, 50035, 'Invalid Form Body');
       const reference = (args.message_reference as { message_id?: unknown } | undefined)?.message_id;
       const message = store.put({
         channelId: channel,
@@ -107,6 +108,33 @@ export function discordHandler(
       methods[method]?.(request.path.slice(1).split('/'), request.payload ?? {}) ??
       error(404, 0, '404: Not Found'),
   };
+}
+
+/** Discord's documented bounds on a row of buttons: five, each labelled and with a custom_id of 100. */
+function validComponents(components: unknown): boolean {
+  if (components === undefined) return true;
+  if (!Array.isArray(components) || components.length > 5) return false;
+  return (components as { type?: number; components?: unknown[] }[]).every((row) => {
+    const buttons = (row.components ?? []) as {
+      type?: number;
+      label?: string;
+      custom_id?: string;
+      style?: number;
+    }[];
+    return (
+      row.type === 1 &&
+      buttons.length >= 1 &&
+      buttons.length <= 5 &&
+      buttons.every(
+        (button) =>
+          button.type === 2 &&
+          (button.label?.length ?? 0) <= 80 &&
+          (button.custom_id?.length ?? 0) >= 1 &&
+          (button.custom_id?.length ?? 0) <= 100 &&
+          [1, 2, 3, 4].includes(button.style ?? 0),
+      )
+    );
+  });
 }
 
 function discordFailure({ status, retryAfterSeconds, error: message }: FakeFailure): FakeAnswer {
