@@ -111,10 +111,29 @@ describe('Discord interactions parse', () => {
 
   it.each([
     ['another command', slashCommand('deploy'), 'discord command /deploy'],
-    ['a button press', { ...slashCommand('cancel'), type: 3 }, 'discord interaction type 3'],
+    [
+      'a press of a button that is not ours',
+      { ...slashCommand('cancel'), type: 3, data: { custom_id: 'vote:1', component_type: 2 } },
+      'discord component that is not ours',
+    ],
     ['an autocomplete', { ...slashCommand('cancel'), type: 4 }, 'discord interaction type 4'],
   ])('ignores %s', (_label, body, reason) => {
     expect(interactions.parse(signedInteraction(body))).toEqual({ kind: 'ignored', reason });
+  });
+
+  it('reads a press of a permission request’s button as an approval, answered to the clicker', () => {
+    const click = {
+      ...slashCommand('cancel'),
+      type: 3,
+      message: { id: '1400', channel_id: '1200' },
+      data: { custom_id: 'ap:Zm9v:1', component_type: 2 },
+    };
+    const inbound = interactions.parse(signedInteraction(click));
+    expect(inbound).toMatchObject({ kind: 'approval', approvalId: 'Zm9v', option: 1, privately: true });
+    expect(inbound).toMatchObject({ ref: { platform: 'discord', messageId: '1400' } });
+    if (inbound.kind !== 'approval') throw new Error('not an approval');
+    expect(inbound.respond(undefined)).toEqual({ type: 6 });
+    expect(inbound.respond('No.')).toEqual({ type: 4, data: { content: 'No.', flags: 64 } });
   });
 
   it.each([
