@@ -32,7 +32,13 @@ let dev: { child: ChildProcess; output: { text: string } };
 beforeAll(async () => {
   redis = await startRedis();
   cwd = await mkdtemp(join(tmpdir(), 'tributary-quickstart-'));
-  dev = run(['dev'], cwd, { REDIS_URL: redis.url, REDIS_PREFIX: uniquePrefix('dev'), PORT: '0' });
+  dev = run(['dev'], cwd, {
+    REDIS_URL: redis.url,
+    REDIS_PREFIX: uniquePrefix('dev'),
+    PORT: '0',
+    // Only the permission test's agent asks; every other turn is as without it.
+    AGENT_PERMISSION_POLICY: 'ask',
+  });
   await waitFor(() => dev.output.text.includes('In another terminal'), {
     what: `tributary dev to start; it printed: ${dev.output.text}`,
     timeoutMs: 30_000,
@@ -60,6 +66,22 @@ describe('the quick start', () => {
     expect(send.output.text).toMatch(/ {2}✅ on "and run e2e"/);
     expect(send.output.text).not.toMatch(/← agent:\n\S{1,2}\n/u);
     expect(dev.output.text).toContain('@agent scripting on');
+    expect(code).toBe(0);
+  });
+
+  it('tributary send shows a permission request and answers it from the terminal', async () => {
+    const send = run(
+      ['send', '--thread', 'approve', '--answer', 'allow_once', 'deploy it\n@agent {"permission": true}'],
+      cwd,
+      {},
+    );
+    const [code] = await once(send.child, 'exit');
+    const output = send.output.text;
+    expect(output).toContain('← agent asks:\n🔐 The agent asks to run **Scripted execute tool**.');
+    expect(output).toContain('   1. allow_once\n   2. allow_always\n   3. reject_once\n   4. reject_always');
+    expect(output).toMatch(/→ \S+: allow_once\n/);
+    expect(output).toContain('← ✅ **allow_once**, by');
+    expect(output).toContain('permission: selected allow-once');
     expect(code).toBe(0);
   });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline/promises';
 import { DEFAULT_INGRESS_PORT } from '@tributary/config';
 import {
   GATEWAY_EVENT_SCHEMA,
@@ -26,8 +27,13 @@ interface GatewayReplyCall {
     platform?: string;
     channel?: { thread_id?: string | null };
     content?: { text?: string };
-    /** Set on reactions: the emoji is `content.text`, `reply_to` the message it goes on. */
-    command?: 'add_reaction' | 'remove_reaction';
+    /**
+     * Set on reactions (the emoji is `content.text`, `reply_to` the message it goes on) and on
+     * permission requests (`ask_approval` with `approval.options`, `settle_approval`).
+     */
+    command?: 'add_reaction' | 'remove_reaction' | 'ask_approval' | 'settle_approval';
+    request_id?: string;
+    approval?: { options: { data: string; name: string; kind: string }[] };
   };
 }
 
@@ -42,6 +48,7 @@ async function send(argv: string[]): Promise<void> {
       from: { type: 'string', default: process.env.USER || 'you' },
       url: { type: 'string' },
       'timeout-ms': { type: 'string', default: '60000' },
+      answer: { type: 'string' },
     },
     true,
   );
@@ -67,19 +74,10 @@ async function send(argv: string[]): Promise<void> {
   const sent: string[] = [];
   /** What each message said, by its message id, so a reaction can name the message it is on. */
   const texts = new Map<string, string>();
-  for (const text of positionals) {
-    const event: GatewayEvent = {
-      schema: GATEWAY_EVENT_SCHEMA,
-      event_id: randomUUID(),
-      timestamp: new Date().toISOString(),
-      platform: PLATFORM,
-      event_type: 'message',
-      channel: { id: 'dev', type: 'thread', thread_id: values.thread },
-      sender: { id: `dev-${values.from}`, name: values.from, display_name: values.from, is_bot: false },
-      content: { type: 'text', text },
-      mentions: [],
-      message_id: randomUUID(),
-    };
+  const sender = { id: `dev-${values.from}`, name: values.from, display_name: values.from, is_bot: false };
+  const channel = { id: 'dev', type: 'thread', thread_id: values.thread };
+  /** Posts one signed gateway event and returns ingress's answer. */
+  const post = async (event: object) => {
     const body = JSON.stringify(event);
     const response = await reach(
       url,
@@ -91,9 +89,50 @@ async function send(argv: string[]): Promise<void> {
         }),
       unreachable,
     );
-    const answer = (await response.json()) as { outcome?: string; error?: string };
+    const answer = (await response.json()) as { outcome?: string; error?: string; answer?: string };
     if (!response.ok)
       throw new Error(`ingress answered ${response.status}: ${answer.error ?? 'no reason given'}`);
+    return answer;
+  };
+  /** Answers a permission request: with --answer, or asked at the terminal; else the fallback will. */
+  const approve = async (request: GatewayReplyCall['body']) => {
+    const options = request.approval?.options ?? [];
+    for (const [index, option] of options.entries())
+      process.stdout.write(`   ${index + 1}. ${option.name}\n`);
+    const chosen = await chooseOption(options, values.answer);
+    if (chosen === undefined) {
+      process.stdout.write(
+        '   (not answered here: pass --answer <option>; the fallback answers after APPROVAL_TIMEOUT_MS)\n',
+      );
+      return;
+    }
+    const answer = await post({
+      schema: GATEWAY_EVENT_SCHEMA,
+      event_id: randomUUID(),
+      timestamp: new Date().toISOString(),
+      platform: PLATFORM,
+      event_type: 'approval',
+      channel,
+      sender,
+      approval: { data: chosen.data },
+      message_id: request.request_id,
+    });
+    process.stdout.write(`→ ${values.from}: ${chosen.name}${answer.answer ? `   [${answer.answer}]` : ''}\n`);
+  };
+  for (const text of positionals) {
+    const event: GatewayEvent = {
+      schema: GATEWAY_EVENT_SCHEMA,
+      event_id: randomUUID(),
+      timestamp: new Date().toISOString(),
+      platform: PLATFORM,
+      event_type: 'message',
+      channel,
+      sender,
+      content: { type: 'text', text },
+      mentions: [],
+      message_id: randomUUID(),
+    };
+    const answer = await post(event);
     process.stdout.write(`→ ${values.from}: ${text}   [${answer.outcome}]\n`);
     sent.push(event.event_id);
     texts.set(event.message_id, text);
@@ -122,6 +161,15 @@ async function send(argv: string[]): Promise<void> {
       ) {
         continue;
       }
+      if (body.command === 'ask_approval') {
+        process.stdout.write(`← agent asks:\n${body.content?.text ?? ''}\n`);
+        await approve(body);
+        continue;
+      }
+      if (body.command === 'settle_approval') {
+        process.stdout.write(`← ${body.content?.text ?? ''}\n`);
+        continue;
+      }
       if (body.command) {
         const emoji = body.content?.text ?? '';
         process.stdout.write(`${reactionLine(body.command, emoji, texts.get(body.reply_to ?? ''))}\n`);
@@ -143,6 +191,37 @@ async function send(argv: string[]): Promise<void> {
   throw new Error(
     `no reply to the last message within ${values['timeout-ms']} ms; is \`tributary dev\` running?`,
   );
+}
+
+/**
+ * The option named by `answer` (its name or its number), or asked for at the terminal when it is one;
+ * undefined when neither can say.
+ */
+async function chooseOption(
+  options: readonly { data: string; name: string }[],
+  answer: string | undefined,
+): Promise<{ data: string; name: string } | undefined> {
+  const pick = (said: string) =>
+    options.find((option, index) => option.name === said.trim() || String(index + 1) === said.trim());
+  if (answer !== undefined) {
+    const option = pick(answer);
+    if (option === undefined) {
+      throw new UsageError(
+        `--answer ${answer} is none of the options: ${options.map((o) => o.name).join(', ')}`,
+      );
+    }
+    return option;
+  }
+  if (!process.stdin.isTTY) return undefined;
+  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    for (;;) {
+      const option = pick(await terminal.question(`   answer (1-${options.length}): `));
+      if (option !== undefined) return option;
+    }
+  } finally {
+    terminal.close();
+  }
 }
 
 /** A reaction as a chat shows it: the emoji beside the message, not as a reply. */

@@ -19,7 +19,9 @@ answered.
   --thread t        the conversation (default main)
   --from name       the sender's name (default $USER)
   --url URL         ingress to post to (default: the running dev stack's)
-  --timeout-ms N    how long to wait for the last reply (default 60000)`,
+  --timeout-ms N    how long to wait for the last reply (default 60000)
+  --answer option   answers the agent's permission requests (AGENT_PERMISSION_POLICY=ask) with this
+                    option, by name or number; without it they are asked at the terminal`,
   ingress: `usage: tributary ingress
 
 Serves the platform webhooks (POST /webhooks/*) and queues each verified message in Redis; /livez,

@@ -331,3 +331,32 @@ describe('gateway parse', () => {
     expect(gateway.stripSelfMention(text, 'Ubot')).toBe(stripped);
   });
 });
+
+describe('a gateway approval event', () => {
+  const approval = (data: string) =>
+    gatewayEvent({
+      event_type: 'approval',
+      approval: { data },
+      message_id: 'approval-Zm9v',
+      content: undefined,
+    });
+
+  it('is a click on the request its message_id names, answered in the HTTP response', () => {
+    const inbound = parse({
+      event_type: 'approval',
+      approval: { data: 'ap:Zm9v:3' },
+      message_id: 'approval-Zm9v',
+    });
+    expect(inbound).toMatchObject({ kind: 'approval', approvalId: 'Zm9v', option: 3, privately: true });
+    expect(inbound).toMatchObject({ ref: { messageId: 'approval-Zm9v' } });
+    if (inbound.kind !== 'approval') throw new Error('not an approval');
+    expect(inbound.respond('No.')).toEqual({ ok: true, outcome: 'approval', answer: 'No.' });
+    expect(inbound.respond(undefined)).toEqual({ ok: true, outcome: 'approval' });
+  });
+
+  it('refuses data that names no request', () => {
+    expect(() => gateway.parse(signedGatewayRequest(approval('vote:1')))).toThrow(
+      'approval.data is not the data of a request button',
+    );
+  });
+});

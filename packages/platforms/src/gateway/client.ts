@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type ApprovalPrompt, approvalButton } from '../approval-buttons.js';
 import { FileFetchError } from '../files/file-fetch-error.js';
 import {
   type DownloadLimits,
@@ -12,7 +13,12 @@ import { type PlatformClientOptions, PlatformHttp } from '../http/platform-http.
 import type { MessageRef } from '../message-ref.js';
 import type { PlatformClient, Reaction, SendOptions } from '../outbound.js';
 import { UNICODE_REACTIONS } from '../unicode-reactions.js';
-import { type GatewayCommand, gatewayCommandBody, gatewayReplyBody } from './reply-body.js';
+import {
+  type GatewayCommand,
+  gatewayApprovalBody,
+  gatewayCommandBody,
+  gatewayReplyBody,
+} from './reply-body.js';
 
 export interface GatewayClientOptions extends Omit<PlatformClientOptions, 'baseUrl'> {
   /** GATEWAY_REPLY_URL: where replies are posted. */
@@ -63,6 +69,30 @@ export class GatewayClient implements PlatformClient {
     const replyId = options.idempotencyKey ?? randomUUID();
     await this.post('reply', gatewayReplyBody(target, text, replyId), replyId);
     return replyId;
+  }
+
+  /** `ask_approval`: the request's id is its `request_id`, which a settle names in `reply_to`. */
+  async askApproval(target: MessageRef, prompt: ApprovalPrompt): Promise<string> {
+    const requestId = `approval-${prompt.id}`;
+    const options = prompt.options.map((option, index) => ({
+      data: approvalButton(prompt.id, index),
+      name: option.name,
+      kind: option.kind,
+    }));
+    await this.post(
+      'ask_approval',
+      gatewayApprovalBody(target, 'ask_approval', prompt.text, requestId, options),
+      requestId,
+    );
+    return requestId;
+  }
+
+  async settleApproval(target: MessageRef, messageId: string, markdown: string): Promise<void> {
+    await this.post(
+      'settle_approval',
+      gatewayApprovalBody(target, 'settle_approval', markdown, messageId),
+      randomUUID(),
+    );
   }
 
   async fetchFile(ref: string, limits: DownloadLimits): Promise<FetchedFile> {

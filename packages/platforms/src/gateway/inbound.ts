@@ -1,4 +1,5 @@
 import type { Attachment } from '@tributary/packing';
+import { readApprovalButton } from '../approval-buttons.js';
 import {
   type Inbound,
   type InboundAdapter,
@@ -7,7 +8,7 @@ import {
   type WebhookRequest,
 } from '../inbound.js';
 import { ignored, messageInbound } from '../inbound-message.js';
-import { parseJsonBody } from '../json-body.js';
+import { JsonFields, parseJsonBody } from '../json-body.js';
 import { isoFromRfc3339 } from '../platform-time.js';
 import { escapeRegExp, stripMention } from '../strip-mention.js';
 import { requireSecret, verifyTributarySignature } from '../webhook-checks.js';
@@ -50,6 +51,7 @@ export class GatewayInboundAdapter implements InboundAdapter {
   parse(request: WebhookRequest): Inbound {
     const body = parseJsonBody(request.rawBody);
     const eventType = gatewayEventType(body);
+    if (eventType === 'approval') return gatewayApproval(JsonFields.of(body, ''));
     if (eventType !== 'message') return ignored(`gateway event_type '${eventType}'`);
     return gatewayInbound(parseGatewayEvent(body));
   }
@@ -58,6 +60,36 @@ export class GatewayInboundAdapter implements InboundAdapter {
   stripSelfMention(text: string, selfId: string, selfName?: string): string {
     return stripMention(text, `<@${escapeRegExp(selfId)}>`, selfName);
   }
+}
+
+/**
+ * A click on a button of a permission request (docs/platforms/gateway.md): `approval.data` as the
+ * `ask_approval` reply gave it, `message_id` the request's, `sender` the clicker. What the clicker is
+ * told comes back in the HTTP answer's `answer`, for the gateway to show them alone.
+ */
+function gatewayApproval(event: JsonFields): Inbound {
+  const button = readApprovalButton(event.object('approval').string('data'));
+  if (button === undefined)
+    throw new InvalidWebhookError('approval.data is not the data of a request button');
+  const channel = event.object('channel');
+  const sender = event.object('sender');
+  const threadId = channel.optionalString('thread_id');
+  return {
+    kind: 'approval',
+    approvalId: button.id,
+    option: button.option,
+    userId: sender.nonEmptyString('id'),
+    userName: sender.optionalString('display_name') ?? sender.string('name'),
+    ref: {
+      platform: event.nonEmptyString('platform'),
+      channelId: channel.nonEmptyString('id'),
+      ...(threadId === undefined ? {} : { threadId }),
+      messageId: event.nonEmptyString('message_id'),
+    },
+    idempotencyKey: `gateway:approval:${event.nonEmptyString('event_id')}`,
+    privately: true,
+    respond: (answer) => ({ ok: true, outcome: 'approval', ...(answer === undefined ? {} : { answer }) }),
+  };
 }
 
 function gatewayInbound(event: GatewayEvent): Inbound {

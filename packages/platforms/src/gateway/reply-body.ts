@@ -22,6 +22,27 @@ export function gatewayReplyBody(target: MessageRef, text: string, requestId: st
 export type GatewayCommand = 'add_reaction' | 'remove_reaction';
 
 /**
+ * Tributary's extension of the reply protocol for permission requests (docs/platforms/gateway.md):
+ * `ask_approval` posts `content.text` with a button per `approval.options` entry, each carrying the
+ * `data` a click sends back in an `approval` event; `settle_approval` replaces the request named by
+ * `reply_to` (its `request_id`) with `content.text`, buttons gone.
+ */
+export function gatewayApprovalBody(
+  target: MessageRef,
+  command: 'ask_approval' | 'settle_approval',
+  text: string,
+  requestId: string,
+  options?: readonly { data: string; name: string; kind: string }[],
+) {
+  return {
+    ...gatewayReplyBody(target, text, requestId),
+    command,
+    ...(command === 'settle_approval' ? { reply_to: requestId } : {}),
+    ...(options === undefined ? {} : { approval: { options } }),
+  };
+}
+
+/**
  * A reply that carries a command instead of a post: `reply_to` names the message the reaction goes on
  * (its upstream id) and `content.text` is the emoji, as openab's gateways expect.
  */
