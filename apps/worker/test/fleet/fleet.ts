@@ -42,6 +42,8 @@ export interface Fleet {
   readonly queue: ThreadQueue;
   /** A connection to the fleet's Redis, for what tests read beside the queue. */
   readonly redis: Redis;
+  /** Where the fleet's Redis is, for a store of the test's own. */
+  readonly redisUrl: string;
   readonly workers: FleetWorker[];
   /** Starts one more worker; `agentStateDir` defaults to one of its own. */
   spawn(options?: { agentStateDir?: string; env?: Record<string, string> }): Promise<FleetWorker>;
@@ -86,6 +88,7 @@ export async function startFleet(
   const fleet: Fleet = {
     queue: threads,
     redis,
+    redisUrl: server.url,
     workers,
     tempDir,
     async spawn(options = {}) {
