@@ -18,7 +18,7 @@ beforeAll(async () => {
   stack = await startStack({
     AGENT_PERMISSION_POLICY: 'ask',
     APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
-    APPROVERS: 'telegram:99',
+    APPROVERS: 'telegram:99,discord:role:555',
   });
 });
 afterAll(() => stack.close());
@@ -291,7 +291,7 @@ describe('permission requests put to the thread (Discord)', () => {
   }
 
   /** A click as Discord posts it: a MESSAGE_COMPONENT interaction from `userId`. */
-  function click(userId: string, messageId: string, customId: string) {
+  function click(userId: string, messageId: string, customId: string, roles: string[] = []) {
     return postDiscordInteraction(
       stack,
       JSON.stringify({
@@ -302,14 +302,14 @@ describe('permission requests put to the thread (Discord)', () => {
         guild_id: '500001',
         token: 'interaction-token',
         version: 1,
-        member: { user: { id: userId, username: `user${userId}`, global_name: null } },
+        member: { user: { id: userId, username: `user${userId}`, global_name: null }, roles },
         message: { id: messageId, channel_id: thread },
         data: { custom_id: customId, component_type: 2 },
       }),
     );
   }
 
-  it('posts a row of buttons; a stranger is told privately, the starter’s click applies once', async () => {
+  it('posts a row of buttons; a stranger is told privately, an approver by role applies it once', async () => {
     const message = JSON.stringify({
       schema: 'tributary.discord.forwarded.v1',
       message: {
@@ -339,14 +339,15 @@ describe('permission requests put to the thread (Discord)', () => {
       .components;
     expect(row!.components.map((button) => button.style)).toEqual([3, 3, 4, 4]);
 
-    expect((await click('77', messageId, row!.components[0]!.custom_id)).body).toEqual({
+    // A member with another role is refused, privately; one with an APPROVERS role may answer.
+    expect((await click('77', messageId, row!.components[0]!.custom_id, ['444'])).body).toEqual({
       type: 4,
       data: {
         content: 'Only the person who started this conversation or an approver can answer this request.',
         flags: 64,
       },
     });
-    expect((await click('42', messageId, row!.components[0]!.custom_id)).body).toEqual({ type: 6 });
+    expect((await click('88', messageId, row!.components[0]!.custom_id, ['555'])).body).toEqual({ type: 6 });
     await waitFor(
       () =>
         inThread('createMessage').some((call) =>
@@ -356,7 +357,7 @@ describe('permission requests put to the thread (Discord)', () => {
     );
     const settled = inThread('editMessage').find((call) => call.path.endsWith(`/${messageId}`))!;
     expect(settled.body).toEqual({
-      content: '✅ **allow_once**, by user42: Scripted execute tool',
+      content: '✅ **allow_once**, by user88: Scripted execute tool',
       components: [],
     });
   });

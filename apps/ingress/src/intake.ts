@@ -88,7 +88,7 @@ export interface IntakeDeps {
   status: StatusSources;
   /** Permission requests put to the thread, and who started each thread. */
   approvals: Pick<Approvals, 'get' | 'settle' | 'noteStarter' | 'starter'>;
-  /** APPROVERS: `<platform>:<user id>` who may answer any request. */
+  /** APPROVERS: `<platform>:<user id>` or `<platform>:role:<role id>`, who may answer any request. */
   approvers: ReadonlySet<string>;
   gates: GateConfig;
   gateState: GateState;
@@ -327,8 +327,12 @@ export class Intake {
       return this.clickAnswer(click, 'gone', 'This request has ended; nothing was applied.');
     }
     const starter = await approvals.starter(request.thread);
+    const { approvers } = this.deps;
+    const platform = click.ref.platform;
     const allowed =
-      click.userId === starter || this.deps.approvers.has(`${click.ref.platform}:${click.userId}`);
+      click.userId === starter ||
+      approvers.has(`${platform}:${click.userId}`) ||
+      (click.userRoles ?? []).some((role) => approvers.has(`${platform}:role:${role}`));
     if (!allowed) {
       return this.clickAnswer(
         click,

@@ -28,7 +28,8 @@ export interface GateConfig {
 export interface IngressConfig extends ServiceSettings, AdminSettings {
   /**
    * APPROVERS: who may answer any permission request besides the thread's starter, as
-   * `<platform>:<user id>` (`slack:U123`, `telegram:42`).
+   * `<platform>:<user id>` (`slack:U123`, `telegram:42`) or, where the click carries roles,
+   * `<platform>:role:<role id>` (`discord:role:123`).
    */
   approvers: string[];
   port: number;

@@ -118,6 +118,7 @@ describe('the required metrics', () => {
       'deleted',
       'ignored',
       'control',
+      'approval',
       'handshake',
       'unauthorized',
       'invalid',

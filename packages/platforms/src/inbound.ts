@@ -77,6 +77,8 @@ export type Inbound =
       userId: string;
       /** How the clicker is named, where the platform says. */
       userName?: string;
+      /** The clicker's roles where the click carries them (Discord's `member.roles`). */
+      userRoles?: string[];
       /** Where the request's message is. */
       ref: MessageRef;
       idempotencyKey: string;

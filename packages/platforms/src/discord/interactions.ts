@@ -87,11 +87,12 @@ export class DiscordInteractionsAdapter implements InboundAdapter {
     const button = readApprovalButton(interaction.object('data').optionalString('custom_id') ?? '');
     if (button === undefined) return ignored('discord component that is not ours');
     const channelId = snowflake(interaction, 'channel_id');
-    const invoker =
-      interaction.optionalObject('member')?.optionalObject('user') ?? interaction.object('user');
+    const member = interaction.optionalObject('member');
+    const invoker = member?.optionalObject('user') ?? interaction.object('user');
     const id = snowflake(interaction, 'id');
     return {
       kind: 'approval',
+      userRoles: member?.has('roles') ? member.strings('roles') : [],
       approvalId: button.id,
       option: button.option,
       userId: snowflake(invoker, 'id'),
