@@ -28,6 +28,10 @@ let ids = 0;
 /** A Telegram group of its own; Ada (42) starts each conversation in it. */
 function group() {
   const chatId = -7000 - ++ids;
+  const edited = () =>
+    stack
+      .calls('telegram', 'editMessageText')
+      .filter((call) => (call.body as { chat_id: number }).chat_id === chatId);
   const sent = () =>
     stack
       .calls('telegram', 'sendMessage')
@@ -90,11 +94,15 @@ function group() {
       return answer.body;
     },
     shown: () => sent().map((call) => shownText(call) ?? ''),
-    edits: () =>
-      stack
-        .calls('telegram', 'editMessageText')
-        .filter((call) => (call.body as { chat_id: number }).chat_id === chatId)
-        .map((call) => shownText(call) ?? ''),
+    /**
+     * Every text the chat showed, posts and edits: a turn that outlasts the group's edit pace has its
+     * reply as the edit of a streamed message.
+     */
+    chat: () => [...sent(), ...edited()].map((call) => shownText(call) ?? ''),
+    /** Edits of the message `messageId`. */
+    editsOf: (messageId: number) =>
+      edited().filter((call) => (call.body as { message_id: number }).message_id === messageId),
+    edits: () => edited().map((call) => shownText(call) ?? ''),
   };
 }
 
@@ -115,7 +123,7 @@ describe('permission requests put to the thread (Telegram)', () => {
       method: 'answerCallbackQuery',
       callback_query_id: expect.stringMatching(/^cb-/),
     });
-    await waitFor(() => g.shown().some((text) => text.includes('permission: selected allow-once')), {
+    await waitFor(() => g.chat().some((text) => text.includes('permission: selected allow-once')), {
       what: 'the agent’s reply after the answer',
     });
     expect(g.edits()).toContain('✅ allow_once, by user42: Scripted execute tool');
@@ -135,9 +143,9 @@ describe('permission requests put to the thread (Telegram)', () => {
       text: 'Only the person who started this conversation or an approver can answer this request.',
       show_alert: true,
     });
-    expect(g.edits()).toEqual([]);
+    expect(g.editsOf(request.messageId)).toEqual([]);
     expect(await g.click(99, request.messageId, request.buttons[2]!.data)).not.toHaveProperty('text');
-    await waitFor(() => g.shown().some((text) => text.includes('permission: selected reject-once')), {
+    await waitFor(() => g.chat().some((text) => text.includes('permission: selected reject-once')), {
       what: 'the refusal reaching the agent',
     });
   });
@@ -146,8 +154,8 @@ describe('permission requests put to the thread (Telegram)', () => {
     const g = group();
     await g.say('@tributary_bot run it\n@agent {"permission": true}');
     const request = await g.request();
-    await waitFor(() => g.shown().some((text) => text.includes('permission: selected reject-once')), {
-      what: 'the fallback’s answer after the time-out',
+    await waitFor(() => g.chat().some((text) => text.includes('permission: selected reject-once')), {
+      what: () => `the fallback’s answer after the time-out; the chat shows ${JSON.stringify(g.chat())}`,
       timeoutMs: TIMEOUT_MS + 15_000,
     });
     const told = `⏱ Nobody answered in ${TIMEOUT_MS / 1000} s, so the request was answered reject_once: Scripted execute tool`;
@@ -265,12 +273,12 @@ describe('permission requests put to the thread (Slack)', () => {
       thread_ts: root,
       text: 'Only the person who started this conversation or an approver can answer this request.',
     });
-    expect(inChannel('chat.update')).toEqual([]);
+    expect(inChannel('chat.update').filter((call) => (call.body as { ts: string }).ts === ts)).toEqual([]);
 
     expect((await click('U1', ts, buttons[0]!.value)).status).toBe(200);
     await waitFor(
       () =>
-        inChannel('chat.postMessage').some((call) =>
+        [...inChannel('chat.postMessage'), ...inChannel('chat.update')].some((call) =>
           shownText(call)?.includes('permission: selected allow-once'),
         ),
       { what: 'the agent’s reply after the answer' },
@@ -350,7 +358,7 @@ describe('permission requests put to the thread (Discord)', () => {
     expect((await click('88', messageId, row!.components[0]!.custom_id, ['555'])).body).toEqual({ type: 6 });
     await waitFor(
       () =>
-        inThread('createMessage').some((call) =>
+        [...inThread('createMessage'), ...inThread('editMessage')].some((call) =>
           shownText(call)?.includes('permission: selected allow-once'),
         ),
       { what: 'the agent’s reply after the answer' },
