@@ -1,4 +1,5 @@
 import { slackSignature } from '@tributary/platforms';
+import { Store } from '@tributary/queue';
 import { type FakeApiCall, shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -127,6 +128,22 @@ describe('permission requests put to the thread (Telegram)', () => {
       what: 'the agent’s reply after the answer',
     });
     expect(g.edits()).toContain('✅ allow_once, by user42: Scripted execute tool');
+    // Kept in the operators' audit log too: who, what, when.
+    const store = Store.open({
+      url: stack.redisUrl,
+      connection: { kind: 'patient' },
+      queue: { prefix: stack.prefix },
+    });
+    const [entry] = (await store.audit.list(undefined, 10)).items.filter(
+      (item) => item.action === 'approvals.answer',
+    );
+    await store.close();
+    expect(entry).toMatchObject({
+      actor: 'telegram:42',
+      outcome: 'ok',
+      target: { thread: g.thread, option: 'allow_once', title: 'Scripted execute tool' },
+    });
+    expect(entry!.at).toBeGreaterThan(0);
     // A second click finds it answered, and changes nothing.
     expect(await g.click(42, request.messageId, request.buttons[2]!.data)).toMatchObject({
       text: 'Already answered: allow_once, by 42.',

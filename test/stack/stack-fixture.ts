@@ -124,6 +124,8 @@ export interface Stack {
   worker: RunningWorker;
   api: FakePlatformApi;
   redis: RedisClient;
+  /** Where the stack's Redis is, for a store of the test's own. */
+  redisUrl: string;
   prefix: string;
   workerMetrics: Metrics;
   post(
@@ -239,6 +241,7 @@ export async function startStack(
     worker,
     api,
     redis,
+    redisUrl: server.url,
     prefix,
     workerMetrics,
     async post(path, body, headers) {

@@ -123,6 +123,7 @@ export async function startIngress(
     recent: store.recent,
     approvals: store.approvals,
     approvers: new Set(config.approvers),
+    audit: store.audit,
     status: {
       state: (thread) => store.admin.state(thread),
       session: (thread) => store.sessions.get(thread),

@@ -16,6 +16,7 @@ import {
 import {
   type Approval,
   type Approvals,
+  type AuditLog,
   BacklogFullError,
   type GateConditions,
   type GateState,
@@ -90,6 +91,8 @@ export interface IntakeDeps {
   approvals: Pick<Approvals, 'get' | 'settle' | 'noteStarter' | 'starter'>;
   /** APPROVERS: `<platform>:<user id>` or `<platform>:role:<role id>`, who may answer any request. */
   approvers: ReadonlySet<string>;
+  /** The operators' audit log, where each answer to a permission request is kept too. */
+  audit: Pick<AuditLog, 'begin' | 'complete'>;
   gates: GateConfig;
   gateState: GateState;
   clients: ReadonlyMap<string, PlatformClient>;
@@ -349,18 +352,17 @@ export class Intake {
     }
     const settled = await approvals.settle(request.id, 'answered', option.optionId, click.userId);
     if (!settled.settled) return this.clickAnswer(click, 'settled', settledAlready(request));
-    this.deps.logger.info(
-      {
-        thread: request.thread,
-        approval: request.id,
-        toolCallId: request.toolCallId,
-        toolKind: request.toolKind,
-        option: option.kind,
-        by: click.userId,
-        waitedMs: Date.now() - request.askedAt,
-      },
-      'permission request answered in the thread',
-    );
+    const answered = {
+      thread: request.thread,
+      approval: request.id,
+      toolCallId: request.toolCallId,
+      toolKind: request.toolKind,
+      title: request.title,
+      option: option.kind,
+      waitedMs: Date.now() - request.askedAt,
+    };
+    this.deps.logger.info({ ...answered, by: click.userId }, 'permission request answered in the thread');
+    await this.audited(`${platform}:${click.userId}`, answered);
     const who = click.userName ?? click.userId;
     await this.settleShown(
       request,
@@ -368,6 +370,27 @@ export class Intake {
       `${isRefusal(option.kind) ? '🚫' : '✅'} **${option.name}**, by ${who}: ${request.title}`,
     );
     return { result: 'answered', answer: undefined };
+  }
+
+  /**
+   * An answer in the operators' audit log beside their own actions: who (`<platform>:<user>`), what,
+   * when. It is applied already, so a failure to write it is said at warn, not undone.
+   */
+  private async audited(actor: string, answered: Record<string, unknown>): Promise<void> {
+    try {
+      const id = await this.deps.audit.begin({
+        actor,
+        address: null,
+        action: 'approvals.answer',
+        target: answered,
+      });
+      await this.deps.audit.complete(id, { outcome: 'ok', result: { option: answered.option } });
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, thread: answered.thread },
+        'permission answer not written to the audit log',
+      );
+    }
   }
 
   /** Replaces the request's buttons with how it was settled; best effort, the answer stands anyway. */
