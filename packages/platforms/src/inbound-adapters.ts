@@ -18,10 +18,11 @@ export {
   parseGatewayEvent,
 } from './gateway/event-schema.js';
 export { GatewayInboundAdapter, type GatewayInboundOptions } from './gateway/inbound.js';
-export { SlackCommandsAdapter, type SlackCommandsOptions } from './slack/commands.js';
+export { SlackCommandsAdapter } from './slack/commands.js';
 export { SlackInboundAdapter, type SlackInboundOptions } from './slack/inbound.js';
-export { SlackInteractivityAdapter, type SlackInteractivityOptions } from './slack/interactivity.js';
+export { SlackInteractivityAdapter } from './slack/interactivity.js';
 export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from './slack/signature.js';
+export type { SlackFormOptions } from './slack/signed-form.js';
 export {
   TELEGRAM_SECRET_HEADER,
   TelegramInboundAdapter,

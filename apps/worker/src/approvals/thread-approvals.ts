@@ -35,7 +35,19 @@ export interface ThreadApprovalsDeps {
 export class ThreadApprovals {
   constructor(private readonly deps: ThreadApprovalsDeps) {}
 
+  /**
+   * A failure of Redis while the request waits (or is recorded) answers with the fallback, at warn and
+   * counted, instead of failing the agent's request with an error it cannot explain.
+   */
   readonly ask: PermissionAsker = async (request, thread) => {
+    try {
+      return await this.put(request, thread);
+    } catch (error) {
+      return this.unavailable(request, thread, platformOfThread(thread), (error as Error).message);
+    }
+  };
+
+  private async put(request: RequestPermissionRequest, thread: string): Promise<RequestPermissionOutcome> {
     const { deps } = this;
     const platform = platformOfThread(thread);
     const running = deps.running.running(thread);
@@ -72,7 +84,7 @@ export class ThreadApprovals {
       ((settled.settledAt ?? Date.now()) - settled.askedAt) / 1000,
     );
     return this.outcomeOf(settled, request, client, running.place, platform);
-  };
+  }
 
   /** Waits until the request is settled: by a click, by the time-out, or by the turn's end. */
   private async settled(id: string, turn: AbortSignal, request: RequestPermissionRequest): Promise<Approval> {

@@ -1,19 +1,8 @@
 import { toSlackMrkdwn } from '../format/slack-mrkdwn.js';
-import {
-  type Inbound,
-  type InboundAdapter,
-  InvalidWebhookError,
-  type Verification,
-  type WebhookRequest,
-} from '../inbound.js';
+import { type Inbound, InvalidWebhookError } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
 import { isThreadCommand } from '../thread-commands.js';
-import { requireSecret } from '../webhook-checks.js';
-import { verifySlackRequest } from './signature.js';
-
-export interface SlackCommandsOptions {
-  signingSecret: string;
-}
+import { SlackFormAdapter } from './signed-form.js';
 
 /**
  * Slack's slash commands (form-encoded, signed as events are). Each command may be its own (`/cancel`,
@@ -21,19 +10,8 @@ export interface SlackCommandsOptions {
  * thread, so a command names no thread: it acts on the invoker's latest conversation with us in the
  * channel. Its answer goes back in the HTTP response, seen by the invoker alone.
  */
-export class SlackCommandsAdapter implements InboundAdapter {
-  readonly platform = 'slack';
-
-  constructor(private readonly options: SlackCommandsOptions) {
-    requireSecret(options.signingSecret, 'signingSecret');
-  }
-
-  verify(request: WebhookRequest): Verification {
-    return verifySlackRequest(this.options.signingSecret, request);
-  }
-
-  parse(request: WebhookRequest): Inbound {
-    const form = new URLSearchParams(request.rawBody.toString('utf8'));
+export class SlackCommandsAdapter extends SlackFormAdapter {
+  protected parseForm(form: URLSearchParams): Inbound {
     const field = (name: string) => {
       const value = form.get(name);
       if (value === null || value === '') throw new InvalidWebhookError(`the slash command has no ${name}`);
@@ -55,9 +33,5 @@ export class SlackCommandsAdapter implements InboundAdapter {
       ref: { platform: 'slack', channelId, messageId: field('trigger_id') },
       respond: (confirmation) => ({ response_type: 'ephemeral', text: toSlackMrkdwn(confirmation) }),
     };
-  }
-
-  stripSelfMention(text: string): string {
-    return text;
   }
 }

@@ -1,38 +1,17 @@
 import { readApprovalButton } from '../approval-buttons.js';
-import {
-  type Inbound,
-  type InboundAdapter,
-  InvalidWebhookError,
-  type Verification,
-  type WebhookRequest,
-} from '../inbound.js';
+import { type Inbound, InvalidWebhookError } from '../inbound.js';
 import { ignored } from '../inbound-message.js';
 import { readJsonBody } from '../json-body.js';
-import { requireSecret } from '../webhook-checks.js';
-import { verifySlackRequest } from './signature.js';
-
-export interface SlackInteractivityOptions {
-  signingSecret: string;
-}
+import { SlackFormAdapter } from './signed-form.js';
 
 /**
  * Slack's interactivity endpoint: a form whose `payload` field is the interaction's JSON, signed as
  * events are. Ours are `block_actions` on the buttons of permission requests; Slack wants a bare 200,
  * so what the clicker is told goes to them as an ephemeral message instead.
  */
-export class SlackInteractivityAdapter implements InboundAdapter {
-  readonly platform = 'slack';
-
-  constructor(private readonly options: SlackInteractivityOptions) {
-    requireSecret(options.signingSecret, 'signingSecret');
-  }
-
-  verify(request: WebhookRequest): Verification {
-    return verifySlackRequest(this.options.signingSecret, request);
-  }
-
-  parse(request: WebhookRequest): Inbound {
-    const payload = new URLSearchParams(request.rawBody.toString('utf8')).get('payload');
+export class SlackInteractivityAdapter extends SlackFormAdapter {
+  protected parseForm(form: URLSearchParams): Inbound {
+    const payload = form.get('payload');
     if (payload === null) throw new InvalidWebhookError('the interaction has no payload field');
     const interaction = readJsonBody(Buffer.from(payload));
     const type = interaction.string('type');
@@ -60,9 +39,5 @@ export class SlackInteractivityAdapter implements InboundAdapter {
       privately: false,
       respond: () => ({}),
     };
-  }
-
-  stripSelfMention(text: string): string {
-    return text;
   }
 }
