@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { loadPlatformConfig, variablesRead } from '@tributary/config';
-import { THREAD_COMMANDS } from '@tributary/platforms';
+import { TELEGRAM_UPDATES, THREAD_COMMANDS } from '@tributary/platforms';
 import { describe, expect, it } from 'vitest';
 import { webhookDefinitions } from '../apps/ingress/src/webhook-definitions.js';
 
@@ -31,6 +31,12 @@ describe('a page per platform, in step with the routes', () => {
       expect(own.length).toBeGreaterThan(0);
       for (const name of own) expect(page(platform), name).toContain(`\`${name}\``);
     }
+  });
+
+  it("has Telegram send every update ingress reads, a button's click among them", () => {
+    const allowed = /allowed_updates=(\[[^\]]*\])/.exec(page('telegram'))?.[1];
+    expect(allowed, 'the setWebhook call names allowed_updates').toBeDefined();
+    expect(new Set(JSON.parse(allowed!))).toEqual(new Set(TELEGRAM_UPDATES));
   });
 
   it('names every thread command', () => {

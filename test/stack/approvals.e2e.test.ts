@@ -19,8 +19,9 @@ beforeAll(async () => {
   stack = await startStack({
     AGENT_PERMISSION_POLICY: 'ask',
     APPROVAL_TIMEOUT_MS: String(TIMEOUT_MS),
-    APPROVERS: 'telegram:99,discord:role:555',
+    APPROVERS: 'telegram:99,discord:role:555,telegram:group:admins,slack:group:SAPPROVERS',
   });
+  stack.api.seedSlackUserGroup('SAPPROVERS', ['U7', 'U3']);
 });
 afterAll(() => stack.close());
 
@@ -167,6 +168,36 @@ describe('permission requests put to the thread (Telegram)', () => {
     });
   });
 
+  it('an administrator of the chat may answer; a lookup Telegram refuses is told, not taken as a yes', async () => {
+    const g = group();
+    stack.api.seedTelegramMember(g.chatId, 55, 'administrator');
+    await g.say('@tributary_bot run it\n@agent {"permission": true}');
+    const request = await g.request();
+    stack.api.failNext({
+      platform: 'telegram',
+      method: 'getChatMember',
+      status: 403,
+      error: 'Forbidden: bot is not a member of the supergroup chat',
+    });
+    expect(await g.click(55, request.messageId, request.buttons[0]!.data)).toMatchObject({
+      text: 'Your approver groups could not be checked just now; nothing was applied. Try again in a moment.',
+      show_alert: true,
+    });
+    expect(g.editsOf(request.messageId)).toEqual([]);
+    expect(stack.warnings().map((line) => line.msg)).toContain(
+      "approver groups not looked up; the click was refused for now (check the bot's scopes)",
+    );
+    expect(await stack.ingressMetrics.registry.metrics()).toMatch(
+      /tributary_approval_clicks_total\{platform="telegram",result="unchecked"\} 1/,
+    );
+    expect(await g.click(55, request.messageId, request.buttons[0]!.data)).not.toHaveProperty('text');
+    await waitFor(() => g.chat().some((text) => text.includes('permission: selected allow-once')), {
+      what: 'the administrator’s answer reaching the agent',
+    });
+    const asked = stack.calls('telegram', 'getChatMember').map((call) => call.body);
+    expect(asked.at(-1)).toEqual({ chat_id: g.chatId, user_id: 55 });
+  });
+
   it('nobody answers: the fallback refuses, and the thread is told', async () => {
     const g = group();
     await g.say('@tributary_bot run it\n@agent {"permission": true}');
@@ -254,7 +285,7 @@ describe('permission requests put to the thread (Slack)', () => {
     });
   }
 
-  it('posts Block Kit buttons; a stranger is told privately, the starter’s click applies once', async () => {
+  it('posts Block Kit buttons; a stranger is told privately, a member of an approver group applies it once', async () => {
     const event = {
       type: 'app_mention',
       channel,
@@ -292,7 +323,8 @@ describe('permission requests put to the thread (Slack)', () => {
     });
     expect(inChannel('chat.update').filter((call) => (call.body as { ts: string }).ts === ts)).toEqual([]);
 
-    expect((await click('U1', ts, buttons[0]!.value)).status).toBe(200);
+    // U3 is in the user group APPROVERS names, so Slack's answer to usergroups.users.list lets them.
+    expect((await click('U3', ts, buttons[0]!.value)).status).toBe(200);
     await waitFor(
       () =>
         [...inChannel('chat.postMessage'), ...inChannel('chat.update')].some((call) =>
@@ -301,7 +333,10 @@ describe('permission requests put to the thread (Slack)', () => {
       { what: 'the agent’s reply after the answer' },
     );
     const settled = inChannel('chat.update').find((call) => (call.body as { ts: string }).ts === ts)!;
-    expect(shownText(settled)).toBe('✅ *allow_once*, by u1: Scripted execute tool');
+    expect(shownText(settled)).toBe('✅ *allow_once*, by u3: Scripted execute tool');
+    expect(stack.calls('slack', 'usergroups.users.list').map((call) => call.body)).toContainEqual({
+      usergroup: 'SAPPROVERS',
+    });
     expect((settled.body as { blocks: { type: string }[] }).blocks.map((block) => block.type)).toEqual([
       'section',
     ]);

@@ -127,6 +127,7 @@ export interface Stack {
   /** Where the stack's Redis is, for a store of the test's own. */
   redisUrl: string;
   prefix: string;
+  ingressMetrics: Metrics;
   workerMetrics: Metrics;
   post(
     path: string,
@@ -243,6 +244,7 @@ export async function startStack(
     redis,
     redisUrl: server.url,
     prefix,
+    ingressMetrics,
     workerMetrics,
     async post(path, body, headers) {
       const response = await fetch(`${ingress.url}${path}`, {

@@ -51,7 +51,8 @@ export type IntakeOutcome =
  * settled before, too late for its turn, or about a request that is gone; `answer` for the clicker.
  */
 export interface ApprovalClick {
-  result: 'answered' | 'refused' | 'settled' | 'late' | 'gone';
+  /** `unchecked`: the clicker's groups could not be looked up on the platform just now. */
+  result: 'answered' | 'refused' | 'unchecked' | 'settled' | 'late' | 'gone';
   answer: string | undefined;
 }
 
@@ -89,7 +90,10 @@ export interface IntakeDeps {
   status: StatusSources;
   /** Permission requests put to the thread, and who started each thread. */
   approvals: Pick<Approvals, 'get' | 'settle' | 'noteStarter' | 'starter'>;
-  /** APPROVERS: `<platform>:<user id>` or `<platform>:role:<role id>`, who may answer any request. */
+  /**
+   * APPROVERS, who may answer any request: `<platform>:<user id>`, `<platform>:role:<role id>` (roles
+   * the click carries), `<platform>:group:<group id>` (groups the platform looks up).
+   */
   approvers: ReadonlySet<string>;
   /** The operators' audit log, where each answer to a permission request is kept too. */
   audit: Pick<AuditLog, 'begin' | 'complete'>;
@@ -329,13 +333,14 @@ export class Intake {
     if (request === undefined || option === undefined) {
       return this.clickAnswer(click, 'gone', 'This request has ended; nothing was applied.');
     }
-    const starter = await approvals.starter(request.thread);
-    const { approvers } = this.deps;
-    const platform = click.ref.platform;
-    const allowed =
-      click.userId === starter ||
-      approvers.has(`${platform}:${click.userId}`) ||
-      (click.userRoles ?? []).some((role) => approvers.has(`${platform}:role:${role}`));
+    const allowed = await this.mayAnswer(click, await approvals.starter(request.thread));
+    if (allowed === 'unchecked') {
+      return this.clickAnswer(
+        click,
+        'unchecked',
+        'Your approver groups could not be checked just now; nothing was applied. Try again in a moment.',
+      );
+    }
     if (!allowed) {
       return this.clickAnswer(
         click,
@@ -362,7 +367,7 @@ export class Intake {
       waitedMs: Date.now() - request.askedAt,
     };
     this.deps.logger.info({ ...answered, by: click.userId }, 'permission request answered in the thread');
-    await this.audited(`${platform}:${click.userId}`, answered);
+    await this.audited(`${click.ref.platform}:${click.userId}`, answered);
     const who = click.userName ?? click.userId;
     await this.settleShown(
       request,
@@ -370,6 +375,41 @@ export class Intake {
       `${isRefusal(option.kind) ? '🚫' : '✅'} **${option.name}**, by ${who}: ${request.title}`,
     );
     return { result: 'answered', answer: undefined };
+  }
+
+  /**
+   * The thread's starter, an approver by id, by a role the click carries, or by a group the platform
+   * keeps (`<platform>:group:<id>`, looked up only when the rest did not answer). A lookup that fails
+   * is `unchecked`: said at warn and to the clicker, never taken as a yes.
+   */
+  private async mayAnswer(
+    click: Extract<Inbound, { kind: 'approval' }>,
+    starter: string | undefined,
+  ): Promise<boolean | 'unchecked'> {
+    const { approvers } = this.deps;
+    const platform = click.ref.platform;
+    if (
+      click.userId === starter ||
+      approvers.has(`${platform}:${click.userId}`) ||
+      (click.userRoles ?? []).some((role) => approvers.has(`${platform}:role:${role}`))
+    ) {
+      return true;
+    }
+    const prefix = `${platform}:group:`;
+    const groups = [...approvers]
+      .filter((entry) => entry.startsWith(prefix))
+      .map((entry) => entry.slice(prefix.length));
+    const client = this.deps.clients.get(platform);
+    if (groups.length === 0 || client?.memberOf === undefined) return false;
+    try {
+      return (await client.memberOf(click.ref, click.userId, groups)).length > 0;
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, platform, user: click.userId },
+        "approver groups not looked up; the click was refused for now (check the bot's scopes)",
+      );
+      return 'unchecked';
+    }
   }
 
   /**

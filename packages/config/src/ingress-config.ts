@@ -28,8 +28,10 @@ export interface GateConfig {
 export interface IngressConfig extends ServiceSettings, AdminSettings {
   /**
    * APPROVERS: who may answer any permission request besides the thread's starter, as
-   * `<platform>:<user id>` (`slack:U123`, `telegram:42`) or, where the click carries roles,
-   * `<platform>:role:<role id>` (`discord:role:123`).
+   * `<platform>:<user id>` (`slack:U123`, `telegram:42`); where the click carries roles,
+   * `<platform>:role:<role id>` (`discord:role:123`); where the platform keeps groups,
+   * `<platform>:group:<group id>` (a Slack user group `slack:group:S123`, or `telegram:group:admins`
+   * for the administrators of the request's chat).
    */
   approvers: string[];
   port: number;
@@ -105,6 +107,25 @@ function readList(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
+/** Where APPROVERS may name a group, and the groups it may name: Telegram keeps only its admins. */
+const APPROVER_GROUPS: Record<string, RegExp> = { slack: /^S[A-Z0-9]+$/, telegram: /^admins$/ };
+
+/** APPROVERS, with a group refused where the platform keeps none that a click could be checked against. */
+function readApprovers(env: Env): string[] {
+  const approvers = readList(env, 'APPROVERS');
+  for (const entry of approvers) {
+    const [platform = '', kind, group] = entry.split(':');
+    if (kind !== 'group') continue;
+    if (!APPROVER_GROUPS[platform]?.test(group ?? '')) {
+      throw new ConfigError(
+        'APPROVERS',
+        `${JSON.stringify(entry)} names no group the platform keeps: use slack:group:<user group id> or telegram:group:admins`,
+      );
+    }
+  }
+  return approvers;
+}
+
 /** `REDIS_ACK_REPLICAS`: `auto` (the default) or a count of replicas, 0 to opt out. */
 function readAckReplicas(env: Env): QueueConfig['ackReplicas'] {
   return readString(env, 'REDIS_ACK_REPLICAS', 'auto') === 'auto'
@@ -154,7 +175,7 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
       maxBotTurns: readInteger(env, 'MAX_BOT_TURNS', 10),
     }),
     ...readAdminSettings(env),
-    approvers: readList(env, 'APPROVERS'),
+    approvers: readApprovers(env),
     telegramMaxAgeMs: readInteger(env, 'TELEGRAM_MAX_AGE_MS', TELEGRAM_MAX_AGE_MS, 60_000),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });

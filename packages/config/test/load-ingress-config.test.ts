@@ -47,6 +47,16 @@ describe('loadIngressConfig', () => {
     expect(loadIngressConfig(env).ackReplicas).toBe(ackReplicas);
   });
 
+  it('reads APPROVERS: users, roles the click carries, and groups the platform keeps', () => {
+    const approvers = 'slack:U1, discord:role:42,slack:group:S0ABC, telegram:group:admins';
+    expect(loadIngressConfig({ APPROVERS: approvers }).approvers).toEqual([
+      'slack:U1',
+      'discord:role:42',
+      'slack:group:S0ABC',
+      'telegram:group:admins',
+    ]);
+  });
+
   it('reads lists and policies', () => {
     const config = loadIngressConfig({ TRUSTED_BOT_IDS: ' B1, B2 ,', ALLOW_BOT_MESSAGES: 'mentions' });
     expect(config.gates.trustedBotIds).toEqual(['B1', 'B2']);
@@ -69,6 +79,9 @@ describe('loadIngressConfig', () => {
     [{ REDIS_ACK_REPLICAS: 'some' }, 'REDIS_ACK_REPLICAS'],
     [{ REDIS_ACK_TIMEOUT_MS: '1000' }, 'REDIS_ACK_TIMEOUT_MS'],
     [{ REDIS_TIMEOUT_MS: '200', REDIS_ACK_TIMEOUT_MS: '250' }, 'REDIS_ACK_TIMEOUT_MS'],
+    [{ APPROVERS: 'discord:group:ops' }, 'APPROVERS'],
+    [{ APPROVERS: 'telegram:group:moderators' }, 'APPROVERS'],
+    [{ APPROVERS: 'slack:group:' }, 'APPROVERS'],
   ])('refuses %j naming the variable', (env, name) => {
     expect(() => loadIngressConfig(env)).toThrow(name);
   });

@@ -25,6 +25,7 @@ export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from '
 export type { SlackFormOptions } from './slack/signed-form.js';
 export {
   TELEGRAM_SECRET_HEADER,
+  TELEGRAM_UPDATES,
   TelegramInboundAdapter,
   type TelegramInboundOptions,
 } from './telegram/inbound.js';

@@ -95,6 +95,12 @@ export interface PlatformClient {
   askApproval?(target: MessageRef, prompt: ApprovalPrompt): Promise<string>;
   /** Replaces a request's buttons with `markdown`: who answered what, or how it ended. */
   settleApproval?(target: MessageRef, messageId: string, markdown: string): Promise<void>;
+  /**
+   * Which of `groups` `userId` belongs to, as the platform keeps groups: Slack's user groups (`S…`,
+   * scope usergroups:read), Telegram's `admins` of `target`'s chat. For APPROVERS entries
+   * `<platform>:group:<group>`, looked up at each click so that a change on the platform counts at once.
+   */
+  memberOf?(target: MessageRef, userId: string, groups: readonly string[]): Promise<string[]>;
   /** Tells one person something only they see, where the platform has such messages (Slack). */
   whisper?(target: MessageRef, userId: string, markdown: string): Promise<void>;
   /** Who the bot token belongs to (Slack auth.test, Telegram getMe, Discord /users/@me). */

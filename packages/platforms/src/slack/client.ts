@@ -213,6 +213,17 @@ export class SlackClient implements PlatformClient {
     return { name, displayName };
   }
 
+  /** usergroups.users.list per group (scope usergroups:read); a group Slack does not know fails the check. */
+  async memberOf(_target: MessageRef, userId: string, groups: readonly string[]): Promise<string[]> {
+    const found: string[] = [];
+    for (const group of groups) {
+      const { body } = await this.read('usergroups.users.list', { usergroup: group });
+      const users = objectField(body, 'users');
+      if (Array.isArray(users) && users.includes(userId)) found.push(group);
+    }
+    return found;
+  }
+
   /** Slack allows about one message a second in a channel, with short bursts. */
   private paced(method: string, target: MessageRef, { draft }: WriteOptions) {
     const perMinute = this.options.channelPostsPerMinute ?? 60;

@@ -201,6 +201,17 @@ export class TelegramClient implements PlatformClient {
     });
   }
 
+  /** The one group Telegram keeps per chat: `admins`, its owner and administrators (getChatMember). */
+  async memberOf(target: MessageRef, userId: string, groups: readonly string[]): Promise<string[]> {
+    if (!groups.includes(TELEGRAM_ADMINS)) return [];
+    const { body } = await this.post('getChatMember', {
+      chat_id: telegramId(target.channelId),
+      user_id: telegramId(userId),
+    });
+    const status = objectField(objectField(body, 'result'), 'status');
+    return status === 'creator' || status === 'administrator' ? [TELEGRAM_ADMINS] : [];
+  }
+
   async whoAmI(): Promise<BotIdentity> {
     const { body } = await this.post('getMe', {});
     const username = objectField(objectField(body, 'result'), 'username');
@@ -231,6 +242,9 @@ export class TelegramClient implements PlatformClient {
     });
   }
 }
+
+/** APPROVERS `telegram:group:admins`: whoever administers the chat of the request. */
+const TELEGRAM_ADMINS = 'admins';
 
 function messageKey(message: MessageRef): string {
   return `${message.channelId}:${message.messageId}`;

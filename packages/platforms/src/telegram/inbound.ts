@@ -34,6 +34,19 @@ export interface TelegramInboundOptions {
  * `edited_message` / `edited_channel_post`; the Bot API tells bots of no deletions. A message older
  * than the freshness window (`maxAgeMs`) is ignored.
  */
+/** The update kinds ingress reads: what `setWebhook`'s `allowed_updates` must name. */
+export const TELEGRAM_UPDATES = [
+  'message',
+  'channel_post',
+  'edited_message',
+  'edited_channel_post',
+  'callback_query',
+] as const;
+
+function isTelegramUpdate(kind: string): kind is (typeof TELEGRAM_UPDATES)[number] {
+  return (TELEGRAM_UPDATES as readonly string[]).includes(kind);
+}
+
 export class TelegramInboundAdapter implements InboundAdapter {
   readonly platform = 'telegram';
 
@@ -55,9 +68,9 @@ export class TelegramInboundAdapter implements InboundAdapter {
     // An Update carries exactly one optional field besides update_id; its name is the kind.
     const kind = update.keys().find((key) => key !== 'update_id');
     if (kind === undefined) throw new InvalidWebhookError('update carries nothing besides update_id');
+    if (!isTelegramUpdate(kind)) return ignored(`telegram ${kind} update`);
     if (kind === 'callback_query') return parseTelegramCallback(update.object(kind));
     const edit = kind === 'edited_message' || kind === 'edited_channel_post';
-    if (!edit && kind !== 'message' && kind !== 'channel_post') return ignored(`telegram ${kind} update`);
     const message = update.object(kind);
     const dateField = edit ? 'edit_date' : 'date';
     const sentAt = isoFromUnixSeconds(message.integer(dateField), message.field(dateField));

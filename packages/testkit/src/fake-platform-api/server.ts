@@ -12,11 +12,11 @@ import { slackHandler } from './slack.js';
 import { telegramHandler } from './telegram.js';
 import type {
   FakeBots,
+  FakeDirectory,
   FakePlatform,
   FakePlatformApi,
   FakePlatformApiOptions,
   FakeTokens,
-  SeededUser,
 } from './types.js';
 
 const DEFAULT_TOKENS: FakeTokens = {
@@ -54,10 +54,20 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
   const bots = { ...DEFAULT_BOTS, ...options.bots };
   let origin = '';
   const files = new FileStore(() => origin, tokens);
-  const users = new Map<string, SeededUser>();
+  const directory: FakeDirectory = {
+    slackUsers: new Map(),
+    slackUserGroups: new Map(),
+    telegramMembers: new Map(),
+  };
   const handlers: Record<FakePlatform, FakePlatformHandler> = {
-    slack: slackHandler(tokens.slack, stores.slack, bots.slack, users, options.slackChannelPostsPerMinute),
-    telegram: telegramHandler(tokens.telegram, new MessageStore(), bots.telegram, files),
+    slack: slackHandler(
+      tokens.slack,
+      stores.slack,
+      bots.slack,
+      directory,
+      options.slackChannelPostsPerMinute,
+    ),
+    telegram: telegramHandler(tokens.telegram, new MessageStore(), bots.telegram, files, directory),
     discord: discordHandler(tokens.discord, stores.discord, bots.discord),
     gateway: gatewayHandler(options.gatewaySecret),
   };
@@ -147,7 +157,10 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       });
     },
     seedFile: (file) => files.add(file),
-    seedSlackUser: (user) => users.set(user.id, user),
+    seedSlackUser: (user) => directory.slackUsers.set(user.id, user),
+    seedSlackUserGroup: (groupId, userIds) => directory.slackUserGroups.set(groupId, userIds),
+    seedTelegramMember: (chatId, userId, status) =>
+      directory.telegramMembers.set(`${chatId}:${userId}`, status),
     close: async () => {
       log.release();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,6 @@
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
-import type { FakeBots, FakeFailure, SeededUser } from './types.js';
+import type { FakeBots, FakeDirectory, FakeFailure, SeededUser } from './types.js';
 
 /** Slack's hard limit; longer texts are refused with `msg_too_long`. */
 const MAX_TEXT = 40_000;
@@ -10,7 +10,7 @@ export function slackHandler(
   token: string,
   store: MessageStore,
   bot: FakeBots['slack'],
-  users: ReadonlyMap<string, SeededUser>,
+  directory: Pick<FakeDirectory, 'slackUsers' | 'slackUserGroups'>,
   channelPostsPerMinute?: number,
 ): FakePlatformHandler {
   const limit = channelPostsPerMinute === undefined ? undefined : new ChannelLimit(channelPostsPerMinute);
@@ -80,9 +80,14 @@ export function slackHandler(
       body: { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: bot.name, user_id: bot.userId },
     }),
     'users.info': (args) => {
-      const user = users.get(stringArg(args.user) ?? '');
+      const user = directory.slackUsers.get(stringArg(args.user) ?? '');
       if (!user) return fail('user_not_found');
       return { status: 200, body: { ok: true, user: slackUser(user) } };
+    },
+    'usergroups.users.list': (args) => {
+      const users = directory.slackUserGroups.get(stringArg(args.usergroup) ?? '');
+      if (!users) return fail('no_such_subteam');
+      return { status: 200, body: { ok: true, users } };
     },
   };
 

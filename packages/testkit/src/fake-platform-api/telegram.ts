@@ -3,7 +3,7 @@ import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js'
 import type { MessageStore, StoredMessage } from './message-store.js';
 import { readTelegramHtml } from './telegram-html.js';
 import { TELEGRAM_ALLOWED_REACTIONS } from './telegram-reactions.js';
-import type { FakeBots, FakeFailure } from './types.js';
+import type { FakeBots, FakeDirectory, FakeFailure } from './types.js';
 
 /** Telegram counts message length in UTF-16 code units. */
 const MAX_TEXT = 4096;
@@ -15,9 +15,18 @@ export function telegramHandler(
   store: MessageStore,
   bot: FakeBots['telegram'],
   files: FileStore,
+  directory: Pick<FakeDirectory, 'telegramMembers'>,
 ): FakePlatformHandler {
   const methods: Record<string, (args: Record<string, unknown>) => FakeAnswer> = {
     getMe: () => ok({ id: 1, is_bot: true, first_name: 'Fake', username: bot.username }),
+    getChatMember: (args) => {
+      const chat = idArg(args.chat_id);
+      const user = idArg(args.user_id);
+      if (chat === undefined) return error(400, 'Bad Request: chat not found');
+      if (user === undefined) return error(400, 'Bad Request: user not found');
+      const status = directory.telegramMembers.get(`${chat}:${user}`) ?? 'member';
+      return ok({ status, user: { id: Number(user), is_bot: false, first_name: `user${user}` } });
+    },
     getFile: (args) => {
       const file = files.telegramFile(typeof args.file_id === 'string' ? args.file_id : '');
       return file ? ok(file) : error(400, 'Bad Request: invalid file_id');

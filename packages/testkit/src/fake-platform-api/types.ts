@@ -74,6 +74,17 @@ export interface SeededUser {
   displayName?: string;
 }
 
+/** Who is who on the fake platforms: Slack's users and user groups, Telegram's chat members. */
+export interface FakeDirectory {
+  slackUsers: Map<string, SeededUser>;
+  /** A user group's id → its members' ids, as usergroups.users.list answers. */
+  slackUserGroups: Map<string, readonly string[]>;
+  /** `<chat id>:<user id>` → the member's status, as getChatMember answers; `member` when unset. */
+  telegramMembers: Map<string, TelegramMemberStatus>;
+}
+
+export type TelegramMemberStatus = 'creator' | 'administrator' | 'member' | 'restricted' | 'left' | 'kicked';
+
 /** Who the bot tokens belong to, as auth.test, getMe and /users/@me answer. */
 export interface FakeBots {
   slack: { userId: string; name: string };
@@ -124,6 +135,8 @@ export interface FakePlatformApi {
   /** Serves real bytes from every platform's file host (downloads are recorded as method `file`). */
   seedFile(file: SeededFile): FakeFile;
   seedSlackUser(user: SeededUser): void;
+  seedSlackUserGroup(groupId: string, userIds: readonly string[]): void;
+  seedTelegramMember(chatId: number | string, userId: number | string, status: TelegramMemberStatus): void;
   readonly bots: FakeBots;
   close(): Promise<void>;
 }
