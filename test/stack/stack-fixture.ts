@@ -18,6 +18,7 @@ import {
   deletePrefix,
   type FakeApiCall,
   type FakePlatformApi,
+  type FakePlatformApiOptions,
   type RedisHandle,
   runAcpVersionEnv,
   startFakePlatformApi,
@@ -146,17 +147,18 @@ const KEPT_WARNINGS = 200;
 
 /**
  * `given`: a server or cluster the caller started and stops; by default the stack starts its own.
- * `agentEnv`: set in the built-in agent's environment too.
+ * `agentEnv`: set in the built-in agent's environment too. `platforms`: how the fake platforms behave.
  */
 export async function startStack(
   env: Record<string, string> = {},
   given?: RedisHandle,
   agentEnv: Record<string, string> = {},
+  platforms: FakePlatformApiOptions = {},
 ): Promise<Stack> {
   const server = given ?? (await startRedis());
   const redis = openConnection(server.url, { kind: 'patient' });
   const prefix = uniquePrefix('stack');
-  const api = await startFakePlatformApi({ gatewaySecret: STACK_SECRETS.GATEWAY_SECRET });
+  const api = await startFakePlatformApi({ ...platforms, gatewaySecret: STACK_SECRETS.GATEWAY_SECRET });
   const stateDir = await mkdtemp(join(tmpdir(), 'tributary-stack-agent-'));
   const stackEnv = {
     ...STACK_SECRETS,

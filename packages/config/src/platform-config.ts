@@ -1,6 +1,6 @@
 import { DISCORD_API_URL, SLACK_API_URL, TELEGRAM_API_URL } from '@tributary/platforms/defaults';
 import { ConfigError } from './config-error.js';
-import { type Env, readInteger, readOptional, readUrl } from './env-readers.js';
+import { type Env, readChoice, readInteger, readOptional, readUrl } from './env-readers.js';
 
 export interface SlackConfig {
   /** Verifies deliveries; without it `/webhooks/slack` is off. */
@@ -22,6 +22,11 @@ export interface SlackConfig {
   replyMentions: 'escape' | 'allow' | undefined;
   /** SLACK_CHANNEL_POSTS_PER_MINUTE: the fleet's posts and edits per channel; undefined: Slack's 60. */
   channelPostsPerMinute: number | undefined;
+  /**
+   * SLACK_REPLY_STREAMING: `native` (unset) streams replies with Slack's chat.startStream where the
+   * workspace allows it and edits where it does not; `edits` always edits.
+   */
+  replyStreaming: 'native' | 'edits' | undefined;
 }
 
 export interface TelegramConfig {
@@ -92,6 +97,10 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
         filesUrl: readUrl(env, 'SLACK_FILES_URL', HTTP),
         botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),
         replyMentions: readMentions(env),
+        replyStreaming:
+          readOptional(env, 'SLACK_REPLY_STREAMING') === undefined
+            ? undefined
+            : readChoice(env, 'SLACK_REPLY_STREAMING', ['native', 'edits'] as const, 'native'),
         channelPostsPerMinute:
           readOptional(env, 'SLACK_CHANNEL_POSTS_PER_MINUTE') === undefined
             ? undefined

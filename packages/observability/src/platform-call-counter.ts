@@ -19,5 +19,11 @@ export function platformCallHooks(metrics: Metrics, logger: Logger) {
         'the platform refused the formatted text; it was posted as plain text',
       );
     },
+    onStreamingRefused(platform: string, reason: string): void {
+      logger.warn(
+        { platform, reason },
+        'the workspace refused native streaming; replies stream as edits (set SLACK_REPLY_STREAMING=edits to skip the try)',
+      );
+    },
   };
 }

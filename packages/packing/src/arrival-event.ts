@@ -30,6 +30,11 @@ export interface ArrivalEvent {
    * in the queue replaces it instead and carries no mark.
    */
   editedAt?: string;
+  /**
+   * The workspace the message was written in, where one platform account spans several (Slack's team
+   * id). Only the reply uses it: it never reaches the agent.
+   */
+  workspaceId?: string;
 }
 
 export interface Sender {

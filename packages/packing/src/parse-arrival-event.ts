@@ -34,6 +34,7 @@ export function parseArrivalEvent(value: unknown): ArrivalEvent {
     ),
     ...optional('replyRef', event.replyRef, nonEmptyString),
     ...optional('editedAt', event.editedAt, utcTimestamp),
+    ...optional('workspaceId', event.workspaceId, nonEmptyString),
   };
 }
 

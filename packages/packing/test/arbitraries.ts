@@ -101,6 +101,7 @@ export const arrivalEvent: fc.Arbitrary<ArrivalEvent> = fc.record(
     attachments: fc.array(attachment, { maxLength: 5 }),
     replyRef: nonEmpty,
     editedAt: timestamp,
+    workspaceId: nonEmpty,
   },
   { ...EVENT_KEYS, noNullPrototype: true },
 );

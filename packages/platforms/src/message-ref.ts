@@ -1,4 +1,5 @@
 import type { ArrivalEvent } from '@tributary/packing';
+import type { StreamRecipient } from './outbound.js';
 
 /**
  * Where an answer to a message goes (a reply, a reaction, a confirmation, a streamed placeholder): the
@@ -25,5 +26,13 @@ export function messageRefOf(event: ArrivalEvent): MessageRef {
     ...(event.threadId === undefined ? {} : { threadId: event.threadId }),
     messageId: event.eventId,
     ...(event.replyRef === undefined ? {} : { replyRef: event.replyRef }),
+  };
+}
+
+/** Whom a natively streamed answer to `event` is for: its sender, in the workspace it wrote from. */
+export function streamRecipientOf(event: ArrivalEvent): StreamRecipient {
+  return {
+    userId: event.sender.id,
+    ...(event.workspaceId === undefined ? {} : { workspaceId: event.workspaceId }),
   };
 }

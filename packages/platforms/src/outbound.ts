@@ -39,6 +39,27 @@ export interface WriteOptions {
   draft?: boolean;
 }
 
+/** Who a natively streamed reply is for: Slack shows such a stream to one person in a channel. */
+export interface StreamRecipient {
+  userId: string;
+  /** The recipient's workspace (Slack team id); a stream outside a direct message needs it. */
+  workspaceId?: string;
+}
+
+/**
+ * A reply the platform streams itself (Slack's `chat.startStream`): text is appended, never rewritten,
+ * until it is stopped; after that it is an ordinary message that `edit` replaces.
+ */
+export interface NativeStreaming {
+  /**
+   * Starts a message showing `markdown` and returns its id, or undefined where the platform will not
+   * stream here (a workspace without the feature, a recipient it cannot name); the caller edits then.
+   */
+  start(target: MessageRef, recipient: StreamRecipient, markdown: string): Promise<string | undefined>;
+  append(target: MessageRef, messageId: string, markdown: string): Promise<void>;
+  stop(target: MessageRef, messageId: string): Promise<void>;
+}
+
 /** What a caller knows about a post beyond its text; each platform uses what it can. */
 export interface SendOptions extends WriteOptions {
   /** Stable per logical post (e.g. `<batchId>:<kind>`), so a receiver that supports it absorbs repeats. */
@@ -73,6 +94,8 @@ export interface PlatformClient {
    * the platform's published rate limits; present with `edit`.
    */
   editIntervalMs?(target: MessageRef): number;
+  /** Streams a reply natively where the platform can; every write is a draft (one attempt). */
+  readonly streaming?: NativeStreaming;
   /**
    * Shows that the bot is writing in `target`'s conversation (a draft: one attempt); it fades by itself
    * after `typingRefreshMs`, so a caller repeats it while it works.

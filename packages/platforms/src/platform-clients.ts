@@ -15,6 +15,7 @@ export interface PlatformCredentials {
         filesUrl?: string | undefined;
         replyMentions?: SlackMentions | undefined;
         channelPostsPerMinute?: number | undefined;
+        replyStreaming?: 'native' | 'edits' | undefined;
       }
     | undefined;
   telegram?: { botToken?: string | undefined; apiUrl: string } | undefined;
@@ -29,6 +30,8 @@ export interface PlatformHooks {
   onCall?: OnPlatformCall;
   /** A message the platform refused as formatted went out as plain text. */
   onPlainFallback?: (platform: string, method: string, reason: string) => void;
+  /** The platform will not stream replies natively here (Slack: the workspace lacks it); edits are used. */
+  onStreamingRefused?: (platform: string, reason: string) => void;
   /** Paces posts and edits across the fleet (workers: the store's `FleetPace`). */
   pace?: Pace;
 }
@@ -42,7 +45,7 @@ export function createPlatformClients(
   hooks: PlatformHooks = {},
 ): Map<string, PlatformClient> {
   const clients = new Map<string, PlatformClient>();
-  const { onCall, onPlainFallback, pace } = hooks;
+  const { onCall, onPlainFallback, onStreamingRefused, pace } = hooks;
   const common = { ...(onCall ? { onCall } : {}), ...(pace ? { pace } : {}) };
   const { slack, telegram, discord, gateway } = credentials;
   if (slack?.botToken) {
@@ -54,6 +57,10 @@ export function createPlatformClients(
         ...(slack.filesUrl ? { filesUrl: slack.filesUrl } : {}),
         ...(slack.replyMentions ? { mentions: slack.replyMentions } : {}),
         ...(slack.channelPostsPerMinute ? { channelPostsPerMinute: slack.channelPostsPerMinute } : {}),
+        ...(slack.replyStreaming ? { replyStreaming: slack.replyStreaming } : {}),
+        ...(onStreamingRefused
+          ? { onStreamingRefused: (reason: string) => onStreamingRefused('slack', reason) }
+          : {}),
         ...common,
       }),
     );

@@ -192,6 +192,104 @@ describe('Slack client against the fake Web API', () => {
   });
 });
 
+describe('Slack native streaming', () => {
+  let streamingFake: FakePlatformApi;
+  const refusals: string[] = [];
+  const client = () =>
+    new SlackClient({
+      token: streamingFake.tokens.slack,
+      baseUrl: streamingFake.urls.slack,
+      retry: FAST_RETRY,
+      onStreamingRefused: (reason) => refusals.push(reason),
+    });
+  const recipient = { userId: 'U-asker', workspaceId: 'T-1' };
+  const thread = { threadId: '1700000000.000100', messageId: '1700000000.000100' };
+  beforeAll(async () => {
+    streamingFake = await startFakePlatformApi({ slackNativeStreaming: true });
+  });
+  afterAll(() => streamingFake.close());
+
+  it('starts a stream for the asker, appends to it and stops it; the message then holds the whole text', async () => {
+    const slack = client();
+    const target = answering('slack', 'C-stream', thread);
+    const ts = await slack.streaming!.start(target, recipient, 'Hello');
+    expect(ts).toMatch(/^\d+\.\d{6}$/);
+    await slack.streaming!.append(target, ts!, ', **world**');
+    await slack.streaming!.stop(target, ts!);
+    const [start] = streamingFake.calls().filter((call) => call.method === 'chat.startStream');
+    expect(start!.body).toEqual({
+      channel: 'C-stream',
+      thread_ts: thread.threadId,
+      recipient_user_id: 'U-asker',
+      recipient_team_id: 'T-1',
+      markdown_text: 'Hello',
+    });
+    expect(streamingFake.message('slack', 'C-stream', ts!)).toMatchObject({
+      text: 'Hello, **world**',
+      streaming: 'completed',
+    });
+  });
+
+  it('writes an agent’s mentions so that none can form, unless mentions are allowed', async () => {
+    const target = answering('slack', 'C-stream-mentions', thread);
+    const hostile = 'ping <!channel> and <@U123> via <https://evil.example|docs>';
+    const ts = await client().streaming!.start(target, recipient, hostile);
+    const sent = streamingFake.message('slack', 'C-stream-mentions', ts!)!.text;
+    expect(sent).not.toMatch(/<[!@#h]/);
+    expect(sent.replaceAll('\u2060', '')).toBe(hostile);
+    const allowing = new SlackClient({
+      token: streamingFake.tokens.slack,
+      baseUrl: streamingFake.urls.slack,
+      mentions: 'allow',
+    });
+    const allowed = await allowing.streaming!.start(target, recipient, hostile);
+    expect(streamingFake.message('slack', 'C-stream-mentions', allowed!)!.text).toBe(hostile);
+  });
+
+  it('edits a stream nobody stopped (its worker died) by stopping it first; the text replaces its blocks', async () => {
+    const slack = client();
+    const target = answering('slack', 'C-stream-orphan', thread);
+    const ts = await slack.streaming!.start(target, recipient, 'half a rep');
+    await slack.edit(target, ts!, 'the **whole** reply');
+    const methods = streamingFake
+      .calls()
+      .filter((call) => (call.body as { channel?: string }).channel === 'C-stream-orphan')
+      .map((call) => `${call.method} ${call.status} ${(call.answer as { error?: string }).error ?? 'ok'}`);
+    expect(methods).toEqual([
+      'chat.startStream 200 ok',
+      'chat.update 200 cant_update_message',
+      'chat.stopStream 200 ok',
+      'chat.update 200 ok',
+    ]);
+    const message = streamingFake.message('slack', 'C-stream-orphan', ts!)!;
+    expect(message).toMatchObject({ text: 'the *whole* reply', streaming: 'completed' });
+    expect(message.blocks).toBeUndefined();
+  });
+
+  it('needs the recipient’s workspace outside a direct message: none, no stream, no call', async () => {
+    const before = streamingFake.calls().length;
+    const target = answering('slack', 'C-stream-anon', thread);
+    expect(await client().streaming!.start(target, { userId: 'U-asker' }, 'x')).toBeUndefined();
+    expect(streamingFake.calls().length).toBe(before);
+  });
+
+  it('a workspace that cannot stream is told once; the client asks no more and the caller edits', async () => {
+    // The shared fake has no streaming: Slack answers `unknown_method` there.
+    const slack = new SlackClient({
+      token: fake.tokens.slack,
+      baseUrl: fake.urls.slack,
+      retry: FAST_RETRY,
+      onStreamingRefused: (reason) => refusals.push(reason),
+    });
+    const target = answering('slack', 'C-no-stream', thread);
+    expect(await slack.streaming!.start(target, recipient, 'x')).toBeUndefined();
+    expect(await slack.streaming!.start(target, recipient, 'y')).toBeUndefined();
+    expect(refusals).toEqual([expect.stringContaining('unknown_method')]);
+    expect(fake.calls().filter((call) => call.method === 'chat.startStream')).toHaveLength(1);
+    expect(new SlackClient({ token: 'x', replyStreaming: 'edits' }).streaming).toBeUndefined();
+  });
+});
+
 describe('classifySlackAnswer', () => {
   const answer = (status: number, body: unknown, headers: Record<string, string> = {}): PlatformAnswer => ({
     status,

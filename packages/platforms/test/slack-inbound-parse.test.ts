@@ -27,6 +27,8 @@ describe('Slack parse', () => {
         timestamp: '2025-01-01T09:30:00.000Z',
         text: 'check the build',
         attachments: [],
+        // The envelope's team: whom a natively streamed reply is for.
+        workspaceId: 'T0TEAM',
       },
       thread: `slack:C0CHAN:${TS}`,
       idempotencyKey: `slack:C0CHAN:${TS}`,

@@ -1,5 +1,12 @@
 import type { SecretScrubber } from '@tributary/observability';
-import { type MessageRef, PlatformApiError, type PlatformClient, splitFormatted } from '@tributary/platforms';
+import {
+  type MessageRef,
+  type NativeStreaming,
+  PlatformApiError,
+  type PlatformClient,
+  type StreamRecipient,
+  splitFormatted,
+} from '@tributary/platforms';
 import type { PostedParts } from '@tributary/queue';
 import type { Logger } from 'pino';
 import { replyId } from './outbox.js';
@@ -33,6 +40,11 @@ const MORE = ' …';
  * is recorded as a part of the batch's reply, so the final delivery edits them into the finished
  * parts instead of posting again.
  *
+ * Where the platform streams natively (`PlatformClient.streaming`, Slack) and knows whom for, each part
+ * is a native stream instead: started with the text so far, appended to, stopped when the next part
+ * begins or the turn ends. It shows no status line and no marker, which an append could not take back.
+ * A workspace that will not stream, or a first start that fails, turns this reply to edits.
+ *
  * Every write is a draft (`WriteOptions.draft`): one attempt, never a wait. A rate-limited write is
  * skipped and the next one waits as the platform asked, so a rate limit never holds up the end of the
  * turn or its final reply. Best effort: a failed write is logged and the final delivery still happens.
@@ -55,6 +67,10 @@ export class ReplyStream {
   private writing: Promise<void> = Promise.resolve();
   private finished = false;
   private readonly intervalMs: number;
+  /** The platform's own streaming while this reply uses it; undefined once it falls back to edits. */
+  private native: NativeStreaming | undefined;
+  /** The parts whose native stream is still open. */
+  private readonly open = new Set<number>();
 
   constructor(
     private readonly client: EditingClient,
@@ -64,8 +80,10 @@ export class ReplyStream {
     private readonly pace: StreamPace,
     private readonly logger: Logger,
     private readonly secrets: Pick<SecretScrubber, 'scrubStreamed'>,
+    private readonly recipient?: StreamRecipient,
   ) {
     this.intervalMs = Math.max(pace.intervalMs, client.editIntervalMs?.(target) ?? 0);
+    this.native = recipient === undefined ? undefined : client.streaming;
   }
 
   chunk(text: string): void {
@@ -97,28 +115,89 @@ export class ReplyStream {
     }, wait);
   }
 
-  /** Stops streaming and waits for a write in flight; the final text is the outbox's to deliver. */
+  /**
+   * Stops streaming, waits for a write in flight and stops the native streams still open, so that the
+   * final delivery can edit them; the final text is the outbox's to deliver.
+   */
   async finish(): Promise<void> {
     this.finished = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.writing;
+    await this.closeStreams();
   }
 
   private async write(): Promise<void> {
     this.lastWrite = Date.now();
+    try {
+      // A platform that will not stream here has this reply edited, from this very write on.
+      if (this.native && (await this.streamParts(this.native))) return;
+      await this.editParts();
+    } catch (error) {
+      // A first stream that failed other than by a rate limit: this reply is edited instead.
+      if (this.native && this.messageIds.length === 0 && !isRateLimit(error)) await this.toEdits();
+      this.failed(error);
+    }
+  }
+
+  private async editParts(): Promise<void> {
     const parts = this.parts();
     const last = parts.length - 1;
     for (const [index, part] of parts.entries()) {
       if (this.finished) return;
       const visible = index === last ? `${part}${part.endsWith('```') ? '\n…' : MORE}` : part;
-      if (this.shown[index] === visible) continue;
-      try {
-        await this.show(index, visible);
-      } catch (error) {
-        this.failed(error);
-        return;
+      if (this.shown[index] !== visible) await this.show(index, visible);
+    }
+  }
+
+  /**
+   * Each part as a native stream: started, or appended to with what it gained, and stopped once a
+   * later part began. A part that changed other than at its end (a split that moved, a secret
+   * recognised late) keeps what it shows until the final reply replaces it. False when the platform
+   * would not start a stream: the streams open are stopped and the reply goes on in edits.
+   */
+  private async streamParts(streaming: NativeStreaming): Promise<boolean> {
+    const parts = this.parts();
+    const last = parts.length - 1;
+    for (const [index, text] of parts.entries()) {
+      if (this.finished) return true;
+      const messageId = this.messageIds[index];
+      const shown = this.shown[index] ?? '';
+      if (messageId === undefined) {
+        if (text === '') return true;
+        const started = await streaming.start(this.target, this.recipient!, text);
+        if (started === undefined) {
+          await this.toEdits();
+          return false;
+        }
+        this.open.add(index);
+        await this.recordPart(index, started, text);
+      } else if (this.open.has(index) && text !== shown && text.startsWith(shown)) {
+        await streaming.append(this.target, messageId, text.slice(shown.length));
+        this.shown[index] = text;
       }
+      if (index < last && this.open.delete(index)) await streaming.stop(this.target, this.messageIds[index]!);
+    }
+    return true;
+  }
+
+  /** From native streams to edits: the streams open are stopped first, as edits need. */
+  private async toEdits(): Promise<void> {
+    await this.closeStreams();
+    this.native = undefined;
+  }
+
+  private async closeStreams(): Promise<void> {
+    const streaming = this.native;
+    if (streaming === undefined) return;
+    for (const index of this.open) {
+      this.open.delete(index);
+      await streaming.stop(this.target, this.messageIds[index]!).catch((error: unknown) => {
+        this.logger.warn(
+          { err: error, thread: this.slot.thread },
+          'streamed reply not stopped; the final reply still follows',
+        );
+      });
     }
   }
 
@@ -128,12 +207,12 @@ export class ReplyStream {
    * of its own, so that the final reply has at least as many parts as the stream posted.
    */
   private parts(): string[] {
-    const room = this.client.maxMessageLength - MORE.length;
+    const room = this.client.maxMessageLength - (this.native ? 0 : MORE.length);
     const render = (markdown: string) => this.client.render(markdown);
     const text = this.secrets.scrubStreamed(this.text, room * this.pace.maxParts);
     const parts = text === '' ? [''] : splitFormatted(text, room, render).slice(0, this.pace.maxParts);
     const last = parts.length - 1;
-    if (this.activity !== undefined) {
+    if (this.activity !== undefined && !this.native) {
       const withStatus = `${parts[last]}${parts[last] === '' ? '' : '\n\n'}⏳ ${this.activity}`;
       if (render(withStatus).length <= room) parts[last] = withStatus;
     }
@@ -144,17 +223,22 @@ export class ReplyStream {
     const messageId = this.messageIds[index];
     if (messageId !== undefined) {
       await this.client.edit(this.target, messageId, visible, { draft: true });
+      this.shown[index] = visible;
     } else {
-      const posted = await this.client.send(this.target, visible, { draft: true });
-      this.messageIds[index] = posted;
-      const reply = replyId({ batchId: this.slot.batchId, kind: 'reply' });
-      await this.posted.posted(this.slot.thread, reply, index, posted);
+      await this.recordPart(index, await this.client.send(this.target, visible, { draft: true }), visible);
     }
-    this.shown[index] = visible;
+  }
+
+  /** A message the stream posted, recorded as that part of the batch's reply. */
+  private async recordPart(index: number, messageId: string, shown: string): Promise<void> {
+    this.messageIds[index] = messageId;
+    this.shown[index] = shown;
+    const reply = replyId({ batchId: this.slot.batchId, kind: 'reply' });
+    await this.posted.posted(this.slot.thread, reply, index, messageId);
   }
 
   private failed(error: unknown): void {
-    if (error instanceof PlatformApiError && error.retryAfterMs !== undefined) {
+    if (isRateLimit(error)) {
       this.notBefore = Date.now() + error.retryAfterMs;
       this.schedule();
       this.logger.info(
@@ -168,4 +252,8 @@ export class ReplyStream {
       'streamed reply not updated; the final reply still follows',
     );
   }
+}
+
+function isRateLimit(error: unknown): error is PlatformApiError & { retryAfterMs: number } {
+  return error instanceof PlatformApiError && error.retryAfterMs !== undefined;
 }

@@ -2,7 +2,12 @@ import type { AgentInfo, ContentBlock, OpenedSession, SessionPool, TurnResult } 
 import type { ProgressDisplay } from '@tributary/config';
 import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, envelopeTokens, packBatch } from '@tributary/packing';
-import { type MessageRef, platformOfThread } from '@tributary/platforms';
+import {
+  type MessageRef,
+  platformOfThread,
+  type StreamRecipient,
+  streamRecipientOf,
+} from '@tributary/platforms';
 import type { Batch } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AttachmentContents, ResolvedAttachments } from '../attachments/attachment-contents.js';
@@ -22,7 +27,12 @@ export interface DispatchDeps {
   fresh: FreshSessionSources;
   limits: WatchdogLimits;
   observer?: TurnObserver;
-  stream?: (thread: string, batchId: string, target: MessageRef) => ReplyStream | undefined;
+  stream?: (
+    thread: string,
+    batchId: string,
+    target: MessageRef,
+    recipient: StreamRecipient,
+  ) => ReplyStream | undefined;
   attachments?: AttachmentContents;
   progress: ProgressDisplay;
   /** Steering (docs/adr/0040); without it no turn takes steers. */
@@ -131,7 +141,7 @@ async function runPrompt(deps: DispatchDeps, run: Dispatch, prompt: Prompt): Pro
     else run.signal(level === 'soft' ? 'stall-soft' : 'stall-hard', { quietMs });
   });
   run.signal('started');
-  const stream = deps.stream?.(thread, batch.id, run.target);
+  const stream = deps.stream?.(thread, batch.id, run.target, streamRecipientOf(events.at(-1)!));
   const { progress } = deps;
   const steering = prompt.steers ? startSteering(deps, run, prompt) : undefined;
   run.prompted = true;

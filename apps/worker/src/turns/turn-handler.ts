@@ -2,7 +2,7 @@ import type { SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
 import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
-import { type MessageRef, messageRefOf } from '@tributary/platforms';
+import { type MessageRef, messageRefOf, type StreamRecipient } from '@tributary/platforms';
 import {
   type Batch,
   FinalTurnError,
@@ -39,7 +39,12 @@ export interface TurnHandlerDeps {
   observer?: TurnObserver;
   onSignal?: TurnSignalListener;
   /** A placeholder the reply streams into, where the thread's platform can edit messages. */
-  stream?: (thread: string, batchId: string, target: MessageRef) => ReplyStream | undefined;
+  stream?: (
+    thread: string,
+    batchId: string,
+    target: MessageRef,
+    recipient: StreamRecipient,
+  ) => ReplyStream | undefined;
   /** Downloads the platform files the events link to, for this attempt; without it they stay links. */
   attachments?: AttachmentContents;
   /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */

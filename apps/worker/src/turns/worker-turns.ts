@@ -74,7 +74,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
       logger: logger.child({ component: 'attachments' }),
       onOutcome: (platform, outcome) => metrics.attachmentFetchesTotal.inc({ platform, outcome }),
     }),
-    stream: (thread, batchId, target) => {
+    stream: (thread, batchId, target, recipient) => {
       const client = clients.get(platformOfThread(thread));
       if (!canStream(client) || config.replyStreamIntervalMs === 0) return undefined;
       return new ReplyStream(
@@ -85,6 +85,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
         { intervalMs: config.replyStreamIntervalMs, maxParts: config.replyMaxParts },
         logger,
         secrets,
+        recipient,
       );
     },
     limits: config,

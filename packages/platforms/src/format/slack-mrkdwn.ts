@@ -18,6 +18,15 @@ export function toSlackMrkdwn(markdown: string, mentions: SlackMentions = 'escap
   return renderMarkdown(markdown, mentions === 'allow' ? ALLOWING_MENTIONS : ESCAPING_ALL);
 }
 
+/**
+ * Markdown for Slack's own streaming (`markdown_text`), which Slack renders itself: each `<` is followed
+ * by an invisible word joiner, so that no `<@U…>`, `<!channel>` or `<url|text>` can form. The final
+ * reply replaces the streamed text with `toSlackMrkdwn`'s.
+ */
+export function toSlackStreamMarkdown(markdown: string, mentions: SlackMentions = 'escape'): string {
+  return mentions === 'allow' ? markdown : markdown.replaceAll('<', '<\u2060');
+}
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 function escapeSlack(raw: string): string {

@@ -7,7 +7,7 @@ import {
   guardedDownload,
   operatorChosen,
 } from '../files/guarded-download.js';
-import { type SlackMentions, toSlackMrkdwn } from '../format/slack-mrkdwn.js';
+import { type SlackMentions, toSlackMrkdwn, toSlackStreamMarkdown } from '../format/slack-mrkdwn.js';
 import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { paced } from '../http/paced.js';
@@ -15,10 +15,12 @@ import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../
 import type { MessageRef } from '../message-ref.js';
 import {
   type BotIdentity,
+  type NativeStreaming,
   PlatformApiError,
   type PlatformClient,
   type Reaction,
   type SendOptions,
+  type StreamRecipient,
   type ThreadParent,
   type UserNames,
   type WriteOptions,
@@ -39,6 +41,13 @@ export interface SlackClientOptions extends TokenClientOptions {
   mentions?: SlackMentions;
   /** SLACK_CHANNEL_POSTS_PER_MINUTE: Slack's per-channel posting limit, 60 unless Slack granted more. */
   channelPostsPerMinute?: number;
+  /**
+   * SLACK_REPLY_STREAMING: `native` streams replies with chat.startStream where the workspace allows it
+   * (edits where it does not), `edits` always edits.
+   */
+  replyStreaming?: 'native' | 'edits';
+  /** Told once when the workspace refuses native streaming, with Slack's reason; edits are used after. */
+  onStreamingRefused?: (reason: string) => void;
 }
 
 /** Slack Web API: messages by `ts`, threads by the root's `ts`. */
@@ -48,8 +57,12 @@ export class SlackClient implements PlatformClient {
   readonly maxMessageLength = 4000;
   private readonly http: PlatformHttp;
   private readonly baseUrl: string;
+  readonly streaming: NativeStreaming | undefined;
+  /** Set once Slack refused a stream for a reason of the workspace's, not of one channel or moment. */
+  private streamingRefused = false;
 
   constructor(private readonly options: SlackClientOptions) {
+    this.streaming = options.replyStreaming === 'edits' ? undefined : this.nativeStreaming();
     ({ baseUrl: this.baseUrl, http: this.http } = tokenClientHttp(options, {
       platform: this.platform,
       classify: classifySlackAnswer,
@@ -136,11 +149,73 @@ export class SlackClient implements PlatformClient {
     options: WriteOptions = {},
   ): Promise<void> {
     await this.paced('chat.update', target, options);
-    await this.post(
-      'chat.update',
-      { channel: target.channelId, ts: messageId, text: this.render(markdown) },
-      options,
-    );
+    // A natively streamed message is made of blocks, which chat.update keeps unless it is given others:
+    // an empty list replaces them with the text.
+    const update = () =>
+      this.post(
+        'chat.update',
+        { channel: target.channelId, ts: messageId, text: this.render(markdown), blocks: [] },
+        options,
+      );
+    try {
+      await update();
+    } catch (error) {
+      // A stream its worker never stopped (it died mid-reply) takes no update until it is stopped.
+      if (!(error instanceof PlatformApiError) || error.code !== 'cant_update_message' || !this.streaming) {
+        throw error;
+      }
+      await this.streaming.stop(target, messageId).catch(() => undefined);
+      await update();
+    }
+  }
+
+  /**
+   * chat.startStream, chat.appendStream and chat.stopStream: Slack renders the Markdown itself and shows
+   * the message as written while it grows. Slack needs the person the stream is for outside a direct
+   * message; a stream whose recipient has no workspace id is not started. A refusal that is the
+   * workspace's (a method it lacks, a scope, a token type) turns streaming off for this client; any
+   * other failure is thrown, and the caller edits instead for that reply.
+   */
+  private nativeStreaming(): NativeStreaming {
+    const draft = { draft: true };
+    const markdownText = (markdown: string) => toSlackStreamMarkdown(markdown, this.options.mentions);
+    return {
+      start: async (target: MessageRef, recipient: StreamRecipient, markdown: string) => {
+        if (this.streamingRefused || recipient.workspaceId === undefined) return undefined;
+        const method = 'chat.startStream';
+        await this.paced(method, target, draft);
+        try {
+          const answer = await this.post(
+            method,
+            {
+              channel: target.channelId,
+              thread_ts: target.threadId ?? target.messageId,
+              recipient_user_id: recipient.userId,
+              recipient_team_id: recipient.workspaceId,
+              markdown_text: markdownText(markdown),
+            },
+            draft,
+          );
+          return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
+        } catch (error) {
+          if (!isWorkspaceRefusal(error)) throw error;
+          this.streamingRefused = true;
+          this.options.onStreamingRefused?.(error.message);
+          return undefined;
+        }
+      },
+      append: async (target: MessageRef, messageId: string, markdown: string) => {
+        await this.paced('chat.appendStream', target, draft);
+        await this.post(
+          'chat.appendStream',
+          { channel: target.channelId, ts: messageId, markdown_text: markdownText(markdown) },
+          draft,
+        );
+      },
+      stop: async (target: MessageRef, messageId: string) => {
+        await this.post('chat.stopStream', { channel: target.channelId, ts: messageId }, draft);
+      },
+    };
   }
 
   /** chat.update is a Tier 3 method: about 50 calls a minute per workspace. */
@@ -255,6 +330,23 @@ export class SlackClient implements PlatformClient {
   private auth() {
     return { authorization: `Bearer ${this.options.token}` };
   }
+}
+
+/**
+ * Slack's answers to a stream that mean this workspace or app cannot stream at all: retrying elsewhere
+ * in it would only fail the same way.
+ */
+const WORKSPACE_REFUSALS = new Set([
+  'unknown_method',
+  'not_allowed_token_type',
+  'missing_scope',
+  'feature_not_enabled',
+  'team_not_allowed',
+  'method_deprecated',
+]);
+
+function isWorkspaceRefusal(error: unknown): error is PlatformApiError {
+  return error instanceof PlatformApiError && WORKSPACE_REFUSALS.has(error.code ?? '');
 }
 
 /** The fields of a message in `conversations.replies` that a thread parent needs. */

@@ -33,7 +33,12 @@ export class SlackInboundAdapter implements InboundAdapter {
       return { kind: 'handshake', body: { challenge: body.string('challenge') } };
     if (type !== 'event_callback') return ignored(`slack ${type} delivery`);
     const event = body.object('event');
-    return parseSlackChange(event, this.options) ?? parseSlackEvent(event, this.options);
+    const parsed = parseSlackChange(event, this.options) ?? parseSlackEvent(event, this.options);
+    // `||`: a team id is never empty; an empty one is as good as none.
+    const workspaceId = body.optionalString('team_id') || undefined;
+    if ((parsed.kind !== 'message' && parsed.kind !== 'edit') || workspaceId === undefined) return parsed;
+    const { message } = parsed;
+    return { ...parsed, message: { ...message, event: { ...message.event, workspaceId } } };
   }
 
   /** `<@U123>` and `<@U123|name>`. */

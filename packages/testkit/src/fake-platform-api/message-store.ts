@@ -10,6 +10,10 @@ export interface StoredMessage {
   markup?: string;
   timestamp: string;
   replyTo?: string;
+  /** Slack: the message's blocks, which outlive a chat.update that gives none. */
+  blocks?: unknown[];
+  /** Slack: a message made by chat.startStream, growing until chat.stopStream. */
+  streaming?: 'in_progress' | 'completed';
 }
 
 /** One platform's messages, by channel and id, and the ids it hands out. */

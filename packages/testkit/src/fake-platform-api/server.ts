@@ -66,6 +66,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       bots.slack,
       directory,
       options.slackChannelPostsPerMinute,
+      options.slackNativeStreaming,
     ),
     telegram: telegramHandler(tokens.telegram, new MessageStore(), bots.telegram, files, directory),
     discord: discordHandler(tokens.discord, stores.discord, bots.discord),
@@ -157,6 +158,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       });
     },
     seedFile: (file) => files.add(file),
+    message: (platform, channelId, messageId) => stores[platform].get(channelId, messageId),
     seedSlackUser: (user) => directory.slackUsers.set(user.id, user),
     seedSlackUserGroup: (groupId, userIds) => directory.slackUserGroups.set(groupId, userIds),
     seedTelegramMember: (chatId, userId, status) =>

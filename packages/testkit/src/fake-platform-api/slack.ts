@@ -4,6 +4,8 @@ import type { FakeBots, FakeDirectory, FakeFailure, SeededUser } from './types.j
 
 /** Slack's hard limit; longer texts are refused with `msg_too_long`. */
 const MAX_TEXT = 40_000;
+/** `markdown_text` of one streaming call. */
+const MAX_STREAM_TEXT = 12_000;
 
 /** Slack Web API at `/slack/api/<method>`: HTTP 200 with `ok: false` for errors, Bearer token auth. */
 export function slackHandler(
@@ -12,6 +14,7 @@ export function slackHandler(
   bot: FakeBots['slack'],
   directory: Pick<FakeDirectory, 'slackUsers' | 'slackUserGroups'>,
   channelPostsPerMinute?: number,
+  nativeStreaming = false,
 ): FakePlatformHandler {
   const limit = channelPostsPerMinute === undefined ? undefined : new ChannelLimit(channelPostsPerMinute);
   const fail = (error: string, headers?: Record<string, string>): FakeAnswer => ({
@@ -39,6 +42,7 @@ export function slackHandler(
         senderName: 'fake-bot',
         text,
         timestamp: new Date().toISOString(),
+        ...(Array.isArray(args.blocks) ? { blocks: args.blocks } : {}),
       });
       return {
         status: 200,
@@ -50,11 +54,66 @@ export function slackHandler(
       const message = store.get(channel, stringArg(args.ts) ?? '');
       const text = stringArg(args.text);
       if (!message) return fail('message_not_found');
+      if (message.streaming === 'in_progress') return fail('cant_update_message');
       const wait = limit?.take(channel);
       if (wait !== undefined) return ratelimited(wait);
       if (!text?.trim()) return fail('no_text');
+      if (args.blocks !== undefined && !validBlocks(args.blocks)) return fail('invalid_blocks');
       message.text = text;
+      // As Slack does: blocks stay unless the update gives others; an empty list removes them.
+      if (Array.isArray(args.blocks)) message.blocks = args.blocks.length > 0 ? args.blocks : undefined;
       return { status: 200, body: { ok: true, channel, ts: message.id, text } };
+    },
+    // Slack's streaming methods, for a workspace that has them (`slackNativeStreaming`); without them
+    // the answer is `unknown_method`, as Slack gives for a method a workspace cannot call.
+    'chat.startStream': (args) => {
+      if (!nativeStreaming) return fail('unknown_method');
+      const channel = stringArg(args.channel);
+      if (!channel) return fail('channel_not_found');
+      const markdown = stringArg(args.markdown_text) ?? '';
+      const direct = channel.startsWith('D');
+      if (!direct && (!stringArg(args.recipient_user_id) || !stringArg(args.recipient_team_id))) {
+        return fail('invalid_arguments');
+      }
+      if (markdown.length > MAX_STREAM_TEXT) return fail('msg_too_long');
+      const wait = limit?.take(channel);
+      if (wait !== undefined) return ratelimited(wait);
+      const message = store.put({
+        channelId: channel,
+        id: `${Math.floor(Date.now() / 1000)}.${String(store.nextNumber()).padStart(6, '0')}`,
+        threadId: stringArg(args.thread_ts),
+        senderId: bot.userId,
+        senderName: 'fake-bot',
+        text: markdown,
+        blocks: [{ type: 'markdown', text: markdown }],
+        streaming: 'in_progress',
+        timestamp: new Date().toISOString(),
+      });
+      return { status: 200, body: { ok: true, channel, ts: message.id } };
+    },
+    'chat.appendStream': (args) => {
+      if (!nativeStreaming) return fail('unknown_method');
+      const message = store.get(stringArg(args.channel) ?? '', stringArg(args.ts) ?? '');
+      const markdown = stringArg(args.markdown_text);
+      if (!message) return fail('message_not_found');
+      if (message.streaming !== 'in_progress') return fail('message_not_in_streaming_state');
+      if (!markdown) return fail('invalid_arguments');
+      if (markdown.length > MAX_STREAM_TEXT) return fail('msg_too_long');
+      const wait = limit?.take(message.channelId);
+      if (wait !== undefined) return ratelimited(wait);
+      message.text += markdown;
+      message.blocks = [{ type: 'markdown', text: message.text }];
+      return { status: 200, body: { ok: true, channel: message.channelId, ts: message.id } };
+    },
+    'chat.stopStream': (args) => {
+      if (!nativeStreaming) return fail('unknown_method');
+      const message = store.get(stringArg(args.channel) ?? '', stringArg(args.ts) ?? '');
+      if (!message) return fail('message_not_found');
+      if (message.streaming !== 'in_progress') return fail('message_not_in_streaming_state');
+      message.text += stringArg(args.markdown_text) ?? '';
+      message.blocks = [{ type: 'markdown', text: message.text }];
+      message.streaming = 'completed';
+      return { status: 200, body: { ok: true, channel: message.channelId, ts: message.id } };
     },
     'chat.postEphemeral': (args) => {
       const channel = stringArg(args.channel);

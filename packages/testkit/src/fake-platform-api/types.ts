@@ -1,3 +1,5 @@
+import type { StoredMessage } from './message-store.js';
+
 export type FakePlatform = 'slack' | 'telegram' | 'discord' | 'gateway';
 
 /** One request the fake answered, as it arrived; credentials are redacted. */
@@ -104,6 +106,8 @@ export interface FakePlatformApiOptions {
    * not enforced.
    */
   slackChannelPostsPerMinute?: number;
+  /** A workspace with Slack's streaming methods (chat.startStream and its kin); without: `unknown_method`. */
+  slackNativeStreaming?: boolean;
 }
 
 export interface FakeTokens {
@@ -134,6 +138,8 @@ export interface FakePlatformApi {
   seedMessage(message: SeededMessage): void;
   /** Serves real bytes from every platform's file host (downloads are recorded as method `file`). */
   seedFile(file: SeededFile): FakeFile;
+  /** A Slack or Discord message as the platform holds it now (its text, blocks and streaming state). */
+  message(platform: 'slack' | 'discord', channelId: string, messageId: string): StoredMessage | undefined;
   seedSlackUser(user: SeededUser): void;
   seedSlackUserGroup(groupId: string, userIds: readonly string[]): void;
   seedTelegramMember(chatId: number | string, userId: number | string, status: TelegramMemberStatus): void;
