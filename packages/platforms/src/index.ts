@@ -16,7 +16,7 @@ export { gatewayCommandBody } from './gateway/reply-body.js';
 export * from './hmac-signature.js';
 export * from './inbound.js';
 export * from './inbound-adapters.js';
-export { type MessageRef, messageRefOf, streamRecipientOf } from './message-ref.js';
+export { type MessageRef, messageRefOf, type StreamRecipient, streamRecipientOf } from './message-ref.js';
 export { OrderedByKey } from './ordered-by-key.js';
 export * from './outbound.js';
 export * from './outbound-clients.js';

@@ -1,5 +1,4 @@
 import type { ArrivalEvent } from '@tributary/packing';
-import type { StreamRecipient } from './outbound.js';
 
 /**
  * Where an answer to a message goes (a reply, a reaction, a confirmation, a streamed placeholder): the
@@ -27,6 +26,13 @@ export function messageRefOf(event: ArrivalEvent): MessageRef {
     messageId: event.eventId,
     ...(event.replyRef === undefined ? {} : { replyRef: event.replyRef }),
   };
+}
+
+/** Who a natively streamed reply is for: Slack shows such a stream to one person in a channel. */
+export interface StreamRecipient {
+  userId: string;
+  /** The recipient's workspace (Slack team id); a stream outside a direct message needs it. */
+  workspaceId?: string;
 }
 
 /** Whom a natively streamed answer to `event` is for: its sender, in the workspace it wrote from. */

@@ -1,7 +1,7 @@
 import type { ArrivalEvent, ThreadParentMessage } from '@tributary/packing';
 import type { ApprovalPrompt } from './approval-buttons.js';
 import type { DownloadLimits, FetchedFile } from './files/guarded-download.js';
-import type { MessageRef } from './message-ref.js';
+import type { MessageRef, StreamRecipient } from './message-ref.js';
 
 /**
  * What a reaction says, not which emoji: each platform maps it to one it supports.
@@ -37,13 +37,6 @@ export interface WriteOptions {
    * thrown at once with its wait (`PlatformApiError.retryAfterMs`) instead of being slept through.
    */
   draft?: boolean;
-}
-
-/** Who a natively streamed reply is for: Slack shows such a stream to one person in a channel. */
-export interface StreamRecipient {
-  userId: string;
-  /** The recipient's workspace (Slack team id); a stream outside a direct message needs it. */
-  workspaceId?: string;
 }
 
 /**

@@ -12,7 +12,7 @@ import { objectField } from '../http/answer.js';
 import { requireId } from '../http/answer-id.js';
 import { paced } from '../http/paced.js';
 import { type PlatformHttp, type TokenClientOptions, tokenClientHttp } from '../http/platform-http.js';
-import type { MessageRef } from '../message-ref.js';
+import type { MessageRef, StreamRecipient } from '../message-ref.js';
 import {
   type BotIdentity,
   type NativeStreaming,
@@ -20,7 +20,6 @@ import {
   type PlatformClient,
   type Reaction,
   type SendOptions,
-  type StreamRecipient,
   type ThreadParent,
   type UserNames,
   type WriteOptions,
