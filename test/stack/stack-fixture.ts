@@ -40,7 +40,13 @@ export const STACK_SECRETS = {
  * Posts one Telegram group message as Telegram would deliver it, `@tributary_bot` marked as a mention.
  * Update and message ids share `id`: each test picks ids of its own.
  */
-export async function postTelegramMessage(stack: Stack, chatId: number, id: number, text: string) {
+export async function postTelegramMessage(
+  stack: Stack,
+  chatId: number,
+  id: number,
+  text: string,
+  from = { id: 42, first_name: 'Ada', username: 'ada' },
+) {
   const mention = text.indexOf('@tributary_bot');
   const body = JSON.stringify({
     update_id: id,
@@ -48,7 +54,7 @@ export async function postTelegramMessage(stack: Stack, chatId: number, id: numb
       message_id: id,
       date: Math.floor(Date.now() / 1000),
       chat: { id: chatId, type: 'group', title: 'team' },
-      from: { id: 42, is_bot: false, first_name: 'Ada', username: 'ada' },
+      from: { ...from, is_bot: false },
       text,
       ...(mention >= 0 ? { entities: [{ type: 'mention', offset: mention, length: 14 }] } : {}),
     },

@@ -16,6 +16,7 @@ commands:
   agent-host          run a worker's agents in a container of their own, reached over a socket
   doctor              check that a worker could use the configured agent
   commands            register the thread commands with Discord and Telegram; Slack's manifest
+  routes              check a route table file, and which route a channel takes
   admin               list and act on the fleet: threads, dead letters, workers, audit
 
 Configuration comes from environment variables (see README).`;
@@ -32,6 +33,7 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   'agent-host': async () => (await import('./agent-host-command.js')).agentHostCommand,
   doctor: async () => (await import('./doctor-command.js')).doctorCommand,
   commands: async () => (await import('./commands-command.js')).commandsCommand,
+  routes: async () => (await import('./routes-command.js')).routesCommand,
   admin: async () => (await import('./admin-command.js')).adminCommand,
 };
 

@@ -63,6 +63,15 @@ register        registers /cancel, /cancel-all, /reset, /status and /help as Dis
                 (TELEGRAM_BOT_TOKEN); exit 1 when a platform refused
 slack-manifest  prints the Slack app manifest part that routes /tributary and the events to ingress
                 at URL (paste it into the app's manifest)`,
+  routes: `usage: tributary routes check FILE [--platform P [--workspace W] --channel C]
+
+Reads a route table (ROUTES_FILE) as ingress does and prints its routes, or the first problem with
+its line and column. With a place, also prints the route a message from there takes and its profile
+(\`default\`: the environment's settings). Exit status: 0 the file is usable, 1 it is not, 2 usage error.
+
+  --platform P     slack | telegram | discord | gateway
+  --workspace W    Slack's team id or Discord's guild id
+  --channel C      the channel's id`,
   admin: `usage: tributary admin <what> [arguments] [--json] [--limit N] [--cursor C] [--all-pages]
 
 Lists and acts on the fleet through the admin API (TRIBUTARY_ADMIN_URL, TRIBUTARY_ADMIN_TOKEN; by

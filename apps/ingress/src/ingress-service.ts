@@ -1,4 +1,10 @@
-import { type IngressConfig, sharedQueueOptions, type TrustProxy } from '@tributary/config';
+import {
+  type IngressConfig,
+  RouteFile,
+  RouteTable,
+  sharedQueueOptions,
+  type TrustProxy,
+} from '@tributary/config';
 import { ConditionLog, type Metrics, metricsContentType, observeFleet } from '@tributary/observability';
 import type { PlatformClient, ThreadParent } from '@tributary/platforms';
 import { Store, type ThreadQueue } from '@tributary/queue';
@@ -11,6 +17,7 @@ import { Intake } from './intake.js';
 import { prometheusObserver } from './prometheus-observer.js';
 import { SenderNames } from './sender-names.js';
 import { ThreadParents } from './thread-parents.js';
+import { ThreadRouting } from './thread-routing.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
 
 /** Fastify's types lack the hop count its trustProxy takes; this is the same rule as a function. */
@@ -86,6 +93,8 @@ export async function startIngress(
   options: IngressOptions,
 ): Promise<RunningIngress> {
   const { logger } = options;
+  // Before Redis: a route file that cannot be used stops the start with its line, and nothing to undo.
+  const routes = await openRoutes(config, options.metrics, logger.child({ component: 'routes' }));
   const store = Store.open({
     url: config.redisUrl,
     connection: { kind: 'fail-fast', timeoutMs: config.redisTimeoutMs },
@@ -117,17 +126,24 @@ export async function startIngress(
     options.clients,
     logger.child({ component: 'thread-parents' }),
   );
+  const routing = new ThreadRouting(
+    store.routes,
+    () => routes?.current ?? RouteTable.EMPTY,
+    logger.child({ component: 'routes' }),
+  );
   const intake = new Intake({
     queue: queue.intake,
     controls: store.controls,
     recent: store.recent,
     approvals: store.approvals,
     approvers: new Set(config.approvers),
+    routing,
     audit: store.audit,
     status: {
       state: (thread) => store.admin.state(thread),
       session: (thread) => store.sessions.get(thread),
       lastBatch: async (thread) => (await store.history.of(thread, 1))[0],
+      route: async (thread) => (await routing.recorded(thread))?.route,
     },
     gates: config.gates,
     gateState: store.gates,
@@ -177,10 +193,37 @@ export async function startIngress(
       // for those in flight.
       await app.close();
       await admin.close();
+      routes?.close();
       stopWatching();
       await reactions.settle();
       await store.close();
       logger.info('ingress stopped');
     },
   };
+}
+
+/**
+ * The route file, when ROUTES_FILE names one: read now (a file it cannot use fails the start, naming
+ * the line) and again every ROUTES_RELOAD_MS; each change is said and counted (docs/adr/0058).
+ */
+async function openRoutes(
+  config: Readonly<IngressConfig>,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<RouteFile | undefined> {
+  if (config.routesFile === undefined) return undefined;
+  const file = await RouteFile.open({
+    path: config.routesFile,
+    reloadMs: config.routesReloadMs,
+    onReload: (table) => {
+      metrics.routeTableReloadsTotal.inc({ result: 'applied' });
+      logger.info({ routes: table.names }, 'route table changed; new threads take it');
+    },
+    onInvalid: (error) => {
+      metrics.routeTableReloadsTotal.inc({ result: 'refused' });
+      logger.warn({ err: error }, 'route file changed but cannot be used; the table in force stays');
+    },
+  });
+  logger.info({ file: config.routesFile, routes: file.current.names }, 'route table read');
+  return file;
 }

@@ -1,4 +1,4 @@
-import type { GateConfig } from '@tributary/config';
+import type { GateConfig, ThreadRoute } from '@tributary/config';
 import type { RefusalReason } from '@tributary/observability';
 import { type ArrivalEvent, queuedArrival } from '@tributary/packing';
 import {
@@ -32,6 +32,7 @@ import { IngressError } from './errors.js';
 import { allowListVerdict, meetsConditions, planGate } from './gates/gate-decision.js';
 import type { SenderNames } from './sender-names.js';
 import type { ThreadParents } from './thread-parents.js';
+import type { ThreadRouting } from './thread-routing.js';
 import { commandHelp, describeThread, type StatusSources } from './thread-status.js';
 
 /** What ingress did with one delivery; the HTTP answer and the metrics follow from it. */
@@ -79,6 +80,8 @@ interface Screened {
   /** The command the text is, if it is one. */
   command: ThreadCommand | undefined;
   conditions?: GateConditions;
+  /** The thread's route: recorded, or the table's for a new thread (recorded once it is accepted). */
+  route: ThreadRoute;
 }
 
 export interface IntakeDeps {
@@ -95,6 +98,8 @@ export interface IntakeDeps {
    * the click carries), `<platform>:group:<group id>` (groups the platform looks up).
    */
   approvers: ReadonlySet<string>;
+  /** Which route each thread takes (docs/adr/0058): its approvers and allowed senders. */
+  routing: Pick<ThreadRouting, 'of' | 'recorded' | 'note'>;
   /** The operators' audit log, where each answer to a permission request is kept too. */
   audit: Pick<AuditLog, 'begin' | 'complete'>;
   gates: GateConfig;
@@ -210,12 +215,22 @@ export class Intake {
       direct: message.direct,
     });
     if (!plan.admit) return this.refused(message, plan.reason, mentionsUs || message.direct);
+    const route = await this.deps.routing.of(message.thread, {
+      platform: event.platform,
+      workspaceId: event.workspaceId,
+      channelId: event.channelId,
+    });
+    const { allowedUsers } = route.profile;
+    if (allowedUsers !== undefined && !allowedUsers.includes(event.sender.id)) {
+      return this.refused(message, 'user-not-allowed-on-route', mentionsUs || message.direct);
+    }
     const text = self === undefined ? event.text : adapter.stripSelfMention(event.text, self.id, self.name);
     return {
       outcome: 'admitted',
       text,
       command: parseCommandText(text, selfId),
       ...(plan.conditions ? { conditions: plan.conditions } : {}),
+      route,
     };
   }
 
@@ -268,25 +283,27 @@ export class Intake {
       );
     }
     this.deps.reactions.add(thread, message.ref);
-    await this.noteRecent(message);
+    await this.noteRecent(message, screened.route);
     return { outcome: 'accepted', thread, seq: result.seq };
   }
 
   /**
-   * Who last wrote in which thread of a channel, for the commands that name no thread. The message is
-   * accepted already: a failure here costs only that, and is said at warn.
+   * Who last wrote in which thread of a channel, for the commands that name no thread; who started it;
+   * and its route. The message is accepted already: a failure here costs only that, and is said at
+   * warn (a thread whose route was not recorded has it resolved again at its next message).
    */
-  private async noteRecent(message: InboundMessage): Promise<void> {
+  private async noteRecent(message: InboundMessage, route: ThreadRoute): Promise<void> {
     const { ref, event, thread } = message;
     try {
       await Promise.all([
         this.deps.recent.note(`${ref.platform}:${ref.channelId}`, event.sender.id, thread),
         this.deps.approvals.noteStarter(thread, event.sender.id),
+        this.deps.routing.note(thread, route),
       ]);
     } catch (error) {
       this.deps.logger.warn(
         { err: error, thread },
-        "message accepted, but not noted as its sender's latest thread; a slash command may not find it",
+        "message accepted, but its sender's latest thread, its starter or its route was not noted",
       );
     }
   }
@@ -333,7 +350,7 @@ export class Intake {
     if (request === undefined || option === undefined) {
       return this.clickAnswer(click, 'gone', 'This request has ended; nothing was applied.');
     }
-    const allowed = await this.mayAnswer(click, await approvals.starter(request.thread));
+    const allowed = await this.mayAnswer(click, request.thread, await approvals.starter(request.thread));
     if (allowed === 'unchecked') {
       return this.clickAnswer(
         click,
@@ -378,16 +395,18 @@ export class Intake {
   }
 
   /**
-   * The thread's starter, an approver by id, by a role the click carries, or by a group the platform
-   * keeps (`<platform>:group:<id>`, looked up only when the rest did not answer). A lookup that fails
+   * The thread's starter, an approver (APPROVERS, and the thread's route's) by id, by a role the click
+   * carries, or by a group the platform keeps (`<platform>:group:<id>`, looked up only when the rest did not answer). A lookup that fails
    * is `unchecked`: said at warn and to the clicker, never taken as a yes.
    */
   private async mayAnswer(
     click: Extract<Inbound, { kind: 'approval' }>,
+    thread: string,
     starter: string | undefined,
   ): Promise<boolean | 'unchecked'> {
-    const { approvers } = this.deps;
     const platform = click.ref.platform;
+    const routeApprovers = (await this.deps.routing.recorded(thread))?.profile.approvers ?? [];
+    const approvers = new Set([...this.deps.approvers, ...routeApprovers]);
     if (
       click.userId === starter ||
       approvers.has(`${platform}:${click.userId}`) ||

@@ -1,3 +1,4 @@
+import { DEFAULT_ROUTE } from '@tributary/config';
 import { COMMAND_DESCRIPTIONS, THREAD_COMMANDS } from '@tributary/platforms';
 import type { BatchRecord, ThreadState } from '@tributary/queue';
 
@@ -6,6 +7,8 @@ export interface StatusSources {
   state(thread: string): Promise<ThreadState>;
   session(thread: string): Promise<{ agent: string; sessionId: string } | undefined>;
   lastBatch(thread: string): Promise<BatchRecord | undefined>;
+  /** The route the thread started with, when it has one recorded (docs/adr/0058). */
+  route(thread: string): Promise<string | undefined>;
 }
 
 /** `/status`: running or idle, messages waiting, the agent and session, when the last turn ended. */
@@ -14,10 +17,11 @@ export async function describeThread(
   thread: string,
   now = Date.now(),
 ): Promise<string> {
-  const [state, session, last] = await Promise.all([
+  const [state, session, last, route] = await Promise.all([
     sources.state(thread),
     sources.session(thread),
     sources.lastBatch(thread),
+    sources.route(thread),
   ]);
   if (state.status === 'idle' && state.backlog === 0 && session === undefined && last === undefined) {
     return 'No conversation here yet: write to me to start one.';
@@ -29,6 +33,7 @@ export async function describeThread(
       : `**Agent:** ${agentName(session.agent)}, session \`${session.sessionId}\``,
   );
   if (last !== undefined) lines.push(`**Last turn:** ${last.status}, ended ${ago(last.endedAt, now)}`);
+  if (route !== undefined && route !== DEFAULT_ROUTE.route) lines.push(`**Route:** ${route}`);
   return lines.join('\n');
 }
 

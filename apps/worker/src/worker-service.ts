@@ -28,6 +28,7 @@ import { replySink } from './replies/reply-sink.js';
 import { StartedSteps } from './started-steps.js';
 import { RunningTurns, settleAbortedTurns } from './turns/running-turns.js';
 import { SessionContinuity } from './turns/session-continuity.js';
+import { ThreadProfiles } from './turns/thread-profiles.js';
 import { keepThreads, type ThreadUpkeep } from './turns/thread-upkeep.js';
 import type { TurnSignalListener } from './turns/turn-signals.js';
 import { workerTurns } from './turns/worker-turns.js';
@@ -169,6 +170,11 @@ async function startOn(
   // The people of a thread are asked through the platform clients, which come later: until they do,
   // no turn runs, so no request can come.
   let approvals: ThreadApprovals | undefined;
+  const profiles = new ThreadProfiles(
+    store.routes,
+    { policy: config.permissionPolicy, byKind: config.permissionRules },
+    logger.child({ component: 'routes' }),
+  );
   const agents = await startAgentPool(
     config,
     options,
@@ -176,7 +182,10 @@ async function startOn(
     guard.warden,
     metrics,
     { started: () => starts?.started(), failed: (failures) => starts?.failed(failures) },
-    async (request, thread) => (approvals ? approvals.ask(request, thread) : { outcome: 'cancelled' }),
+    {
+      ask: async (request, thread) => (approvals ? approvals.ask(request, thread) : { outcome: 'cancelled' }),
+      permissionsFor: (thread) => profiles.permissions(thread),
+    },
   );
   started.undoWith(() => agents.pool.close());
 
@@ -214,7 +223,7 @@ async function startOn(
     logger: logger.child({ component: 'status' }),
   });
   const handler = workerTurns({
-    ...{ config, store, agents, continuity, clients, running, metrics, logger },
+    ...{ config, store, agents, continuity, clients, running, profiles, metrics, logger },
     ...(options.onSignal ? { onSignal: options.onSignal } : {}),
   });
   const runner = startRunner({

@@ -10,6 +10,7 @@ import {
   choosePermission,
   DEFAULT_PERMISSION_POLICY,
   type PermissionPolicy,
+  type PermissionRules,
   policyFor,
 } from './permission-policy.js';
 import type { PooledSession, SessionRegistry } from './session-registry.js';
@@ -27,6 +28,8 @@ export interface SessionRouterOptions {
   permissionPolicy?: PermissionPolicy;
   /** Policies for requests of these tool kinds, over `permissionPolicy`. */
   permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
+  /** A thread's own rules (its route's, docs/adr/0058), over the two above; undefined: theirs. */
+  permissionsFor?: (threadKey: string) => PermissionRules | undefined;
   /** Receives late updates; without it they are dropped with a debug record. */
   onLateUpdate?: (update: LateUpdate) => void;
   /**
@@ -88,12 +91,13 @@ export class SessionRouter {
   ): Promise<RequestPermissionResponse> {
     const session = this.sessions.find(agent, request.sessionId);
     const turn = session && runningTurn(session);
-    const { permissionPolicy, permissionRules, ask } = this.options;
+    const { permissionPolicy, permissionRules, permissionsFor, ask } = this.options;
     const kind = request.toolCall.kind ?? 'other';
-    const policy = policyFor(
-      { policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY, byKind: permissionRules },
-      kind,
-    );
+    const rules = (session && permissionsFor?.(session.threadKey)) ?? {
+      policy: permissionPolicy ?? DEFAULT_PERMISSION_POLICY,
+      byKind: permissionRules,
+    };
+    const policy = policyFor(rules, kind);
     // Outside a running turn nobody owns the decision, so the request is cancelled.
     let outcome: RequestPermissionOutcome = { outcome: 'cancelled' };
     if (turn && policy === 'ask' && ask && !turn.cancelling) {

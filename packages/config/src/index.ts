@@ -28,6 +28,16 @@ export {
   type SlackConfig,
   type TelegramConfig,
 } from './platform-config.js';
+export { RouteFile, type RouteFileOptions } from './routes/route-file.js';
+export {
+  DEFAULT_ROUTE,
+  type RoutePlace,
+  type RouteProfile,
+  RouteTable,
+  RouteTableError,
+  readThreadRoute,
+  type ThreadRoute,
+} from './routes/route-table.js';
 export {
   DEFAULT_REDIS_URL,
   isRedisCluster,

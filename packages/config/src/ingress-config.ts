@@ -34,6 +34,10 @@ export interface IngressConfig extends ServiceSettings, AdminSettings {
    * for the administrators of the request's chat).
    */
   approvers: string[];
+  /** ROUTES_FILE: the route table (docs/adr/0058); unset: every thread takes the default route. */
+  routesFile: string | undefined;
+  /** ROUTES_RELOAD_MS: how often the route file is read again for a change. */
+  routesReloadMs: number;
   port: number;
   host: string;
   /**
@@ -176,6 +180,8 @@ export function loadIngressConfig(env: Env): Readonly<IngressConfig> {
     }),
     ...readAdminSettings(env),
     approvers: readApprovers(env),
+    routesFile: readOptional(env, 'ROUTES_FILE'),
+    routesReloadMs: readInteger(env, 'ROUTES_RELOAD_MS', 5_000, 200, 3_600_000),
     telegramMaxAgeMs: readInteger(env, 'TELEGRAM_MAX_AGE_MS', TELEGRAM_MAX_AGE_MS, 60_000),
     metricsToken: readToken(env, 'METRICS_TOKEN'),
   });

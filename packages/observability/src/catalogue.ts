@@ -162,8 +162,13 @@ export const CATALOGUE = {
   ),
   approvalClicksTotal: counter(
     'tributary_approval_clicks_total',
-    'Clicks on the buttons of permission requests, by what ingress made of them: answered, refused (not the starter or an approver), settled (before), late (after the turn), gone.',
+    "Clicks on the buttons of permission requests, by what ingress made of them: answered, refused (not the starter or an approver), unchecked (the clicker's groups could not be looked up), settled (before), late (after the turn), gone.",
     ['platform', 'result'],
+  ),
+  routeTableReloadsTotal: counter(
+    'tributary_route_table_reloads_total',
+    'Changes of the route file (ROUTES_FILE) read by ingress: applied (in force for new threads) or refused (the table in force stays; the log names the line).',
+    ['result'],
   ),
   agentStartFailuresTotal: counter(
     'tributary_agent_start_failures_total',

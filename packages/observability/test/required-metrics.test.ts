@@ -42,6 +42,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_approval_outcomes_total: { type: 'counter', labels: ['platform', 'outcome'] },
   tributary_approval_wait_seconds: { type: 'histogram', labels: ['platform'] },
   tributary_approval_clicks_total: { type: 'counter', labels: ['platform', 'result'] },
+  tributary_route_table_reloads_total: { type: 'counter', labels: ['result'] },
   tributary_agent_process_starts_total: { type: 'counter', labels: [] },
   tributary_agent_restarts_total: { type: 'counter', labels: [] },
   tributary_agent_start_failures_total: { type: 'counter', labels: [] },

@@ -20,6 +20,7 @@ import { ReplyOutbox } from './stores/reply-outbox.js';
 import { SessionRecords } from './stores/session-records.js';
 import { ThreadControls } from './stores/thread-controls.js';
 import { ThreadParentStore } from './stores/thread-parents.js';
+import { ThreadRoutes } from './stores/thread-routes.js';
 import { WorkerRegistry } from './stores/worker-registry.js';
 import type { ThreadAdmin } from './threads/thread-admin.js';
 import { type ThreadQueue, threadQueue } from './threads/thread-queue.js';
@@ -66,6 +67,8 @@ export class Store {
   readonly recent: RecentThreads;
   /** Permission requests put to the people of a thread, and each thread's starter. */
   readonly approvals: Approvals;
+  /** The route each thread started with (docs/adr/0058). */
+  readonly routes: ThreadRoutes;
 
   private readonly keysOf: KeysOf;
 
@@ -92,6 +95,7 @@ export class Store {
     this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);
     this.recent = new RecentThreads(redis, config.prefix, config.idleTtlMs);
     this.approvals = new Approvals(redis, config.prefix, config.idleTtlMs);
+    this.routes = new ThreadRoutes(redis, config.prefix, config.idleTtlMs);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

@@ -3,6 +3,7 @@ import {
   type AgentCommandConfig,
   type NodeEntryCommand,
   type PermissionAsker,
+  type PermissionRules,
   SessionPool,
   type StartFailures,
 } from '@tributary/acp';
@@ -42,7 +43,11 @@ export async function startAgentPool(
   warden: AgentWarden,
   metrics: Metrics,
   starts: StartReports,
-  ask: PermissionAsker,
+  answers: {
+    ask: PermissionAsker;
+    /** A thread's own permission rules, from its route (docs/adr/0058). */
+    permissionsFor: (thread: string) => PermissionRules;
+  },
 ): Promise<WorkerAgents> {
   const { logger } = options;
   const agent = agentCommandConfig(config, options.builtInAgent, options.agentEnv);
@@ -78,7 +83,7 @@ export async function startAgentPool(
     cancelTimeoutMs: config.cancelTimeoutMs,
     permissionPolicy: config.permissionPolicy,
     permissionRules: config.permissionRules,
-    ask,
+    ...answers,
     ...(config.agentSessionMode === undefined ? {} : { sessionMode: config.agentSessionMode }),
     // An agent host's pids are not this machine's: the host, under the warden's lease, ends those.
     ...(sandbox.kind === 'agent-host' ? {} : { watcher: warden }),

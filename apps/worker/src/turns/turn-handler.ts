@@ -20,6 +20,7 @@ import { type RoomBudget, RoomOverBudget } from '../rooms/room-budget.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
+import type { ThreadProfiles } from './thread-profiles.js';
 import { type Dispatch, dispatchTurn, TurnTimedOut } from './turn-dispatch.js';
 import { agentDidNotStart, describeTurnFailure, SLOW_START_NOTICE } from './turn-failure.js';
 import type { TurnObserver } from './turn-observer.js';
@@ -59,6 +60,8 @@ export interface TurnHandlerDeps {
   secrets: Pick<SecretScrubber, 'scrub'>;
   /** Measures the thread's room after each turn the agent ran (docs/adr/0046). */
   budget?: Pick<RoomBudget, 'afterTurn'>;
+  /** Each running thread's route, read as its turn starts (docs/adr/0058). */
+  profiles?: Pick<ThreadProfiles, 'load' | 'release'>;
 }
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
@@ -116,9 +119,11 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const started = performance.now();
     let ending: TurnEnding = 'failed';
     try {
-      const outcome = await attempt(deps, run).finally(() =>
-        leaseSignal.removeEventListener('abort', onLeaseAbort),
-      );
+      await deps.profiles?.load(thread);
+      const outcome = await attempt(deps, run).finally(() => {
+        leaseSignal.removeEventListener('abort', onLeaseAbort);
+        deps.profiles?.release(thread);
+      });
       const seconds = (performance.now() - started) / 1000;
       // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
       if (leaseSignal.aborted) {

@@ -11,6 +11,7 @@ import { ReplyCut } from '../replies/reply-cut.js';
 import { canStream, ReplyStream } from '../replies/reply-stream.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
+import type { ThreadProfiles } from './thread-profiles.js';
 import { createTurnHandler } from './turn-handler.js';
 import { prometheusTurnObserver } from './turn-observer.js';
 import { guardedTurns } from './turn-output.js';
@@ -25,6 +26,7 @@ export interface WorkerTurnsDeps {
   continuity: SessionContinuity;
   clients: ReadonlyMap<string, PlatformClient>;
   running: RunningTurns;
+  profiles: ThreadProfiles;
   metrics: Metrics;
   logger: Logger;
   onSignal?: TurnSignalListener;
@@ -35,7 +37,7 @@ export interface WorkerTurnsDeps {
  * what the turn hands the commit, scrubbed and bounded (turn-output.ts).
  */
 export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
-  const { config, store, agents, continuity, clients, running, metrics, logger } = deps;
+  const { config, store, agents, continuity, clients, running, profiles, metrics, logger } = deps;
   const { pool, secrets, budget } = agents;
   const parents = store.parents<ThreadParentMessage>();
   const reactions = new TurnReactions(
@@ -95,6 +97,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     progress: config.progress,
     logger,
     running,
+    profiles,
     onRepair: () => metrics.agentTurnRepairsTotal.inc(),
     onSignal: (signal) => {
       reactions.listener(signal);

@@ -1,0 +1,57 @@
+import type { PermissionRules } from '@tributary/acp';
+import { DEFAULT_ROUTE, type RouteProfile, readThreadRoute, type ThreadRoute } from '@tributary/config';
+import type { Logger } from 'pino';
+
+/** Where threads' routes are recorded (ingress writes them: docs/adr/0058). */
+export interface RouteRecords {
+  of(thread: string): Promise<string | undefined>;
+}
+
+/**
+ * The route of each thread whose turn runs here, read from its record as the turn starts and held
+ * until it ends: what the agent's permission requests in that turn are answered by.
+ */
+export class ThreadProfiles {
+  private readonly routes = new Map<string, ThreadRoute>();
+
+  constructor(
+    private readonly records: RouteRecords,
+    /** AGENT_PERMISSION_POLICY and AGENT_PERMISSION_RULES: the default route's. */
+    private readonly defaults: PermissionRules,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Reads the thread's route; a thread without a record (it began before routes) takes the default,
+   * and so does one whose record cannot be read, at warn: the turn runs rather than waits on it.
+   */
+  async load(thread: string): Promise<ThreadRoute> {
+    let route = DEFAULT_ROUTE;
+    try {
+      const record = await this.records.of(thread);
+      if (record !== undefined) route = readThreadRoute(record);
+    } catch (error) {
+      this.logger.warn({ err: error, thread }, "thread's route not read; this turn takes the default route");
+    }
+    this.routes.set(thread, route);
+    return route;
+  }
+
+  release(thread: string): void {
+    this.routes.delete(thread);
+  }
+
+  /**
+   * The permission rules of a thread's turn: a profile that sets a policy or rules replaces the
+   * environment's whole, so that its stance is what the route file says and no rule of the
+   * environment widens it.
+   */
+  permissions(thread: string): PermissionRules {
+    const profile: RouteProfile = this.routes.get(thread)?.profile ?? {};
+    if (profile.permissionPolicy === undefined && profile.permissionRules === undefined) return this.defaults;
+    return {
+      policy: profile.permissionPolicy ?? this.defaults.policy,
+      ...(profile.permissionRules === undefined ? {} : { byKind: profile.permissionRules }),
+    };
+  }
+}

@@ -1,0 +1,268 @@
+import { PERMISSION_POLICIES, type PermissionPolicy, TOOL_KINDS } from '@tributary/acp/permission-policy';
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
+
+type ToolKind = (typeof TOOL_KINDS)[number];
+
+/**
+ * What a route changes for its threads, over the worker's and ingress's environment (the default
+ * profile). Recorded with each thread at its first message, so a later change of the table reaches new
+ * threads only.
+ */
+export interface RouteProfile {
+  permissionPolicy?: PermissionPolicy;
+  permissionRules?: Readonly<Partial<Record<ToolKind, PermissionPolicy>>>;
+  /** Who may answer a permission request besides the thread's starter, as APPROVERS writes them. */
+  approvers?: readonly string[];
+  /** Only these senders' messages are accepted (ids), as ALLOWED_USERS; unset: anyone. */
+  allowedUsers?: readonly string[];
+}
+
+/** Where a message comes from, as a route matches it. */
+export interface RoutePlace {
+  platform: string;
+  /** Slack's team id or Discord's guild id, where the platform has workspaces. */
+  workspaceId?: string | undefined;
+  channelId: string;
+}
+
+/** The route a thread takes: its name (a metric label) and its profile. */
+export interface ThreadRoute {
+  route: string;
+  profile: RouteProfile;
+}
+
+/** The route of threads that match no route: the environment's settings, unchanged. */
+export const DEFAULT_ROUTE: ThreadRoute = Object.freeze({ route: 'default', profile: Object.freeze({}) });
+
+interface Route {
+  name: string;
+  platform: string;
+  workspace: RegExp | undefined;
+  channel: RegExp | undefined;
+  profile: RouteProfile;
+}
+
+/** A route table that cannot be used; the message names the file, the line and the column. */
+export class RouteTableError extends Error {
+  constructor(
+    readonly source: string,
+    readonly line: number,
+    readonly column: number,
+    detail: string,
+  ) {
+    super(`${source}:${line}:${column}: ${detail}`);
+    this.name = 'RouteTableError';
+  }
+}
+
+/** Route names are metric labels: short, and few. */
+const ROUTE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+const MAX_ROUTES = 200;
+const PLATFORMS = ['slack', 'telegram', 'discord', 'gateway'];
+
+/**
+ * The routes of a file, first match wins: each maps a platform and, optionally, a workspace and a
+ * channel (exact ids, or patterns with `*` and `?`) to a profile named in the file's `profiles`.
+ */
+export class RouteTable {
+  private constructor(private readonly routes: readonly Route[]) {}
+
+  /** No routes: every thread takes the default route. */
+  static readonly EMPTY = new RouteTable([]);
+
+  /** Parses and checks a route file's text; throws RouteTableError naming the first problem's line. */
+  static parse(text: string, source: string): RouteTable {
+    return new RouteTable(new RouteReader(text, source).read());
+  }
+
+  get names(): readonly string[] {
+    return this.routes.map((route) => route.name);
+  }
+
+  resolve(place: RoutePlace): ThreadRoute {
+    const route = this.routes.find(
+      (candidate) =>
+        candidate.platform === place.platform &&
+        matches(candidate.workspace, place.workspaceId) &&
+        matches(candidate.channel, place.channelId),
+    );
+    return route === undefined ? DEFAULT_ROUTE : { route: route.name, profile: route.profile };
+  }
+}
+
+/** A thread's recorded route (`JSON.stringify` of a ThreadRoute), checked as a route file's profiles are. */
+export function readThreadRoute(text: string): ThreadRoute {
+  return new RouteReader(text, "the thread's route record").threadRoute();
+}
+
+function matches(pattern: RegExp | undefined, value: string | undefined): boolean {
+  return pattern === undefined || (value !== undefined && pattern.test(value));
+}
+
+/** `*` any run of characters, `?` one; everything else as written. */
+function globPattern(glob: string): RegExp {
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replaceAll('*', '.*')
+    .replaceAll('?', '.');
+  return new RegExp(`^${body}$`);
+}
+
+/** Reads the YAML document, keeping each node's place in the text for the errors. */
+class RouteReader {
+  private readonly lines = new LineCounter();
+
+  constructor(
+    private readonly text: string,
+    private readonly source: string,
+  ) {}
+
+  read(): Route[] {
+    const root = this.document();
+    if (root === null) return [];
+    const top = this.map(root, 'the file', ['profiles', 'routes']);
+    const profiles = new Map<string, RouteProfile>();
+    const profilesNode = top.get('profiles', true) as Node | undefined;
+    if (profilesNode !== undefined) {
+      for (const pair of this.map(profilesNode, 'profiles').items) {
+        const name = this.string(pair.key as Node, 'a profile name');
+        if (profiles.has(name)) throw this.at(pair.key as Node, `profile "${name}" is given twice`);
+        profiles.set(name, this.profile(pair.value as Node, name));
+      }
+    }
+    const routesNode = top.get('routes', true) as Node | undefined;
+    if (routesNode === undefined) return [];
+    if (!isSeq(routesNode)) throw this.at(routesNode, 'routes must be a list');
+    if (routesNode.items.length > MAX_ROUTES) {
+      throw this.at(routesNode, `at most ${MAX_ROUTES} routes: each is a metric label`);
+    }
+    const names = new Set<string>();
+    return routesNode.items.map((item) => {
+      const route = this.route(item as Node, profiles);
+      if (names.has(route.name)) throw this.at(item as Node, `route "${route.name}" is given twice`);
+      names.add(route.name);
+      return route;
+    });
+  }
+
+  threadRoute(): ThreadRoute {
+    const owner = this.document();
+    const record = this.map(owner, 'the record', ['route', 'profile']);
+    return {
+      route: this.string(this.required(record, 'route', owner), 'route'),
+      profile: this.profile(this.required(record, 'profile', owner), 'of the record'),
+    };
+  }
+
+  /** The document's root node (null for an empty text); a YAML syntax error names its place. */
+  private document(): Node | null {
+    const document = parseDocument(this.text, { lineCounter: this.lines, prettyErrors: false });
+    const [problem] = document.errors;
+    if (problem !== undefined) throw this.error(problem.pos[0], problem.message.split('\n')[0]!);
+    return document.contents;
+  }
+
+  private route(node: Node, profiles: ReadonlyMap<string, RouteProfile>): Route {
+    const route = this.map(node, 'a route', ['name', 'platform', 'workspace', 'channel', 'profile']);
+    const name = this.string(this.required(route, 'name', node), 'name');
+    if (!ROUTE_NAME.test(name) || name === DEFAULT_ROUTE.route) {
+      throw this.at(
+        route.get('name', true) as Node,
+        `name must be 1-40 of a-z, 0-9 and -, starting with a letter, and not "default"; got "${name}"`,
+      );
+    }
+    const platformNode = this.required(route, 'platform', node);
+    const platform = this.string(platformNode, 'platform');
+    if (!PLATFORMS.includes(platform)) {
+      throw this.at(platformNode, `platform must be one of ${PLATFORMS.join(', ')}; got "${platform}"`);
+    }
+    const profileNode = this.required(route, 'profile', node);
+    const profileName = this.string(profileNode, 'profile');
+    const profile = profiles.get(profileName);
+    if (profile === undefined) {
+      throw this.at(profileNode, `no profile "${profileName}" under profiles`);
+    }
+    const pattern = (key: string) => {
+      const value = route.get(key, true) as Node | undefined;
+      return value === undefined ? undefined : globPattern(this.string(value, key));
+    };
+    return { name, platform, workspace: pattern('workspace'), channel: pattern('channel'), profile };
+  }
+
+  private profile(node: Node, name: string): RouteProfile {
+    const fields = this.map(node, `profile "${name}"`, [
+      'permissionPolicy',
+      'permissionRules',
+      'approvers',
+      'allowedUsers',
+    ]);
+    const profile: {
+      permissionPolicy?: PermissionPolicy;
+      permissionRules?: Partial<Record<ToolKind, PermissionPolicy>>;
+      approvers?: string[];
+      allowedUsers?: string[];
+    } = {};
+    const policy = fields.get('permissionPolicy', true) as Node | undefined;
+    if (policy !== undefined) profile.permissionPolicy = this.policy(policy, 'permissionPolicy');
+    const rules = fields.get('permissionRules', true) as Node | undefined;
+    if (rules !== undefined) {
+      profile.permissionRules = {};
+      for (const pair of this.map(rules, 'permissionRules').items) {
+        const kind = this.string(pair.key as Node, 'a tool kind') as ToolKind;
+        if (!TOOL_KINDS.includes(kind)) {
+          throw this.at(pair.key as Node, `tool kind must be one of ${TOOL_KINDS.join(', ')}; got "${kind}"`);
+        }
+        profile.permissionRules[kind] = this.policy(pair.value as Node, kind);
+      }
+    }
+    for (const key of ['approvers', 'allowedUsers'] as const) {
+      const list = fields.get(key, true) as Node | undefined;
+      if (list === undefined) continue;
+      if (!isSeq(list)) throw this.at(list, `${key} must be a list`);
+      profile[key] = list.items.map((item) => this.string(item as Node, `an entry of ${key}`));
+    }
+    return Object.freeze(profile);
+  }
+
+  private policy(node: Node, what: string): PermissionPolicy {
+    const policy = this.string(node, what) as PermissionPolicy;
+    if (!PERMISSION_POLICIES.includes(policy)) {
+      throw this.at(node, `${what} must be one of ${PERMISSION_POLICIES.join(', ')}; got "${policy}"`);
+    }
+    return policy;
+  }
+
+  /** A mapping whose keys are all among `known`, when given. */
+  private map(node: Node | null, what: string, known?: readonly string[]): YAMLMap {
+    if (!isMap(node)) throw this.at(node, `${what} must be a mapping`);
+    for (const pair of node.items) {
+      const key = this.string(pair.key as Node, 'a key');
+      if (known !== undefined && !known.includes(key)) {
+        throw this.at(pair.key as Node, `unknown key "${key}" in ${what}; known: ${known.join(', ')}`);
+      }
+    }
+    return node;
+  }
+
+  private required(map: YAMLMap, key: string, owner: Node | null): Node {
+    const value = map.get(key, true) as Node | undefined;
+    if (value === undefined) throw this.at(owner, `"${key}" is missing`);
+    return value;
+  }
+
+  private string(node: Node | null, what: string): string {
+    if (node === null || !isScalar(node) || typeof node.value !== 'string' || node.value.trim() === '') {
+      throw this.at(node, `${what} must be a non-empty string`);
+    }
+    return node.value.trim();
+  }
+
+  private at(node: Node | null, detail: string): RouteTableError {
+    return this.error(node?.range?.[0] ?? 0, detail);
+  }
+
+  private error(offset: number, detail: string): RouteTableError {
+    const { line, col } = this.lines.linePos(offset);
+    return new RouteTableError(this.source, line, col, detail);
+  }
+}
