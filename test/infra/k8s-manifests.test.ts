@@ -5,6 +5,7 @@
 // on the runnable-threads gauge, and the PrometheusRule is the current rules.yml.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RouteTable } from '@tributary/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import {
@@ -47,6 +48,26 @@ function portNumber(container: Container, port: string | number): number {
 
 describe.each(OVERLAYS)('infra/k8s/overlays/%s', (overlay) => {
   const objects = () => rendered(overlay).objects;
+
+  it('mounts the route table as a directory of a ConfigMap that keeps its name, for ingress to reload', () => {
+    const all = objects();
+    const ingress = named(all, 'Deployment', 'tributary-ingress');
+    const container = containerOf(all, 'tributary-ingress');
+    const file = environment(all, container).get('ROUTES_FILE')!;
+    // A subPath mount would never see an edit; a directory mount does, within the kubelet's sync.
+    const mount = container.volumeMounts.find((m: { mountPath: string }) =>
+      file.startsWith(`${m.mountPath}/`),
+    );
+    expect(mount).toMatchObject({ name: 'routes', readOnly: true });
+    expect(mount.subPath).toBeUndefined();
+    const volume = ingress.spec.template.spec.volumes.find((v: { name: string }) => v.name === 'routes');
+    // Its name has no hash suffix: an edit changes the ConfigMap in place instead of restarting ingress.
+    expect(volume.configMap.name).toBe('tributary-routes');
+    const table = named(all, 'ConfigMap', 'tributary-routes').data[file.slice(mount.mountPath.length + 1)];
+    expect(RouteTable.parse(table, 'routes.yaml').names).toEqual([]);
+    // Only ingress reads the table.
+    expect(environment(all, containerOf(all, 'tributary-worker')).has('ROUTES_FILE')).toBe(false);
+  });
 
   it('renders objects that all validate against their schemas', () => {
     expect(objects().length).toBeGreaterThan(10);
