@@ -259,6 +259,8 @@ export class Intake {
   ): Promise<IntakeOutcome> {
     const { queue } = this.deps;
     const { thread } = message;
+    // Before the enqueue, never after: the worker that takes the message reads the route it runs by.
+    await this.deps.routing.note(thread, screened.route);
     let result: Awaited<ReturnType<ThreadIntake['enqueue']>>;
     try {
       result = await queue.enqueue(thread, {
@@ -283,27 +285,25 @@ export class Intake {
       );
     }
     this.deps.reactions.add(thread, message.ref);
-    await this.noteRecent(message, screened.route);
+    await this.noteRecent(message);
     return { outcome: 'accepted', thread, seq: result.seq };
   }
 
   /**
-   * Who last wrote in which thread of a channel, for the commands that name no thread; who started it;
-   * and its route. The message is accepted already: a failure here costs only that, and is said at
-   * warn (a thread whose route was not recorded has it resolved again at its next message).
+   * Who last wrote in which thread of a channel, for the commands that name no thread, and who started
+   * it. The message is accepted already: a failure here costs only that, and is said at warn.
    */
-  private async noteRecent(message: InboundMessage, route: ThreadRoute): Promise<void> {
+  private async noteRecent(message: InboundMessage): Promise<void> {
     const { ref, event, thread } = message;
     try {
       await Promise.all([
         this.deps.recent.note(`${ref.platform}:${ref.channelId}`, event.sender.id, thread),
         this.deps.approvals.noteStarter(thread, event.sender.id),
-        this.deps.routing.note(thread, route),
       ]);
     } catch (error) {
       this.deps.logger.warn(
         { err: error, thread },
-        "message accepted, but its sender's latest thread, its starter or its route was not noted",
+        "message accepted, but not noted as its sender's latest thread; a slash command may not find it",
       );
     }
   }
@@ -327,6 +327,10 @@ export class Intake {
     }
     const thread =
       inbound.thread ?? (await this.deps.recent.latest(`${ref.platform}:${ref.channelId}`, inbound.senderId));
+    const allowedUsers = thread && (await this.deps.routing.recorded(thread))?.profile.allowedUsers;
+    if (allowedUsers && !allowedUsers.includes(inbound.senderId)) {
+      return { outcome: 'control', command, confirmation: 'Not applied: user not allowed on route.' };
+    }
     if (thread === undefined && command !== 'help') {
       return {
         outcome: 'control',

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { TELEGRAM_MAX_AGE_MS } from '@tributary/platforms/defaults';
 import { type QueueConfig, queueDefaults } from '@tributary/queue/config';
 import { type AdminSettings, readAdminSettings } from './admin-config.js';
+import { approverProblem } from './approvers.js';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readString, readToken } from './env-readers.js';
 import { ALL_INTERFACES, readServiceSettings, type ServiceSettings } from './service-settings.js';
@@ -111,21 +112,12 @@ function readList(env: Env, name: string): string[] {
     .filter(Boolean);
 }
 
-/** Where APPROVERS may name a group, and the groups it may name: Telegram keeps only its admins. */
-const APPROVER_GROUPS: Record<string, RegExp> = { slack: /^S[A-Z0-9]+$/, telegram: /^admins$/ };
-
 /** APPROVERS, with a group refused where the platform keeps none that a click could be checked against. */
 function readApprovers(env: Env): string[] {
   const approvers = readList(env, 'APPROVERS');
   for (const entry of approvers) {
-    const [platform = '', kind, group] = entry.split(':');
-    if (kind !== 'group') continue;
-    if (!APPROVER_GROUPS[platform]?.test(group ?? '')) {
-      throw new ConfigError(
-        'APPROVERS',
-        `${JSON.stringify(entry)} names no group the platform keeps: use slack:group:<user group id> or telegram:group:admins`,
-      );
-    }
+    const problem = approverProblem(entry);
+    if (problem !== undefined) throw new ConfigError('APPROVERS', problem);
   }
   return approvers;
 }

@@ -98,6 +98,11 @@ describe('a route table', () => {
     ['profiles:\n  p:\n    permissionRules:\n      shell: ask\n', 4, 'tool kind must be one of'],
     ['profiles:\n  p:\n    agent: claude\n', 3, 'unknown key "agent"'],
     ['profiles:\n  p:\n    approvers: slack:U1\n', 3, 'approvers must be a list'],
+    [
+      'profiles:\n  p:\n    approvers:\n      - slack:U1\n      - discord:group:ops\n',
+      5,
+      'names no group the platform keeps',
+    ],
     ['routes: {}\n', 1, 'routes must be a list'],
     ['hello: world\n', 1, 'unknown key "hello"'],
   ])('refuses %j at line %i, saying why', (text, line, why) => {

@@ -58,14 +58,23 @@ export function splitFormatted(markdown: string, limit: number, render: Render):
   return splitMessage(markdown, limit).flatMap((part) => fitted(part, limit, render));
 }
 
-function fitted(part: string, limit: number, render: Render): string[] {
+function fitted(part: string, limit: number, render: Render, literal = false): string[] {
   const length = render(part).length;
   if (length <= limit) return [part];
   // Rendering rarely more than doubles a text, so a limit shrunk by the growth seen fits at once
   // nearly always; the floor keeps a hostile text (all escapes) from shrinking it forever.
   const tighter = Math.max(MIN_SPLIT_LIMIT, Math.floor((part.length * limit) / length) - MIN_SPLIT_LIMIT);
-  if (tighter >= part.length) return [part];
-  return splitMessage(part, tighter).flatMap((piece) => fitted(piece, limit, render));
+  if (tighter < part.length) {
+    return splitMessage(part, tighter).flatMap((piece) => fitted(piece, limit, render, literal));
+  }
+  // A piece too short to split whose markup alone outgrows the limit (a code block's tags with a long
+  // language name, quotes in quotes): it goes as its literal text, which only escapes make longer.
+  return literal ? [part] : fitted(literalMarkdown(part), limit, render, true);
+}
+
+/** Markdown that shows `text` as written: every ASCII punctuation character backslash-escaped. */
+function literalMarkdown(text: string): string {
+  return text.replace(/[!-/:-@[-`{-~]/g, '\\$&');
 }
 
 /** How far back from the longest start that fits a cut looks for whitespace, so it does not split a word. */

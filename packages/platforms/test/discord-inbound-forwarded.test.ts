@@ -58,6 +58,8 @@ describe('Discord forwarded message parse', () => {
         timestamp: '2025-01-01T09:30:00.123Z',
         text: 'check the build',
         attachments: [],
+        // The guild, for routes that name one.
+        workspaceId: '900000000000000009',
       },
       thread: `discord:${CHANNEL}`,
       idempotencyKey: `discord:${CHANNEL}:800000000000000008`,

@@ -217,6 +217,17 @@ describe('splits measured on the converted text', () => {
     for (const part of parts) expect(toTelegramHtml(part).length).toBeLessThanOrEqual(4_096);
   });
 
+  it('sends a piece whose markup alone outgrows the limit as its literal text, so it still fits', () => {
+    // Found by the fuzzing above: an empty quoted code block is 69 characters of Telegram HTML.
+    const markdown = '>```js\n';
+    expect(toTelegramHtml(markdown).length).toBeGreaterThan(64);
+    const parts = splitFormatted(markdown, 64, toTelegramHtml);
+    for (const part of parts) expect(toTelegramHtml(part).length).toBeLessThanOrEqual(64);
+    expect(
+      parts.map((part) => readTelegramHtml(toTelegramHtml(part))).map((r) => (r.ok ? r.text : '')),
+    ).toEqual(['>```js']);
+  });
+
   it('keeps a code block a code block, with its language, on both sides of a split', () => {
     const code = Array.from({ length: 60 }, (_, line) => `const v${line} = a < b && c;`).join('\n');
     const parts = splitFormatted(`Here:\n\n\`\`\`ts\n${code}\n\`\`\`\n\nDone.`, 600, toTelegramHtml);

@@ -2,6 +2,12 @@ import type { PermissionRules } from '@tributary/acp';
 import { DEFAULT_ROUTE, type RouteProfile, readThreadRoute, type ThreadRoute } from '@tributary/config';
 import type { Logger } from 'pino';
 
+/** A thread whose route record could not be read: nothing is allowed that its route might forbid. */
+const UNREAD_ROUTE: ThreadRoute = Object.freeze({
+  route: 'unread',
+  profile: Object.freeze({ permissionPolicy: 'reject' as const, permissionRules: Object.freeze({}) }),
+});
+
 /** Where threads' routes are recorded (ingress writes them: docs/adr/0058). */
 export interface RouteRecords {
   of(thread: string): Promise<string | undefined>;
@@ -22,8 +28,9 @@ export class ThreadProfiles {
   ) {}
 
   /**
-   * Reads the thread's route; a thread without a record (it began before routes) takes the default,
-   * and so does one whose record cannot be read, at warn: the turn runs rather than waits on it.
+   * Reads the thread's route; a thread without a record (it began before routes) takes the default.
+   * One whose record cannot be read fails closed, at warn: its turn runs with every permission request
+   * refused, since its route may be stricter than the environment.
    */
   async load(thread: string): Promise<ThreadRoute> {
     let route = DEFAULT_ROUTE;
@@ -31,7 +38,11 @@ export class ThreadProfiles {
       const record = await this.records.of(thread);
       if (record !== undefined) route = readThreadRoute(record);
     } catch (error) {
-      this.logger.warn({ err: error, thread }, "thread's route not read; this turn takes the default route");
+      this.logger.warn(
+        { err: error, thread },
+        "thread's route not read; this turn's permission requests are refused",
+      );
+      route = UNREAD_ROUTE;
     }
     this.routes.set(thread, route);
     return route;

@@ -1,5 +1,15 @@
 import { PERMISSION_POLICIES, type PermissionPolicy, TOOL_KINDS } from '@tributary/acp/permission-policy';
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
+import {
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type YAMLMap,
+  type YAMLSeq,
+} from 'yaml';
+import { approverProblem } from '../approvers.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
 
@@ -219,7 +229,12 @@ class RouteReader {
       const list = fields.get(key, true) as Node | undefined;
       if (list === undefined) continue;
       if (!isSeq(list)) throw this.at(list, `${key} must be a list`);
-      profile[key] = list.items.map((item) => this.string(item as Node, `an entry of ${key}`));
+      profile[key] = list.items.map((item) => {
+        const entry = this.string(item as Node, `an entry of ${key}`);
+        const problem = key === 'approvers' ? approverProblem(entry) : undefined;
+        if (problem !== undefined) throw this.at(item as Node, problem);
+        return entry;
+      });
     }
     return Object.freeze(profile);
   }

@@ -69,6 +69,7 @@ export class DiscordForwardedAdapter implements InboundAdapter {
     const id = snowflake(message, 'id');
     const place = discordPlace(channelId, channel);
     const username = author.string('username');
+    const guild = message.optionalString('guild_id') || undefined;
     return messageInbound({
       event: {
         eventId: id,
@@ -86,6 +87,8 @@ export class DiscordForwardedAdapter implements InboundAdapter {
         timestamp: isoFromRfc3339(message.string('timestamp'), message.field('timestamp')),
         text: message.string('content'),
         attachments: message.objects('attachments').map(discordAttachment),
+        // The guild, for the routes that name one (docs/adr/0058); a direct message has none.
+        ...(guild === undefined ? {} : { workspaceId: guild }),
       },
       thread: `discord:${channelId}`,
       idempotencyKey: `discord:${channelId}:${id}`,
