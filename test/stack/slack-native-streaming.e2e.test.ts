@@ -133,6 +133,33 @@ describe('Slack replies streamed natively', () => {
     expect((update!.body as { text: string }).text).toContain('&lt;!channel&gt;');
   });
 
+  it('a start that fails (Slack down a moment) has that reply edited, said at warn; the next reply streams', async () => {
+    const channel = 'CSTREAM5';
+    stack.api.failNext({ platform: 'slack', method: 'chat.startStream', status: 503 });
+    const reply = Array.from({ length: 60 }, (_, n) => `x${n}`).join(' ');
+    await mention(channel, { reply, chunks: 6, chunkDelayMs: 600 });
+    await waitFor(() => callsIn(channel).some((call) => shownText(call) === reply), {
+      what: 'the final reply',
+      timeoutMs: 30_000,
+    });
+    const [draft] = callsIn(channel).filter((call) => call.method === 'chat.postMessage');
+    expect(shownText(draft!)!.endsWith(' …')).toBe(true);
+    expect(stack.warnings().map((line) => line.msg)).toContain(
+      'streamed reply not updated; the final reply still follows',
+    );
+    expect(await stack.workerMetrics.registry.metrics()).toMatch(
+      /tributary_platform_api_calls_total\{platform="slack",method="chat.startStream",status="503"\} 1/,
+    );
+    // Not the workspace's refusal: the next reply streams natively again.
+    const again = 'CSTREAM6';
+    await mention(again, { reply, chunks: 6, chunkDelayMs: 600 });
+    await waitFor(() => callsIn(again).some((call) => shownText(call) === reply), {
+      what: 'the next reply',
+      timeoutMs: 30_000,
+    });
+    expect(streamed(again).size).toBe(1);
+  });
+
   // Last: the client remembers a workspace that cannot stream for the rest of the stack's life.
   it('a workspace that refuses streaming gets the reply by edits, said once at warn', async () => {
     const channel = 'CSTREAM4';
@@ -157,6 +184,9 @@ describe('Slack replies streamed natively', () => {
     expect(shownText(draft!)!.endsWith(' …')).toBe(true);
     expect(stack.warnings().map((line) => line.msg)).toContain(
       'the workspace refused native streaming; replies stream as edits (set SLACK_REPLY_STREAMING=edits to skip the try)',
+    );
+    expect(await stack.workerMetrics.registry.metrics()).toContain(
+      'tributary_platform_streaming_refusals_total{platform="slack"} 1',
     );
   });
 });

@@ -1,11 +1,6 @@
 import { type RoutePlace, type RouteTable, readThreadRoute, type ThreadRoute } from '@tributary/config';
+import type { ThreadRoutes } from '@tributary/queue';
 import type { Logger } from 'pino';
-
-/** Where threads' routes are recorded (queue `ThreadRoutes`). */
-export interface RouteRecords {
-  note(thread: string, route: string): Promise<void>;
-  of(thread: string): Promise<string | undefined>;
-}
 
 /**
  * Which route a thread takes (docs/adr/0058): the one recorded at its first accepted message, else the
@@ -13,7 +8,7 @@ export interface RouteRecords {
  */
 export class ThreadRouting {
   constructor(
-    private readonly records: RouteRecords,
+    private readonly records: Pick<ThreadRoutes, 'note' | 'of'>,
     /** The table in force: a reload replaces it. */
     private readonly table: () => RouteTable,
     private readonly logger: Logger,

@@ -14,13 +14,15 @@ afterEach(async () => {
   api = undefined;
 });
 
-/** A platform the request is put to: where its thread is, and the data of each request's buttons. */
+/** A platform the request is put to: where its thread is, and how its requests show their buttons. */
 interface Place {
   thread: string;
   event: Partial<ArrivalEvent>;
   env: (platformApi: FakePlatformApi) => Record<string, string>;
-  /** Each request's button data (`ap:<request>:<option>`), in the order the workers posted them. */
-  asked: (calls: FakeApiCall[]) => string[][];
+  /** The API method a request is posted with. */
+  method: string;
+  /** A post's button data (`ap:<request>:<option>`); undefined for a post that is no request. */
+  buttons: (body: never) => string[] | undefined;
 }
 
 const PLACES: Record<string, Place> = {
@@ -28,12 +30,9 @@ const PLACES: Record<string, Place> = {
     thread: 'gateway:C1:T1',
     event: {},
     env: (platformApi) => ({ GATEWAY_REPLY_URL: platformApi.urls.gatewayReply }),
-    asked: (calls) =>
-      calls
-        .filter((call) => call.method === 'ask_approval')
-        .map((call) =>
-          (call.body as { approval: { options: { data: string }[] } }).approval.options.map((o) => o.data),
-        ),
+    method: 'ask_approval',
+    buttons: (body: { approval: { options: { data: string }[] } }) =>
+      body.approval.options.map((o) => o.data),
   },
   telegram: {
     thread: 'telegram:-100777:main',
@@ -42,12 +41,9 @@ const PLACES: Record<string, Place> = {
       TELEGRAM_BOT_TOKEN: platformApi.tokens.telegram,
       TELEGRAM_API_URL: platformApi.urls.telegram,
     }),
-    asked: (calls) =>
-      calls
-        .filter((call) => call.method === 'sendMessage')
-        .map((call) => call.body as { reply_markup?: { inline_keyboard: { callback_data: string }[][] } })
-        .filter((body) => body.reply_markup !== undefined)
-        .map((body) => body.reply_markup!.inline_keyboard.flat().map((button) => button.callback_data)),
+    method: 'sendMessage',
+    buttons: (body: { reply_markup?: { inline_keyboard: { callback_data: string }[][] } }) =>
+      body.reply_markup?.inline_keyboard.flat().map((button) => button.callback_data),
   },
   slack: {
     thread: 'slack:C1:1700000000.000100',
@@ -56,12 +52,9 @@ const PLACES: Record<string, Place> = {
       SLACK_BOT_TOKEN: platformApi.tokens.slack,
       SLACK_API_URL: platformApi.urls.slack,
     }),
-    asked: (calls) =>
-      calls
-        .filter((call) => call.method === 'chat.postMessage')
-        .map((call) => (call.body as { blocks?: { type: string; elements?: { value: string }[] }[] }).blocks)
-        .filter((blocks) => blocks !== undefined)
-        .map((blocks) => blocks!.find((block) => block.type === 'actions')!.elements!.map((b) => b.value)),
+    method: 'chat.postMessage',
+    buttons: (body: { blocks?: { type: string; elements?: { value: string }[] }[] }) =>
+      body.blocks?.find((block) => block.type === 'actions')?.elements?.map((button) => button.value),
   },
   discord: {
     thread: 'discord:600001:890001',
@@ -70,20 +63,26 @@ const PLACES: Record<string, Place> = {
       DISCORD_BOT_TOKEN: platformApi.tokens.discord,
       DISCORD_API_URL: platformApi.urls.discord,
     }),
-    asked: (calls) =>
-      calls
-        .filter((call) => call.method === 'createMessage')
-        .map((call) => (call.body as { components?: { components: { custom_id: string }[] }[] }).components)
-        .filter((rows) => rows !== undefined && rows.length > 0)
-        .map((rows) => rows!.flatMap((row) => row.components.map((button) => button.custom_id))),
+    method: 'createMessage',
+    buttons: (body: { components?: { components: { custom_id: string }[] }[] }) =>
+      body.components?.flatMap((row) => row.components.map((button) => button.custom_id)),
   },
 };
+
+/** The button data of each request the workers posted, in order. */
+function askedIn(place: Place, calls: FakeApiCall[]): string[][] {
+  return calls
+    .filter((call) => call.method === place.method)
+    .map((call) => place.buttons(call.body as never))
+    .filter((buttons): buttons is string[] => buttons !== undefined && buttons.length > 0);
+}
 
 describe.each(Object.keys(PLACES))(
   'a permission request whose worker dies while it waits (%s)',
   (platform) => {
-    const { thread: THREAD, event, env, asked: askedIn } = PLACES[platform]!;
-    const asked = (platformApi: FakePlatformApi) => askedIn(platformApi.calls());
+    const place = PLACES[platform]!;
+    const { thread: THREAD, event, env } = place;
+    const asked = (platformApi: FakePlatformApi) => askedIn(place, platformApi.calls());
 
     it('is asked again by the re-run, and the one answer applies once', { timeout: 90_000 }, async () => {
       api = await startFakePlatformApi();

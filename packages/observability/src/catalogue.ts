@@ -133,6 +133,11 @@ export const CATALOGUE = {
     'Calls to platform APIs; status is the HTTP status code, 0 when no answer came.',
     ['platform', 'method', 'status'],
   ),
+  platformStreamingRefusalsTotal: counter(
+    'tributary_platform_streaming_refusals_total',
+    "Clients whose platform refused its own reply streaming (Slack's chat.startStream in a workspace without it); their replies stream by edits from then on.",
+    ['platform'],
+  ),
   platformPlainFallbacksTotal: counter(
     'tributary_platform_plain_fallbacks_total',
     'Messages the platform refused as formatted (Telegram: an entity it cannot parse) that were posted again as plain text.',

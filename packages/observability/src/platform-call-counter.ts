@@ -20,6 +20,7 @@ export function platformCallHooks(metrics: Metrics, logger: Logger) {
       );
     },
     onStreamingRefused(platform: string, reason: string): void {
+      metrics.platformStreamingRefusalsTotal.inc({ platform });
       logger.warn(
         { platform, reason },
         'the workspace refused native streaming; replies stream as edits (set SLACK_REPLY_STREAMING=edits to skip the try)',

@@ -37,6 +37,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_dead_lettered_batches_total: { type: 'counter', labels: [] },
   tributary_platform_api_calls_total: { type: 'counter', labels: ['platform', 'method', 'status'] },
   tributary_platform_plain_fallbacks_total: { type: 'counter', labels: ['platform', 'method'] },
+  tributary_platform_streaming_refusals_total: { type: 'counter', labels: ['platform'] },
   tributary_platform_pace_wait_seconds: { type: 'histogram', labels: ['platform'] },
   tributary_approval_requests_total: { type: 'counter', labels: ['platform'] },
   tributary_approval_outcomes_total: { type: 'counter', labels: ['platform', 'outcome'] },

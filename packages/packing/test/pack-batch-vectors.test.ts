@@ -35,6 +35,15 @@ const PNG = 'iVBORw0KGgo=';
 const OGG = 'T2dnUwACAAAAAAAAAAA=';
 
 describe('packBatch test vectors', () => {
+  it('shows the agent neither the workspace nor the gateway delivery id: only replies use them', () => {
+    const event = {
+      ...slack('00', alice, 'check the build'),
+      workspaceId: 'T0SECRETTEAM',
+      replyRef: 'rr-delivery-7',
+    };
+    expect(packBatch([event], ALL)).toStrictEqual(packBatch([slack('00', alice, 'check the build')], ALL));
+  });
+
   it('packs a single message as its boundary and its prompt', () => {
     expect(packBatch([slack('00', alice, 'check the build')], ALL)).toStrictEqual([
       { type: 'text', text: ALICE_00, _meta: BOUNDARY },

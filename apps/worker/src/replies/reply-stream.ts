@@ -24,6 +24,14 @@ export interface StreamPace {
   maxParts: number;
 }
 
+/** A reply stream for a batch's turn, where its thread's platform can show one; undefined where not. */
+export type StreamFactory = (
+  thread: string,
+  batchId: string,
+  target: MessageRef,
+  recipient: StreamRecipient,
+) => ReplyStream | undefined;
+
 /** A client the stream can write with. */
 export type EditingClient = PlatformClient & Required<Pick<PlatformClient, 'edit'>>;
 

@@ -1,5 +1,6 @@
 import type { PermissionRules } from '@tributary/acp';
 import { DEFAULT_ROUTE, type RouteProfile, readThreadRoute, type ThreadRoute } from '@tributary/config';
+import type { ThreadRoutes } from '@tributary/queue';
 import type { Logger } from 'pino';
 
 /** A thread whose route record could not be read: nothing is allowed that its route might forbid. */
@@ -7,11 +8,6 @@ const UNREAD_ROUTE: ThreadRoute = Object.freeze({
   route: 'unread',
   profile: Object.freeze({ permissionPolicy: 'reject' as const, permissionRules: Object.freeze({}) }),
 });
-
-/** Where threads' routes are recorded (ingress writes them: docs/adr/0058). */
-export interface RouteRecords {
-  of(thread: string): Promise<string | undefined>;
-}
 
 /**
  * The route of each thread whose turn runs here, read from its record as the turn starts and held
@@ -21,7 +17,8 @@ export class ThreadProfiles {
   private readonly routes = new Map<string, ThreadRoute>();
 
   constructor(
-    private readonly records: RouteRecords,
+    /** Where ingress records each thread's route (docs/adr/0058). */
+    private readonly records: Pick<ThreadRoutes, 'of'>,
     /** AGENT_PERMISSION_POLICY and AGENT_PERMISSION_RULES: the default route's. */
     private readonly defaults: PermissionRules,
     private readonly logger: Logger,

@@ -2,16 +2,11 @@ import type { AgentInfo, ContentBlock, OpenedSession, SessionPool, TurnResult } 
 import type { ProgressDisplay } from '@tributary/config';
 import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, envelopeTokens, packBatch } from '@tributary/packing';
-import {
-  type MessageRef,
-  platformOfThread,
-  type StreamRecipient,
-  streamRecipientOf,
-} from '@tributary/platforms';
+import { type MessageRef, platformOfThread, streamRecipientOf } from '@tributary/platforms';
 import type { Batch } from '@tributary/queue';
 import type { Logger } from 'pino';
 import type { AttachmentContents, ResolvedAttachments } from '../attachments/attachment-contents.js';
-import type { ReplyStream } from '../replies/reply-stream.js';
+import type { StreamFactory } from '../replies/reply-stream.js';
 import { type FreshSessionSources, freshSessionContext } from './fresh-session-context.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
@@ -27,12 +22,7 @@ export interface DispatchDeps {
   fresh: FreshSessionSources;
   limits: WatchdogLimits;
   observer?: TurnObserver;
-  stream?: (
-    thread: string,
-    batchId: string,
-    target: MessageRef,
-    recipient: StreamRecipient,
-  ) => ReplyStream | undefined;
+  stream?: StreamFactory;
   attachments?: AttachmentContents;
   progress: ProgressDisplay;
   /** Steering (docs/adr/0040); without it no turn takes steers. */

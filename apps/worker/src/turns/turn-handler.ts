@@ -2,7 +2,7 @@ import type { SessionPool, TurnResult } from '@tributary/acp';
 import type { ProgressDisplay } from '@tributary/config';
 import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
-import { type MessageRef, messageRefOf, type StreamRecipient } from '@tributary/platforms';
+import { messageRefOf } from '@tributary/platforms';
 import {
   type Batch,
   FinalTurnError,
@@ -15,7 +15,7 @@ import {
 import type { Logger } from 'pino';
 import type { AttachmentContents } from '../attachments/attachment-contents.js';
 import { type OutboundMessage, toOutbound } from '../replies/outbox.js';
-import type { ReplyStream } from '../replies/reply-stream.js';
+import type { StreamFactory } from '../replies/reply-stream.js';
 import { type RoomBudget, RoomOverBudget } from '../rooms/room-budget.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
 import type { RunningTurns } from './running-turns.js';
@@ -40,12 +40,7 @@ export interface TurnHandlerDeps {
   observer?: TurnObserver;
   onSignal?: TurnSignalListener;
   /** A placeholder the reply streams into, where the thread's platform can edit messages. */
-  stream?: (
-    thread: string,
-    batchId: string,
-    target: MessageRef,
-    recipient: StreamRecipient,
-  ) => ReplyStream | undefined;
+  stream?: StreamFactory;
   /** Downloads the platform files the events link to, for this attempt; without it they stay links. */
   attachments?: AttachmentContents;
   /** Where tool calls and plans show: a `progress` signal (reactions), a status line in the stream. Default all. */
