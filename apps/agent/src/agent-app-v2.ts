@@ -118,7 +118,7 @@ export function createAgentAppV2(
       void sessions
         .runPrompt(session, prompt, script, v2Wire(client, messageId), announce)
         .then(
-          (stopReason) => sendState(client, sessionId, { state: 'idle', stopReason } as StateUpdate),
+          (ending) => sendState(client, sessionId, { state: 'idle', ...ending } as StateUpdate),
           (error: unknown) => {
             const { code = -32603, message = String(error) } = error as Partial<RequestError>;
             return sendState(client, sessionId, {

@@ -58,8 +58,8 @@ function createAgentAppV1(sessions: AgentSessions, { store, features, log }: Age
     })
     .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
       const { session, script } = sessions.accept(params.sessionId, params.prompt);
-      const stopReason = await sessions.runPrompt(session, params.prompt, script, v1Wire(client));
-      return { stopReason };
+      // `usage` is unstable ACP: the stable answer type has no field for it, the wire carries it.
+      return sessions.runPrompt(session, params.prompt, script, v1Wire(client));
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId));
 

@@ -42,6 +42,14 @@ export interface LiveSession {
   cancelled?: boolean;
   /** While a turn runs with `steering` on: the prompts steered into it so far. */
   steers?: ContentBlock[][];
+  /** What the session's turns in this process have cost (USD), reported with each usage update. */
+  cost?: number;
+}
+
+/** How a prompt ended: its stop reason and, where the script reports usage, the turn's tokens. */
+export interface PromptEnding {
+  stopReason: StopReason;
+  usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
 }
 
 /** The extension request claude-agent-acp and codex-acp take a steer with (docs/adr/0040). */
@@ -152,13 +160,13 @@ export function agentSessions({ store, features, defaults, scripting, log }: Age
       script: AgentScript,
       wire: TurnWire,
       announce: () => Promise<void> = async () => {},
-    ): Promise<StopReason> {
+    ): Promise<PromptEnding> {
       const { record } = session;
       if (features.emptyAfterCancel && session.cancelled) {
         session.cancelled = false;
         await announce();
         log('info', 'ending the prompt after a cancel at once, as scripted', { sessionId: record.sessionId });
-        return 'end_turn';
+        return { stopReason: 'end_turn' };
       }
       const earlierTurns = session.turns;
       // Registered before the first await: a session/cancel right behind the prompt must find the turn.
@@ -179,6 +187,7 @@ export function agentSessions({ store, features, defaults, scripting, log }: Age
           wire,
           cancel: turn.signal,
           earlierTurns,
+          costSoFar: session.cost ?? 0,
           modeId: record.modeId,
           mcpServers: record.mcpServers ?? [],
           closeSteering: () => {
@@ -191,7 +200,10 @@ export function agentSessions({ store, features, defaults, scripting, log }: Age
         session.cancelled = outcome.stopReason === 'cancelled';
         if (script.lateChunk !== undefined)
           sendLateChunk({ wire, sessionId: record.sessionId, log }, script.lateChunk);
-        return outcome.stopReason;
+        if (!outcome.usage) return { stopReason: outcome.stopReason };
+        const { cost, ...usage } = outcome.usage;
+        session.cost = (session.cost ?? 0) + cost;
+        return { stopReason: outcome.stopReason, usage };
       } finally {
         session.turn = undefined;
         session.steers = undefined;

@@ -16,7 +16,10 @@ export interface AgentScript {
   chunkDelayMs?: number;
   /** Number of tool_call + tool_call_update pairs emitted before the reply. */
   toolCalls?: number;
-  /** Emits a usage_update after the reply. */
+  /**
+   * Reports usage as the published agents do: a usage_update after the reply (context used, the
+   * session's cost so far) and the turn's tokens with its end.
+   */
   usage?: boolean;
   /** Answers the prompt with a JSON-RPC error carrying this message. */
   error?: string;

@@ -30,6 +30,8 @@ export interface TurnInput {
   /** Aborted by session/cancel (or session/close) for this session. */
   cancel: AbortSignal;
   earlierTurns: number;
+  /** What the session's turns in this process have cost so far (USD), for the usage report. */
+  costSoFar: number;
   /** The session's mode, when the agent offers modes. */
   modeId: string | undefined;
   /** The MCP servers the session was last opened with. */
@@ -46,6 +48,27 @@ export interface TurnOutcome {
   stopReason: StopReason;
   /** The reply text actually streamed to the client. */
   text: string;
+  /** With `usage` scripted: the tokens the turn reports at its end, and what it cost (USD). */
+  usage?: ScriptedUsage;
+}
+
+export interface ScriptedUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  cost: number;
+}
+
+/** What the scripted model charges per token (USD), so that cost reports add up to something checkable. */
+export const PRICE_PER_INPUT_TOKEN = 3e-6;
+export const PRICE_PER_OUTPUT_TOKEN = 15e-6;
+
+/** A turn's usage as a model would count it: about four characters a token, prompt in and reply out. */
+function usageOf(prompt: readonly ContentBlock[], reply: string): ScriptedUsage {
+  const inputTokens = Math.ceil(JSON.stringify(prompt).length / 4);
+  const outputTokens = Math.ceil(reply.length / 4);
+  const cost = inputTokens * PRICE_PER_INPUT_TOKEN + outputTokens * PRICE_PER_OUTPUT_TOKEN;
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cost };
 }
 
 const text = (value: string): ContentBlock => ({ type: 'text', text: value });
@@ -312,10 +335,17 @@ export async function playTurn(input: TurnInput): Promise<TurnOutcome> {
     await send({ sessionUpdate: 'agent_message_chunk', content: text(piece) });
     sent += piece;
   }
-  if (script.usage) {
-    const used = Math.ceil(JSON.stringify(input.prompt).length / 4) + Math.ceil(sent.length / 4);
-    await send({ sessionUpdate: 'usage_update', used, size: 200_000 });
-  }
+  const stopReason = stopped() ? 'cancelled' : 'end_turn';
+  if (!script.usage) return { stopReason, text: sent };
+  // As the published agents report it: the context and the session's cost so far as an update, the
+  // turn's tokens with its end.
+  const usage = usageOf(input.prompt, sent);
+  await send({
+    sessionUpdate: 'usage_update',
+    used: usage.totalTokens,
+    size: 200_000,
+    cost: { amount: input.costSoFar + usage.cost, currency: 'USD' },
+  });
   // ACP: once session/cancel arrived, the answer is `cancelled` even if the reply got out in full.
-  return { stopReason: stopped() ? 'cancelled' : 'end_turn', text: sent };
+  return { stopReason, text: sent, usage };
 }

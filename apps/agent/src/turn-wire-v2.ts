@@ -76,7 +76,12 @@ function toV2(update: SessionUpdate, turn: string): SessionUpdateV2 | undefined 
         plan: { type: 'items', planId: `plan-${turn}`, entries: update.entries },
       };
     case 'usage_update':
-      return { sessionUpdate: 'usage_update', used: update.used, size: update.size };
+      return {
+        sessionUpdate: 'usage_update',
+        used: update.used,
+        size: update.size,
+        ...(update.cost ? { cost: update.cost } : {}),
+      };
     default:
       // Nothing else a scripted turn sends has a v2 counterpart it needs.
       return undefined;

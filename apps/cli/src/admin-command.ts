@@ -47,6 +47,8 @@ export const adminCommand: Command = {
         reason: { type: 'string' },
         everything: { type: 'boolean', default: false },
         'dry-run': { type: 'boolean', default: false },
+        days: { type: 'string' },
+        clear: { type: 'boolean', default: false },
       },
       true,
     );
@@ -94,9 +96,49 @@ export const adminCommand: Command = {
   },
 };
 
+/** Each route's days, today first, and the budget each route has now. */
+function usageTable(answer: Answer): string {
+  const budgets: Record<string, { tokens: number; source: string }> = answer.budgets;
+  const budgetOf = (route: string) => {
+    const budget = budgets[route];
+    return budget ? `${budget.tokens} (${budget.source})` : '-';
+  };
+  const cost = (r: Answer) =>
+    Object.entries(r.cost as Record<string, number>)
+      .map(([currency, amount]) => `${amount.toFixed(4)} ${currency}`)
+      .join(', ') || '-';
+  const rows = formatTable<Answer>(
+    [
+      ['day', (r) => r.day],
+      ['route', (r) => r.route],
+      ['turns', (r) => r.turns],
+      ['input', (r) => r.inputTokens],
+      ['output', (r) => r.outputTokens],
+      ['total', (r) => r.totalTokens],
+      ['cost', cost],
+      ['daily budget', (r) => budgetOf(r.route)],
+    ],
+    answer.items,
+  );
+  const idle = Object.keys(budgets).filter((route) => !answer.items.some((r: Answer) => r.route === route));
+  return idle.length === 0
+    ? rows
+    : `${rows}
+
+budgets of routes with no usage: ${idle.map((r) => `${r} ${budgetOf(r)}`).join(', ')}`;
+}
+
 type Out = (value: unknown, table: () => string) => void;
 type List = (path: string, columns: Column<Answer>[], extra?: Record<string, string>) => Promise<void>;
-type Values = { state?: string; reason?: string; cursor?: string; everything: boolean; 'dry-run': boolean };
+type Values = {
+  state?: string;
+  reason?: string;
+  cursor?: string;
+  everything: boolean;
+  'dry-run': boolean;
+  days?: string;
+  clear: boolean;
+};
 
 async function run(target: AdminTarget, what: string, args: string[], values: Values, list: List, out: Out) {
   const one = (name: string) => {
@@ -202,6 +244,22 @@ async function run(target: AdminTarget, what: string, args: string[], values: Va
       ]);
     case 'drain':
       return single(`/workers/${one('worker')}/drain`);
+    case 'usage': {
+      if (args.length > 0) throw new UsageError('usage takes no arguments: --days N');
+      const days = values.days === undefined ? 7 : positiveInteger('days', values.days);
+      const answer = await adminCall(target, `/usage?days=${days}`);
+      return out(answer, () => usageTable(answer));
+    }
+    case 'budget': {
+      const [route, tokens] = args;
+      if (route === undefined || (tokens === undefined) !== values.clear || args.length > 2)
+        throw new UsageError('budget takes a route and a number of tokens, or a route and --clear');
+      const path = `/budgets/${encodeURIComponent(route)}`;
+      const answer = values.clear
+        ? await adminCall(target, path, 'DELETE')
+        : await adminCall(target, path, 'PUT', { dailyTokens: positiveInteger('tokens', tokens!) });
+      return out(answer, () => String(answer.result));
+    }
     case 'redrive-letter':
     case 'discard-letter':
     case 'redrive-reply':

@@ -92,11 +92,16 @@ default the local dev stack's).
   redrive-reply|discard-reply <thread> <reply id>
   redrive-replies|discard-replies --reason R | --everything
   drain <worker>                    stops taking turns, hands its threads back, stays up
+  usage [--days N]                  tokens and cost per route and day (UTC), today first (N: 1-35, 7)
+  budget <route> <tokens>|--clear   a route's daily token budget, over the route table's; in force
+                                    for its next turn
 
   --json        print the API's JSON instead of a table
   --all-pages   follow the cursor to the end of a list
   --dry-run     with a filter: print what it matches, do nothing
   --cursor C    a list's next page; with a filter, where the previous action's scan stopped
+  --days N      with usage: how many days back
+  --clear       with budget: drop the operator's budget; the route table's applies again
 
 Exit codes: 0 done, 1 failed (unreachable, server error), 2 usage, 3 not found, 4 token refused.`,
 } as const;

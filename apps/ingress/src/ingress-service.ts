@@ -15,6 +15,7 @@ import { buildAdminApp } from './admin/admin-listener.js';
 import { buildApp } from './app.js';
 import { Intake } from './intake.js';
 import { prometheusObserver } from './prometheus-observer.js';
+import { RouteBudgets } from './route-budgets.js';
 import { SenderNames } from './sender-names.js';
 import { ThreadParents } from './thread-parents.js';
 import { ThreadRouting } from './thread-routing.js';
@@ -131,6 +132,12 @@ export async function startIngress(
     () => routes?.current ?? RouteTable.EMPTY,
     logger.child({ component: 'routes' }),
   );
+  const budgets = new RouteBudgets(
+    store.usage,
+    () => routes?.current ?? RouteTable.EMPTY,
+    logger.child({ component: 'routes' }),
+  );
+  budgets.start(config.routesReloadMs);
   const intake = new Intake({
     queue: queue.intake,
     controls: store.controls,
@@ -194,6 +201,7 @@ export async function startIngress(
       await app.close();
       await admin.close();
       routes?.close();
+      budgets.stop();
       stopWatching();
       await reactions.settle();
       await store.close();

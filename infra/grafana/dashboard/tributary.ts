@@ -376,7 +376,42 @@ const PROCESSES: Row = [
   ],
 ];
 
-export const ROWS: readonly Row[] = [MISSION, TURNS, QUEUE, INGRESS, REPLIES, ERRORS, PROCESSES];
+const ROUTES: Row = [
+  'Routes: what each route spends',
+  [
+    {
+      title: 'Tokens per route',
+      description:
+        "Tokens each route's turns spent, as their agents reported them (the total its daily budget counts). `default` is the environment's route; `tributary admin usage` gives the same per day.",
+      unit: 'short',
+      axis: 'tokens',
+      span: 8,
+      queries: [[increaseBy('route', 'tributary_route_tokens_total'), '{{route}}']],
+    },
+    {
+      title: 'Cost per route',
+      description: "What each route's turns cost, where the agent reports its session's cost.",
+      unit: 'short',
+      axis: 'cost',
+      span: 8,
+      queries: [[increaseBy('route, currency', 'tributary_agent_cost_total'), '{{route}} {{currency}}']],
+    },
+    {
+      title: 'Budget waits and unreported usage',
+      description:
+        'Turns that waited because their route spent its daily token budget (TributaryRouteBudgetSpent fires; raise it with `tributary admin budget ROUTE TOKENS`), and turns whose agent reported no usage (they count nothing against a budget).',
+      unit: 'short',
+      axis: 'turns',
+      span: 8,
+      queries: [
+        [increaseBy('route', 'tributary_route_budget_waits_total'), 'waited {{route}}'],
+        [increaseBy('route', 'tributary_turns_without_usage_total'), 'unreported {{route}}'],
+      ],
+    },
+  ],
+];
+
+export const ROWS: readonly Row[] = [MISSION, TURNS, QUEUE, INGRESS, REPLIES, ROUTES, ERRORS, PROCESSES];
 
 export function tributaryDashboard(): DashboardBuilder {
   const dashboard = new DashboardBuilder('Tributary')

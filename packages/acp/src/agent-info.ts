@@ -1,5 +1,5 @@
 import type { Implementation, InitializeResponse } from '@agentclientprotocol/sdk';
-import type { InitializeResponse as InitializeResponseV2 } from '@agentclientprotocol/sdk/experimental/v2';
+import type { InitializeResponse as InitializeResponseV2 } from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { advertisesSteering } from './steering.js';
 
 /** One way the agent offers to be signed in (`authMethods` of `initialize`). */

@@ -8,7 +8,6 @@ import {
   RequestError,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
-  type StopReason,
   type Stream,
 } from '@agentclientprotocol/sdk';
 import { type LogSink, SecretScrubber, silentLogger } from '@tributary/observability';
@@ -35,6 +34,7 @@ import type { AgentRoom } from './sandbox/agent-sandbox.js';
 import { StderrTail } from './stderr-tail.js';
 import { STEER_METHOD, type SteerOutcome } from './steering.js';
 import type { TurnEvent } from './turn-events.js';
+import type { PromptEnd } from './turn-usage.js';
 
 /** How to start an agent: the command and what it may see of our environment. */
 export interface AgentCommandConfig extends AgentEnvOptions {
@@ -231,19 +231,16 @@ export class AgentProcess {
   }
 
   /**
-   * Sends session/prompt and resolves when the turn has ended: at the answer (v1) or at the state
-   * update that reports the session idle (v2). `onEnded` runs in the first reaction to that end (or to
+   * Sends session/prompt and resolves when the turn has ended, with the stop reason and any usage
+   * reported: at the answer (v1) or at the state update that reports the session idle (v2). `onEnded` runs in the first reaction to that end (or to
    * a failure): before any later update is handed on, so the caller can stop attributing updates.
    */
   async prompt(
     sessionId: string,
     prompt: ContentBlock[],
     onEnded: () => void = () => {},
-  ): Promise<{ stopReason: StopReason }> {
-    const stopReason = await this.#call('session/prompt', (agent) =>
-      agent.prompt(sessionId, prompt, onEnded),
-    );
-    return { stopReason };
+  ): Promise<PromptEnd> {
+    return this.#call('session/prompt', (agent) => agent.prompt(sessionId, prompt, onEnded));
   }
 
   /** Sends `prompt` into the session's running turn (steering.ts has the wire). */

@@ -77,3 +77,4 @@ export type { LateUpdate, PermissionAsker } from './session-router.js';
 export type { SteerOutcome, SteerRefusal } from './steering.js';
 export type { TurnOptions, TurnResult } from './turn.js';
 export type { TurnEvent } from './turn-events.js';
+export type { TurnUsage } from './turn-usage.js';

@@ -1,8 +1,15 @@
-import { client, type InitializeResponse, methods, type Stream } from '@agentclientprotocol/sdk';
+import {
+  client,
+  type InitializeResponse,
+  methods,
+  type StopReason,
+  type Stream,
+} from '@agentclientprotocol/sdk';
 import { fromV1Initialize } from './agent-info.js';
 import type { AgentProtocol, AgentTraffic } from './protocol.js';
 import { sendSteer } from './steering.js';
 import { toTurnEvent } from './turn-events.js';
+import { promptEnd } from './turn-usage.js';
 
 /** ACP v1: a prompt's answer ends its turn, and `session/load` replays a stored session. */
 export function speakV1(stream: Stream, traffic: AgentTraffic): AgentProtocol {
@@ -61,7 +68,9 @@ export function speakV1(stream: Stream, traffic: AgentTraffic): AgentProtocol {
       const answer = agent.request(methods.agent.session.prompt, { sessionId, prompt });
       // The first reaction to the answer: it runs before the SDK dispatches any update read after it.
       answer.then(onEnded, onEnded);
-      return (await answer).stopReason;
+      // The SDK's stable types omit `usage` (unstable), but the answer arrives unparsed, with it.
+      const { stopReason, usage } = (await answer) as { stopReason: StopReason; usage?: unknown };
+      return promptEnd(stopReason, usage);
     },
     cancel: (sessionId) => agent.notify(methods.agent.session.cancel, { sessionId }),
     steer: (sessionId, prompt) => sendSteer(agent, sessionId, prompt),

@@ -20,20 +20,21 @@ import {
   type Stream,
   type ToolCallUpdate as ToolCallUpdateV2,
   type UsageUpdate,
-} from '@agentclientprotocol/sdk/experimental/v2';
+} from '@agentclientprotocol/sdk/experimental/v2/unstable';
 import { fromV2Initialize } from './agent-info.js';
 import type { AgentProtocol, AgentTraffic } from './protocol.js';
 import { sendSteer } from './steering.js';
 import type { TurnEvent } from './turn-events.js';
+import { type PromptEnd, promptEnd } from './turn-usage.js';
 
 /** A turn in progress on a session: from its prompt to the idle state that ends it. */
 interface RunningTurn {
   /** The agent reported foreground work (or echoed the prompt) since the prompt was sent. */
   started: boolean;
   onEnded: (() => void)[];
-  end(stopReason: StopReason): void;
+  end(ending: PromptEnd): void;
   fail(error: unknown): void;
-  ended: Promise<StopReason>;
+  ended: Promise<PromptEnd>;
 }
 
 const V1_STOP_REASONS: ReadonlySet<string> = new Set([
@@ -46,9 +47,9 @@ const V1_STOP_REASONS: ReadonlySet<string> = new Set([
 const FINAL_TOOL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 function runningTurn(): RunningTurn {
-  let end!: (stopReason: StopReason) => void;
+  let end!: (ending: PromptEnd) => void;
   let fail!: (error: unknown) => void;
-  const ended = new Promise<StopReason>((resolve, reject) => {
+  const ended = new Promise<PromptEnd>((resolve, reject) => {
     end = resolve;
     fail = reject;
   });
@@ -136,11 +137,11 @@ export function speakV2(stream: Stream, traffic: AgentTraffic): AgentProtocol {
       turn.fail(new RequestError(error.code, error.message));
     } else {
       // An agent that ended the turn without saying why, or with a reason v1 has no word for, ended it.
-      turn.end(
+      const known =
         typeof stopReason === 'string' && V1_STOP_REASONS.has(stopReason)
           ? (stopReason as StopReason)
-          : 'end_turn',
-      );
+          : 'end_turn';
+      turn.end(promptEnd(known, 'usage' in state ? state.usage : undefined));
     }
   }
 

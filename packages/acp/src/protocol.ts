@@ -4,11 +4,11 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
   SessionModeState,
-  StopReason,
 } from '@agentclientprotocol/sdk';
 import type { AgentInfo } from './agent-info.js';
 import type { SteerOutcome } from './steering.js';
 import type { TurnEvent } from './turn-events.js';
+import type { PromptEnd } from './turn-usage.js';
 
 /** The ACP versions this client speaks; `initialize` offers the newest, the agent picks. */
 export const SUPPORTED_PROTOCOL_VERSIONS = [1, 2] as const;
@@ -55,12 +55,13 @@ export interface AgentProtocol {
   listSessions(cwd: string): Promise<string[]>;
   setSessionMode(sessionId: string, modeId: string): Promise<void>;
   /**
-   * Sends one prompt and resolves when its turn has ended, with the stop reason. `onEnded` runs in the
+   * Sends one prompt and resolves when its turn has ended, with the stop reason and the usage the agent
+   * reported with it. `onEnded` runs in the
    * same reaction that ends the turn, before any later update of the session is handed on, so the
    * caller can stop attributing updates to the turn. Nothing here holds other requests back while the
    * turn runs: a second prompt may be sent into it.
    */
-  prompt(sessionId: string, prompt: ContentBlock[], onEnded: () => void): Promise<StopReason>;
+  prompt(sessionId: string, prompt: ContentBlock[], onEnded: () => void): Promise<PromptEnd>;
   cancel(sessionId: string): Promise<void>;
   /** Sends a prompt into the running turn (steering.ts); only for an agent that advertises it. */
   steer(sessionId: string, prompt: ContentBlock[]): Promise<SteerOutcome>;

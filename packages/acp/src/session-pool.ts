@@ -1,4 +1,4 @@
-import type { ContentBlock, Implementation } from '@agentclientprotocol/sdk';
+import type { ContentBlock, Cost, Implementation } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { agentDefaults } from './agent-defaults.js';
 import type { AgentInfo } from './agent-info.js';
@@ -15,6 +15,7 @@ import { type PooledSession, SessionRegistry } from './session-registry.js';
 import { SessionRouter, type SessionRouterOptions } from './session-router.js';
 import type { SteerOutcome } from './steering.js';
 import { ActiveTurn, driveTurn, type TurnOptions, type TurnResult } from './turn.js';
+import { costOfTurn } from './turn-usage.js';
 import { WarmSpares } from './warm-spares.js';
 
 /** How a thread got its session: already held, or via session/resume, session/load or session/new. */
@@ -349,7 +350,7 @@ export class SessionPool {
         logger: this.#logger,
       });
       session.lastStopReason = result.stopReason;
-      return result;
+      return this.#withCost(session, result, turn.sessionCost);
     } finally {
       session.turn = undefined;
       this.#sessions.touch(session);
@@ -439,6 +440,15 @@ export class SessionPool {
     }
   }
 
+  /** The turn's share of the session's cost, from the session's reports before and after it. */
+  #withCost(session: PooledSession, result: TurnResult, after: Cost | undefined): TurnResult {
+    if (after === undefined) return result;
+    const before = session.cost === 'zero' ? { amount: 0, currency: after.currency } : session.cost;
+    session.cost = after;
+    const cost = costOfTurn(before, after);
+    return cost === undefined ? result : { ...result, cost };
+  }
+
   #attached(threadKey: string, sessionId: string): PooledSession {
     const session = this.#sessions.get(threadKey);
     if (session?.sessionId !== sessionId) throw new SessionGoneError(threadKey, sessionId);
@@ -476,7 +486,12 @@ export class SessionPool {
       void this.#agents.retire(agent);
       throw error;
     }
-    const session = this.#sessions.add(threadKey, opened.sessionId, agent);
+    const session = this.#sessions.add(
+      threadKey,
+      opened.sessionId,
+      agent,
+      opened.path === 'new' ? 'new' : 'reopened',
+    );
     this.#logger.info({ threadKey, ...opened, cwd, pid: agent.pid }, 'session opened');
     return { session, path: opened.path };
   }

@@ -1,4 +1,4 @@
-import type { StopReason } from '@agentclientprotocol/sdk';
+import type { Cost, StopReason } from '@agentclientprotocol/sdk';
 import type { AgentProcess } from './agent-process.js';
 import { SessionCapacityError } from './errors.js';
 import type { ActiveTurn } from './turn.js';
@@ -11,6 +11,11 @@ export interface PooledSession {
   turn: ActiveTurn | undefined;
   /** How the session's last turn ended, if it had one. */
   lastStopReason: StopReason | undefined;
+  /**
+   * The session's cost so far as the agent last reported it; zero for a session opened new here,
+   * unknown for one reopened from an earlier process until its first report.
+   */
+  cost: Cost | 'zero' | undefined;
 }
 
 /** The live sessions of a pool by thread key, with their recency for least-recently-used eviction. */
@@ -40,7 +45,7 @@ export class SessionRegistry {
     return session;
   }
 
-  add(threadKey: string, sessionId: string, agent: AgentProcess): PooledSession {
+  add(threadKey: string, sessionId: string, agent: AgentProcess, opened: 'new' | 'reopened'): PooledSession {
     const session: PooledSession = {
       threadKey,
       sessionId,
@@ -48,6 +53,7 @@ export class SessionRegistry {
       lastUsed: ++this.#clock,
       turn: undefined,
       lastStopReason: undefined,
+      cost: opened === 'new' ? 'zero' : undefined,
     };
     this.#sessions.set(threadKey, session);
     return session;

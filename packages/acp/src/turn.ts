@@ -1,8 +1,9 @@
-import type { ContentBlock, StopReason } from '@agentclientprotocol/sdk';
+import type { ContentBlock, Cost, StopReason } from '@agentclientprotocol/sdk';
 import type { LogSink } from '@tributary/observability';
 import type { AgentProcess } from './agent-process.js';
 import { AgentRequestError, TurnCancelTimeoutError } from './errors.js';
 import type { TurnEvent } from './turn-events.js';
+import type { TurnUsage } from './turn-usage.js';
 
 export interface TurnOptions {
   /** The session the caller attached for this turn; the turn fails if it is no longer the thread's live one. */
@@ -27,6 +28,10 @@ export interface TurnResult {
    * nothing, and the model's answer then lags a turn. The caller may run the turn again elsewhere.
    */
   emptyAfterCancel: boolean;
+  /** The tokens the turn used, where the agent reported them with its end. */
+  usage?: TurnUsage;
+  /** What the turn cost, where the agent reports its session's cost and the turn's share is known. */
+  cost?: Cost;
 }
 
 /** Updates that end a run of message text: what follows them starts a paragraph of its own. */
@@ -62,6 +67,7 @@ export class ActiveTurn {
   #substantive = false;
   #cancelling = false;
   #answered = false;
+  #sessionCost: Cost | undefined;
 
   constructor(onUpdate: ((event: TurnEvent) => void) | undefined, logger: LogSink) {
     this.#onUpdate = onUpdate;
@@ -75,6 +81,11 @@ export class ActiveTurn {
   /** Whether the agent said or did anything in this turn (text, a tool call, a plan, a permission). */
   get substantive(): boolean {
     return this.#substantive;
+  }
+
+  /** The session's cost so far, as the last usage report of this turn gave it. */
+  get sessionCost(): Cost | undefined {
+    return this.#sessionCost;
   }
 
   get cancelling(): boolean {
@@ -101,6 +112,7 @@ export class ActiveTurn {
   deliver(update: TurnEvent): void {
     let event = update;
     if (SUBSTANCE.has(event.kind)) this.#substantive = true;
+    if (event.kind === 'usage' && event.cost !== undefined) this.#sessionCost = event.cost;
     if (event.kind === 'agent_message_chunk' && event.content.type === 'text') {
       const text = (this.#interrupted ? paragraphBreak(this.#text) : '') + event.content.text;
       if (text !== event.content.text) event = { ...event, content: { ...event.content, text } };
@@ -157,7 +169,13 @@ export async function driveTurn(input: DriveTurnInput): Promise<TurnResult> {
       response.stopReason === 'end_turn' &&
       !turn.substantive &&
       !turn.cancelling;
-    return { stopReason: response.stopReason, text: turn.text, sessionId, emptyAfterCancel };
+    return {
+      stopReason: response.stopReason,
+      text: turn.text,
+      sessionId,
+      emptyAfterCancel,
+      ...(response.usage === undefined ? {} : { usage: response.usage }),
+    };
   } catch (error) {
     if (timedOut) throw new TurnCancelTimeoutError(threadKey, sessionId, cancelTimeoutMs, { cause: error });
     // Some agents answer a cancelled prompt with an error instead of stopReason `cancelled`.

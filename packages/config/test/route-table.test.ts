@@ -30,6 +30,7 @@ routes:
     platform: slack
     workspace: T0ACME
     profile: open
+    dailyTokenBudget: 2000000
 `;
 
 describe('a route table', () => {
@@ -62,6 +63,10 @@ describe('a route table', () => {
     );
     expect(dotted.resolve({ platform: 'gateway', channelId: 'aXb' })).toBe(DEFAULT_ROUTE);
     expect(dotted.resolve({ platform: 'gateway', channelId: 'a.b' }).route).toBe('d');
+  });
+
+  it('gives the daily token budget of each route that sets one', () => {
+    expect(table.budgets()).toEqual(new Map([['acme-rest', 2_000_000]]));
   });
 
   it('is empty for an empty file: every thread takes the default route', () => {
@@ -104,6 +109,16 @@ describe('a route table', () => {
       'names no group the platform keeps',
     ],
     ['routes: {}\n', 1, 'routes must be a list'],
+    [
+      'profiles: {p: {}}\nroutes:\n  - name: a\n    platform: slack\n    profile: p\n    dailyTokenBudget: 1.5\n',
+      6,
+      'dailyTokenBudget must be a whole number of at least 1; got 1.5',
+    ],
+    [
+      'profiles: {p: {}}\nroutes:\n  - name: a\n    platform: slack\n    profile: p\n    dailyTokenBudget: lots\n',
+      6,
+      'got "lots"',
+    ],
     ['hello: world\n', 1, 'unknown key "hello"'],
   ])('refuses %j at line %i, saying why', (text, line, why) => {
     const error = (() => {
@@ -162,7 +177,7 @@ describe('a route file', () => {
       await writeFile(path, `${TABLE}  - {name: infra, platform: discord}\n`);
       await file.reloadNow();
       await file.reloadNow();
-      expect(invalid).toEqual([expect.stringMatching(/routes\.yaml:26:\d+: "profile" is missing/)]);
+      expect(invalid).toEqual([expect.stringMatching(/routes\.yaml:27:\d+: "profile" is missing/)]);
       expect(file.current.names).toContain('infra');
     } finally {
       file.close();

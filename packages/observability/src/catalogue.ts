@@ -175,6 +175,35 @@ export const CATALOGUE = {
     'Changes of the route file (ROUTES_FILE) read by ingress: applied (in force for new threads) or refused (the table in force stays; the log names the line).',
     ['result'],
   ),
+  routeTokensTotal: counter(
+    'tributary_route_tokens_total',
+    "Tokens the agents of a route's threads spent (each turn's totalTokens, as its agent reported it): what the route's daily budget counts. `route` is a route table name, `default` or `unread`.",
+    ['route'],
+  ),
+  agentTokensTotal: counter(
+    'tributary_agent_tokens_total',
+    'The parts of the tokens a route spent, as its agents reported them: input, output, thought, cached_read, cached_write (an agent may report only some).',
+    ['route', 'kind'],
+  ),
+  agentCostTotal: counter(
+    'tributary_agent_cost_total',
+    "What a route's turns cost, where the agent reports its session's cost; `currency` as the agent names it (ISO 4217), anything else `other`.",
+    ['route', 'currency'],
+  ),
+  turnsWithoutUsageTotal: counter(
+    'tributary_turns_without_usage_total',
+    "Turns whose agent reported no token usage with the turn's end: they count nothing against the route's budget.",
+    ['route'],
+  ),
+  routeBudgetWaitsTotal: counter(
+    'tributary_route_budget_waits_total',
+    "Turns that did not start because their route spent its daily token budget; the thread's messages wait, kept, and the thread is told once per batch.",
+    ['route'],
+  ),
+  routeUsageUnrecordedTotal: counter(
+    'tributary_route_usage_unrecorded_total',
+    "Turns whose usage could not be added to the route's day in Redis (the log says why): the budget undercounts them; the metrics above still count them.",
+  ),
   agentStartFailuresTotal: counter(
     'tributary_agent_start_failures_total',
     'Agent processes that could not be started or did not complete initialize.',

@@ -70,6 +70,11 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_workspaces_expired_total: { type: 'counter', labels: [] },
   tributary_workspace_files_stuck_total: { type: 'counter', labels: [] },
   tributary_build_info: { type: 'gauge', labels: ['version'] },
+  tributary_route_tokens_total: { type: 'counter', labels: ['route'] },
+  tributary_agent_tokens_total: { type: 'counter', labels: ['route', 'kind'] },
+  tributary_agent_cost_total: { type: 'counter', labels: ['route', 'currency'] },
+  tributary_turns_without_usage_total: { type: 'counter', labels: ['route'] },
+  tributary_route_budget_waits_total: { type: 'counter', labels: ['route'] },
 };
 
 const CLASSES = { counter: Counter, gauge: Gauge, histogram: Histogram };

@@ -1,3 +1,5 @@
+import type { SpentUsage } from './stores/route-usage.js';
+
 /** Who produced a message; decides the batch type recorded in history. */
 export type Origin = 'user' | 'agent' | 'system';
 
@@ -81,6 +83,8 @@ export interface BatchRecord {
   failures?: number;
   /** The batch kept failing and was split: its messages were retried one at a time (docs/adr/0033). */
   split?: boolean;
+  /** What the turn spent, where its agent reported it (committed batches; docs/adr/0059). */
+  usage?: SpentUsage;
 }
 
 /**
@@ -107,6 +111,8 @@ export interface TurnReport {
   deliveredThrough?: string;
   /** The agent session the turn was answered on, when the thread's record does not name it yet. */
   session?: AnsweredSession;
+  /** What the turn spent, where its agent reported it; kept in the batch's record. */
+  usage?: SpentUsage;
 }
 
 /**

@@ -80,6 +80,14 @@ export type {
   Take,
   TakenReply,
 } from './stores/reply-outbox.js';
+export {
+  type RouteBudget,
+  type RouteDay,
+  type RouteUsage,
+  type SpentUsage,
+  USAGE_DAYS_KEPT,
+  usageDay,
+} from './stores/route-usage.js';
 export type { SessionRecord, SessionRecords } from './stores/session-records.js';
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
 export type { ThreadParentStore } from './stores/thread-parents.js';

@@ -17,6 +17,7 @@ import { type KeysOf, recentKeysOf } from './stores/keys-of.js';
 import { MessageReceipts } from './stores/message-receipts.js';
 import { RecentThreads } from './stores/recent-threads.js';
 import { ReplyOutbox } from './stores/reply-outbox.js';
+import { RouteUsage } from './stores/route-usage.js';
 import { SessionRecords } from './stores/session-records.js';
 import { ThreadControls } from './stores/thread-controls.js';
 import { ThreadParentStore } from './stores/thread-parents.js';
@@ -69,6 +70,8 @@ export class Store {
   readonly approvals: Approvals;
   /** The route each thread started with (docs/adr/0058). */
   readonly routes: ThreadRoutes;
+  /** Tokens spent per route and day, and the routes' daily budgets (docs/adr/0059). */
+  readonly usage: RouteUsage;
 
   private readonly keysOf: KeysOf;
 
@@ -96,6 +99,7 @@ export class Store {
     this.recent = new RecentThreads(redis, config.prefix, config.idleTtlMs);
     this.approvals = new Approvals(redis, config.prefix, config.idleTtlMs);
     this.routes = new ThreadRoutes(redis, config.prefix, config.idleTtlMs);
+    this.usage = new RouteUsage(redis, config.prefix);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

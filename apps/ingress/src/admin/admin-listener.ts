@@ -15,6 +15,7 @@ import { IngressError } from '../errors.js';
 import { actionRoutes } from './action-routes.js';
 import { AdminAuth } from './admin-auth.js';
 import { type AdminStore, listRoutes } from './list-routes.js';
+import { usageRoutes } from './usage-routes.js';
 
 export interface MetricsSource {
   contentType: string;
@@ -90,6 +91,7 @@ export async function buildAdminApp(deps: AdminListenerDeps): Promise<FastifyIns
     admin.addHook('onRequest', new AdminAuth(deps.tokens).guard(failures));
     await listRoutes(admin, deps.store);
     await actionRoutes(admin, deps.store);
+    await usageRoutes(admin, deps.store);
   });
   return app;
 }

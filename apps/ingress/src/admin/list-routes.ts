@@ -18,7 +18,10 @@ import {
   workerView,
 } from './admin-views.js';
 
-export type AdminStore = Pick<Store, 'admin' | 'controls' | 'listing' | 'workers' | 'audit' | 'fleetStats'>;
+export type AdminStore = Pick<
+  Store,
+  'admin' | 'controls' | 'listing' | 'workers' | 'audit' | 'fleetStats' | 'usage'
+>;
 
 /** A page's query: `cursor` from the previous page's `next`, `limit` items at most. */
 interface PageQuery {

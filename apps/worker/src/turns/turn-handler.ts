@@ -1,5 +1,5 @@
 import type { SessionPool, TurnResult } from '@tributary/acp';
-import type { ProgressDisplay } from '@tributary/config';
+import { DEFAULT_ROUTE, type ProgressDisplay } from '@tributary/config';
 import type { SecretScrubber } from '@tributary/observability';
 import { type ArrivalEvent, arrivalFromBody } from '@tributary/packing';
 import { messageRefOf } from '@tributary/platforms';
@@ -18,6 +18,7 @@ import { type OutboundMessage, toOutbound } from '../replies/outbox.js';
 import type { StreamFactory } from '../replies/reply-stream.js';
 import { type RoomBudget, RoomOverBudget } from '../rooms/room-budget.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
+import { RouteBudgetSpent, type RouteSpending } from './route-spending.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { ThreadProfiles } from './thread-profiles.js';
@@ -57,6 +58,8 @@ export interface TurnHandlerDeps {
   budget?: Pick<RoomBudget, 'afterTurn'>;
   /** Each running thread's route, read as its turn starts (docs/adr/0058). */
   profiles?: Pick<ThreadProfiles, 'load' | 'release'>;
+  /** What each route's turns spend, and its daily token budget (docs/adr/0059). */
+  spending?: Pick<RouteSpending, 'admit' | 'spent'>;
 }
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
@@ -114,8 +117,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     const started = performance.now();
     let ending: TurnEnding = 'failed';
     try {
-      await deps.profiles?.load(thread);
-      const outcome = await attempt(deps, run).finally(() => {
+      const route = (await deps.profiles?.load(thread))?.route ?? DEFAULT_ROUTE.route;
+      const outcome = await attempt(deps, run, route).finally(() => {
         leaseSignal.removeEventListener('abort', onLeaseAbort);
         deps.profiles?.release(thread);
       });
@@ -126,7 +129,7 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
         deps.observer?.ended(leaseLost(leaseSignal.reason) ? 'lease_lost' : 'shutdown', seconds);
         throw leaseSignal.reason;
       }
-      const report = await reportOf(deps, run, outcome, seconds);
+      const report = await reportOf(deps, run, route, outcome, seconds);
       ending = report.stopReason === 'cancelled' ? 'cancelled' : 'answered';
       return report;
     } finally {
@@ -147,10 +150,11 @@ type Attempt = { result: TurnResult } | { error: unknown };
  * (docs/adr/0037). An agent that ends a turn at once with nothing right after a cancel gets the turn
  * again, once, in a fresh session, so its replies do not lag a turn.
  */
-async function attempt(deps: TurnHandlerDeps, run: Dispatch): Promise<Attempt> {
+async function attempt(deps: TurnHandlerDeps, run: Dispatch, route: string): Promise<Attempt> {
   const dispatchDeps = { ...deps, progress: deps.progress ?? 'all' };
   const { batch, log, turn } = run;
   try {
+    await deps.spending?.admit(route, log);
     const deliveredBefore = batch.deliveries > 1 || batch.type === 'Continuation';
     let result = await dispatchTurn(dispatchDeps, run, deliveredBefore);
     if (result.emptyAfterCancel && !turn.signal.aborted) {
@@ -173,7 +177,13 @@ async function attempt(deps: TurnHandlerDeps, run: Dispatch): Promise<Attempt> {
  * What the commit gets of a turn that ran here to its end: the reply and the outbound messages, or
  * the error that says how the batch goes on (waits for its room, dead-lettered, retried, split).
  */
-async function reportOf(deps: TurnHandlerDeps, run: Dispatch, outcome: Attempt, seconds: number) {
+async function reportOf(
+  deps: TurnHandlerDeps,
+  run: Dispatch,
+  route: string,
+  outcome: Attempt,
+  seconds: number,
+) {
   const { batch, log, turn } = run;
   const thread = batch.lease.thread;
   const outbound = (kind: OutboundMessage['kind'], text: string, stopReason?: string) =>
@@ -186,6 +196,10 @@ async function reportOf(deps: TurnHandlerDeps, run: Dispatch, outcome: Attempt, 
       ...(stopReason ? { stopReason } : {}),
     });
   const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
+  if ('error' in outcome && outcome.error instanceof RouteBudgetSpent) {
+    // As for a full room: the batch waits, kept, told once; the budget is read again at each retry.
+    throw new TurnNotStartedError(outcome.error.message, [outbound('notice', outcome.error.notice)], 0);
+  }
   if ('error' in outcome && outcome.error instanceof RoomOverBudget) {
     // The thread's messages wait, kept, for its room to be cleaned; each batch is told once.
     throw new TurnNotStartedError(
@@ -229,6 +243,7 @@ async function reportOf(deps: TurnHandlerDeps, run: Dispatch, outcome: Attempt, 
   deps.observer?.ended(stopReason, seconds);
   log.info({ stopReason, replyChars: text.length }, 'turn finished');
   const session = deps.continuity.answered(thread);
+  const usage = await deps.spending?.spent(route, outcome.result, log);
   return {
     reply: text,
     stopReason,
@@ -238,6 +253,7 @@ async function reportOf(deps: TurnHandlerDeps, run: Dispatch, outcome: Attempt, 
     ],
     ...(run.deliveredThrough === undefined ? {} : { deliveredThrough: run.deliveredThrough }),
     ...(session === undefined ? {} : { session }),
+    ...(usage === undefined ? {} : { usage }),
   };
 }
 

@@ -9,6 +9,7 @@ import { AttachmentContents } from '../attachments/attachment-contents.js';
 import { ByteBudget } from '../attachments/byte-budget.js';
 import { ReplyCut } from '../replies/reply-cut.js';
 import { canStream, ReplyStream } from '../replies/reply-stream.js';
+import { RouteSpending } from './route-spending.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { ThreadProfiles } from './thread-profiles.js';
@@ -98,6 +99,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     logger,
     running,
     profiles,
+    spending: new RouteSpending(store.usage, metrics),
     onRepair: () => metrics.agentTurnRepairsTotal.inc(),
     onSignal: (signal) => {
       reactions.listener(signal);

@@ -7,7 +7,6 @@ import {
   type Node,
   parseDocument,
   type YAMLMap,
-  type YAMLSeq,
 } from 'yaml';
 import { approverProblem } from '../approvers.js';
 
@@ -50,6 +49,8 @@ interface Route {
   workspace: RegExp | undefined;
   channel: RegExp | undefined;
   profile: RouteProfile;
+  /** Tokens the route's threads may spend in a UTC day, all together (docs/adr/0059). */
+  dailyTokenBudget: number | undefined;
 }
 
 /** A route table that cannot be used; the message names the file, the line and the column. */
@@ -68,6 +69,11 @@ export class RouteTableError extends Error {
 /** Route names are metric labels: short, and few. */
 const ROUTE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ROUTES = 200;
+
+/** Whether `name` can name a route a thread takes: one of a table's, or the default. */
+export function isRouteName(name: string): boolean {
+  return ROUTE_NAME.test(name);
+}
 const PLATFORMS = ['slack', 'telegram', 'discord', 'gateway'];
 
 /**
@@ -87,6 +93,15 @@ export class RouteTable {
 
   get names(): readonly string[] {
     return this.routes.map((route) => route.name);
+  }
+
+  /** The daily token budget of each route that sets one. */
+  budgets(): Map<string, number> {
+    return new Map(
+      this.routes.flatMap((route) =>
+        route.dailyTokenBudget === undefined ? [] : [[route.name, route.dailyTokenBudget] as const],
+      ),
+    );
   }
 
   resolve(place: RoutePlace): ThreadRoute {
@@ -173,7 +188,14 @@ class RouteReader {
   }
 
   private route(node: Node, profiles: ReadonlyMap<string, RouteProfile>): Route {
-    const route = this.map(node, 'a route', ['name', 'platform', 'workspace', 'channel', 'profile']);
+    const route = this.map(node, 'a route', [
+      'name',
+      'platform',
+      'workspace',
+      'channel',
+      'profile',
+      'dailyTokenBudget',
+    ]);
     const name = this.string(this.required(route, 'name', node), 'name');
     if (!ROUTE_NAME.test(name) || name === DEFAULT_ROUTE.route) {
       throw this.at(
@@ -196,7 +218,27 @@ class RouteReader {
       const value = route.get(key, true) as Node | undefined;
       return value === undefined ? undefined : globPattern(this.string(value, key));
     };
-    return { name, platform, workspace: pattern('workspace'), channel: pattern('channel'), profile };
+    const budget = route.get('dailyTokenBudget', true) as Node | undefined;
+    return {
+      name,
+      platform,
+      workspace: pattern('workspace'),
+      channel: pattern('channel'),
+      profile,
+      dailyTokenBudget: budget === undefined ? undefined : this.count(budget, 'dailyTokenBudget'),
+    };
+  }
+
+  /** A whole number of at least 1. */
+  private count(node: Node, what: string): number {
+    const value = isScalar(node) ? node.value : undefined;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+      throw this.at(
+        node,
+        `${what} must be a whole number of at least 1; got ${JSON.stringify(value ?? null)}`,
+      );
+    }
+    return value;
   }
 
   private profile(node: Node, name: string): RouteProfile {

@@ -9,6 +9,7 @@
 --     record and its replies exist (the replies are delivered afterwards, whatever happens to the agent);
 --   * `session` (JSON, or ''): the agent session this turn was answered on, recorded under this lease's
 --     fence, so a fenced-out worker cannot record one;
+--   * `usage` (JSON, or ''): what the turn spent, kept in the record;
 --   * release or the next batch in the same step as the inbox's emptiness check, or a message arriving
 --     in between would wait for the sweeper (a lost wakeup, ADR 0002).
 -- Delivering the replies is not part of it: the worker takes them from the outbox (reply-take-3.lua).
@@ -27,8 +28,9 @@ end
 
 local status = 'complete'
 if A.stopReason == 'cancelled' then status = 'cancelled' end
-local entries = record_batch(K, A.thread, status, now, history_keep(A),
-  { reply = A.reply, stopReason = A.stopReason }, st)
+local outcome = { reply = A.reply, stopReason = A.stopReason }
+if A.usage ~= '' then outcome.usage = cjson.decode(A.usage) end
+local entries = record_batch(K, A.thread, status, now, history_keep(A), outcome, st)
 if A.session ~= '' then
   local s = cjson.decode(A.session)
   redis.call('HSET', K.session, 'sessionId', s.sessionId, 'agent', s.agent, 'cwd', s.cwd,

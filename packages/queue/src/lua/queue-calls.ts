@@ -272,7 +272,7 @@ export const commit = defineScript({
     'activity',
     'session',
   ],
-  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'session'],
+  args: [...CONTINUE, ...RETENTION, 'reply', 'stopReason', 'outbound', 'through', 'session', 'usage'],
   decode: afterTurn,
 });
 

@@ -105,6 +105,7 @@ export class ThreadTurns {
       outbound: JSON.stringify(report.outbound ?? []),
       through: report.deliveredThrough ?? '',
       session: report.session === undefined ? '' : JSON.stringify(report.session),
+      usage: report.usage === undefined ? '' : JSON.stringify(report.usage),
     });
     return this.nextStep(k, lease, reply);
   }
