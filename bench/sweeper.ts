@@ -44,7 +44,7 @@ try {
       doorbellQueues: 1,
     });
     for (let from = 0; from < backlog; from += 1000) {
-      await doorbell.queues[0]!.addBulk(
+      await doorbell.queues()[0]!.addBulk(
         Array.from({ length: Math.min(1000, backlog - from) }, (_, i) => ({
           name: 'ring',
           data: { thread: `t${from + i}`, epoch: 1 },
@@ -54,14 +54,14 @@ try {
     }
     // The threads a sweep looks at have waited longest: the oldest jobs, at the far end of the list.
     const member = (i: number) => `t${i % Math.min(backlog, 1000)}`;
-    const state = await measure((i) => doorbell.queues[0]!.getJobState(doorbellJobId(member(i), 1)));
+    const state = await measure((i) => doorbell.queues()[0]!.getJobState(doorbellJobId(member(i), 1)));
     const hash = await measure((i) => doorbell.pending(member(i), 1));
     rows.push(
       [backlog, 'getJobState (baseline)', rounded(state.redisUs, 1), Math.round(state.wallUs)],
       [backlog, 'BullDoorbell.pending', rounded(hash.redisUs, 1), Math.round(hash.wallUs)],
     );
     ratios[`getjobstate_over_pending_redis_cpu_at_${backlog}`] = rounded(state.redisUs / hash.redisUs, 1);
-    await doorbell.queues[0]!.obliterate({ force: true });
+    await doorbell.queues()[0]!.obliterate({ force: true });
     await doorbell.close();
   }
 } finally {

@@ -59,13 +59,22 @@ export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
  * An overlay with a component added, as a user's overlay adds it: a kustomization in a temporary
  * folder naming both by relative path (Kustomize refuses absolute ones).
  */
-export async function renderWithComponent(overlay: Overlay, component: AgentComponent): Promise<Rendered> {
+export async function renderWithComponent(
+  overlay: Overlay,
+  component: AgentComponent | `pool-${string}`,
+): Promise<Rendered> {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-kustomize-'));
   try {
     const path = (target: string) => relative(dir, join(root, 'infra/k8s', target));
+    // The overlay's namespace too: a component's own resources take it only from the kustomization
+    // that names the component, and references to the overlay's generated ConfigMaps resolve only
+    // within one namespace.
+    const { namespace } = parse(
+      readFileSync(join(root, 'infra/k8s/overlays', overlay, 'kustomization.yaml'), 'utf8'),
+    ) as { namespace: string };
     await writeFile(
       join(dir, 'kustomization.yaml'),
-      `resources:\n  - ${path(`overlays/${overlay}`)}\ncomponents:\n  - ${path(`components/${component}`)}\n`,
+      `namespace: ${namespace}\nresources:\n  - ${path(`overlays/${overlay}`)}\ncomponents:\n  - ${path(`components/${component}`)}\n`,
     );
     return await renderDir(dir);
   } finally {

@@ -61,7 +61,8 @@ async function everySeriesScrapedTwice(): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ METRICS_TOKEN });
+  // The agent reports usage, as the published agents do, so the Routes row has its series.
+  stack = await startStack({ METRICS_TOKEN }, undefined, { TRIBUTARY_AGENT_DEFAULTS: '{"usage": true}' });
   const hostPort = (url: string) => new URL(url).host;
   prometheus = await startPrometheus([
     {
@@ -166,10 +167,14 @@ describe('a real Prometheus over a real stack', () => {
       }
     }
     expect(empty).toEqual([]);
-    // Only what this traffic does not cause has no series yet: refusals, platform calls that failed
-    // and attachments not fetched.
+    // Only what this traffic does not cause has no series yet: refusals, messages for a pool without
+    // workers, budget waits and turns without usage (this agent reports it), platform calls that
+    // failed and attachments not fetched.
     expect(unexercised.map((line) => line.split(':')[0])).toEqual([
       'Refusals and duplicates',
+      'Workers per pool',
+      'Budget waits and unreported usage',
+      'Budget waits and unreported usage',
       'Platform API calls not 2xx',
       'Attachments not fetched',
     ]);

@@ -145,6 +145,8 @@ export interface Stack {
   calls(platform: string, method: string): FakeApiCall[];
   /** The last log lines at warn or above, kept though the stack is silent, for a failure to name. */
   warnings(): Record<string, unknown>[];
+  /** Starts another worker (closed with the stack): `env` over the stack's, `agentEnv` over its agent's. */
+  addWorker(env: Record<string, string>, agentEnv?: Record<string, string>): Promise<RunningWorker>;
   close(): Promise<void>;
 }
 
@@ -221,30 +223,40 @@ export async function startStack(
     clients: ingressClients,
     metrics: ingressMetrics,
   });
-  const workerMetrics = createMetrics();
-  const worker = await startWorker(
-    loadWorkerConfig({
-      WORKER_CONCURRENCY: '2',
-      METRICS_PORT: '0',
-      SHUTDOWN_GRACE_MS: '0',
-      // These tests read what the agent received from its state folder, outside any sandbox.
-      AGENT_SANDBOX: 'off',
-      ...stackEnv,
-    }),
-    {
-      logger,
-      builtInAgent: builtInAgentCommand(),
-      metrics: workerMetrics,
-      queue: { retryDelayMs: 100 },
-      // Tests script the agent with `@agent` lines in their messages.
-      agentEnv: {
-        TRIBUTARY_AGENT_STATE_DIR: stateDir,
-        TRIBUTARY_AGENT_SCRIPTING: 'on',
-        ...runAcpVersionEnv(),
-        ...agentEnv,
+  /** A worker on the stack's Redis, with `env` over the stack's and `extraAgentEnv` over its agent's. */
+  const launchWorker = (
+    env: Record<string, string>,
+    extraAgentEnv: Record<string, string>,
+    metrics: Metrics,
+  ) =>
+    startWorker(
+      loadWorkerConfig({
+        WORKER_CONCURRENCY: '2',
+        METRICS_PORT: '0',
+        SHUTDOWN_GRACE_MS: '0',
+        // These tests read what the agent received from its state folder, outside any sandbox.
+        AGENT_SANDBOX: 'off',
+        ...stackEnv,
+        ...env,
+      }),
+      {
+        logger,
+        builtInAgent: builtInAgentCommand(),
+        metrics,
+        queue: { retryDelayMs: 100 },
+        // Tests script the agent with `@agent` lines in their messages.
+        agentEnv: {
+          TRIBUTARY_AGENT_STATE_DIR: stateDir,
+          TRIBUTARY_AGENT_SCRIPTING: 'on',
+          ...runAcpVersionEnv(),
+          ...agentEnv,
+          ...extraAgentEnv,
+        },
       },
-    },
-  );
+    );
+  const workerMetrics = createMetrics();
+  const worker = await launchWorker({}, {}, workerMetrics);
+  const extraWorkers: RunningWorker[] = [];
   return {
     ingress,
     worker,
@@ -264,9 +276,14 @@ export async function startStack(
     },
     calls: (platform, method) => api.calls().filter((c) => c.platform === platform && c.method === method),
     warnings: () => [...warnings],
+    async addWorker(env, extraAgentEnv = {}) {
+      const added = await launchWorker(env, extraAgentEnv, createMetrics());
+      extraWorkers.push(added);
+      return added;
+    },
     async close() {
       await ingress.close();
-      await worker.close();
+      await Promise.all([worker, ...extraWorkers].map((running) => running.close()));
       await api.close();
       await deletePrefix(redis, prefix);
       redis.disconnect();

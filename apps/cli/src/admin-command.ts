@@ -173,6 +173,7 @@ async function run(target: AdminTarget, what: string, args: string[], values: Va
           `threads   running ${o.threads.running}  runnable ${o.threads.runnable}  scheduled ${o.threads.scheduled}  paused ${o.threads.paused}  active ${o.threads.active}`,
           `backlog   ${o.backlog} messages`,
           `workers   ${o.workers.total} (${o.workers.taking} taking turns), ${o.workers.sessions} sessions`,
+          `pools     ${o.pools.map((p: Answer) => `${p.pool}: ${p.workers} workers, ${p.runnable} waiting`).join('; ')}`,
           `dead      ${o.deadLetters.total} letters, ${o.deadReplies.total} replies`,
           ...o.deadLetters.byReason.map((g: Answer) => `  ${String(g.count).padStart(5)}  ${g.reason}`),
         ].join('\n'),
@@ -219,12 +220,28 @@ async function run(target: AdminTarget, what: string, args: string[], values: Va
       return list('/dead-letters', deadLetterColumns, values.reason ? { reason: values.reason } : {});
     case 'dead-replies':
       return list('/dead-replies', deadReplyColumns, values.reason ? { reason: values.reason } : {});
+    case 'pools': {
+      const pools = await adminCall(target, '/pools');
+      return out(pools, () =>
+        formatTable<Answer>(
+          [
+            ['pool', (p) => p.pool],
+            ['workers', (p) => p.workers],
+            ['waiting', (p) => p.runnable],
+            ['running', (p) => p.running],
+            ['', (p) => (p.workers === 0 && p.runnable > 0 ? 'NO WORKER: its threads wait' : '')],
+          ],
+          pools.items,
+        ),
+      );
+    }
     case 'workers': {
       const workers = await adminCall(target, '/workers');
       return out(workers, () =>
         formatTable<Answer>(
           [
             ['worker', (w) => w.owner],
+            ['pool', (w) => w.pool],
             ['state', (w) => w.state],
             ['running', (w) => w.running],
             ['sessions', (w) => w.sessions.length],

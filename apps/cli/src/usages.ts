@@ -83,7 +83,8 @@ default the local dev stack's).
   message <message id>              where a platform message went, in whichever thread
   dead-letters [--reason R]         newest first, with the counts by reason
   dead-replies [--reason R]
-  workers                           each worker's state, threads, sessions, agent processes
+  workers                           each worker's pool, state, threads, sessions, agent processes
+  pools                             each worker pool's workers taking turns and threads waiting
   audit                             the operators' actions, newest first
 
   pause|resume|cancel|cancel-all|reset <thread>...   or --state S for every thread in a state

@@ -14,6 +14,7 @@ import { AcceptedReactions } from './accepted-reactions.js';
 import { buildAdminApp } from './admin/admin-listener.js';
 import { buildApp } from './app.js';
 import { Intake } from './intake.js';
+import { PoolWatch } from './pool-watch.js';
 import { prometheusObserver } from './prometheus-observer.js';
 import { RouteBudgets } from './route-budgets.js';
 import { SenderNames } from './sender-names.js';
@@ -158,6 +159,13 @@ export async function startIngress(
     reactions,
     parents,
     names: new SenderNames(options.clients, logger.child({ component: 'sender-names' })),
+    pools: new PoolWatch({
+      workers: store.workers,
+      routes: store.routes,
+      clients: options.clients,
+      onUnserved: (pool) => options.metrics.poolUnservedMessagesTotal.inc({ pool }),
+      logger: logger.child({ component: 'pools' }),
+    }),
     logger,
   });
   const app = await buildApp({

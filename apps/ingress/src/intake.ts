@@ -30,6 +30,7 @@ import type { BotSelf } from './bot-identities.js';
 import { applyControl, parseCommandText } from './control-commands.js';
 import { IngressError } from './errors.js';
 import { allowListVerdict, meetsConditions, planGate } from './gates/gate-decision.js';
+import type { PoolWatch } from './pool-watch.js';
 import type { SenderNames } from './sender-names.js';
 import type { ThreadParents } from './thread-parents.js';
 import type { ThreadRouting } from './thread-routing.js';
@@ -108,6 +109,8 @@ export interface IntakeDeps {
   reactions: AcceptedReactions;
   parents: ThreadParents;
   names: SenderNames;
+  /** Tells a thread whose pool has no worker taking turns (docs/adr/0060). */
+  pools?: Pick<PoolWatch, 'accepted'>;
   logger: Logger;
 }
 
@@ -285,6 +288,7 @@ export class Intake {
       );
     }
     this.deps.reactions.add(thread, message.ref);
+    void this.deps.pools?.accepted(thread, screened.route.profile.pool, message.ref);
     await this.noteRecent(message);
     return { outcome: 'accepted', thread, seq: result.seq };
   }

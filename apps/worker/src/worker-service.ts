@@ -218,6 +218,7 @@ async function startOn(
     registry: store.workers,
     owner,
     concurrency: config.concurrency,
+    workerPool: config.workerPool,
     pool: agents.pool,
     running: () => running.threads(),
     logger: logger.child({ component: 'status' }),
@@ -271,7 +272,13 @@ async function startOn(
   const address = server.server.address();
   const healthUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : config.metricsPort}`;
   logger.info(
-    { owner, concurrency: config.concurrency, agent: agents.agent.command, healthUrl },
+    {
+      owner,
+      pool: config.workerPool,
+      concurrency: config.concurrency,
+      agent: agents.agent.command,
+      healthUrl,
+    },
     'worker started',
   );
 
@@ -343,6 +350,7 @@ function startRunner(parts: RunnerParts) {
     owner: parts.owner,
     presence: parts.guard.warden,
     concurrency: config.concurrency,
+    pool: config.workerPool,
     logger: logger.child({ component: 'runner' }),
     ...(options.consumerTiming ? { consumerTiming: options.consumerTiming } : {}),
     handler: parts.handler,

@@ -44,7 +44,10 @@ describe("a thread's permission rules, from its route", () => {
 
   it('fail closed when the record cannot be read: every request is refused, said at warn', async () => {
     // A record of a newer version, with a setting this one does not know.
-    await store.routes.note('gateway:C1:newer', JSON.stringify({ route: 'x', profile: { pool: 'gpu' } }));
+    await store.routes.note(
+      'gateway:C1:newer',
+      JSON.stringify({ route: 'x', profile: { agentImage: 'agents/gpu:1' } }),
+    );
     expect((await profiles.load('gateway:C1:newer')).route).toBe('unread');
     expect(profiles.permissions('gateway:C1:newer')).toEqual({ policy: 'reject', byKind: {} });
     expect(warnings).toContain("thread's route not read; this turn's permission requests are refused");

@@ -377,8 +377,32 @@ const PROCESSES: Row = [
 ];
 
 const ROUTES: Row = [
-  'Routes: what each route spends',
+  'Routes and pools: where threads run and what they spend',
   [
+    {
+      title: 'Threads per worker pool',
+      description:
+        "Threads waiting for a worker of their route's pool and threads running, per pool (WORKER_POOL): each pool's autoscaling signal.",
+      unit: 'short',
+      axis: 'threads',
+      span: 12,
+      queries: [
+        [fleet('tributary_pool_threads_runnable', 'pool'), 'waiting {{pool}}'],
+        [fleet('tributary_pool_threads_running', 'pool'), 'running {{pool}}'],
+      ],
+    },
+    {
+      title: 'Workers per pool',
+      description:
+        'Workers of each pool taking turns, and messages accepted for a pool with none (kept; their thread is told; TributaryPoolWithoutWorkers fires once threads wait 2 minutes).',
+      unit: 'short',
+      axis: 'workers, messages',
+      span: 12,
+      queries: [
+        [fleet('tributary_pool_workers', 'pool'), 'workers {{pool}}'],
+        [increaseBy('pool', 'tributary_pool_unserved_messages_total'), 'unserved messages {{pool}}'],
+      ],
+    },
     {
       title: 'Tokens per route',
       description:

@@ -31,6 +31,7 @@ export {
 export { RouteFile, type RouteFileOptions } from './routes/route-file.js';
 export {
   DEFAULT_ROUTE,
+  isPoolName,
   isRouteName,
   type RoutePlace,
   type RouteProfile,

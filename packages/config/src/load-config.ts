@@ -1,5 +1,10 @@
 import { agentDefaults } from '@tributary/acp/defaults';
-import { DEFAULT_REPLY_RETRY, type ProcessingMode, queueDefaults } from '@tributary/queue/config';
+import {
+  DEFAULT_POOL,
+  DEFAULT_REPLY_RETRY,
+  type ProcessingMode,
+  queueDefaults,
+} from '@tributary/queue/config';
 import {
   type PermissionSettings,
   type ProgressDisplay,
@@ -22,6 +27,7 @@ import {
   splitCommandLine,
 } from './env-readers.js';
 import { readHeldSecrets } from './held-secrets.js';
+import { isPoolName } from './routes/route-table.js';
 import {
   ALL_INTERFACES,
   DEFAULT_METRICS_PORT,
@@ -51,6 +57,8 @@ export interface WorkerConfig
   agentAuthMethod: string | undefined;
   /** Turns this worker runs at once; also its live ACP sessions cap. */
   concurrency: number;
+  /** WORKER_POOL: the pool whose threads this worker serves (docs/adr/0060). */
+  workerPool: string;
   /** A turn's lease on its thread, renewed every third of it; a frozen worker's thread waits this long. */
   leaseMs: number;
   /**
@@ -159,6 +167,13 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     );
   }
   const concurrency = readInteger(env, 'WORKER_CONCURRENCY', 4, 1, 256);
+  const workerPool = readString(env, 'WORKER_POOL', DEFAULT_POOL);
+  if (!isPoolName(workerPool)) {
+    throw new ConfigError(
+      'WORKER_POOL',
+      `must be 1-40 of a-z, 0-9 and -, starting with a letter; got "${workerPool}"`,
+    );
+  }
   // Idle sessions are what session affinity reuses, so a worker keeps more than it runs at once; each
   // one is an agent process of its own (docs/adr/0015), which bounds how many.
   const maxSessions = readInteger(
@@ -179,6 +194,7 @@ export function loadWorkerConfig(env: Env, cwd: string = process.cwd()): Readonl
     ...readPermissionSettings(env),
     ...readSessionSetupSettings(env),
     concurrency,
+    workerPool,
     leaseMs,
     stallToleranceMs,
     presenceTtlMs,

@@ -175,6 +175,11 @@ export const CATALOGUE = {
     'Changes of the route file (ROUTES_FILE) read by ingress: applied (in force for new threads) or refused (the table in force stays; the log names the line).',
     ['result'],
   ),
+  poolUnservedMessagesTotal: counter(
+    'tributary_pool_unserved_messages_total',
+    'Messages accepted for a worker pool that had no worker taking turns: kept, their thread told (once an hour), waiting for one to start.',
+    ['pool'],
+  ),
   routeTokensTotal: counter(
     'tributary_route_tokens_total',
     "Tokens the agents of a route's threads spent (each turn's totalTokens, as its agent reported it): what the route's daily budget counts. `route` is a route table name, `default` or `unread`.",
@@ -252,6 +257,21 @@ export const CATALOGUE = {
     `Threads with work waiting for a worker: the autoscaling signal. ${FLEET_WIDE}`,
   ),
   threadsRunning: gauge('tributary_threads_running', `Threads with a turn in progress. ${FLEET_WIDE}`),
+  poolThreadsRunnable: gauge(
+    'tributary_pool_threads_runnable',
+    `Threads waiting for a worker of their route's pool (WORKER_POOL): each pool's autoscaling signal. ${FLEET_WIDE}`,
+    ['pool'],
+  ),
+  poolThreadsRunning: gauge(
+    'tributary_pool_threads_running',
+    `Threads of each worker pool with a turn in progress. ${FLEET_WIDE}`,
+    ['pool'],
+  ),
+  poolWorkers: gauge(
+    'tributary_pool_workers',
+    `Workers of each pool taking turns now; 0 for a pool whose threads have no worker (TributaryPoolWithoutWorkers). ${FLEET_WIDE}`,
+    ['pool'],
+  ),
   acpSessionsLive: gauge('tributary_acp_sessions_live', 'ACP sessions open in this process.'),
   agentProcesses: gauge(
     'tributary_agent_processes',

@@ -15,6 +15,8 @@ export interface FleetReading {
   jobs: Partial<Record<BullmqJobState, number>>;
   /** Dead letters and dead replies kept, and the running totals of those the TTL and the caps dropped. */
   dead: Record<DeadKind, { held: number; evicted: Record<EvictionCause, number> }>;
+  /** Each worker pool's runnable and running threads and its workers taking turns. */
+  pools: Record<string, { runnable: number; running: number; workers: number }>;
 }
 
 /**
@@ -30,6 +32,9 @@ export function observeFleet(metrics: Metrics, read: () => Promise<FleetReading>
       metrics.bullmqJobs,
       metrics.deadItems,
       metrics.deadEvictions,
+      metrics.poolThreadsRunnable,
+      metrics.poolThreadsRunning,
+      metrics.poolWorkers,
     ],
     async () => {
       const reading = await read();
@@ -37,6 +42,14 @@ export function observeFleet(metrics: Metrics, read: () => Promise<FleetReading>
       metrics.threadsRunning.set(reading.running);
       metrics.backlogMessages.set(reading.backlog);
       for (const state of BULLMQ_JOB_STATES) metrics.bullmqJobs.set({ state }, reading.jobs[state] ?? 0);
+      // A pool that went away (no worker, no thread) must not keep its last reading.
+      for (const gauge of [metrics.poolThreadsRunnable, metrics.poolThreadsRunning, metrics.poolWorkers])
+        gauge.reset();
+      for (const [pool, figures] of Object.entries(reading.pools)) {
+        metrics.poolThreadsRunnable.set({ pool }, figures.runnable);
+        metrics.poolThreadsRunning.set({ pool }, figures.running);
+        metrics.poolWorkers.set({ pool }, figures.workers);
+      }
       for (const kind of DEAD_KINDS) {
         metrics.deadItems.set({ kind }, reading.dead[kind].held);
         for (const cause of EVICTION_CAUSES) {

@@ -1,5 +1,7 @@
 import type { RedisClient } from './connections.js';
-import type { QueueConfig } from './queue-config.js';
+import { DEFAULT_POOL, type QueueConfig } from './queue-config.js';
+import type { ThreadRoutes } from './stores/thread-routes.js';
+import type { WorkerRegistry } from './stores/worker-registry.js';
 import { type BucketKeys, bucketKeys, type DeadKind, decodeThread, threadKeys } from './thread-keys.js';
 import type { BullDoorbell } from './wake/doorbell.js';
 
@@ -15,6 +17,25 @@ export interface FleetStats {
   jobs: Record<string, number>;
   /** Dead letters and dead replies kept, and the running totals of those the TTL and the caps dropped. */
   dead: Record<DeadKind, DeadStats>;
+  /**
+   * Each worker pool's threads and workers (docs/adr/0060): every pool a worker reports or an active
+   * thread's route names, and the default pool always.
+   */
+  pools: Record<string, PoolStats>;
+}
+
+export interface PoolStats {
+  /** Threads of the pool waiting for one of its workers. */
+  runnable: number;
+  running: number;
+  /** Workers of the pool that take doorbells now. */
+  workers: number;
+}
+
+/** What the pool figures are read from: each thread's route, each worker's report. */
+export interface PoolSources {
+  routes: Pick<ThreadRoutes, 'poolOf'>;
+  workers: Pick<WorkerRegistry, 'list'>;
 }
 
 export interface DeadStats {
@@ -32,24 +53,40 @@ export async function readFleetStats(
   redis: RedisClient,
   { prefix, buckets }: Readonly<QueueConfig>,
   doorbell: BullDoorbell,
+  sources: PoolSources,
 ): Promise<FleetStats> {
   const indexes = Array.from({ length: buckets }, (_, bucket) => bucketKeys(prefix, bucket));
-  const [sched, run, jobs, dead] = await Promise.all([
+  const [sched, run, jobs, dead, workers] = await Promise.all([
     Promise.all(indexes.map((keys) => redis.zrange(keys.sched, 0, -1))),
     Promise.all(indexes.map((keys) => redis.zrange(keys.run, 0, -1))),
     doorbell.jobCounts(),
     readDeadStats(redis, indexes),
+    sources.workers.list(),
   ]);
   const active = new Set([...sched.flat(), ...run.flat()]);
-  const lengths = await Promise.all(
-    [...active].map((member) => redis.xlen(threadKeys(prefix, buckets, decodeThread(member)).inbox)),
-  );
+  const [lengths, runnablePools, runningPools] = await Promise.all([
+    Promise.all(
+      [...active].map((member) => redis.xlen(threadKeys(prefix, buckets, decodeThread(member)).inbox)),
+    ),
+    Promise.all(sched.flat().map((member) => sources.routes.poolOf(decodeThread(member)))),
+    Promise.all(run.flat().map((member) => sources.routes.poolOf(decodeThread(member)))),
+  ]);
+  const pools: Record<string, PoolStats> = {};
+  const poolOf = (name: string) => (pools[name] ??= { runnable: 0, running: 0, workers: 0 });
+  poolOf(DEFAULT_POOL);
+  for (const pool of runnablePools) poolOf(pool).runnable++;
+  for (const pool of runningPools) poolOf(pool).running++;
+  for (const worker of workers) {
+    const pool = poolOf(worker.pool ?? DEFAULT_POOL);
+    if (worker.state === 'taking') pool.workers++;
+  }
   return {
     runnable: sched.flat().length,
     running: run.flat().length,
     backlog: lengths.reduce((sum, length) => sum + length, 0),
     jobs,
     dead,
+    pools,
   };
 }
 

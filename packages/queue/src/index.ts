@@ -22,10 +22,16 @@ export {
   ReplicationLagError,
   UnsafeRedisError,
 } from './errors.js';
-export type { FleetStats } from './fleet-stats.js';
+export type { FleetStats, PoolStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
 export type { PostedParts } from './posted-parts.js';
-export { type ProcessingMode, type QueueConfig, queueConfig, queueDefaults } from './queue-config.js';
+export {
+  DEFAULT_POOL,
+  type ProcessingMode,
+  type QueueConfig,
+  queueConfig,
+  queueDefaults,
+} from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
 export { isRedisUnavailable } from './redis-unavailable.js';
 export type { DeliveryOptions, DeliveryOutcome } from './reply-loop.js';

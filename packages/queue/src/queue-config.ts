@@ -3,6 +3,9 @@ import { MAX_BUCKETS } from './thread-keys.js';
 
 export { DEFAULT_REPLY_RETRY } from './reply-retry-policy.js';
 
+/** The worker pool of threads whose route names none, and of workers given none (docs/adr/0060). */
+export const DEFAULT_POOL = 'default';
+
 /**
  * How a thread's messages are grouped into turns: `per-thread` batches everything waiting, `per-lane`
  * ends a batch where the sender changes (the session and the one-turn-per-thread rule stay per thread),

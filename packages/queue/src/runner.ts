@@ -4,7 +4,7 @@ import { type LogSink, silentLogger } from '@tributary/observability';
 import type { RedisClient } from './connections.js';
 import { DeadRetention } from './dead-retention.js';
 import { PostedParts } from './posted-parts.js';
-import { deadBounds } from './queue-config.js';
+import { DEFAULT_POOL, deadBounds } from './queue-config.js';
 import { DEFAULT_DELIVERY, type DeliveryOptions, type DeliveryOutcome, ReplyLoop } from './reply-loop.js';
 import type { ReplyRetryPolicy } from './reply-retry-policy.js';
 import type { ReplySink } from './reply-sink.js';
@@ -38,6 +38,8 @@ export interface RunnerOptions {
   delivery?: DeliveryTuning;
   /** Turns run at once by this process (agent sessions it may drive). */
   concurrency?: number;
+  /** The worker pool whose threads this worker serves (docs/adr/0060); default the default pool. */
+  pool?: string;
   owner?: string;
   logger?: LogSink;
   /** Every worker sweeps by default; tests may turn it off to observe lost doorbells. */
@@ -111,6 +113,7 @@ export class Runner {
       connection: options.connection,
       config: queue.config,
       owner: this.owner,
+      pool: options.pool ?? DEFAULT_POOL,
       concurrency: options.concurrency ?? 1,
       serve: (thread, epoch, onBusy) => this.turns.serve(thread, epoch, onBusy),
       passOn: async ({ thread, epoch }) => {

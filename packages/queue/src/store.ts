@@ -82,7 +82,8 @@ export class Store {
   ) {
     const keysOf = recentKeysOf(config.prefix, config.buckets);
     this.keysOf = keysOf;
-    this.doorbell = new BullDoorbell(redis, config);
+    this.routes = new ThreadRoutes(redis, config.prefix, config.idleTtlMs);
+    this.doorbell = new BullDoorbell(redis, config, (thread) => this.routes.poolOf(thread));
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf);
     this.replies = new ReplyOutbox(redis, keysOf, deadBounds(config));
@@ -98,7 +99,6 @@ export class Store {
     this.audit = new AuditLog(redis, config.prefix, auditMaxEntries);
     this.recent = new RecentThreads(redis, config.prefix, config.idleTtlMs);
     this.approvals = new Approvals(redis, config.prefix, config.idleTtlMs);
-    this.routes = new ThreadRoutes(redis, config.prefix, config.idleTtlMs);
     this.usage = new RouteUsage(redis, config.prefix);
   }
 
@@ -161,7 +161,7 @@ export class Store {
   }
 
   fleetStats(): Promise<FleetStats> {
-    return readFleetStats(this.redis, this.config, this.doorbell);
+    return readFleetStats(this.redis, this.config, this.doorbell, this);
   }
 
   /** A worker's runner (its turns and its replies) on this store. */

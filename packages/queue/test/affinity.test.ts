@@ -54,7 +54,7 @@ describe('ringing with session affinity', () => {
     expect(await directList(queue, 'w1')).toEqual([{ thread: 'th', epoch }]);
     // The owner passes it on itself if it waits too long (pass-on); no shared job stands beside it.
     expect(
-      await doorbell.queueOf('th').getJob(doorbellJobId(keysOf(queue, 'th').member, epoch)),
+      await (await doorbell.queueOf('th')).getJob(doorbellJobId(keysOf(queue, 'th').member, epoch)),
     ).toBeUndefined();
     // The one shared job is the warm-up turn's (a new thread's ring), claimed by hand and stale.
     expect(await doorbell.jobCounts()).toMatchObject({ waiting: 1, delayed: 0 });
@@ -114,7 +114,7 @@ describe('ringing with session affinity', () => {
     const { epoch } = await queue.admin.state('th');
 
     expect(await directList(queue, 'w1')).toEqual([]);
-    const job = await doorbell.queueOf('th').getJob(doorbellJobId(keysOf(queue, 'th').member, epoch));
+    const job = await (await doorbell.queueOf('th')).getJob(doorbellJobId(keysOf(queue, 'th').member, epoch));
     expect(job?.data).toMatchObject({ thread: 'th', epoch });
     expect(await job?.getState()).toBe('waiting');
   });
@@ -412,7 +412,7 @@ describe('turn runners with session affinity', () => {
     await waitFor(() => takenByA > takenBefore, { what: 'runner A taking the shared doorbell' });
     // Taken with no free slot, it must go back to the queue rather than wait in A for the slot.
     await waitFor(
-      async () => ['delayed', 'waiting'].includes(await doorbell.queueOf('other').getJobState(job)),
+      async () => ['delayed', 'waiting'].includes(await (await doorbell.queueOf('other')).getJobState(job)),
       {
         what: 'runner A handing the doorbell back',
       },

@@ -69,7 +69,7 @@ describe('on a Redis Cluster', () => {
     }
     expect(await store.fleetStats()).toMatchObject({ runnable: 12, running: 0, backlog: 12 });
     // Each ring went to the queue of the thread's bucket: the three queues share the twelve.
-    const waiting = await Promise.all(store.doorbell.queues.map((q) => q.getWaitingCount()));
+    const waiting = await Promise.all(store.doorbell.queues().map((q) => q.getWaitingCount()));
     expect(waiting.reduce((a, b) => a + b)).toBe(12);
     expect(waiting.filter((n) => n > 0).length).toBeGreaterThan(1);
 

@@ -47,7 +47,7 @@ describe('enqueue', () => {
       refusal: 'not-addressed',
     });
     expect(await f.redis.exists(keysOf(queue, 'th').gate, keysOf(queue, 'th').inbox)).toBe(0);
-    expect(await doorbell.queueOf('th').getJobCounts('waiting')).toMatchObject({ waiting: 0 });
+    expect(await (await doorbell.queueOf('th')).getJobCounts('waiting')).toMatchObject({ waiting: 0 });
     await queue.intake.enqueue('th', { id: 'b', body: 'mentions us' });
     expect((await queue.intake.enqueue('th', { id: 'a', body: 'hi', gate: involved })).outcome).toBe(
       'accepted',

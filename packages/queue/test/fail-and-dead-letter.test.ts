@@ -19,7 +19,7 @@ describe('failed turns and dead letters', () => {
       delayMs: 60_000,
     });
     const epoch = (await queue.admin.state('th')).epoch;
-    const job = await doorbell.queueOf('th').getJob(`t-th-${epoch}`);
+    const job = await (await doorbell.queueOf('th')).getJob(`t-th-${epoch}`);
     expect(await job?.getState()).toBe('delayed');
 
     const second = await claimNow(queue, 'th');

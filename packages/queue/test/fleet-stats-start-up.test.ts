@@ -30,7 +30,7 @@ it('reads the fleet once Redis answers, whatever failed while the store was conn
   try {
     await store.whenReady(5_000);
     // Whatever BullMQ does on connecting has happened before INFO is allowed.
-    await Promise.allSettled(store.doorbell.queues.map((queue) => queue.waitUntilReady()));
+    await Promise.allSettled(store.doorbell.queues().map((queue) => queue.waitUntilReady()));
     await admin.call('ACL', 'SETUSER', 'ingress', '+info');
 
     await expect(store.fleetStats()).resolves.toMatchObject({ runnable: 0, running: 0, backlog: 0 });

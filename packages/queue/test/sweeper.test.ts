@@ -109,7 +109,7 @@ describe('sweeper', () => {
     const { queue, doorbell } = await f.make({ lostDoorbellAfterMs: 1, sweepIntervalMs: 1 });
     await turnAs(queue, 'th', 'gone-worker');
     const connection = blockingConnection(f.redis);
-    const target = doorbell.queueOf('th');
+    const target = await doorbell.queueOf('th');
     const failing = new Worker(
       target.name,
       async () => {

@@ -1,16 +1,18 @@
 import { arrivalFromBody, packBatch } from '@tributary/packing';
-import type {
-  AuditEntry,
-  BatchRecord,
-  DeadLetter,
-  DeadLetterRow,
-  DeadReply,
-  DeadReplyRow,
-  PendingReply,
-  StoredMessage,
-  ThreadReport,
-  ThreadRow,
-  WorkerStatus,
+import {
+  type AuditEntry,
+  type BatchRecord,
+  DEFAULT_POOL,
+  type DeadLetter,
+  type DeadLetterRow,
+  type DeadReply,
+  type DeadReplyRow,
+  type PendingReply,
+  type PoolStats,
+  type StoredMessage,
+  type ThreadReport,
+  type ThreadRow,
+  type WorkerStatus,
 } from '@tributary/queue';
 
 /**
@@ -82,8 +84,15 @@ export function auditView({ at, completedAt, ...rest }: AuditEntry) {
   return { ...rest, at: iso(at), completedAt: iso(completedAt) };
 }
 
-export function workerView({ startedAt, reportedAt, ...rest }: WorkerStatus) {
-  return { ...rest, startedAt: iso(startedAt), reportedAt: iso(reportedAt) };
+export function workerView({ startedAt, reportedAt, pool, ...rest }: WorkerStatus) {
+  return { ...rest, pool: pool ?? DEFAULT_POOL, startedAt: iso(startedAt), reportedAt: iso(reportedAt) };
+}
+
+/** Each worker pool's workers and threads (docs/adr/0060), the default pool first, then by name. */
+export function poolsView(pools: Record<string, PoolStats>) {
+  return Object.entries(pools)
+    .sort(([a], [b]) => (a === DEFAULT_POOL ? -1 : b === DEFAULT_POOL ? 1 : a.localeCompare(b)))
+    .map(([pool, stats]) => ({ pool, ...stats }));
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   deadLetterRowView,
   deadReplyRowView,
   packedPrompt,
+  poolsView,
   threadReportView,
   threadRowView,
   workerView,
@@ -74,6 +75,7 @@ export async function listRoutes(app: FastifyInstance, store: AdminStore): Promi
         active: summary.active,
       },
       backlog: fleet.backlog,
+      pools: poolsView(fleet.pools),
       workers: {
         total: workers.length,
         taking: workers.filter((w) => w.state === 'taking').length,
@@ -200,6 +202,8 @@ export async function listRoutes(app: FastifyInstance, store: AdminStore): Promi
   );
 
   app.get('/admin/workers', async () => ({ items: (await store.workers.list()).map(workerView) }));
+
+  app.get('/admin/pools', async () => ({ items: poolsView((await store.fleetStats()).pools) }));
 
   app.get<{ Querystring: PageQuery }>(
     '/admin/audit',

@@ -14,6 +14,8 @@ export interface WorkerStatusOptions {
   registry: WorkerRegistry;
   owner: string;
   concurrency: number;
+  /** WORKER_POOL: the threads it serves (docs/adr/0060). */
+  workerPool: string;
   pool: Pick<SessionPool, 'has' | 'sessionIdOf' | 'pidOf'>;
   /** Threads whose turn runs here now. */
   running: () => Iterable<string>;
@@ -113,6 +115,7 @@ export class WorkerStatusReporter {
       startedAt: this.startedAt,
       state: this.state,
       concurrency: this.options.concurrency,
+      pool: this.options.workerPool,
       running: [...this.options.running()],
       sessions,
       agentProcesses: [...perProcess].map(([pid, count]) => ({ pid, sessions: count })),

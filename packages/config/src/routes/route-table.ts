@@ -1,13 +1,5 @@
 import { PERMISSION_POLICIES, type PermissionPolicy, TOOL_KINDS } from '@tributary/acp/permission-policy';
-import {
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseDocument,
-  type YAMLMap,
-} from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
 import { approverProblem } from '../approvers.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
@@ -24,6 +16,8 @@ export interface RouteProfile {
   approvers?: readonly string[];
   /** Only these senders' messages are accepted (ids), as ALLOWED_USERS; unset: anyone. */
   allowedUsers?: readonly string[];
+  /** The worker pool that serves the threads (WORKER_POOL of its workers); unset: the default pool. */
+  pool?: string;
 }
 
 /** Where a message comes from, as a route matches it. */
@@ -72,6 +66,11 @@ const MAX_ROUTES = 200;
 
 /** Whether `name` can name a route a thread takes: one of a table's, or the default. */
 export function isRouteName(name: string): boolean {
+  return ROUTE_NAME.test(name);
+}
+
+/** Pool names are metric labels too, and part of the doorbell queues' keys. */
+export function isPoolName(name: string): boolean {
   return ROUTE_NAME.test(name);
 }
 const PLATFORMS = ['slack', 'telegram', 'discord', 'gateway'];
@@ -247,13 +246,23 @@ class RouteReader {
       'permissionRules',
       'approvers',
       'allowedUsers',
+      'pool',
     ]);
     const profile: {
       permissionPolicy?: PermissionPolicy;
       permissionRules?: Partial<Record<ToolKind, PermissionPolicy>>;
       approvers?: string[];
       allowedUsers?: string[];
+      pool?: string;
     } = {};
+    const pool = fields.get('pool', true) as Node | undefined;
+    if (pool !== undefined) {
+      const name = this.string(pool, 'pool');
+      if (!isPoolName(name)) {
+        throw this.at(pool, `pool must be 1-40 of a-z, 0-9 and -, starting with a letter; got "${name}"`);
+      }
+      profile.pool = name;
+    }
     const policy = fields.get('permissionPolicy', true) as Node | undefined;
     if (policy !== undefined) profile.permissionPolicy = this.policy(policy, 'permissionPolicy');
     const rules = fields.get('permissionRules', true) as Node | undefined;

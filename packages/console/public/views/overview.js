@@ -1,5 +1,5 @@
 import { api } from '../api.js';
-import { age, h, show, table } from '../dom.js';
+import { age, h, pill, show, table } from '../dom.js';
 
 /** How often the overview's counts are read again, without reloading the page. */
 const REFRESH_MS = 2000;
@@ -33,6 +33,8 @@ export async function overviewView(main) {
         card('dead letters', o.deadLetters.total, '#/dead-letters', true),
         card('dead replies', o.deadReplies.total, '#/dead-replies', true),
       ),
+      h('h2', {}, 'Worker pools'),
+      pools(o.pools),
       h('h2', {}, 'Dead letters by reason'),
       reasons(o.deadLetters.byReason, 'dead-letters'),
       h('h2', {}, 'Dead replies by reason'),
@@ -43,6 +45,21 @@ export async function overviewView(main) {
   await render();
   const timer = setInterval(() => render().catch(() => {}), REFRESH_MS);
   return () => clearInterval(timer);
+}
+
+/** Each pool's workers and waiting threads; a pool whose threads wait with no worker is marked. */
+function pools(items) {
+  return table(
+    [
+      ['Pool', (p) => h('code', {}, p.pool)],
+      ['Workers', (p) => p.workers, { class: 'num' }],
+      ['Waiting', (p) => p.runnable, { class: 'num' }],
+      ['Running', (p) => p.running, { class: 'num' }],
+      ['', (p) => (p.workers === 0 && p.runnable > 0 ? pill('no worker: its threads wait', 'dead') : '')],
+    ],
+    items,
+    'None.',
+  );
 }
 
 function reasons(groups, kind) {

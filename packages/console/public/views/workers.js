@@ -14,6 +14,7 @@ export async function workersView(main) {
       table(
         [
           ['Worker', (w) => h('code', {}, w.owner)],
+          ['Pool', (w) => h('code', {}, w.pool)],
           ['State', (w) => pill(w.state, w.state === 'taking' ? 'complete' : 'paused')],
           ['Running', (w) => w.running.map((t) => h('div', {}, link(`#/thread/${seg(t)}`, t)))],
           [

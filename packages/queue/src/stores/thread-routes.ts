@@ -1,4 +1,5 @@
 import type { RedisClient } from '../connections.js';
+import { DEFAULT_POOL } from '../queue-config.js';
 
 /**
  * The route each thread started with (docs/adr/0058), as its first accepted message resolved it: kept
@@ -21,6 +22,30 @@ export class ThreadRoutes {
   /** The thread's recorded route, or undefined for a thread that has none (new, or from before routes). */
   async of(thread: string): Promise<string | undefined> {
     return (await this.redis.get(this.key(thread))) ?? undefined;
+  }
+
+  /**
+   * The worker pool the thread's route names (docs/adr/0060): the default pool for a thread without a
+   * record or whose record names none. A record this version cannot read is taken as naming none: its
+   * thread is still served, by the default pool, rather than rung where no worker listens.
+   */
+  async poolOf(thread: string): Promise<string> {
+    const record = await this.of(thread);
+    if (record === undefined) return DEFAULT_POOL;
+    try {
+      const pool = (JSON.parse(record) as { profile?: { pool?: unknown } }).profile?.pool;
+      return typeof pool === 'string' ? pool : DEFAULT_POOL;
+    } catch {
+      return DEFAULT_POOL;
+    }
+  }
+
+  /**
+   * Whether the thread may be told now that its pool has no worker: true once per `ttlMs` (the first
+   * ingress to ask in that time tells it; the others stay quiet).
+   */
+  async claimPoolNotice(thread: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(`${this.prefix}:pool-notice:{${thread}}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   private key(thread: string): string {

@@ -11,6 +11,11 @@ export interface WorkerStatus {
   /** `taking` doorbells; `draining` its threads back; `drained`: up, taking none, holding none. */
   state: 'taking' | 'draining' | 'drained';
   concurrency: number;
+  /**
+   * The worker pool whose threads it serves (docs/adr/0060); absent from a worker of a version before
+   * pools, which serves the default pool.
+   */
+  pool?: string;
   /** Threads whose turn runs on it now. */
   running: string[];
   /** Live agent sessions: the thread, its ACP session id, the agent process that holds it. */

@@ -26,6 +26,8 @@ export interface DoorbellIntakeOptions {
   connection: RedisClient;
   config: Readonly<QueueConfig>;
   owner: string;
+  /** The worker pool whose doorbell queues this worker consumes (docs/adr/0060). */
+  pool: string;
   concurrency: number;
   serve: Serve;
   /** Rings the shared queue with a doorbell this worker's own list held too long (pass-on). */
@@ -68,7 +70,7 @@ export class DoorbellIntake {
     this.errors = new ConditionLog(logger, 'doorbell worker error');
     const queues = Array.from({ length: config.doorbellQueues }, (_, i) => i);
     this.workers = queues.map((i) => this.newWorker(i));
-    this.handles = queues.map((i) => doorbellQueue(options.connection, config, i));
+    this.handles = queues.map((i) => doorbellQueue(options.connection, config, i, options.pool));
     this.watch = new ConsumerWatch(
       this.handles,
       options.owner,
@@ -165,7 +167,7 @@ export class DoorbellIntake {
       (job, token) => this.tracked(this.fromQueue(queue, job, token)),
       {
         connection,
-        prefix: doorbellPrefix(config.prefix, queue, config.doorbellQueues),
+        prefix: doorbellPrefix(config.prefix, queue, config.doorbellQueues, this.options.pool),
         concurrency,
         // Our lease, not BullMQ's job lock, decides who owns a thread; a stalled doorbell is only
         // delivered again, which the claim script turns into a no-op or a wait for the lease.

@@ -3,7 +3,7 @@ import { CLUSTER_SLOTS, clusterSlot } from '../cluster-slot.js';
 import type { RedisClient } from '../connections.js';
 import { affinityPush } from '../lua/queue-calls.js';
 import { Scripts } from '../lua/scripts.js';
-import type { QueueConfig } from '../queue-config.js';
+import { DEFAULT_POOL, type QueueConfig } from '../queue-config.js';
 import { bucketOf, decodeThread, workerKeys } from '../thread-keys.js';
 
 /** What a doorbell job carries: which thread to claim, under which epoch. */
@@ -38,17 +38,21 @@ export const DOORBELL_QUEUE = 'doorbell';
 export const CANARY_JOB = 'canary';
 
 /**
- * The BullMQ prefix of doorbell queue `index` of `count`. Each queue's keys share one hash tag, so it
- * lives on one Cluster slot; the tags are chosen so queue i's slot falls in the i-th of `count` equal
- * slot ranges, which is where a Cluster built with evenly split slots puts its i-th primary: with one
- * queue per primary, dispatch is spread over all of them. One queue keeps the tag `{dq}`.
+ * The BullMQ prefix of doorbell queue `index` of `count` of a worker pool (docs/adr/0060). Each queue's
+ * keys share one hash tag, so it lives on one Cluster slot; the tags are chosen so queue i's slot falls
+ * in the i-th of `count` equal slot ranges, which is where a Cluster built with evenly split slots puts
+ * its i-th primary: with one queue per primary, dispatch is spread over all of them. The default pool's
+ * queues keep the tags they had before pools (`{dq}`, `{dq0}` …), so an upgrade strands no doorbell;
+ * another pool's tags carry its name.
  */
-export function doorbellPrefix(prefix: string, index: number, count: number): string {
-  if (count === 1) return `${prefix}:{dq}`;
+export function doorbellPrefix(prefix: string, index: number, count: number, pool = DEFAULT_POOL): string {
+  const base = pool === DEFAULT_POOL ? 'dq' : `dq.${pool}`;
+  if (count === 1) return `${prefix}:{${base}}`;
   const low = Math.floor((index * CLUSTER_SLOTS) / count);
   const high = Math.floor(((index + 1) * CLUSTER_SLOTS) / count);
+  const first = pool === DEFAULT_POOL ? `${base}${index}` : `${base}.${index}`;
   for (let attempt = 0; ; attempt++) {
-    const tag = attempt === 0 ? `dq${index}` : `dq${index}.${attempt}`;
+    const tag = attempt === 0 ? first : `${first}.${attempt}`;
     const slot = clusterSlot(`{${tag}}`);
     if (slot >= low && slot < high) return `${prefix}:{${tag}}`;
   }
@@ -89,51 +93,71 @@ export const DIRECT_LIST_TTL_MS = 60_000;
 export type DoorbellLayout = Pick<QueueConfig, 'prefix' | 'buckets' | 'doorbellQueues'>;
 
 /**
- * A BullMQ queue handle for doorbell queue `index`, on a connection the caller owns. BullMQ's version
+ * A BullMQ queue handle for doorbell queue `index` of `pool`, on a connection the caller owns. BullMQ's version
  * check sends INFO once, right after connecting, and keeps a failure of it for the handle's life: one
  * refused or timed-out INFO at start-up left every later call on the handle failing, which showed as
  * fleet gauges reading NaN for an ingress's whole life while its enqueues (which need no BullMQ)
  * worked. Without the check the handle only waits for the connection, which recovers on its own.
  */
-export function doorbellQueue(connection: RedisClient, layout: DoorbellLayout, index: number) {
+export function doorbellQueue(
+  connection: RedisClient,
+  layout: DoorbellLayout,
+  index: number,
+  pool = DEFAULT_POOL,
+) {
   return new Queue<DoorbellData>(DOORBELL_QUEUE, {
     connection,
-    prefix: doorbellPrefix(layout.prefix, index, layout.doorbellQueues),
+    prefix: doorbellPrefix(layout.prefix, index, layout.doorbellQueues, pool),
     skipVersionCheck: true,
   });
 }
 
+/** Which worker pool serves a thread: its route's (docs/adr/0060). */
+export type PoolOf = (thread: string) => Promise<string>;
+
 export class BullDoorbell implements Doorbell {
-  /** Queue i rings the threads of the buckets b with b mod count = i; every worker consumes all. */
-  readonly queues: readonly Queue<DoorbellData>[];
+  /** Each pool's queues, opened at its first ring: queue i rings the threads of the buckets b with b mod count = i. */
+  private readonly pools = new Map<string, readonly Queue<DoorbellData>[]>();
   private readonly scripts: Scripts;
 
   constructor(
-    connection: RedisClient,
+    private readonly connection: RedisClient,
     private readonly layout: DoorbellLayout,
+    /** Default: every thread is the default pool's. */
+    private readonly poolOf: PoolOf = async () => DEFAULT_POOL,
   ) {
-    this.queues = Array.from({ length: layout.doorbellQueues }, (_, i) =>
-      doorbellQueue(connection, layout, i),
-    );
     this.scripts = new Scripts(connection, [affinityPush]);
   }
 
-  /** The queue that rings `thread`. */
-  queueOf(thread: string): Queue<DoorbellData> {
+  /** The doorbell queues of `pool`; every worker of the pool consumes all of them. */
+  queues(pool = DEFAULT_POOL): readonly Queue<DoorbellData>[] {
+    let queues = this.pools.get(pool);
+    if (queues === undefined) {
+      queues = Array.from({ length: this.layout.doorbellQueues }, (_, i) =>
+        doorbellQueue(this.connection, this.layout, i, pool),
+      );
+      this.pools.set(pool, queues);
+    }
+    return queues;
+  }
+
+  /** The queue that rings `thread`, in its pool. */
+  async queueOf(thread: string): Promise<Queue<DoorbellData>> {
     const { buckets, doorbellQueues } = this.layout;
-    return this.queues[doorbellQueueOf(bucketOf(thread, buckets), doorbellQueues)]!;
+    const queues = this.queues(await this.poolOf(thread));
+    return queues[doorbellQueueOf(bucketOf(thread, buckets), doorbellQueues)]!;
   }
 
   /**
-   * Rings the shared queue. With `prefer`, the doorbell is handed to that worker instead while it is
-   * there and taking doorbells; it runs in that worker's next free slot, or is passed on to the shared
-   * queue by that worker after the affinity wait. When the hand-over does not happen (worker gone,
-   * shutting down, or Redis failing) the shared queue is rung at once.
+   * Rings the shared queue of the thread's pool. With `prefer`, the doorbell is handed to that worker
+   * instead while it is there and taking doorbells; it runs in that worker's next free slot, or is
+   * passed on to the shared queue by that worker after the affinity wait. When the hand-over does not
+   * happen (worker gone, shutting down, or Redis failing) the shared queue is rung at once.
    */
   async ring(thread: string, member: string, epoch: number, options: RingOptions = {}): Promise<void> {
     const { prefer } = options;
     if (prefer && (await this.handOver(prefer.owner, thread, epoch).catch(() => false))) return;
-    await this.queueOf(thread).add(
+    await (await this.queueOf(thread)).add(
       'ring',
       { thread, epoch },
       {
@@ -151,14 +175,16 @@ export class BullDoorbell implements Doorbell {
    * A completed doorbell is removed and a failed one is finished; in every other state it will run.
    */
   async pending(member: string, epoch: number): Promise<boolean> {
-    const job = await this.queueOf(decodeThread(member)).getJob(doorbellJobId(member, epoch));
+    const job = await (await this.queueOf(decodeThread(member))).getJob(doorbellJobId(member, epoch));
     return job !== undefined && !job.finishedOn;
   }
 
-  /** Doorbell jobs by state, summed over the queues. */
-  async jobCounts(): Promise<Record<string, number>> {
+  /** Doorbell jobs of `pool` by state, summed over its queues. */
+  async jobCounts(pool = DEFAULT_POOL): Promise<Record<string, number>> {
     const counts = await Promise.all(
-      this.queues.map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed')),
+      this.queues(pool).map((queue) =>
+        queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed'),
+      ),
     );
     const total: Record<string, number> = {};
     for (const count of counts) {
@@ -168,7 +194,7 @@ export class BullDoorbell implements Doorbell {
   }
 
   async close(): Promise<void> {
-    await Promise.all(this.queues.map((queue) => queue.close()));
+    await Promise.all([...this.pools.values()].flat().map((queue) => queue.close()));
   }
 
   private async handOver(owner: string, thread: string, epoch: number): Promise<boolean> {
