@@ -73,8 +73,15 @@ export function renderPool(pool: string, workerYaml: string, networkPolicyYaml: 
     }
   }
   // One stays up while the pool's channels are quiet, so that a message finds a worker at once rather
-  // than being told its pool has none while the first one starts.
+  // than being told its pool has none while the first one starts. Without its gauges (a pool before
+  // its first worker reports, Prometheus failing) it holds that one, not the default fleet's fallback:
+  // a pool's workers may be costly (GPU nodes).
   scaled.spec.minReplicaCount = 1;
+  scaled.spec.fallback = { ...scaled.spec.fallback, replicas: 1 };
+  for (const trigger of scaled.spec.triggers) {
+    const demand = Number(trigger.metadata.threshold) * scaled.spec.fallback.replicas;
+    trigger.metadata.query = trigger.metadata.query.replace(/vector\(\d+\)/, `vector(${demand})`);
+  }
 
   const budget = renamed(find('PodDisruptionBudget', 'tributary-worker'), name);
   budget.spec.selector.matchLabels = poolLabels(budget.spec.selector.matchLabels, pool);

@@ -478,6 +478,11 @@ describe('a worker pool component (components/pool-example)', () => {
         'tributary_pool_threads_runnable{pool="example"}',
       );
       expect(scaled.spec.triggers[0].metadata.query).not.toContain('pool="default"');
+      // Without its gauges it holds one worker, the query's fallback demand saying the same.
+      expect(scaled.spec.fallback.replicas).toBe(1);
+      expect(scaled.spec.triggers[0].metadata.query).toMatch(
+        new RegExp(`or on \\(\\) vector\\(${scaled.spec.triggers[0].metadata.threshold}\\)$`),
+      );
     },
   );
 });

@@ -97,10 +97,14 @@ describe('worker pools', () => {
         what: 'the alpha turn running',
       },
     );
-    // The alpha chat's neighbour moves to the beta pool, as does a new chat.
+    // The new table sends the running alpha chat to the beta pool, and a new chat too: the new chat
+    // takes it, the alpha thread keeps the route it started with.
     await writeFile(
       file,
-      `${ROUTES}  - {name: beta-two, platform: telegram, channel: "-830?", profile: beta}\n`,
+      ROUTES.replace(
+        'routes:\n',
+        'routes:\n  - {name: moved, platform: telegram, channel: "-8301", profile: beta}\n  - {name: added, platform: telegram, channel: "-8305", profile: beta}\n',
+      ),
     );
     await waitFor(
       async () =>
@@ -131,6 +135,12 @@ describe('worker pools', () => {
     expect(await ingressMetric('tributary_pool_threads_runnable{pool="gamma"}')).toBe(1);
     // Told once, however many messages wait.
     await say(-8309, '@tributary_bot still there?');
+    await waitFor(
+      async () => (await ingressMetric('tributary_pool_unserved_messages_total{pool="gamma"}')) === 2,
+      {
+        what: 'the second message seen unserved',
+      },
+    );
     expect(shown(-8309).filter((text) => text.includes('pool "gamma"'))).toHaveLength(1);
 
     const gamma = await stack.addWorker(

@@ -1,6 +1,6 @@
 import type { MessageRef, PlatformClient } from '@tributary/platforms';
 import { platformOfThread } from '@tributary/platforms';
-import { DEFAULT_POOL, type ThreadRoutes, type WorkerRegistry } from '@tributary/queue';
+import { DEFAULT_POOL, type ThreadRoutes, takingWorkersByPool, type WorkerRegistry } from '@tributary/queue';
 import type { Logger } from 'pino';
 
 /** How long one reading of the fleet's workers is used: a message costs no Redis read of its own. */
@@ -10,7 +10,7 @@ const NOTICE_EVERY_MS = 60 * 60 * 1000;
 
 export interface PoolWatchOptions {
   workers: Pick<WorkerRegistry, 'list'>;
-  routes: Pick<ThreadRoutes, 'claimPoolNotice'>;
+  routes: Pick<ThreadRoutes, 'claimPoolNotice' | 'releasePoolNotice'>;
   clients: ReadonlyMap<string, PlatformClient>;
   /** Counts a message accepted for a pool without a worker taking turns. */
   onUnserved: (pool: string) => void;
@@ -38,14 +38,30 @@ export class PoolWatch {
         { thread, pool: name },
         'message accepted for a worker pool with no worker taking turns; it waits, kept, until one starts (WORKER_POOL)',
       );
-      if (!(await this.options.routes.claimPoolNotice(thread, NOTICE_EVERY_MS))) return;
-      const client = this.options.clients.get(platformOfThread(thread));
-      await client?.send(
-        ref,
-        `⏳ No worker that serves this channel (pool "${name}") is running right now. Your message is kept and will be answered as soon as one starts; the operators have been alerted.`,
-      );
     } catch (error) {
       logger.warn({ err: error, thread, pool: name }, "the pool's workers were not checked for this message");
+      return;
+    }
+    await this.tell(thread, name, ref);
+  }
+
+  /** Tells the thread, unless it was told within the hour; a notice that did not go out is tried next time. */
+  private async tell(thread: string, pool: string, ref: MessageRef): Promise<void> {
+    const { logger, routes } = this.options;
+    const client = this.options.clients.get(platformOfThread(thread));
+    if (client === undefined) {
+      logger.warn({ thread, pool }, 'no platform client to tell the thread that its pool has no worker');
+      return;
+    }
+    try {
+      if (!(await routes.claimPoolNotice(thread, NOTICE_EVERY_MS))) return;
+      await client.send(
+        ref,
+        `⏳ No worker that serves this channel (pool "${pool}") is running right now. Your message is kept and will be answered as soon as one starts; the operators are alerted if it lasts.`,
+      );
+    } catch (error) {
+      logger.warn({ err: error, thread, pool }, 'the thread was not told that its pool has no worker');
+      await routes.releasePoolNotice(thread).catch(() => undefined);
     }
   }
 
@@ -53,15 +69,7 @@ export class PoolWatch {
   private workers(): Promise<Map<string, number>> {
     const now = Date.now();
     if (this.reading === undefined || now - this.reading.at > WORKERS_READ_EVERY_MS) {
-      const workers = this.options.workers.list().then((reports) => {
-        const taking = new Map<string, number>();
-        for (const report of reports) {
-          if (report.state !== 'taking') continue;
-          const pool = report.pool ?? DEFAULT_POOL;
-          taking.set(pool, (taking.get(pool) ?? 0) + 1);
-        }
-        return taking;
-      });
+      const workers = this.options.workers.list().then(takingWorkersByPool);
       // A failed reading is not kept: the next message reads again.
       workers.catch(() => {
         this.reading = undefined;

@@ -352,6 +352,8 @@ export class SessionPool {
       session.lastStopReason = result.stopReason;
       return this.#withCost(session, result, turn.sessionCost);
     } finally {
+      // A turn that failed spent too: the next turn's share starts from what this one reported.
+      if (turn.sessionCost !== undefined) session.cost = turn.sessionCost;
       session.turn = undefined;
       this.#sessions.touch(session);
     }
@@ -444,7 +446,6 @@ export class SessionPool {
   #withCost(session: PooledSession, result: TurnResult, after: Cost | undefined): TurnResult {
     if (after === undefined) return result;
     const before = session.cost === 'zero' ? { amount: 0, currency: after.currency } : session.cost;
-    session.cost = after;
     const cost = costOfTurn(before, after);
     return cost === undefined ? result : { ...result, cost };
   }

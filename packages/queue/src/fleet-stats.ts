@@ -1,7 +1,7 @@
 import type { RedisClient } from './connections.js';
 import { DEFAULT_POOL, type QueueConfig } from './queue-config.js';
 import type { ThreadRoutes } from './stores/thread-routes.js';
-import type { WorkerRegistry } from './stores/worker-registry.js';
+import { takingWorkersByPool, type WorkerRegistry } from './stores/worker-registry.js';
 import { type BucketKeys, bucketKeys, type DeadKind, decodeThread, threadKeys } from './thread-keys.js';
 import type { BullDoorbell } from './wake/doorbell.js';
 
@@ -56,32 +56,40 @@ export async function readFleetStats(
   sources: PoolSources,
 ): Promise<FleetStats> {
   const indexes = Array.from({ length: buckets }, (_, bucket) => bucketKeys(prefix, bucket));
-  const [sched, run, jobs, dead, workers] = await Promise.all([
-    Promise.all(indexes.map((keys) => redis.zrange(keys.sched, 0, -1))),
+  const now = Date.now();
+  const [sched, run, dead, workers] = await Promise.all([
+    Promise.all(indexes.map((keys) => redis.zrange(keys.sched, 0, -1, 'WITHSCORES'))),
     Promise.all(indexes.map((keys) => redis.zrange(keys.run, 0, -1))),
-    doorbell.jobCounts(),
     readDeadStats(redis, indexes),
     sources.workers.list(),
   ]);
-  const active = new Set([...sched.flat(), ...run.flat()]);
+  // A thread scheduled for later (a deferred batch: its agent would not start, its room or its route's
+  // budget is spent) waits for time, not for a worker: it is no demand for workers.
+  const scheduled = sched.flatMap((pairs) => pairs.filter((_, i) => i % 2 === 0));
+  const runnable = sched.flatMap((pairs) =>
+    pairs.filter((_, i) => i % 2 === 0 && Number(pairs[i + 1]) <= now),
+  );
+  const active = new Set([...scheduled, ...run.flat()]);
   const [lengths, runnablePools, runningPools] = await Promise.all([
     Promise.all(
       [...active].map((member) => redis.xlen(threadKeys(prefix, buckets, decodeThread(member)).inbox)),
     ),
-    Promise.all(sched.flat().map((member) => sources.routes.poolOf(decodeThread(member)))),
+    Promise.all(runnable.map((member) => sources.routes.poolOf(decodeThread(member)))),
     Promise.all(run.flat().map((member) => sources.routes.poolOf(decodeThread(member)))),
   ]);
-  const pools: Record<string, PoolStats> = {};
+  const pools: Record<string, PoolStats> = { [DEFAULT_POOL]: { runnable: 0, running: 0, workers: 0 } };
   const poolOf = (name: string) => (pools[name] ??= { runnable: 0, running: 0, workers: 0 });
-  poolOf(DEFAULT_POOL);
   for (const pool of runnablePools) poolOf(pool).runnable++;
   for (const pool of runningPools) poolOf(pool).running++;
-  for (const worker of workers) {
-    const pool = poolOf(worker.pool ?? DEFAULT_POOL);
-    if (worker.state === 'taking') pool.workers++;
+  for (const [pool, taking] of takingWorkersByPool(workers)) poolOf(pool).workers = taking;
+  for (const pool of workers.map((worker) => worker.pool ?? DEFAULT_POOL)) poolOf(pool);
+  // Doorbell jobs of every pool known here, summed.
+  const jobs: Record<string, number> = {};
+  for (const counts of await Promise.all(Object.keys(pools).map((pool) => doorbell.jobCounts(pool)))) {
+    for (const [state, n] of Object.entries(counts)) jobs[state] = (jobs[state] ?? 0) + n;
   }
   return {
-    runnable: sched.flat().length,
+    runnable: runnable.length,
     running: run.flat().length,
     backlog: lengths.reduce((sum, length) => sum + length, 0),
     jobs,

@@ -98,7 +98,7 @@ export type { SessionRecord, SessionRecords } from './stores/session-records.js'
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
 export type { ThreadParentStore } from './stores/thread-parents.js';
 export type { ThreadRoutes } from './stores/thread-routes.js';
-export type { WorkerRegistry, WorkerStatus } from './stores/worker-registry.js';
+export { takingWorkersByPool, type WorkerRegistry, type WorkerStatus } from './stores/worker-registry.js';
 export type { SweepReport } from './sweeper.js';
 export type { ThreadAdmin, ThreadReport } from './threads/thread-admin.js';
 export type {

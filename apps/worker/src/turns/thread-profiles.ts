@@ -18,14 +18,15 @@ export class ThreadProfiles {
 
   constructor(
     /** Where ingress records each thread's route (docs/adr/0058). */
-    private readonly records: Pick<ThreadRoutes, 'of'>,
+    private readonly records: Pick<ThreadRoutes, 'of' | 'renew'>,
     /** AGENT_PERMISSION_POLICY and AGENT_PERMISSION_RULES: the default route's. */
     private readonly defaults: PermissionRules,
     private readonly logger: Logger,
   ) {}
 
   /**
-   * Reads the thread's route; a thread without a record (it began before routes) takes the default.
+   * Reads the thread's route, and keeps its record alive; a thread without a record (it began before
+   * routes) takes the default.
    * One whose record cannot be read fails closed, at warn: its turn runs with every permission request
    * refused, since its route may be stricter than the environment.
    */
@@ -33,7 +34,11 @@ export class ThreadProfiles {
     let route = DEFAULT_ROUTE;
     try {
       const record = await this.records.of(thread);
-      if (record !== undefined) route = readThreadRoute(record);
+      if (record !== undefined) {
+        route = readThreadRoute(record);
+        // Kept while the thread's work waits, not only while messages arrive (ThreadRoutes.renew).
+        await this.records.renew(thread);
+      }
     } catch (error) {
       this.logger.warn(
         { err: error, thread },

@@ -7,6 +7,7 @@ import {
   type Batch,
   FinalTurnError,
   type Outbound,
+  type SpentUsage,
   type TurnAbortedError,
   TurnFailedError,
   type TurnHandler,
@@ -123,13 +124,16 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
         deps.profiles?.release(thread);
       });
       const seconds = (performance.now() - started) / 1000;
+      // Whatever becomes of the batch, the tokens its turn spent were spent: a turn whose lease was
+      // lost is counted too, and its re-run elsewhere again.
+      const usage = 'result' in outcome ? await deps.spending?.spent(route, outcome.result, log) : undefined;
       // Lost lease or shutdown: another owner re-delivers the batch, so this one says nothing.
       if (leaseSignal.aborted) {
         ending = 'handed-over';
         deps.observer?.ended(leaseLost(leaseSignal.reason) ? 'lease_lost' : 'shutdown', seconds);
         throw leaseSignal.reason;
       }
-      const report = await reportOf(deps, run, route, outcome, seconds);
+      const report = await reportOf(deps, run, outcome, seconds, usage);
       ending = report.stopReason === 'cancelled' ? 'cancelled' : 'answered';
       return report;
     } finally {
@@ -180,9 +184,9 @@ async function attempt(deps: TurnHandlerDeps, run: Dispatch, route: string): Pro
 async function reportOf(
   deps: TurnHandlerDeps,
   run: Dispatch,
-  route: string,
   outcome: Attempt,
   seconds: number,
+  usage: SpentUsage | undefined,
 ) {
   const { batch, log, turn } = run;
   const thread = batch.lease.thread;
@@ -196,12 +200,12 @@ async function reportOf(
       ...(stopReason ? { stopReason } : {}),
     });
   const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
-  if ('error' in outcome && outcome.error instanceof RouteBudgetSpent) {
-    // As for a full room: the batch waits, kept, told once; the budget is read again at each retry.
-    throw new TurnNotStartedError(outcome.error.message, [outbound('notice', outcome.error.notice)], 0);
-  }
-  if ('error' in outcome && outcome.error instanceof RoomOverBudget) {
-    // The thread's messages wait, kept, for its room to be cleaned; each batch is told once.
+  if (
+    'error' in outcome &&
+    (outcome.error instanceof RoomOverBudget || outcome.error instanceof RouteBudgetSpent)
+  ) {
+    // The thread's messages wait, kept, for its room to be cleaned or its route's budget to allow
+    // them (read again at each retry); each batch is told once.
     throw new TurnNotStartedError(
       outcome.error.message,
       [outbound('notice', outcome.error.notice)],
@@ -243,7 +247,6 @@ async function reportOf(
   deps.observer?.ended(stopReason, seconds);
   log.info({ stopReason, replyChars: text.length }, 'turn finished');
   const session = deps.continuity.answered(thread);
-  const usage = await deps.spending?.spent(route, outcome.result, log);
   return {
     reply: text,
     stopReason,

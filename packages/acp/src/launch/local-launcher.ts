@@ -1,4 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { AgentStartError } from '../errors.js';
 import { agentMemory } from '../process-memory.js';
@@ -6,6 +8,9 @@ import { agentProcesses, killAgentTree } from '../process-tree.js';
 import { type AgentSandbox, noSandbox } from '../sandbox/agent-sandbox.js';
 import { assertCommandExists } from '../sandbox/find-command.js';
 import type { AgentExit, AgentLauncher, LaunchedAgent, LaunchLine } from './launched-agent.js';
+
+/** How long an exited agent's stderr is read on for what it wrote last. */
+const STDERR_DRAIN_MS = 200;
 
 function spawned(child: ChildProcessWithoutNullStreams, command: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -33,7 +38,16 @@ class LocalAgent implements LaunchedAgent {
     private readonly logger: LogSink,
   ) {
     child.on('error', (error) => logger.warn({ pid, err: error }, 'agent process error'));
-    this.exit = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exit = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        // Its last words may still be in the stderr pipe (why it would not start): they are waited for
+        // briefly, never for a tool that keeps the pipe open after the agent is gone.
+        const drained = child.stderr.readableEnded ? Promise.resolve() : once(child.stderr, 'end');
+        void Promise.race([drained.catch(() => undefined), delay(STDERR_DRAIN_MS)]).then(() =>
+          resolve({ code, signal }),
+        );
+      }),
+    );
   }
 
   get stdin() {

@@ -66,7 +66,7 @@ export class RouteUsage {
       .hincrby(key, `${route}|totalTokens`, spent.totalTokens);
     if (spent.cost !== undefined)
       step.hincrbyfloat(key, `${route}|cost|${spent.cost.currency}`, spent.cost.amount);
-    await step.pexpire(key, USAGE_DAYS_KEPT * DAY_MS).exec();
+    failedIn(await step.pexpire(key, USAGE_DAYS_KEPT * DAY_MS).exec());
   }
 
   /** The tokens a route spent today so far. */
@@ -110,7 +110,7 @@ export class RouteUsage {
   async publishTable(budgets: ReadonlyMap<string, number>): Promise<void> {
     const step = this.redis.multi().del(this.tableKey);
     if (budgets.size > 0) step.hset(this.tableKey, Object.fromEntries(budgets));
-    await step.exec();
+    failedIn(await step.exec());
   }
 
   /** An operator's budget for `route`, over the table's; undefined clears it. */
@@ -130,6 +130,12 @@ export class RouteUsage {
   private get overridesKey(): string {
     return `${this.prefix}:budgets:override`;
   }
+}
+
+/** A transaction answers each command's error instead of throwing it: the first one is thrown here. */
+function failedIn(results: [Error | null, unknown][] | null): void {
+  const failed = results?.find(([error]) => error !== null)?.[0];
+  if (failed) throw failed;
 }
 
 function routeDays(day: string, hash: Record<string, string>): RouteDay[] {

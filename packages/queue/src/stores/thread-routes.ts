@@ -26,8 +26,8 @@ export class ThreadRoutes {
 
   /**
    * The worker pool the thread's route names (docs/adr/0060): the default pool for a thread without a
-   * record or whose record names none. A record this version cannot read is taken as naming none: its
-   * thread is still served, by the default pool, rather than rung where no worker listens.
+   * record, or whose record is not JSON or names none, so that it is served rather than rung where no
+   * worker listens.
    */
   async poolOf(thread: string): Promise<string> {
     const record = await this.of(thread);
@@ -45,7 +45,25 @@ export class ThreadRoutes {
    * ingress to ask in that time tells it; the others stay quiet).
    */
   async claimPoolNotice(thread: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(`${this.prefix}:pool-notice:{${thread}}`, '1', 'PX', ttlMs, 'NX')) === 'OK';
+    return (await this.redis.set(this.noticeKey(thread), '1', 'PX', ttlMs, 'NX')) === 'OK';
+  }
+
+  /** A claimed notice that did not go out: the next message may tell the thread again. */
+  async releasePoolNotice(thread: string): Promise<void> {
+    await this.redis.del(this.noticeKey(thread));
+  }
+
+  /**
+   * Keeps the record as long as the thread's work waits or runs: a worker renews it as each turn
+   * starts, so a batch held back longer than THREAD_IDLE_TTL_MS (a spent budget, a pool without
+   * workers) keeps its route, its pool and its budget.
+   */
+  async renew(thread: string): Promise<void> {
+    await this.redis.pexpire(this.key(thread), this.ttlMs);
+  }
+
+  private noticeKey(thread: string): string {
+    return `${this.prefix}:pool-notice:{${thread}}`;
   }
 
   private key(thread: string): string {

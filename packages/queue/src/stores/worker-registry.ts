@@ -1,4 +1,5 @@
 import type { RedisClient } from '../connections.js';
+import { DEFAULT_POOL } from '../queue-config.js';
 import { fleetKeys, workerKeys } from '../thread-keys.js';
 
 /** What a worker reports of itself (docs/adr/0027-operator-actions-audit-and-drain.md). */
@@ -24,6 +25,17 @@ export interface WorkerStatus {
   agentProcesses: { pid: number; sessions: number }[];
   /** When this report was written (ms since the epoch, the worker's clock). */
   reportedAt: number;
+}
+
+/** How many workers of each pool take turns now, by their reports (absent pools: none). */
+export function takingWorkersByPool(reports: readonly WorkerStatus[]): Map<string, number> {
+  const taking = new Map<string, number>();
+  for (const report of reports) {
+    if (report.state !== 'taking') continue;
+    const pool = report.pool ?? DEFAULT_POOL;
+    taking.set(pool, (taking.get(pool) ?? 0) + 1);
+  }
+  return taking;
 }
 
 /** How long an operator's drain request waits for its worker to read it before it lapses. */
