@@ -92,7 +92,7 @@ describe('tributary worker (real process)', () => {
 
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
-      expect(code).toBe(0);
+      expect(code, `the worker's output ends:\n${output.slice(-4000)}`).toBe(0);
       expect(output).toContain('worker stopped; threads handed back');
       expect(output).not.toContain(secret);
     } finally {

@@ -119,6 +119,7 @@ export class BullDoorbell implements Doorbell {
   /** Each pool's queues, opened at its first ring: queue i rings the threads of the buckets b with b mod count = i. */
   private readonly pools = new Map<string, readonly Queue<DoorbellData>[]>();
   private readonly scripts: Scripts;
+  private closed = false;
 
   constructor(
     private readonly connection: RedisClient,
@@ -133,6 +134,8 @@ export class BullDoorbell implements Doorbell {
   queues(pool = DEFAULT_POOL): readonly Queue<DoorbellData>[] {
     let queues = this.pools.get(pool);
     if (queues === undefined) {
+      // A handle opened on a closing connection would report its errors to nobody.
+      if (this.closed) throw new Error('the doorbell is closed');
       queues = Array.from({ length: this.layout.doorbellQueues }, (_, i) =>
         doorbellQueue(this.connection, this.layout, i, pool),
       );
@@ -194,6 +197,7 @@ export class BullDoorbell implements Doorbell {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.pools.values()].flat().map((queue) => queue.close()));
   }
 
