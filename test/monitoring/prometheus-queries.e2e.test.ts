@@ -119,10 +119,18 @@ beforeAll(async () => {
     ['the p95 batch size rule', async () => (await prometheus.query('tributary:p95_batch_size')).length > 0],
   ];
   let lacking = conditions.map(([name]) => name);
+  // The panels read one-minute rates: on a slow machine the first traffic can fall out of that window
+  // before every series is scraped twice, so a message is sent again whenever no rate is left.
+  let more = 7;
+  let lastSent = Date.now();
   await waitFor(
     async () => {
       const met = await Promise.all(conditions.map(([, check]) => check()));
       lacking = conditions.filter((_, i) => !met[i]).map(([name]) => name);
+      if (lacking.includes('a rate of batch sizes') && Date.now() - lastSent > 20_000) {
+        await send(more++, 'accepted');
+        lastSent = Date.now();
+      }
       return lacking.length === 0;
     },
     {
