@@ -90,7 +90,7 @@ describe('worker pools', () => {
   });
 
   it('takes a route added while threads run, without a restart, and moves no running thread', async () => {
-    await say(-8301, '@tributary_bot a long one\n@agent {"delayMs": 2000}');
+    await say(-8301, '@tributary_bot a long one\n@agent {"delayMs": 5000}');
     await waitFor(
       async () => (await stack.worker.queue.admin.state('telegram:-8301:main')).status === 'running',
       {
