@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { shownText, waitFor } from '@tributary/testkit';
 import type { RunningWorker } from '@tributary/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postTelegramMessage, type Stack, startStack } from './stack-fixture.js';
+import { postTelegramMessage, replaceFile, type Stack, startStack } from './stack-fixture.js';
 
 /**
  * Two routes on two pools, each pool's workers running the built-in agent in a configuration of its
@@ -99,7 +99,7 @@ describe('worker pools', () => {
     );
     // The new table sends the running alpha chat to the beta pool, and a new chat too: the new chat
     // takes it, the alpha thread keeps the route it started with.
-    await writeFile(
+    await replaceFile(
       file,
       ROUTES.replace(
         'routes:\n',

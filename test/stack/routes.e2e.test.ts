@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postTelegramMessage, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
+import { postTelegramMessage, replaceFile, STACK_SECRETS, type Stack, startStack } from './stack-fixture.js';
 
 /** Chats -8101 … are routed by the file below; the environment's policy is allow-once. */
 const ROUTES = `
@@ -143,7 +143,7 @@ describe('routes', () => {
     await waitFor(async () => (await stack.redis.get(`${stack.prefix}:route:{${early.thread}}`)) !== null, {
       what: 'the first thread’s route record',
     });
-    await writeFile(
+    await replaceFile(
       file,
       `${ROUTES}  - {name: late, platform: telegram, channel: "-810?", profile: strict}\n`,
     );
@@ -162,7 +162,7 @@ describe('routes', () => {
     expect(await later.answered()).toBe('reject-once');
 
     // A change that cannot be used is refused, said at warn, and the table in force stays.
-    await writeFile(file, `${ROUTES}  - {name: broken, platform: telegram}\n`);
+    await replaceFile(file, `${ROUTES}  - {name: broken, platform: telegram}\n`);
     await waitFor(
       async () =>
         /tributary_route_table_reloads_total\{result="refused"\} 1/.test(

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtInAgentCommand } from '@tributary/agent';
@@ -292,4 +292,13 @@ export async function startStack(
       checkSpokenAcpVersion(initialized);
     },
   };
+}
+
+/**
+ * Replaces a file whole, as the kubelet swaps a ConfigMap's files: a reader never sees it truncated
+ * (writeFile empties the file first, and an empty route file is a valid, empty table).
+ */
+export async function replaceFile(path: string, text: string): Promise<void> {
+  await writeFile(`${path}.next`, text);
+  await rename(`${path}.next`, path);
 }

@@ -164,6 +164,7 @@ export async function startIngress(
       routes: store.routes,
       clients: options.clients,
       onUnserved: (pool) => options.metrics.poolUnservedMessagesTotal.inc({ pool }),
+      onFailure: (what) => options.metrics.poolWatchFailuresTotal.inc({ what }),
       logger: logger.child({ component: 'pools' }),
     }),
     logger,

@@ -14,6 +14,8 @@ export interface PoolWatchOptions {
   clients: ReadonlyMap<string, PlatformClient>;
   /** Counts a message accepted for a pool without a worker taking turns. */
   onUnserved: (pool: string) => void;
+  /** Counts a check (`check`) or a notice (`notice`) that failed. */
+  onFailure: (what: 'check' | 'notice') => void;
   logger: Logger;
 }
 
@@ -39,6 +41,7 @@ export class PoolWatch {
         'message accepted for a worker pool with no worker taking turns; it waits, kept, until one starts (WORKER_POOL)',
       );
     } catch (error) {
+      this.options.onFailure('check');
       logger.warn({ err: error, thread, pool: name }, "the pool's workers were not checked for this message");
       return;
     }
@@ -50,6 +53,7 @@ export class PoolWatch {
     const { logger, routes } = this.options;
     const client = this.options.clients.get(platformOfThread(thread));
     if (client === undefined) {
+      this.options.onFailure('notice');
       logger.warn({ thread, pool }, 'no platform client to tell the thread that its pool has no worker');
       return;
     }
@@ -60,6 +64,7 @@ export class PoolWatch {
         `⏳ No worker that serves this channel (pool "${pool}") is running right now. Your message is kept and will be answered as soon as one starts; the operators are alerted if it lasts.`,
       );
     } catch (error) {
+      this.options.onFailure('notice');
       logger.warn({ err: error, thread, pool }, 'the thread was not told that its pool has no worker');
       await routes.releasePoolNotice(thread).catch(() => undefined);
     }

@@ -205,6 +205,16 @@ export const CATALOGUE = {
     "Turns that did not start because their route spent its daily token budget; the thread's messages wait, kept, and the thread is told once per batch.",
     ['route'],
   ),
+  routeBudgetUncheckedTotal: counter(
+    'tributary_route_budget_unchecked_total',
+    "Turns that ran without their route's token budget checked: it could not be read from Redis (the log says why).",
+    ['route'],
+  ),
+  poolWatchFailuresTotal: counter(
+    'tributary_pool_watch_failures_total',
+    "Accepted messages whose pool's workers could not be checked (`what`=check), or whose thread could not be told its pool has none (`what`=notice); the log says why.",
+    ['what'],
+  ),
   routeUsageUnrecordedTotal: counter(
     'tributary_route_usage_unrecorded_total',
     "Turns whose usage could not be added to the route's day in Redis (the log says why): the budget undercounts them; the metrics above still count them.",

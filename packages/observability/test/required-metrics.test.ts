@@ -79,6 +79,8 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_agent_cost_total: { type: 'counter', labels: ['route', 'currency'] },
   tributary_turns_without_usage_total: { type: 'counter', labels: ['route'] },
   tributary_route_budget_waits_total: { type: 'counter', labels: ['route'] },
+  tributary_route_budget_unchecked_total: { type: 'counter', labels: ['route'] },
+  tributary_pool_watch_failures_total: { type: 'counter', labels: ['what'] },
 };
 
 const CLASSES = { counter: Counter, gauge: Gauge, histogram: Histogram };

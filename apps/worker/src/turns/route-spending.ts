@@ -42,6 +42,7 @@ type SpendingMetrics = Pick<
   | 'agentCostTotal'
   | 'turnsWithoutUsageTotal'
   | 'routeBudgetWaitsTotal'
+  | 'routeBudgetUncheckedTotal'
   | 'routeUsageUnrecordedTotal'
 >;
 
@@ -69,6 +70,7 @@ export class RouteSpending {
       if (budget === undefined) return;
       spent = await this.usage.spentToday(route);
     } catch (error) {
+      this.metrics.routeBudgetUncheckedTotal.inc({ route });
       log.warn({ err: error, route }, "the route's token budget was not read; this turn runs unchecked");
       return;
     }

@@ -14,7 +14,7 @@ export interface RouteFileOptions {
 
 /**
  * The route table of a file, read again every `reloadMs` so that a change reaches new threads without a
- * restart. A file that cannot be read or parsed at the start fails the start; later, it is reported
+ * restart, once two reads in a row find it. A file that cannot be read or parsed at the start fails the start; later, it is reported
  * and the table in force stays, so that a bad edit never drops the routes of a running fleet.
  */
 export class RouteFile {
@@ -22,6 +22,8 @@ export class RouteFile {
   private reading: Promise<void> = Promise.resolve();
   /** The text last refused, so that a bad file is reported once, not at every read. */
   private refused: string | undefined;
+  /** A changed text read once: it is used when the next read finds it again (see reload). */
+  private seen: string | undefined;
 
   private constructor(
     private readonly options: RouteFileOptions,
@@ -58,6 +60,11 @@ export class RouteFile {
     try {
       text = await readFile(this.options.path, 'utf8');
       if (text === this.text || text === this.refused) return;
+      // A file written in place is empty, then partial, for a moment, and an empty file is a valid
+      // table with no routes: a change is used only once two reads agree, one period apart.
+      const settled = text === this.seen;
+      this.seen = text;
+      if (!settled) return;
       const table = RouteTable.parse(text, this.options.path);
       this.text = text;
       this.table = table;
