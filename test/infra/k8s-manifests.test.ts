@@ -437,6 +437,35 @@ describe('infra/k8s/base/prometheus-rule.yaml', () => {
   });
 });
 
+describe('the Slack teams component (components/slack-teams)', () => {
+  it.each(OVERLAYS)(
+    "gives %s's ingress and workers the further teams' tokens as a folder of a Secret, and nothing else",
+    async (overlay) => {
+      const { objects: all } = await renderWithComponent(overlay, 'slack-teams');
+      expect(schemaFailures(all)).toEqual([]);
+      for (const name of ['tributary-ingress', 'tributary-worker']) {
+        const container = containerOf(all, name);
+        const dir = environment(all, container).get('SLACK_TEAM_TOKENS_DIR')!;
+        const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === dir);
+        expect(mount, name).toMatchObject({ name: 'slack-teams', readOnly: true });
+        const volume = named(all, 'Deployment', name).spec.template.spec.volumes.find(
+          (v: { name: string }) => v.name === 'slack-teams',
+        );
+        expect(volume.secret).toMatchObject({ secretName: 'tributary-slack-teams', defaultMode: 0o440 });
+      }
+      // No other container (the agents' own, the forwarder) mounts the tokens.
+      const mounting = tributaryDeployments(all).flatMap((deployment) =>
+        (deployment.spec.template.spec.containers as Container[])
+          .filter((container) =>
+            container.volumeMounts?.some((m: { name: string }) => m.name === 'slack-teams'),
+          )
+          .map((container) => container.name),
+      );
+      expect(mounting.sort()).toEqual(['ingress', 'worker']);
+    },
+  );
+});
+
 describe('a worker pool component (components/pool-example)', () => {
   it('is the current output of generate-pool.ts (run it after editing base/worker.yaml)', () => {
     expect(poolUpToDate('example')).toBe(true);

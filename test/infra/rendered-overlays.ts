@@ -61,7 +61,7 @@ export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
  */
 export async function renderWithComponent(
   overlay: Overlay,
-  component: AgentComponent | `pool-${string}`,
+  component: AgentComponent | `pool-${string}` | 'slack-teams',
 ): Promise<Rendered> {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-kustomize-'));
   try {

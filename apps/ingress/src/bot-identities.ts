@@ -1,5 +1,5 @@
 import { ConfigError, type PlatformConfig } from '@tributary/config';
-import type { PlatformClient } from '@tributary/platforms';
+import type { BotIdentity, PlatformClient } from '@tributary/platforms';
 import type { Logger } from 'pino';
 
 /** Who we are on a platform, as far as known: the id its mentions name, and the name people write. */
@@ -9,10 +9,15 @@ export interface BotSelf {
   name?: string;
 }
 
-export type BotIdentities = Partial<Record<'slack' | 'telegram' | 'discord', BotSelf>>;
+type BotPlatform = 'slack' | 'telegram' | 'discord';
+
+export type BotIdentities = Partial<Record<BotPlatform, BotSelf>> & {
+  /** Our bot in each Slack team answered with a token of its own (SLACK_TEAM_TOKENS_DIR), by team id. */
+  slackTeams?: ReadonlyMap<string, BotSelf>;
+};
 
 interface IdentityNeed {
-  platform: keyof BotIdentities;
+  platform: BotPlatform;
   /** The variable that names us, and the one whose token lets us ask. */
   variable: string;
   tokenVariable: string;
@@ -106,7 +111,45 @@ export async function discoverBotIdentities(
       identities[need.platform] = selfOf(need, configured, undefined);
     }
   }
-  return identities;
+  const slackTeams = await discoverSlackTeams(platforms, clients, logger);
+  return slackTeams === undefined ? identities : { ...identities, slackTeams };
+}
+
+/**
+ * Our bot in each team of SLACK_TEAM_TOKENS_DIR, asked with that team's token: each team has its own bot
+ * user, whose messages must be known as ours and whose mentions address us. A token that cannot tell, or
+ * belongs to another team than its file names, stops the start: that team's threads would otherwise
+ * answer themselves, or be answered in the wrong workspace.
+ */
+async function discoverSlackTeams(
+  platforms: PlatformConfig,
+  clients: ReadonlyMap<string, PlatformClient>,
+  logger: Logger,
+): Promise<ReadonlyMap<string, BotSelf> | undefined> {
+  const teams = platforms.slack?.signingSecret ? platforms.slack.teamTokens : undefined;
+  const client = clients.get('slack');
+  if (teams === undefined || client?.whoAmI === undefined) return undefined;
+  const found = new Map<string, BotSelf>();
+  for (const team of teams.keys()) {
+    let bot: BotIdentity;
+    try {
+      bot = await client.whoAmI(team);
+    } catch (error) {
+      throw new ConfigError(
+        'SLACK_TEAM_TOKENS_DIR',
+        `auth.test with the token of team ${team} failed (${(error as Error).message}); fix or remove its file`,
+      );
+    }
+    if (bot.workspaceId !== undefined && bot.workspaceId !== team) {
+      throw new ConfigError(
+        'SLACK_TEAM_TOKENS_DIR',
+        `the file ${team} holds a token of team ${bot.workspaceId}; name each file by its token's team`,
+      );
+    }
+    found.set(team, { id: bot.id, name: bot.name });
+    logger.info({ platform: 'slack', team, id: bot.id, name: bot.name }, 'bot identity in a further team');
+  }
+  return found;
 }
 
 /** On Telegram the id is the username, which is also the name people write. */

@@ -144,7 +144,7 @@ export class Intake {
     // Both fail open within their own time limit; side by side, they cost one wait, not two.
     const [, sender] = await Promise.all([
       this.deps.parents.record(message),
-      this.deps.names.resolve(thread, event.sender),
+      this.deps.names.resolve(thread, event.sender, event.workspaceId),
     ]);
     return this.enqueue(message, { ...event, sender, text: screened.text }, screened);
   }
@@ -163,7 +163,7 @@ export class Intake {
     if (screened.outcome !== 'admitted') return screened;
     if (screened.command) return { outcome: 'ignored', reason: 'edited-into-a-command', refusal: 'edit' };
     const { event, thread } = message;
-    const sender = await this.deps.names.resolve(thread, event.sender);
+    const sender = await this.deps.names.resolve(thread, event.sender, event.workspaceId);
     const edited = { ...event, sender, text: screened.text };
     const { editedAt: _mark, ...unmarked } = edited;
     const waiting = queuedArrival(unmarked, message.idempotencyKey);

@@ -40,18 +40,19 @@ export class SenderNames {
     this.options = { ...DEFAULTS, ...options };
   }
 
-  async resolve(thread: string, sender: Sender): Promise<Sender> {
+  /** `workspaceId`: the sender's workspace, whose token asks where it has its own (Slack teams). */
+  async resolve(thread: string, sender: Sender, workspaceId?: string): Promise<Sender> {
     // A name the event carried is the platform's own word; only a bare id is looked up.
     if (sender.name !== sender.id || sender.isBot) return sender;
     const platform = platformOfThread(thread);
     const client = this.clients.get(platform);
     if (client?.userNames === undefined) return sender;
-    const key = `${platform}:${sender.id}`;
+    const key = `${platform}:${workspaceId ?? ''}:${sender.id}`;
     const entry = this.cache.get(key);
     const names =
       entry !== undefined && entry.until > Date.now()
         ? entry.names
-        : await this.ask(key, client, platform, sender.id);
+        : await this.ask(key, client, platform, sender.id, workspaceId);
     return names === undefined ? sender : { ...sender, ...names };
   }
 
@@ -60,10 +61,11 @@ export class SenderNames {
     client: PlatformClient,
     platform: string,
     id: string,
+    workspaceId: string | undefined,
   ): Promise<UserNames | undefined> {
     let answer = this.asking.get(key);
     if (answer === undefined) {
-      answer = this.lookUp(client, platform, id).then((names) => {
+      answer = this.lookUp(client, platform, id, workspaceId).then((names) => {
         const ttl = names ? this.options.ttlMs : this.options.failureTtlMs;
         if (this.cache.size >= this.options.maxEntries) this.cache.clear();
         this.cache.set(key, { names, until: Date.now() + ttl });
@@ -75,9 +77,14 @@ export class SenderNames {
     return answer;
   }
 
-  private async lookUp(client: PlatformClient, platform: string, id: string): Promise<UserNames | undefined> {
+  private async lookUp(
+    client: PlatformClient,
+    platform: string,
+    id: string,
+    workspaceId: string | undefined,
+  ): Promise<UserNames | undefined> {
     try {
-      return await withinDeadline(client.userNames!(id), this.options.timeoutMs);
+      return await withinDeadline(client.userNames!(id, workspaceId), this.options.timeoutMs);
     } catch (error) {
       this.logger.warn(
         { err: error, platform, userId: id },

@@ -7,6 +7,7 @@ import {
   SlackCommandsAdapter,
   SlackInboundAdapter,
   SlackInteractivityAdapter,
+  type SlackSelf,
   TelegramInboundAdapter,
 } from '@tributary/platforms';
 import { type BotIdentities, type BotSelf, configuredIdentities } from './bot-identities.js';
@@ -20,6 +21,8 @@ export interface WebhookDefinition {
   adapter: InboundAdapter | undefined;
   /** Who we are on the platform: mentions of us are stripped or turned into our name. */
   self: BotSelf | undefined;
+  /** Who we are in a workspace answered with a token of its own, where that differs (Slack teams). */
+  selves?: ReadonlyMap<string, BotSelf>;
   /** Which variable turns the route on, for the 404 message. */
   secretVariable: string;
   /** What the platform posts there; `application/json` when not said. */
@@ -38,6 +41,7 @@ export function webhookDefinitions(
 ): WebhookDefinition[] {
   const { slack, telegram, discord, gateway } = platforms;
   const slackSelf = identities.slack?.id;
+  const slackTeams = slackTeamSelves(platforms, identities);
   const telegramSelf = identities.telegram?.id;
   const discordSelf = identities.discord?.id;
   return [
@@ -46,10 +50,12 @@ export function webhookDefinitions(
       platform: 'slack',
       secretVariable: 'SLACK_SIGNING_SECRET',
       self: identities.slack,
+      ...(identities.slackTeams ? { selves: identities.slackTeams } : {}),
       adapter: slack?.signingSecret
         ? new SlackInboundAdapter({
             signingSecret: slack.signingSecret,
             ...(slackSelf ? { selfUserId: slackSelf } : {}),
+            ...(slackTeams ? { teams: slackTeams } : {}),
           })
         : undefined,
     },
@@ -115,4 +121,19 @@ export function webhookDefinitions(
       adapter: gateway?.secret ? new GatewayInboundAdapter({ secret: gateway.secret }) : undefined,
     },
   ];
+}
+
+/** Each team of SLACK_TEAM_TOKENS_DIR with our bot there, as far as known: its keys name the team. */
+function slackTeamSelves(
+  platforms: PlatformConfig,
+  identities: BotIdentities,
+): ReadonlyMap<string, SlackSelf> | undefined {
+  const teams = platforms.slack?.teamTokens;
+  if (teams === undefined) return undefined;
+  return new Map(
+    [...teams.keys()].map((team) => {
+      const id = identities.slackTeams?.get(team)?.id;
+      return [team, id === undefined ? {} : { selfUserId: id }];
+    }),
+  );
 }

@@ -127,10 +127,12 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
       }
       case 'message':
       case 'edit': {
+        const workspace = inbound.message.event.workspaceId;
+        const self = (workspace === undefined ? undefined : options.selves?.get(workspace)) ?? options.self;
         const result =
           inbound.kind === 'edit'
-            ? await intake.edit(adapter, options.self, inbound.message)
-            : await intake.message(adapter, options.self, inbound.message);
+            ? await intake.edit(adapter, self, inbound.message)
+            : await intake.message(adapter, self, inbound.message);
         observer.outcome(platform, result.outcome);
         if (result.outcome === 'ignored' && result.refusal) observer.refusal(platform, result.refusal);
         return answer(reply, result);

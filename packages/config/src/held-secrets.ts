@@ -20,6 +20,7 @@ export function readHeldSecrets(env: Env, own: OwnSecrets): string[] {
   const values = [
     slack?.signingSecret,
     slack?.botToken,
+    ...(slack?.teamTokens?.values() ?? []),
     telegram?.secretToken,
     telegram?.botToken,
     discord?.forwarderSecret,

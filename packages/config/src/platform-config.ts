@@ -1,12 +1,18 @@
 import { DISCORD_API_URL, SLACK_API_URL, TELEGRAM_API_URL } from '@tributary/platforms/defaults';
 import { ConfigError } from './config-error.js';
 import { type Env, readChoice, readInteger, readOptional, readUrl } from './env-readers.js';
+import { readTeamTokens } from './team-tokens.js';
 
 export interface SlackConfig {
   /** Verifies deliveries; without it `/webhooks/slack` is off. */
   signingSecret: string | undefined;
-  /** Replies, reactions and thread parents; without it Slack threads are answered nowhere but the log. */
+  /**
+   * Replies, reactions and thread parents in the deployment's own team (every team without a token in
+   * `teamTokens`); without either, Slack threads are answered nowhere but the log.
+   */
   botToken: string | undefined;
+  /** SLACK_TEAM_TOKENS_DIR: each further team's bot token, by team id (docs/adr/0061). */
+  teamTokens: ReadonlyMap<string, string> | undefined;
   apiUrl: string;
   /** The file host attachments are downloaded from; undefined: Slack's own. */
   filesUrl: string | undefined;
@@ -93,6 +99,7 @@ export function loadPlatformConfig(env: Env): Readonly<PlatformConfig> {
       {
         signingSecret: readOptional(env, 'SLACK_SIGNING_SECRET'),
         botToken: readOptional(env, 'SLACK_BOT_TOKEN'),
+        teamTokens: readTeamTokens(env),
         apiUrl: readUrl(env, 'SLACK_API_URL', HTTP) ?? SLACK_API_URL,
         filesUrl: readUrl(env, 'SLACK_FILES_URL', HTTP),
         botUserId: readOptional(env, 'SLACK_BOT_USER_ID'),

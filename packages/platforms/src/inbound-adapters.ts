@@ -21,6 +21,7 @@ export { GatewayInboundAdapter, type GatewayInboundOptions } from './gateway/inb
 export { SlackCommandsAdapter } from './slack/commands.js';
 export { SlackInboundAdapter, type SlackInboundOptions } from './slack/inbound.js';
 export { SlackInteractivityAdapter } from './slack/interactivity.js';
+export type { SlackSelf } from './slack/message-event.js';
 export { SLACK_SIGNATURE_HEADER, SLACK_TIMESTAMP_HEADER, slackSignature } from './slack/signature.js';
 export type { SlackFormOptions } from './slack/signed-form.js';
 export {

@@ -15,6 +15,11 @@ export interface MessageRef {
   messageId: string;
   /** The delivery id a gateway answer must name (ArrivalEvent.replyRef), when it differs from the message id. */
   replyRef?: string;
+  /**
+   * The workspace the message is in (a Slack team id), when the platform names it: where a deployment
+   * serves several, it picks the token that answers (docs/adr/0061).
+   */
+  workspaceId?: string;
 }
 
 /** The answer's address of a queued message, read from the event the worker was handed. */
@@ -25,6 +30,7 @@ export function messageRefOf(event: ArrivalEvent): MessageRef {
     ...(event.threadId === undefined ? {} : { threadId: event.threadId }),
     messageId: event.eventId,
     ...(event.replyRef === undefined ? {} : { replyRef: event.replyRef }),
+    ...(event.workspaceId === undefined ? {} : { workspaceId: event.workspaceId }),
   };
 }
 

@@ -101,9 +101,10 @@ export interface PlatformClient {
   fetchThreadParent?(event: ArrivalEvent): Promise<ThreadParent | undefined>;
   /**
    * Downloads an attachment's file (`AttachmentSource.ref`) from the platform's own file host, with its
-   * credentials; throws FileFetchError (or PlatformApiError for a lookup the platform refused).
+   * credentials (those of `workspaceId`, the message's workspace, where it has its own); throws
+   * FileFetchError (or PlatformApiError for a lookup the platform refused).
    */
-  fetchFile?(ref: string, limits: DownloadLimits): Promise<FetchedFile>;
+  fetchFile?(ref: string, limits: DownloadLimits, workspaceId?: string): Promise<FetchedFile>;
   /**
    * Posts a permission request with a button per option (docs/adr/0056) and returns the message id; a
    * click comes back to ingress as an `approval`.
@@ -119,10 +120,13 @@ export interface PlatformClient {
   memberOf?(target: MessageRef, userId: string, groups: readonly string[]): Promise<string[]>;
   /** Tells one person something only they see, where the platform has such messages (Slack). */
   whisper?(target: MessageRef, userId: string, markdown: string): Promise<void>;
-  /** Who the bot token belongs to (Slack auth.test, Telegram getMe, Discord /users/@me). */
-  whoAmI?(): Promise<BotIdentity>;
-  /** A user's names, for events that name their sender by id alone (Slack users.info). */
-  userNames?(userId: string): Promise<UserNames>;
+  /**
+   * Who the bot token belongs to (Slack auth.test, Telegram getMe, Discord /users/@me); with a
+   * `workspaceId`, the token of that workspace.
+   */
+  whoAmI?(workspaceId?: string): Promise<BotIdentity>;
+  /** A user's names, for events that name their sender by id alone (Slack users.info), in their workspace. */
+  userNames?(userId: string, workspaceId?: string): Promise<UserNames>;
 }
 
 /** A command as a platform's command list shows it. */
@@ -137,6 +141,8 @@ export interface BotIdentity {
   id: string;
   /** How people write us: a mention in mid-sentence becomes `@<name>`. */
   name: string;
+  /** The workspace the token belongs to, where the platform says (Slack's team id). */
+  workspaceId?: string;
 }
 
 export interface UserNames {

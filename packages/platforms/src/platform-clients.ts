@@ -11,6 +11,8 @@ export interface PlatformCredentials {
   slack?:
     | {
         botToken?: string | undefined;
+        /** The bot token of each team answered with a token of its own, by team id (docs/adr/0061). */
+        teamTokens?: ReadonlyMap<string, string> | undefined;
         apiUrl: string;
         filesUrl?: string | undefined;
         replyMentions?: SlackMentions | undefined;
@@ -48,11 +50,12 @@ export function createPlatformClients(
   const { onCall, onPlainFallback, onStreamingRefused, pace } = hooks;
   const common = { ...(onCall ? { onCall } : {}), ...(pace ? { pace } : {}) };
   const { slack, telegram, discord, gateway } = credentials;
-  if (slack?.botToken) {
+  if (slack?.botToken || slack?.teamTokens?.size) {
     clients.set(
       'slack',
       new SlackClient({
-        token: slack.botToken,
+        token: slack.botToken ?? '',
+        ...(slack.teamTokens?.size ? { teamTokens: slack.teamTokens } : {}),
         baseUrl: slack.apiUrl,
         ...(slack.filesUrl ? { filesUrl: slack.filesUrl } : {}),
         ...(slack.replyMentions ? { mentions: slack.replyMentions } : {}),

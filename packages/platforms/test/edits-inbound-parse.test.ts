@@ -87,7 +87,13 @@ describe('Slack edits and deletes', () => {
       thread: `slack:C0CHAN:${TS}`,
       messageId: '1735723830.000300',
       idempotencyKey: 'slack:C0CHAN:1735723830.000300:delete',
-      ref: { platform: 'slack', channelId: 'C0CHAN', threadId: TS, messageId: '1735723830.000300' },
+      ref: {
+        platform: 'slack',
+        channelId: 'C0CHAN',
+        threadId: TS,
+        messageId: '1735723830.000300',
+        workspaceId: 'T0TEAM',
+      },
     });
   });
 });

@@ -33,7 +33,8 @@ describe('Slack parse', () => {
       thread: `slack:C0CHAN:${TS}`,
       idempotencyKey: `slack:C0CHAN:${TS}`,
       mentions: [],
-      ref: { platform: 'slack', channelId: 'C0CHAN', threadId: TS, messageId: TS },
+      // The answers' address names the team too: its token answers (docs/adr/0061).
+      ref: { platform: 'slack', channelId: 'C0CHAN', threadId: TS, messageId: TS, workspaceId: 'T0TEAM' },
       direct: false,
     });
   });
@@ -48,6 +49,7 @@ describe('Slack parse', () => {
       channelId: 'C0CHAN',
       threadId: TS,
       messageId: '1735723900.000300',
+      workspaceId: 'T0TEAM',
     });
   });
 

@@ -183,7 +183,8 @@ export class AttachmentContents {
       );
     }
     try {
-      const { bytes } = await client.fetchFile(ref, { maxBytes, timeoutMs, signal: stop });
+      const limits = { maxBytes, timeoutMs, signal: stop };
+      const { bytes } = await client.fetchFile(ref, limits, event.workspaceId);
       const content = await fileContent(plain, bytes, caps);
       if (content.kind === 'unsupported') {
         hold.release();

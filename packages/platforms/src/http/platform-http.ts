@@ -137,10 +137,14 @@ export interface TokenClientOptions extends PlatformClientOptions {
   token: string;
 }
 
-/** The API base and HTTP layer of a bot-token client: the token is a secret errors never show. */
+/**
+ * The API base and HTTP layer of a bot-token client: the token, and `otherTokens` (a client's tokens
+ * for other workspaces), are secrets errors never show.
+ */
 export function tokenClientHttp(
   options: TokenClientOptions,
   platform: Pick<PlatformHttpOptions, 'platform' | 'classify' | 'authHint'> & { defaultBaseUrl: string },
+  otherTokens: Iterable<string> = [],
 ): { baseUrl: string; http: PlatformHttp } {
   return {
     baseUrl: trimBaseUrl(options.baseUrl ?? platform.defaultBaseUrl),
@@ -148,7 +152,7 @@ export function tokenClientHttp(
       platform: platform.platform,
       classify: platform.classify,
       authHint: platform.authHint,
-      secrets: [options.token],
+      secrets: [options.token, ...otherTokens],
       retry: options.retry,
       onCall: options.onCall,
     }),

@@ -45,11 +45,19 @@ export interface SlackClientOptions extends TokenClientOptions {
    * (edits where it does not), `edits` always edits.
    */
   replyStreaming?: 'native' | 'edits';
-  /** Told once when the workspace refuses native streaming, with Slack's reason; edits are used after. */
+  /** Told once per workspace that refuses native streaming, with Slack's reason; edits are used after. */
   onStreamingRefused?: (reason: string) => void;
+  /**
+   * SLACK_TEAM_TOKENS_DIR: the bot token of each team (by team id) the deployment answers with a token
+   * of its own (docs/adr/0061); `token` answers every other team, and may be empty where there is none.
+   */
+  teamTokens?: ReadonlyMap<string, string>;
 }
 
-/** Slack Web API: messages by `ts`, threads by the root's `ts`. */
+/**
+ * Slack Web API: messages by `ts`, threads by the root's `ts`. Each call is made with the token of the
+ * workspace it concerns (MessageRef.workspaceId).
+ */
 export class SlackClient implements PlatformClient {
   readonly platform = 'slack';
   /** Slack accepts far longer texts but advises 4,000 characters per message for readability. */
@@ -57,17 +65,21 @@ export class SlackClient implements PlatformClient {
   private readonly http: PlatformHttp;
   private readonly baseUrl: string;
   readonly streaming: NativeStreaming | undefined;
-  /** Set once Slack refused a stream for a reason of the workspace's, not of one channel or moment. */
-  private streamingRefused = false;
+  /** Workspaces (by team id) where Slack refused a stream for a reason of the workspace's. */
+  private readonly streamingRefused = new Set<string>();
 
   constructor(private readonly options: SlackClientOptions) {
     this.streaming = options.replyStreaming === 'edits' ? undefined : this.nativeStreaming();
-    ({ baseUrl: this.baseUrl, http: this.http } = tokenClientHttp(options, {
-      platform: this.platform,
-      classify: classifySlackAnswer,
-      authHint: "check SLACK_BOT_TOKEN, the app's scopes and that it is in the channel",
-      defaultBaseUrl: SLACK_API_URL,
-    }));
+    ({ baseUrl: this.baseUrl, http: this.http } = tokenClientHttp(
+      options,
+      {
+        platform: this.platform,
+        classify: classifySlackAnswer,
+        authHint: "check SLACK_BOT_TOKEN, the app's scopes and that it is in the channel",
+        defaultBaseUrl: SLACK_API_URL,
+      },
+      options.teamTokens?.values(),
+    ));
   }
 
   render(markdown: string): string {
@@ -104,7 +116,7 @@ export class SlackClient implements PlatformClient {
   async settleApproval(target: MessageRef, messageId: string, markdown: string): Promise<void> {
     const text = this.render(markdown);
     await this.paced('chat.update', target, {});
-    await this.post('chat.update', {
+    await this.post(target, 'chat.update', {
       channel: target.channelId,
       ts: messageId,
       text,
@@ -114,7 +126,7 @@ export class SlackClient implements PlatformClient {
 
   /** chat.postEphemeral: shown to `userId` alone, in the thread. */
   async whisper(target: MessageRef, userId: string, markdown: string): Promise<void> {
-    await this.post('chat.postEphemeral', {
+    await this.post(target, 'chat.postEphemeral', {
       channel: target.channelId,
       user: userId,
       text: this.render(markdown),
@@ -137,7 +149,7 @@ export class SlackClient implements PlatformClient {
       ...extra,
     };
     await this.paced(method, target, options);
-    const answer = await this.post(method, args, options);
+    const answer = await this.post(target, method, args, options);
     return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
   }
 
@@ -152,6 +164,7 @@ export class SlackClient implements PlatformClient {
     // an empty list replaces them with the text.
     const update = () =>
       this.post(
+        target,
         'chat.update',
         { channel: target.channelId, ts: messageId, text: this.render(markdown), blocks: [] },
         options,
@@ -180,17 +193,19 @@ export class SlackClient implements PlatformClient {
     const markdownText = (markdown: string) => toSlackStreamMarkdown(markdown, this.options.mentions);
     return {
       start: async (target: MessageRef, recipient: StreamRecipient, markdown: string) => {
-        if (this.streamingRefused || recipient.workspaceId === undefined) return undefined;
+        const workspace = recipient.workspaceId;
+        if (workspace === undefined || this.streamingRefused.has(workspace)) return undefined;
         const method = 'chat.startStream';
         await this.paced(method, target, draft);
         try {
           const answer = await this.post(
+            target,
             method,
             {
               channel: target.channelId,
               thread_ts: target.threadId ?? target.messageId,
               recipient_user_id: recipient.userId,
-              recipient_team_id: recipient.workspaceId,
+              recipient_team_id: workspace,
               markdown_text: markdownText(markdown),
             },
             draft,
@@ -198,7 +213,7 @@ export class SlackClient implements PlatformClient {
           return requireId(this.platform, method, answer, objectField(answer.body, 'ts'));
         } catch (error) {
           if (!isWorkspaceRefusal(error)) throw error;
-          this.streamingRefused = true;
+          this.streamingRefused.add(workspace);
           this.options.onStreamingRefused?.(error.message);
           return undefined;
         }
@@ -206,13 +221,14 @@ export class SlackClient implements PlatformClient {
       append: async (target: MessageRef, messageId: string, markdown: string) => {
         await this.paced('chat.appendStream', target, draft);
         await this.post(
+          target,
           'chat.appendStream',
           { channel: target.channelId, ts: messageId, markdown_text: markdownText(markdown) },
           draft,
         );
       },
       stop: async (target: MessageRef, messageId: string) => {
-        await this.post('chat.stopStream', { channel: target.channelId, ts: messageId }, draft);
+        await this.post(target, 'chat.stopStream', { channel: target.channelId, ts: messageId }, draft);
       },
     };
   }
@@ -223,18 +239,18 @@ export class SlackClient implements PlatformClient {
   }
 
   async react(message: MessageRef, reaction: Reaction): Promise<void> {
-    await this.post('reactions.add', reactionBody(message, reaction));
+    await this.post(message, 'reactions.add', reactionBody(message, reaction));
   }
 
   async unreact(message: MessageRef, reaction: Reaction): Promise<void> {
-    await this.post('reactions.remove', reactionBody(message, reaction));
+    await this.post(message, 'reactions.remove', reactionBody(message, reaction));
   }
 
   async fetchThreadParent(event: ArrivalEvent): Promise<ThreadParent | undefined> {
     if (event.threadId === undefined) return undefined;
     let body: unknown;
     try {
-      ({ body } = await this.read('conversations.replies', {
+      ({ body } = await this.read(event, 'conversations.replies', {
         channel: event.channelId,
         ts: event.threadId,
         limit: '1',
@@ -256,30 +272,31 @@ export class SlackClient implements PlatformClient {
   }
 
   /** `url_private` needs the bot token (scope files:read) and is only fetched from Slack's file host. */
-  async fetchFile(ref: string, limits: DownloadLimits): Promise<FetchedFile> {
+  async fetchFile(ref: string, limits: DownloadLimits, workspaceId?: string): Promise<FetchedFile> {
     if (!URL.canParse(ref)) throw new FileFetchError('refused', 'the file has no URL');
     return guardedDownload({
       url: new URL(ref),
       allowedOrigins: [this.options.filesUrl ?? SLACK_FILES_URL],
       configuredOrigins: operatorChosen(this.options.filesUrl, [SLACK_FILES_URL]),
-      headers: this.auth(),
+      headers: this.auth('file', { workspaceId }),
       ...limits,
     });
   }
 
-  async whoAmI(): Promise<BotIdentity> {
-    const { body } = await this.post('auth.test', {});
+  async whoAmI(workspaceId?: string): Promise<BotIdentity> {
+    const { body } = await this.post({ workspaceId }, 'auth.test', {});
     const id = objectField(body, 'user_id');
     const name = objectField(body, 'user');
+    const team = objectField(body, 'team_id');
     if (typeof id !== 'string' || typeof name !== 'string') {
       throw new PlatformApiError(this.platform, 'auth.test', 200, 'the answer names no user_id');
     }
-    return { id, name };
+    return { id, name, ...(typeof team === 'string' ? { workspaceId: team } : {}) };
   }
 
   /** Needs the users:read scope. */
-  async userNames(userId: string): Promise<UserNames> {
-    const { body } = await this.read('users.info', { user: userId });
+  async userNames(userId: string, workspaceId?: string): Promise<UserNames> {
+    const { body } = await this.read({ workspaceId }, 'users.info', { user: userId });
     const user = objectField(body, 'user') as SlackUser | undefined;
     // `||`: Slack sends '' for names a user never set.
     const name = user?.name || userId;
@@ -288,10 +305,10 @@ export class SlackClient implements PlatformClient {
   }
 
   /** usergroups.users.list per group (scope usergroups:read); a group Slack does not know fails the check. */
-  async memberOf(_target: MessageRef, userId: string, groups: readonly string[]): Promise<string[]> {
+  async memberOf(target: MessageRef, userId: string, groups: readonly string[]): Promise<string[]> {
     const found: string[] = [];
     for (const group of groups) {
-      const { body } = await this.read('usergroups.users.list', { usergroup: group });
+      const { body } = await this.read(target, 'usergroups.users.list', { usergroup: group });
       const users = objectField(body, 'users');
       if (Array.isArray(users) && users.includes(userId)) found.push(group);
     }
@@ -305,30 +322,53 @@ export class SlackClient implements PlatformClient {
     return paced(this.options.pace, this.platform, method, limits, draft === true);
   }
 
-  private post(method: string, args: Record<string, unknown>, { draft }: WriteOptions = {}) {
+  private post(
+    where: InWorkspace,
+    method: string,
+    args: Record<string, unknown>,
+    { draft }: WriteOptions = {},
+  ) {
     return this.http.call({
       method,
       url: `${this.baseUrl}/${method}`,
-      headers: { ...this.auth(), 'content-type': 'application/json; charset=utf-8' },
+      headers: { ...this.auth(method, where), 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify(args),
       once: draft === true,
     });
   }
 
   /** Read methods take their arguments as a query: Slack does not accept JSON bodies for them. */
-  private read(method: string, args: Record<string, string>) {
+  private read(where: InWorkspace, method: string, args: Record<string, string>) {
     const query = new URLSearchParams(args);
     return this.http.call({
       method,
       verb: 'GET',
       url: `${this.baseUrl}/${method}?${query}`,
-      headers: this.auth(),
+      headers: this.auth(method, where),
     });
   }
 
-  private auth() {
-    return { authorization: `Bearer ${this.options.token}` };
+  /** The workspace's own token, else the deployment's; a workspace with neither is an error that says so. */
+  private auth(method: string, { workspaceId }: InWorkspace) {
+    const token =
+      (workspaceId === undefined ? undefined : this.options.teamTokens?.get(workspaceId)) ||
+      this.options.token;
+    if (!token) {
+      throw new PlatformApiError(
+        this.platform,
+        method,
+        0,
+        `no bot token answers team ${workspaceId ?? '(unnamed)'}: add one to SLACK_TEAM_TOKENS_DIR, or set SLACK_BOT_TOKEN`,
+        'no_team_token',
+      );
+    }
+    return { authorization: `Bearer ${token}` };
   }
+}
+
+/** What picks a call's token: the workspace it concerns, if any is named. */
+interface InWorkspace {
+  workspaceId?: string | undefined;
 }
 
 /**

@@ -24,13 +24,19 @@ export class SlackCommandsAdapter extends SlackFormAdapter {
       return ignored(`slack command /${name}${words.length > 0 ? ` ${words[0]}` : ''}`);
     }
     const channelId = field('channel_id');
+    const workspaceId = form.get('team_id') || undefined;
     return {
       kind: 'control',
       command,
       senderId: field('user_id'),
       // Slack gives a command's invocation no id of its own; its trigger is unique per invocation.
       idempotencyKey: `slack:${channelId}:command:${field('trigger_id')}`,
-      ref: { platform: 'slack', channelId, messageId: field('trigger_id') },
+      ref: {
+        platform: 'slack',
+        channelId,
+        messageId: field('trigger_id'),
+        ...(workspaceId === undefined ? {} : { workspaceId }),
+      },
       respond: (confirmation) => ({ response_type: 'ephemeral', text: toSlackMrkdwn(confirmation) }),
     };
   }

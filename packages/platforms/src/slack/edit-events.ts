@@ -2,14 +2,17 @@ import type { Inbound } from '../inbound.js';
 import { editInbound, ignored } from '../inbound-message.js';
 import type { JsonFields } from '../json-body.js';
 import { isoFromSlackTs } from '../platform-time.js';
-import { checkSlackTs, parseSlackEvent, type SlackSelf } from './message-event.js';
+import { checkSlackTs, parseSlackEvent, type SlackSelf, slackThreadKey } from './message-event.js';
 
-/** A `message` event of subtype `message_changed` or `message_deleted`; undefined for any other event. */
-export function parseSlackChange(event: JsonFields, self: SlackSelf): Inbound | undefined {
+/**
+ * A `message` event of subtype `message_changed` or `message_deleted`; undefined for any other event.
+ * `keyTeam`: the team its thread key names (slackThreadKey).
+ */
+export function parseSlackChange(event: JsonFields, self: SlackSelf, keyTeam?: string): Inbound | undefined {
   if (event.optionalString('type') !== 'message') return undefined;
   const subtype = event.optionalString('subtype');
-  if (subtype === 'message_changed') return parseSlackEdit(event, self);
-  if (subtype === 'message_deleted') return parseSlackDelete(event);
+  if (subtype === 'message_changed') return parseSlackEdit(event, self, keyTeam);
+  if (subtype === 'message_deleted') return parseSlackDelete(event, keyTeam);
   return undefined;
 }
 
@@ -19,7 +22,7 @@ export function parseSlackChange(event: JsonFields, self: SlackSelf): Inbound | 
  * message's own identity, the edit's identity. A change without `edited` is Slack's own (an unfurl, a
  * reply count): nobody edited anything.
  */
-function parseSlackEdit(event: JsonFields, self: SlackSelf): Inbound {
+function parseSlackEdit(event: JsonFields, self: SlackSelf, keyTeam: string | undefined): Inbound {
   const message = event.object('message');
   const edited = message.optionalObject('edited');
   if (edited === undefined) return ignored('slack message_changed without an edit');
@@ -32,6 +35,7 @@ function parseSlackEdit(event: JsonFields, self: SlackSelf): Inbound {
       channel_type: event.optionalString('channel_type'),
     }),
     self,
+    keyTeam,
   );
   if (parsed.kind !== 'message') return parsed;
   const { message: original } = parsed;
@@ -43,7 +47,7 @@ function parseSlackEdit(event: JsonFields, self: SlackSelf): Inbound {
 }
 
 /** A `message_deleted` event names the message by `deleted_ts`; `previous_message` tells its thread. */
-function parseSlackDelete(event: JsonFields): Inbound {
+function parseSlackDelete(event: JsonFields, keyTeam: string | undefined): Inbound {
   const channel = event.nonEmptyString('channel');
   const ts = event.string('deleted_ts');
   checkSlackTs(ts, event.field('deleted_ts'));
@@ -52,7 +56,7 @@ function parseSlackDelete(event: JsonFields): Inbound {
   const root = threadTs ?? ts;
   return {
     kind: 'delete',
-    thread: `slack:${channel}:${root}`,
+    thread: slackThreadKey(channel, root, keyTeam),
     messageId: ts,
     idempotencyKey: `slack:${channel}:${ts}:delete`,
     ref: { platform: 'slack', channelId: channel, threadId: root, messageId: ts },

@@ -23,6 +23,8 @@ export class SlackInteractivityAdapter extends SlackFormAdapter {
     const container = interaction.object('container');
     const user = interaction.object('user');
     const threadId = container.optionalString('thread_ts');
+    // `||`: an empty team id is as good as none.
+    const workspaceId = interaction.optionalObject('team')?.optionalString('id') || undefined;
     return {
       kind: 'approval',
       approvalId: button.id,
@@ -34,6 +36,7 @@ export class SlackInteractivityAdapter extends SlackFormAdapter {
         channelId: container.nonEmptyString('channel_id'),
         ...(threadId === undefined ? {} : { threadId }),
         messageId: container.nonEmptyString('message_ts'),
+        ...(workspaceId === undefined ? {} : { workspaceId }),
       },
       idempotencyKey: `slack:action:${action.nonEmptyString('action_ts')}`,
       privately: false,

@@ -21,10 +21,20 @@ const SLACK_TS = /^\d{1,12}\.\d{6}$/;
 const USER_MENTION = /<@([A-Z0-9]+)(?:\|[^>]*)?>/g;
 
 /**
- * A `message` or `app_mention` event. An @mention arrives as both, with different envelope event ids
- * but the same channel and ts, which is why (channel, ts) is the dedup identity.
+ * A thread's key: `slack:<channel>:<root ts>`, or `slack:<team>:<channel>:<root ts>` for a team answered
+ * with a token of its own (docs/adr/0061). The team is named only there, so that the keys of a deployment's
+ * own team, all it had before it served others, never change.
  */
-export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
+export function slackThreadKey(channel: string, root: string, team: string | undefined): string {
+  return team === undefined ? `slack:${channel}:${root}` : `slack:${team}:${channel}:${root}`;
+}
+
+/**
+ * A `message` or `app_mention` event. An @mention arrives as both, with different envelope event ids
+ * but the same channel and ts, which is why (channel, ts) is the dedup identity. `keyTeam`: the team
+ * its thread key names (slackThreadKey).
+ */
+export function parseSlackEvent(event: JsonFields, self: SlackSelf, keyTeam?: string): Inbound {
   const type = event.string('type');
   if (type !== 'message' && type !== 'app_mention') return ignored(`slack ${type} event`);
   const subtype = event.optionalString('subtype');
@@ -55,7 +65,7 @@ export function parseSlackEvent(event: JsonFields, self: SlackSelf): Inbound {
       text,
       attachments: slackFiles(event, ts),
     },
-    thread: `slack:${channel}:${root}`,
+    thread: slackThreadKey(channel, root, keyTeam),
     idempotencyKey: `slack:${channel}:${ts}`,
     mentions: [...text.slice(0, throughLast(text, '>')).matchAll(USER_MENTION)].map((match) => match[1]!),
     // Replies go to the thread root, so a reply to a top-level message starts its thread.

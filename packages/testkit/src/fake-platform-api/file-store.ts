@@ -23,7 +23,8 @@ export class FileStore {
 
   constructor(
     private readonly origin: () => string,
-    private readonly tokens: { slack: string; telegram: string },
+    /** Slack: any workspace's bot token. */
+    private readonly tokens: { slack: readonly string[]; telegram: string },
   ) {}
 
   add(file: SeededFile): FakeFile {
@@ -52,7 +53,7 @@ export class FileStore {
   serve(path: string, authorization: string | undefined): FileAnswer | undefined {
     const slack = SLACK.exec(path);
     if (slack) {
-      const authorized = authorization === `Bearer ${this.tokens.slack}`;
+      const authorized = this.tokens.slack.some((token) => authorization === `Bearer ${token}`);
       return authorized ? this.file('slack', slack[1]!) : { platform: 'slack', status: 401 };
     }
     const telegram = TELEGRAM.exec(path);

@@ -27,6 +27,8 @@ export interface FakePlatformHandler {
   /** The path as recorded: a token in it is replaced. */
   recordedPath(request: FakeRequest): string;
   authorized(request: FakeRequest): boolean;
+  /** Whose credentials an authorized request carries, where the platform tells accounts apart. */
+  account?(request: FakeRequest): string | undefined;
   unauthorized(): FakeAnswer;
   failure(failure: FakeFailure): FakeAnswer;
   handle(request: FakeRequest, method: string): FakeAnswer;

@@ -10,9 +10,11 @@ export type {
   FakePlatform,
   FakePlatformApi,
   FakePlatformApiOptions,
+  FakeSlackTeam,
   FakeTokens,
   SeededFile,
   SeededMessage,
   SeededUser,
   WaitForCallsOptions,
 } from './types.js';
+export { FAKE_SLACK_TEAM } from './types.js';

@@ -10,13 +10,14 @@ import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js'
 import { MessageStore } from './message-store.js';
 import { slackHandler } from './slack.js';
 import { telegramHandler } from './telegram.js';
-import type {
-  FakeBots,
-  FakeDirectory,
-  FakePlatform,
-  FakePlatformApi,
-  FakePlatformApiOptions,
-  FakeTokens,
+import {
+  FAKE_SLACK_TEAM,
+  type FakeBots,
+  type FakeDirectory,
+  type FakePlatform,
+  type FakePlatformApi,
+  type FakePlatformApiOptions,
+  type FakeTokens,
 } from './types.js';
 
 const DEFAULT_TOKENS: FakeTokens = {
@@ -53,7 +54,11 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
   const stores = { slack: new MessageStore(), discord: new MessageStore() };
   const bots = { ...DEFAULT_BOTS, ...options.bots };
   let origin = '';
-  const files = new FileStore(() => origin, tokens);
+  const slackTeams = options.slackTeams ?? [];
+  const files = new FileStore(() => origin, {
+    slack: [tokens.slack, ...slackTeams.map((team) => team.token)],
+    telegram: tokens.telegram,
+  });
   const directory: FakeDirectory = {
     slackUsers: new Map(),
     slackUserGroups: new Map(),
@@ -61,9 +66,8 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
   };
   const handlers: Record<FakePlatform, FakePlatformHandler> = {
     slack: slackHandler(
-      tokens.slack,
+      [{ id: FAKE_SLACK_TEAM, token: tokens.slack, bot: bots.slack }, ...slackTeams],
       stores.slack,
-      bots.slack,
       directory,
       options.slackChannelPostsPerMinute,
       options.slackNativeStreaming,
@@ -117,9 +121,11 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       const failure = failures.take(platform, method);
       answer = failure ? handler.failure(failure) : handler.handle(request, method);
     }
+    const account = handler.account?.(request);
     log.record({
       platform,
       method,
+      ...(account === undefined ? {} : { account }),
       path: handler.recordedPath(request),
       headers: recordedHeaders(req),
       body: request.payload,

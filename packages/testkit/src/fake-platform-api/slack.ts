@@ -1,17 +1,19 @@
 import type { FakeAnswer, FakePlatformHandler, FakeRequest } from './handler.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
-import type { FakeBots, FakeDirectory, FakeFailure, SeededUser } from './types.js';
+import type { FakeDirectory, FakeFailure, FakeSlackTeam, SeededUser } from './types.js';
 
 /** Slack's hard limit; longer texts are refused with `msg_too_long`. */
 const MAX_TEXT = 40_000;
 /** `markdown_text` of one streaming call. */
 const MAX_STREAM_TEXT = 12_000;
 
-/** Slack Web API at `/slack/api/<method>`: HTTP 200 with `ok: false` for errors, Bearer token auth. */
+/**
+ * Slack Web API at `/slack/api/<method>`: HTTP 200 with `ok: false` for errors, Bearer token auth. The
+ * first of `teams` is the default workspace and owns every channel no other one lists.
+ */
 export function slackHandler(
-  token: string,
+  teams: readonly [Omit<FakeSlackTeam, 'channels'>, ...FakeSlackTeam[]],
   store: MessageStore,
-  bot: FakeBots['slack'],
   directory: Pick<FakeDirectory, 'slackUsers' | 'slackUserGroups'>,
   channelPostsPerMinute?: number,
   nativeStreaming = false,
@@ -23,8 +25,16 @@ export function slackHandler(
     body: { ok: false, error },
   });
 
-  const methods: Record<string, (args: Record<string, unknown>) => FakeAnswer> = {
-    'chat.postMessage': (args) => {
+  const [home, ...others] = teams;
+  const teamOf = (request: FakeRequest) =>
+    teams.find((team) => request.headers.authorization === `Bearer ${team.token}`);
+  const ownerOf = (channel: string) => others.find((team) => team.channels.includes(channel)) ?? home;
+
+  const methods: Record<
+    string,
+    (args: Record<string, unknown>, bot: FakeSlackTeam['bot'], team: string) => FakeAnswer
+  > = {
+    'chat.postMessage': (args, bot) => {
       const channel = stringArg(args.channel);
       const text = stringArg(args.text);
       if (!channel) return fail('channel_not_found');
@@ -66,7 +76,7 @@ export function slackHandler(
     },
     // Slack's streaming methods, for a workspace that has them (`slackNativeStreaming`); without them
     // the answer is `unknown_method`, as Slack gives for a method a workspace cannot call.
-    'chat.startStream': (args) => {
+    'chat.startStream': (args, bot) => {
       if (!nativeStreaming) return fail('unknown_method');
       const channel = stringArg(args.channel);
       if (!channel) return fail('channel_not_found');
@@ -124,7 +134,7 @@ export function slackHandler(
     },
     'reactions.add': (args) => reaction(args, true),
     'reactions.remove': (args) => reaction(args, false),
-    'conversations.replies': (args) => {
+    'conversations.replies': (args, bot) => {
       const channel = stringArg(args.channel) ?? '';
       const ts = stringArg(args.ts) ?? '';
       const root = store.get(channel, ts);
@@ -134,9 +144,16 @@ export function slackHandler(
       const shown = messages.map((message) => slackMessage(message, bot.userId));
       return { status: 200, body: { ok: true, messages: shown, has_more: false } };
     },
-    'auth.test': () => ({
+    'auth.test': (_args, bot, team) => ({
       status: 200,
-      body: { ok: true, url: 'https://fake.slack.com/', team: 'Fake', user: bot.name, user_id: bot.userId },
+      body: {
+        ok: true,
+        url: 'https://fake.slack.com/',
+        team: 'Fake',
+        team_id: team,
+        user: bot.name,
+        user_id: bot.userId,
+      },
     }),
     'users.info': (args) => {
       const user = directory.slackUsers.get(stringArg(args.user) ?? '');
@@ -170,11 +187,18 @@ export function slackHandler(
     platform: 'slack',
     method: (request) => request.path.slice(1),
     recordedPath: (request) => request.path,
-    authorized: (request) => request.headers.authorization === `Bearer ${token}`,
+    authorized: (request) => teamOf(request) !== undefined,
+    account: (request) => teamOf(request)?.id,
     unauthorized: () => fail('invalid_auth'),
     failure: (failure) => slackFailure(failure),
-    handle: (request: FakeRequest, method) =>
-      methods[method]?.(request.payload ?? {}) ?? fail('unknown_method'),
+    handle: (request: FakeRequest, method) => {
+      const team = teamOf(request)!;
+      const args = request.payload ?? {};
+      // A workspace's token sees only its own channels.
+      const channel = stringArg(args.channel);
+      if (channel !== undefined && ownerOf(channel).id !== team.id) return fail('channel_not_found');
+      return methods[method]?.(args, team.bot, team.id) ?? fail('unknown_method');
+    },
   };
 }
 

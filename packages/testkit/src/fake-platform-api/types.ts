@@ -13,6 +13,8 @@ export interface FakeApiCall {
   headers: Record<string, string>;
   /** The parsed payload: the JSON body, the form fields, or the query of a GET; undefined when none. */
   body: unknown;
+  /** Whose credentials the call was made with, where a platform tells accounts apart (a Slack team id). */
+  account?: string;
   /** The status the fake answered. */
   status: number;
   /** The body the fake answered with (a posted message's id is here). */
@@ -108,6 +110,24 @@ export interface FakePlatformApiOptions {
   slackChannelPostsPerMinute?: number;
   /** A workspace with Slack's streaming methods (chat.startStream and its kin); without: `unknown_method`. */
   slackNativeStreaming?: boolean;
+  /**
+   * Further Slack workspaces, each with its own bot token, bot user and channels. The default workspace
+   * (`FAKE_SLACK_TEAM`, `tokens.slack`) owns every other channel; a call on a channel of another
+   * workspace than its token's answers `channel_not_found`, as Slack does.
+   */
+  slackTeams?: readonly FakeSlackTeam[];
+}
+
+/** The default Slack workspace's id. */
+export const FAKE_SLACK_TEAM = 'TFAKE';
+
+/** A Slack workspace the fake serves besides the default one. */
+export interface FakeSlackTeam {
+  id: string;
+  token: string;
+  bot: FakeBots['slack'];
+  /** The channels that are this workspace's. */
+  channels: readonly string[];
 }
 
 export interface FakeTokens {
