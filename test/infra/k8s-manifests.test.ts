@@ -439,11 +439,11 @@ describe('infra/k8s/base/prometheus-rule.yaml', () => {
 
 describe('the Slack teams component (components/slack-teams)', () => {
   it.each(OVERLAYS)(
-    "gives %s's ingress and workers the further teams' tokens as a folder of a Secret, and nothing else",
+    "gives %s's ingress and every pool's workers the further teams' tokens as a folder of a Secret, and nothing else",
     async (overlay) => {
-      const { objects: all } = await renderWithComponent(overlay, 'slack-teams');
+      const { objects: all } = await renderWithComponent(overlay, 'pool-example', 'slack-teams');
       expect(schemaFailures(all)).toEqual([]);
-      for (const name of ['tributary-ingress', 'tributary-worker']) {
+      for (const name of ['tributary-ingress', 'tributary-worker', 'tributary-worker-example']) {
         const container = containerOf(all, name);
         const dir = environment(all, container).get('SLACK_TEAM_TOKENS_DIR')!;
         const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === dir);
@@ -461,7 +461,7 @@ describe('the Slack teams component (components/slack-teams)', () => {
           )
           .map((container) => container.name),
       );
-      expect(mounting.sort()).toEqual(['ingress', 'worker']);
+      expect(mounting.sort()).toEqual(['ingress', 'worker', 'worker']);
     },
   );
 });

@@ -61,7 +61,7 @@ export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
  */
 export async function renderWithComponent(
   overlay: Overlay,
-  component: AgentComponent | `pool-${string}` | 'slack-teams',
+  ...components: (AgentComponent | `pool-${string}` | 'slack-teams')[]
 ): Promise<Rendered> {
   const dir = await mkdtemp(join(tmpdir(), 'tributary-kustomize-'));
   try {
@@ -74,7 +74,9 @@ export async function renderWithComponent(
     ) as { namespace: string };
     await writeFile(
       join(dir, 'kustomization.yaml'),
-      `namespace: ${namespace}\nresources:\n  - ${path(`overlays/${overlay}`)}\ncomponents:\n  - ${path(`components/${component}`)}\n`,
+      `namespace: ${namespace}\nresources:\n  - ${path(`overlays/${overlay}`)}\ncomponents:\n${components
+        .map((component) => `  - ${path(`components/${component}`)}\n`)
+        .join('')}`,
     );
     return await renderDir(dir);
   } finally {

@@ -33,7 +33,11 @@ const NEEDS: IdentityNeed[] = [
     variable: 'SLACK_BOT_USER_ID',
     tokenVariable: 'SLACK_BOT_TOKEN',
     call: 'auth.test',
-    of: ({ slack }) => ({ enabled: !!slack?.signingSecret, configured: slack?.botUserId }),
+    // With further teams' tokens alone, no team is answered as the deployment's own: nobody to ask.
+    of: ({ slack }) => ({
+      enabled: !!slack?.signingSecret && (slack.botToken !== undefined || slack.teamTokens === undefined),
+      configured: slack?.botUserId,
+    }),
   },
   {
     platform: 'telegram',
@@ -73,6 +77,8 @@ export async function discoverBotIdentities(
   logger: Logger,
 ): Promise<BotIdentities> {
   const identities: BotIdentities = {};
+  /** The team SLACK_BOT_TOKEN belongs to, as auth.test told. */
+  let slackHome: string | undefined;
   for (const need of NEEDS) {
     const { enabled, configured } = need.of(platforms);
     if (!enabled) continue;
@@ -96,6 +102,7 @@ export async function discoverBotIdentities(
         );
       }
       identities[need.platform] = selfOf(need, configured ?? found.id, found.name);
+      if (need.platform === 'slack') slackHome = found.workspaceId;
       logger.info({ platform: need.platform, ...identities[need.platform] }, 'bot identity');
     } catch (error) {
       if (configured === undefined) {
@@ -111,7 +118,7 @@ export async function discoverBotIdentities(
       identities[need.platform] = selfOf(need, configured, undefined);
     }
   }
-  const slackTeams = await discoverSlackTeams(platforms, clients, logger);
+  const slackTeams = await discoverSlackTeams(platforms, clients, logger, slackHome);
   return slackTeams === undefined ? identities : { ...identities, slackTeams };
 }
 
@@ -125,10 +132,18 @@ async function discoverSlackTeams(
   platforms: PlatformConfig,
   clients: ReadonlyMap<string, PlatformClient>,
   logger: Logger,
+  home: string | undefined,
 ): Promise<ReadonlyMap<string, BotSelf> | undefined> {
   const teams = platforms.slack?.signingSecret ? platforms.slack.teamTokens : undefined;
   const client = clients.get('slack');
   if (teams === undefined || client?.whoAmI === undefined) return undefined;
+  if (home !== undefined && teams.has(home)) {
+    // A file would re-key the threads the deployment's own team already has.
+    throw new ConfigError(
+      'SLACK_TEAM_TOKENS_DIR',
+      `${home} is the team of SLACK_BOT_TOKEN, which answers it already; remove its file`,
+    );
+  }
   const found = new Map<string, BotSelf>();
   for (const team of teams.keys()) {
     let bot: BotIdentity;

@@ -4,8 +4,8 @@ import { ConfigError } from './config-error.js';
 import { type Env, readOptional } from './env-readers.js';
 
 const VARIABLE = 'SLACK_TEAM_TOKENS_DIR';
-/** A workspace (`T…`) or, for an organisation-wide install, an Enterprise Grid org (`E…`). */
-const TEAM_ID = /^[TE][A-Z0-9]{2,20}$/;
+/** A workspace (`T…`), as events name it; an Enterprise Grid org-wide install (`E…`) is not supported. */
+const TEAM_ID = /^T[A-Z0-9]{2,20}$/;
 
 /**
  * SLACK_TEAM_TOKENS_DIR: a folder (a Kubernetes Secret mounted as a volume) with one file per Slack team
@@ -24,15 +24,11 @@ export function readTeamTokens(env: Env): ReadonlyMap<string, string> | undefine
   }
   const tokens = new Map<string, string>();
   for (const name of names.sort()) {
-    const path = join(dir, name);
-    if (!statSync(path).isFile()) continue;
+    const token = readToken(join(dir, name), name);
+    if (token === undefined) continue;
     if (!TEAM_ID.test(name)) {
-      throw new ConfigError(
-        VARIABLE,
-        `${name} is not a Slack team id (T… or E…); name each file by its team`,
-      );
+      throw new ConfigError(VARIABLE, `${name} is not a Slack team id (T…); name each file by its team`);
     }
-    const token = readFileSync(path, 'utf8').trim();
     if (token === '' || /\s/.test(token)) {
       throw new ConfigError(VARIABLE, `${name} must hold that team's bot token (xoxb-…) and nothing else`);
     }
@@ -40,4 +36,13 @@ export function readTeamTokens(env: Env): ReadonlyMap<string, string> | undefine
   }
   if (tokens.size === 0) throw new ConfigError(VARIABLE, `${dir} holds no team's token; unset it or add one`);
   return tokens;
+}
+
+/** A file's content, trimmed; undefined for what is not a file (a folder of the volume's own). */
+function readToken(path: string, name: string): string | undefined {
+  try {
+    return statSync(path).isFile() ? readFileSync(path, 'utf8').trim() : undefined;
+  } catch (error) {
+    throw new ConfigError(VARIABLE, `cannot read ${name}: ${(error as Error).message}`);
+  }
 }

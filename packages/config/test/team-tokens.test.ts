@@ -30,11 +30,11 @@ const load = (dir: string) =>
 
 describe('SLACK_TEAM_TOKENS_DIR', () => {
   it("reads one token per team from a mounted Secret, skipping the volume's own entries", () => {
-    const dir = mountedSecret({ T0SECOND: 'xoxb-second\n', E0ORG: 'xoxb-org' });
+    const dir = mountedSecret({ T0SECOND: 'xoxb-second\n', T0THIRD: 'xoxb-third' });
     expect(load(dir).slack?.teamTokens).toEqual(
       new Map([
-        ['E0ORG', 'xoxb-org'],
         ['T0SECOND', 'xoxb-second'],
+        ['T0THIRD', 'xoxb-third'],
       ]),
     );
   });
@@ -48,12 +48,20 @@ describe('SLACK_TEAM_TOKENS_DIR', () => {
 
   it.each([
     ['a file not named by a team', { 'second-team': 'xoxb-x' }, /second-team is not a Slack team id/],
+    // Events name the workspace (T…), never the org an org-wide install belongs to.
+    ['an Enterprise Grid org', { E0ORG: 'xoxb-org' }, /E0ORG is not a Slack team id/],
     ['a file without a token', { T0SECOND: '\n' }, /T0SECOND must hold that team's bot token/],
     ['a folder without any team', {}, /holds no team's token/],
   ])('stops the start on %s, naming it', (_label, files, problem) => {
     const dir = mountedSecret(files);
     expect(() => load(dir)).toThrow(ConfigError);
     expect(() => load(dir)).toThrow(problem);
+  });
+
+  it('stops the start on a link to nothing, naming it', () => {
+    const dir = mountedSecret({ T0SECOND: 'xoxb-second' });
+    symlinkSync(join(dir, 'gone'), join(dir, 'T0GONE'));
+    expect(() => load(dir)).toThrow(/SLACK_TEAM_TOKENS_DIR: cannot read T0GONE/);
   });
 
   it('stops the start on a folder that cannot be read', () => {

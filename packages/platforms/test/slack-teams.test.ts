@@ -117,19 +117,24 @@ describe('one Slack client answering several teams', () => {
   });
 
   it("asks who we are, people's names and file bytes with the team's token", async () => {
+    fake.seedSlackUser({ id: 'U2ALICE', name: 'alice', displayName: 'Alice' });
+    const file = fake.seedFile({ name: 'a.txt', bytes: Buffer.from('second'), contentType: 'text/plain' });
+    const before = fake.calls().length;
     expect(await slack.whoAmI!(SECOND.id)).toEqual({
       id: SECOND.bot.userId,
       name: SECOND.bot.name,
       workspaceId: SECOND.id,
     });
-    expect(await slack.whoAmI!()).toMatchObject({ id: fake.bots.slack.userId, workspaceId: FAKE_SLACK_TEAM });
-    fake.seedSlackUser({ id: 'U2ALICE', name: 'alice', displayName: 'Alice' });
     expect(await slack.userNames!('U2ALICE', SECOND.id)).toEqual({ name: 'alice', displayName: 'Alice' });
-    const file = fake.seedFile({ name: 'a.txt', bytes: Buffer.from('second'), contentType: 'text/plain' });
-    const before = fake.calls().length;
     const fetched = await slack.fetchFile!(file.slackUrl, { maxBytes: 1024, timeoutMs: 5_000 }, SECOND.id);
     expect(fetched.bytes.toString()).toBe('second');
-    expect(fake.calls().slice(before)).toHaveLength(1);
+    expect(await slack.whoAmI!()).toMatchObject({ id: fake.bots.slack.userId, workspaceId: FAKE_SLACK_TEAM });
+    expect(fake.calls().slice(before).map((call) => [call.method, call.account])).toEqual([
+      ['auth.test', SECOND.id],
+      ['users.info', SECOND.id],
+      ['file', SECOND.id],
+      ['auth.test', FAKE_SLACK_TEAM],
+    ]);
   });
 
   it('says which token is missing when a team has none and there is no default token, never sending', async () => {

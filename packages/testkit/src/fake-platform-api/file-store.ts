@@ -5,7 +5,8 @@ interface StoredFile extends SeededFile {
 }
 
 /** What a file route answers: the bytes, or a platform-shaped refusal. */
-export type FileAnswer = { platform: FakePlatform } & (
+/** `account`: the Slack team whose token fetched it. */
+export type FileAnswer = { platform: FakePlatform; account?: string } & (
   | { status: 200; bytes: Buffer; contentType: string }
   | { status: 401 | 404; bytes?: undefined }
 );
@@ -23,8 +24,8 @@ export class FileStore {
 
   constructor(
     private readonly origin: () => string,
-    /** Slack: any workspace's bot token. */
-    private readonly tokens: { slack: readonly string[]; telegram: string },
+    /** Slack: each workspace's bot token, by team id; any of them fetches a file. */
+    private readonly tokens: { slack: ReadonlyMap<string, string>; telegram: string },
   ) {}
 
   add(file: SeededFile): FakeFile {
@@ -53,8 +54,10 @@ export class FileStore {
   serve(path: string, authorization: string | undefined): FileAnswer | undefined {
     const slack = SLACK.exec(path);
     if (slack) {
-      const authorized = this.tokens.slack.some((token) => authorization === `Bearer ${token}`);
-      return authorized ? this.file('slack', slack[1]!) : { platform: 'slack', status: 401 };
+      const team = [...this.tokens.slack].find(([, token]) => authorization === `Bearer ${token}`)?.[0];
+      return team === undefined
+        ? { platform: 'slack', status: 401 }
+        : { ...this.file('slack', slack[1]!), account: team };
     }
     const telegram = TELEGRAM.exec(path);
     if (telegram) {

@@ -56,7 +56,10 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
   let origin = '';
   const slackTeams = options.slackTeams ?? [];
   const files = new FileStore(() => origin, {
-    slack: [tokens.slack, ...slackTeams.map((team) => team.token)],
+    slack: new Map([
+      [FAKE_SLACK_TEAM, tokens.slack],
+      ...slackTeams.map((team) => [team.id, team.token] as const),
+    ]),
     telegram: tokens.telegram,
   });
   const directory: FakeDirectory = {
@@ -91,6 +94,7 @@ export async function startFakePlatformApi(options: FakePlatformApiOptions = {})
       log.record({
         platform: file.platform,
         method: 'file',
+        ...(file.account === undefined ? {} : { account: file.account }),
         path: url.pathname.replace(/\/bot[^/]+\//, '/bot<token>/'),
         headers: recordedHeaders(req),
         body: undefined,
