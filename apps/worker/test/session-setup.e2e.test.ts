@@ -1,3 +1,4 @@
+import { Store } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { message, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
@@ -36,5 +37,29 @@ describe('session setup from AGENT_MCP_SERVERS and AGENT_SESSION_MODE', () => {
     const sent = /^mcpServers (.*)$/m.exec(reply)?.[1];
     expect(JSON.parse(sent ?? 'null')).toEqual(mcpServers);
     expect(h.logs.some((l) => l.msg === 'session mode set' && l.modeId === 'code')).toBe(true);
+  });
+
+  it("puts a routed thread's sessions in its route's mode, and others in the environment's", async () => {
+    h = await startHarness(
+      { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS', AGENT_SESSION_MODE: 'code' },
+      {},
+      { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"modes": ["ask", "code"]}' } },
+    );
+    // As ingress records the route of a thread's first message (docs/adr/0058).
+    const store = Store.open({
+      url: h.redisUrl,
+      connection: { kind: 'patient' },
+      queue: { prefix: h.prefix },
+    });
+    await store.routes.note('careful', JSON.stringify({ route: 'careful', profile: { sessionMode: 'ask' } }));
+    await store.close();
+    for (const thread of ['careful', 'plain']) {
+      await h.send(thread, message('which mode?\n@agent {"reportSession": true}'));
+    }
+    await waitFor(() => replies(h!, 'careful').length === 1 && replies(h!, 'plain').length === 1, {
+      what: 'both replies',
+    });
+    expect(replies(h, 'careful')[0]!.text).toContain('mode ask');
+    expect(replies(h, 'plain')[0]!.text).toContain('mode code');
   });
 });

@@ -27,6 +27,8 @@ export interface WorkerHarness {
   /** Stops the worker (threads handed back, agent killed) and starts a new one on the same Redis and agent state. */
   restartWorker(): Promise<void>;
   redis: Redis;
+  /** Where `redis` connects, for a store of the test's own. */
+  redisUrl: string;
   prefix: string;
   sent: OutboundMessage[];
   signals: TurnSignal[];
@@ -118,6 +120,7 @@ export async function startHarness(
       harness.worker = await start();
     },
     redis,
+    redisUrl: server.url,
     prefix,
     sent,
     signals,

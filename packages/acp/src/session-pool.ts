@@ -80,6 +80,8 @@ export interface SessionPoolOptions extends SessionRouterOptions {
    * agent offers it; a mode it does not offer is logged and the session kept as opened. Unset: none.
    */
   sessionMode?: string;
+  /** A thread's own mode (its route's, docs/adr/0058), over `sessionMode`; undefined: `sessionMode`. */
+  sessionModeOf?: (threadKey: string) => string | undefined;
   clientInfo?: Implementation;
   /** Told of each agent process group the pool starts and of its end. */
   watcher?: ProcessWatcher;
@@ -475,7 +477,7 @@ export class SessionPool {
     try {
       const { modes, ...rest } = await opener(agent, cwd);
       opened = rest;
-      const modeId = this.#options.sessionMode;
+      const modeId = this.#options.sessionModeOf?.(threadKey) ?? this.#options.sessionMode;
       if (modeId !== undefined) {
         await applyConfiguredMode(
           { agent, threadKey, sessionId: opened.sessionId, modes, modeId },

@@ -69,6 +69,19 @@ describe('a route table', () => {
     expect(table.budgets()).toEqual(new Map([['acme-rest', 2_000_000]]));
   });
 
+  it("carries a profile's session mode to its threads' record", () => {
+    const moded = RouteTable.parse(
+      'profiles:\n  planning: {sessionMode: plan}\nroutes:\n  - {name: plans, platform: slack, profile: planning}\n',
+      'routes.yaml',
+    );
+    const route = moded.resolve({ platform: 'slack', channelId: 'C1' });
+    expect(route.profile).toEqual({ sessionMode: 'plan' });
+    expect(readThreadRoute(JSON.stringify(route))).toEqual(route);
+    expect(() => RouteTable.parse('profiles:\n  p: {sessionMode: ""}\n', 'routes.yaml')).toThrow(
+      /routes.yaml:2:.*sessionMode must be a non-empty string/,
+    );
+  });
+
   it('is empty for an empty file: every thread takes the default route', () => {
     expect(RouteTable.parse('', 'empty.yaml').resolve({ platform: 'slack', channelId: 'C1' })).toBe(
       DEFAULT_ROUTE,

@@ -47,6 +47,8 @@ export async function startAgentPool(
     ask: PermissionAsker;
     /** A thread's own permission rules, from its route (docs/adr/0058). */
     permissionsFor: (thread: string) => PermissionRules;
+    /** A thread's own session mode, from its route, where it sets one. */
+    sessionModeOf: (thread: string) => string | undefined;
   },
 ): Promise<WorkerAgents> {
   const { logger } = options;

@@ -54,6 +54,11 @@ export class ThreadProfiles {
     this.routes.delete(thread);
   }
 
+  /** The session mode of a thread's route, where it sets one (a session opened in its turn takes it). */
+  sessionMode(thread: string): string | undefined {
+    return this.routes.get(thread)?.profile.sessionMode;
+  }
+
   /**
    * The permission rules of a thread's turn: a profile that sets a policy or rules replaces the
    * environment's whole, so that its stance is what the route file says and no rule of the

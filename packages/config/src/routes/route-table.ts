@@ -18,6 +18,8 @@ export interface RouteProfile {
   allowedUsers?: readonly string[];
   /** The worker pool that serves the threads (WORKER_POOL of its workers); unset: the default pool. */
   pool?: string;
+  /** The ACP session mode each of its threads' sessions is put in, as AGENT_SESSION_MODE; unset: that. */
+  sessionMode?: string;
 }
 
 /** Where a message comes from, as a route matches it. */
@@ -247,6 +249,7 @@ class RouteReader {
       'approvers',
       'allowedUsers',
       'pool',
+      'sessionMode',
     ]);
     const profile: {
       permissionPolicy?: PermissionPolicy;
@@ -254,6 +257,7 @@ class RouteReader {
       approvers?: string[];
       allowedUsers?: string[];
       pool?: string;
+      sessionMode?: string;
     } = {};
     const pool = fields.get('pool', true) as Node | undefined;
     if (pool !== undefined) {
@@ -263,6 +267,8 @@ class RouteReader {
       }
       profile.pool = name;
     }
+    const mode = fields.get('sessionMode', true) as Node | undefined;
+    if (mode !== undefined) profile.sessionMode = this.string(mode, 'sessionMode');
     const policy = fields.get('permissionPolicy', true) as Node | undefined;
     if (policy !== undefined) profile.permissionPolicy = this.policy(policy, 'permissionPolicy');
     const rules = fields.get('permissionRules', true) as Node | undefined;
