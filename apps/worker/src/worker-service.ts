@@ -186,6 +186,7 @@ async function startOn(
       ask: async (request, thread) => (approvals ? approvals.ask(request, thread) : { outcome: 'cancelled' }),
       permissionsFor: (thread) => profiles.permissions(thread),
       sessionModeOf: (thread) => profiles.sessionMode(thread),
+      mcpServersOf: (thread) => profiles.mcpServers(thread),
     },
   );
   started.undoWith(() => agents.pool.close());

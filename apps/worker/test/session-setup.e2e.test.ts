@@ -39,9 +39,13 @@ describe('session setup from AGENT_MCP_SERVERS and AGENT_SESSION_MODE', () => {
     expect(h.logs.some((l) => l.msg === 'session mode set' && l.modeId === 'code')).toBe(true);
   });
 
-  it("puts a routed thread's sessions in its route's mode, and others in the environment's", async () => {
+  it("sets up a routed thread's sessions as its route says, and others as the environment does", async () => {
     h = await startHarness(
-      { AGENT_ENV: 'TRIBUTARY_AGENT_CAPS', AGENT_SESSION_MODE: 'code' },
+      {
+        AGENT_ENV: 'TRIBUTARY_AGENT_CAPS',
+        AGENT_SESSION_MODE: 'code',
+        AGENT_MCP_SERVERS: JSON.stringify(mcpServers),
+      },
       {},
       { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"modes": ["ask", "code"]}' } },
     );
@@ -51,7 +55,11 @@ describe('session setup from AGENT_MCP_SERVERS and AGENT_SESSION_MODE', () => {
       connection: { kind: 'patient' },
       queue: { prefix: h.prefix },
     });
-    await store.routes.note('careful', JSON.stringify({ route: 'careful', profile: { sessionMode: 'ask' } }));
+    const routeServers = [{ name: 'tickets', command: '/usr/bin/mcp-tickets', args: [], env: [] }];
+    await store.routes.note(
+      'careful',
+      JSON.stringify({ route: 'careful', profile: { sessionMode: 'ask', mcpServers: routeServers } }),
+    );
     await store.close();
     for (const thread of ['careful', 'plain']) {
       await h.send(thread, message('which mode?\n@agent {"reportSession": true}'));
@@ -59,7 +67,15 @@ describe('session setup from AGENT_MCP_SERVERS and AGENT_SESSION_MODE', () => {
     await waitFor(() => replies(h!, 'careful').length === 1 && replies(h!, 'plain').length === 1, {
       what: 'both replies',
     });
-    expect(replies(h, 'careful')[0]!.text).toContain('mode ask');
-    expect(replies(h, 'plain')[0]!.text).toContain('mode code');
+    const setup = (thread: string) => {
+      const text = replies(h!, thread)[0]!.text;
+      return {
+        mode: /mode (\w+)/.exec(text)?.[1],
+        servers: JSON.parse(/^mcpServers (.*)$/m.exec(text)![1]!),
+      };
+    };
+    // The route's servers replace the environment's whole.
+    expect(setup('careful')).toEqual({ mode: 'ask', servers: routeServers });
+    expect(setup('plain')).toEqual({ mode: 'code', servers: mcpServers });
   });
 });

@@ -202,19 +202,33 @@ export class AgentProcess {
     return this.#launched.memory();
   }
 
-  /** session/new, with the agent's whole answer (its modes, for one). */
-  openNewSession(cwd: string): Promise<{ sessionId: string } & SessionSetup> {
-    return this.#call('session/new', (agent) => agent.newSession(cwd, this.#mcpServers));
+  /**
+   * session/new, with the agent's whole answer (its modes, for one). `mcpServers`: the session's own
+   * (its thread's route's), over the process's.
+   */
+  openNewSession(
+    cwd: string,
+    mcpServers: readonly McpServer[] = this.#mcpServers,
+  ): Promise<{ sessionId: string } & SessionSetup> {
+    return this.#call('session/new', (agent) => agent.newSession(cwd, mcpServers));
   }
 
   /** Reopens a stored session with its history replayed: session/load (v1), session/resume from the start (v2). */
-  loadSession(sessionId: string, cwd: string): Promise<SessionSetup> {
-    return this.#call('session/load', (agent) => agent.loadSession(sessionId, cwd, this.#mcpServers));
+  loadSession(
+    sessionId: string,
+    cwd: string,
+    mcpServers: readonly McpServer[] = this.#mcpServers,
+  ): Promise<SessionSetup> {
+    return this.#call('session/load', (agent) => agent.loadSession(sessionId, cwd, mcpServers));
   }
 
   /** session/resume; the answer tells the session's modes, when the agent offers any. */
-  resumeSession(sessionId: string, cwd: string): Promise<SessionSetup> {
-    return this.#call('session/resume', (agent) => agent.resumeSession(sessionId, cwd, this.#mcpServers));
+  resumeSession(
+    sessionId: string,
+    cwd: string,
+    mcpServers: readonly McpServer[] = this.#mcpServers,
+  ): Promise<SessionSetup> {
+    return this.#call('session/resume', (agent) => agent.resumeSession(sessionId, cwd, mcpServers));
   }
 
   setSessionMode(sessionId: string, modeId: string): Promise<void> {

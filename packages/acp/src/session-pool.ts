@@ -1,4 +1,4 @@
-import type { ContentBlock, Cost, Implementation } from '@agentclientprotocol/sdk';
+import type { ContentBlock, Cost, Implementation, McpServer } from '@agentclientprotocol/sdk';
 import { type LogSink, silentLogger } from '@tributary/observability';
 import { agentDefaults } from './agent-defaults.js';
 import type { AgentInfo } from './agent-info.js';
@@ -82,13 +82,20 @@ export interface SessionPoolOptions extends SessionRouterOptions {
   sessionMode?: string;
   /** A thread's own mode (its route's, docs/adr/0058), over `sessionMode`; undefined: `sessionMode`. */
   sessionModeOf?: (threadKey: string) => string | undefined;
+  /** A thread's own MCP servers (its route's), replacing the agent's whole; undefined: the agent's. */
+  mcpServersOf?: (threadKey: string) => readonly McpServer[] | undefined;
   clientInfo?: Implementation;
   /** Told of each agent process group the pool starts and of its end. */
   watcher?: ProcessWatcher;
   logger?: LogSink;
 }
 
-type SessionOpener = (agent: AgentProcess, cwd: string) => Promise<OpenedSession & SessionSetup>;
+/** Opens a session on `agent`, with the thread's own MCP servers where its route sets them. */
+type SessionOpener = (
+  agent: AgentProcess,
+  cwd: string,
+  mcpServers: readonly McpServer[] | undefined,
+) => Promise<OpenedSession & SessionSetup>;
 
 /** Rooms when the pool has none: every process and session in one directory. */
 function sharedRooms(cwd: string): AgentRooms {
@@ -130,8 +137,8 @@ export class SessionPool {
   readonly #maxSessions: number;
   /** A process being started to answer agentInfo() before any had started; it becomes a spare. */
   #probe: Promise<AgentInfo> | undefined;
-  readonly #newSession: SessionOpener = async (agent, cwd) => {
-    const { sessionId, modes } = await agent.openNewSession(cwd);
+  readonly #newSession: SessionOpener = async (agent, cwd, mcpServers) => {
+    const { sessionId, modes } = await agent.openNewSession(cwd, mcpServers);
     return { sessionId, modes, path: 'new' };
   };
 
@@ -301,18 +308,18 @@ export class SessionPool {
   async loadOrResume(threadKey: string, sessionId: string): Promise<OpenedSession> {
     const live = this.#sessions.get(threadKey);
     if (live && live.sessionId !== sessionId) await this.release(threadKey);
-    const { session, path } = await this.#open(threadKey, async (agent, cwd) => {
+    const { session, path } = await this.#open(threadKey, async (agent, cwd, mcpServers) => {
       const { supports } = agent.info;
       const resumed =
         supports.resume &&
-        (await this.#attempt(threadKey, 'resume', () => agent.resumeSession(sessionId, cwd)));
+        (await this.#attempt(threadKey, 'resume', () => agent.resumeSession(sessionId, cwd, mcpServers)));
       if (resumed) return { sessionId, path: 'resumed', modes: resumed.modes };
       // The load's replay arrives before the session is attached to the thread, so #route drops it.
       const loaded =
         supports.loadSession &&
-        (await this.#attempt(threadKey, 'load', () => agent.loadSession(sessionId, cwd)));
+        (await this.#attempt(threadKey, 'load', () => agent.loadSession(sessionId, cwd, mcpServers)));
       if (loaded) return { sessionId, path: 'loaded', modes: loaded.modes };
-      return this.#newSession(agent, cwd);
+      return this.#newSession(agent, cwd, mcpServers);
     });
     return { sessionId: session.sessionId, path };
   }
@@ -475,7 +482,7 @@ export class SessionPool {
     }
     let opened: OpenedSession;
     try {
-      const { modes, ...rest } = await opener(agent, cwd);
+      const { modes, ...rest } = await opener(agent, cwd, this.#options.mcpServersOf?.(threadKey));
       opened = rest;
       const modeId = this.#options.sessionModeOf?.(threadKey) ?? this.#options.sessionMode;
       if (modeId !== undefined) {

@@ -171,19 +171,38 @@ function readMcpServers(env: Env): readonly McpServer[] {
     throw new ConfigError(name, `must be a JSON array of MCP servers (${(error as Error).message})`);
   }
   if (!Array.isArray(value)) throw new ConfigError(name, 'must be a JSON array of MCP servers');
-  const servers = value.map((item, index) => readMcpServer(name, item, index));
+  try {
+    return parseMcpServers(value);
+  } catch (error) {
+    if (error instanceof McpServersError) throw new ConfigError(name, error.message);
+    throw error;
+  }
+}
+
+/** A list of MCP servers that is not one; the message names the server and the field. */
+export class McpServersError extends Error {
+  override name = 'McpServersError';
+}
+
+/**
+ * ACP `McpServer`s from a parsed list (AGENT_MCP_SERVERS's JSON, a route profile's YAML), checked as
+ * the agent would need them; throws McpServersError naming the first problem.
+ */
+export function parseMcpServers(value: unknown): readonly McpServer[] {
+  if (!Array.isArray(value)) throw new McpServersError('must be a list of MCP servers');
+  const servers = value.map((item, index) => readMcpServer(item, index));
   const names = new Set<string>();
   for (const server of servers) {
-    if (names.has(server.name)) throw new ConfigError(name, `server name "${server.name}" is given twice`);
+    if (names.has(server.name)) throw new McpServersError(`server name "${server.name}" is given twice`);
     names.add(server.name);
   }
   return Object.freeze(servers);
 }
 
-function readMcpServer(variable: string, item: unknown, index: number): McpServer {
+function readMcpServer(item: unknown, index: number): McpServer {
   const at = `server ${index}`;
   const fail = (message: string): never => {
-    throw new ConfigError(variable, `${at}: ${message}`);
+    throw new McpServersError(`${at}: ${message}`);
   };
   if (!isObject(item)) return fail('must be an object');
   const { type = 'stdio' } = item;

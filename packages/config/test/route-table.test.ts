@@ -69,17 +69,39 @@ describe('a route table', () => {
     expect(table.budgets()).toEqual(new Map([['acme-rest', 2_000_000]]));
   });
 
-  it("carries a profile's session mode to its threads' record", () => {
+  it("carries a profile's session mode and MCP servers to its threads' record", () => {
     const moded = RouteTable.parse(
-      'profiles:\n  planning: {sessionMode: plan}\nroutes:\n  - {name: plans, platform: slack, profile: planning}\n',
+      [
+        'profiles:',
+        '  planning:',
+        '    sessionMode: plan',
+        '    mcpServers:',
+        '      - {name: tickets, command: /usr/bin/mcp-tickets, args: [--ro]}',
+        '      - {type: http, name: docs, url: "https://mcp.example/docs"}',
+        'routes:',
+        '  - {name: plans, platform: slack, profile: planning}',
+        '',
+      ].join('\n'),
       'routes.yaml',
     );
     const route = moded.resolve({ platform: 'slack', channelId: 'C1' });
-    expect(route.profile).toEqual({ sessionMode: 'plan' });
+    expect(route.profile).toEqual({
+      sessionMode: 'plan',
+      mcpServers: [
+        { name: 'tickets', command: '/usr/bin/mcp-tickets', args: ['--ro'], env: [] },
+        { type: 'http', name: 'docs', url: 'https://mcp.example/docs', headers: [] },
+      ],
+    });
     expect(readThreadRoute(JSON.stringify(route))).toEqual(route);
     expect(() => RouteTable.parse('profiles:\n  p: {sessionMode: ""}\n', 'routes.yaml')).toThrow(
       /routes.yaml:2:.*sessionMode must be a non-empty string/,
     );
+    expect(() =>
+      RouteTable.parse(
+        'profiles:\n  p:\n    mcpServers:\n      - {name: x, url: "http://h/"}\n',
+        'routes.yaml',
+      ),
+    ).toThrow(/routes.yaml:4:.*mcpServers: server 0: unknown field "url" for a stdio server/);
   });
 
   it('is empty for an empty file: every thread takes the default route', () => {

@@ -129,7 +129,12 @@ describe('one Slack client answering several teams', () => {
     const fetched = await slack.fetchFile!(file.slackUrl, { maxBytes: 1024, timeoutMs: 5_000 }, SECOND.id);
     expect(fetched.bytes.toString()).toBe('second');
     expect(await slack.whoAmI!()).toMatchObject({ id: fake.bots.slack.userId, workspaceId: FAKE_SLACK_TEAM });
-    expect(fake.calls().slice(before).map((call) => [call.method, call.account])).toEqual([
+    expect(
+      fake
+        .calls()
+        .slice(before)
+        .map((call) => [call.method, call.account]),
+    ).toEqual([
       ['auth.test', SECOND.id],
       ['users.info', SECOND.id],
       ['file', SECOND.id],

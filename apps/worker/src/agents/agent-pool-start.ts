@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import {
   type AgentCommandConfig,
+  type McpServer,
   type NodeEntryCommand,
   type PermissionAsker,
   type PermissionRules,
@@ -49,6 +50,8 @@ export async function startAgentPool(
     permissionsFor: (thread: string) => PermissionRules;
     /** A thread's own session mode, from its route, where it sets one. */
     sessionModeOf: (thread: string) => string | undefined;
+    /** A thread's own MCP servers, from its route, where it sets them. */
+    mcpServersOf: (thread: string) => readonly McpServer[] | undefined;
   },
 ): Promise<WorkerAgents> {
   const { logger } = options;

@@ -1,4 +1,4 @@
-import type { PermissionRules } from '@tributary/acp';
+import type { McpServer, PermissionRules } from '@tributary/acp';
 import { DEFAULT_ROUTE, type RouteProfile, readThreadRoute, type ThreadRoute } from '@tributary/config';
 import type { ThreadRoutes } from '@tributary/queue';
 import type { Logger } from 'pino';
@@ -52,6 +52,11 @@ export class ThreadProfiles {
 
   release(thread: string): void {
     this.routes.delete(thread);
+  }
+
+  /** The MCP servers of a thread's route, where it sets them (a session opened in its turn gets them). */
+  mcpServers(thread: string): readonly McpServer[] | undefined {
+    return this.routes.get(thread)?.profile.mcpServers;
   }
 
   /** The session mode of a thread's route, where it sets one (a session opened in its turn takes it). */

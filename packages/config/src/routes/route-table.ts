@@ -1,5 +1,7 @@
+import type { McpServer } from '@tributary/acp';
 import { PERMISSION_POLICIES, type PermissionPolicy, TOOL_KINDS } from '@tributary/acp/permission-policy';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
+import { McpServersError, parseMcpServers } from '../agent-settings.js';
 import { approverProblem } from '../approvers.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
@@ -20,6 +22,11 @@ export interface RouteProfile {
   pool?: string;
   /** The ACP session mode each of its threads' sessions is put in, as AGENT_SESSION_MODE; unset: that. */
   sessionMode?: string;
+  /**
+   * The MCP servers its threads' sessions are given, in AGENT_MCP_SERVERS's shape, replacing that list
+   * whole (`[]`: none); unset: AGENT_MCP_SERVERS.
+   */
+  mcpServers?: readonly McpServer[];
 }
 
 /** Where a message comes from, as a route matches it. */
@@ -250,6 +257,7 @@ class RouteReader {
       'allowedUsers',
       'pool',
       'sessionMode',
+      'mcpServers',
     ]);
     const profile: {
       permissionPolicy?: PermissionPolicy;
@@ -258,6 +266,7 @@ class RouteReader {
       allowedUsers?: string[];
       pool?: string;
       sessionMode?: string;
+      mcpServers?: readonly McpServer[];
     } = {};
     const pool = fields.get('pool', true) as Node | undefined;
     if (pool !== undefined) {
@@ -269,6 +278,8 @@ class RouteReader {
     }
     const mode = fields.get('sessionMode', true) as Node | undefined;
     if (mode !== undefined) profile.sessionMode = this.string(mode, 'sessionMode');
+    const servers = fields.get('mcpServers', true) as Node | undefined;
+    if (servers !== undefined) profile.mcpServers = this.mcpServers(servers);
     const policy = fields.get('permissionPolicy', true) as Node | undefined;
     if (policy !== undefined) profile.permissionPolicy = this.policy(policy, 'permissionPolicy');
     const rules = fields.get('permissionRules', true) as Node | undefined;
@@ -294,6 +305,15 @@ class RouteReader {
       });
     }
     return Object.freeze(profile);
+  }
+
+  private mcpServers(node: Node): readonly McpServer[] {
+    try {
+      return parseMcpServers(node.toJSON());
+    } catch (error) {
+      if (error instanceof McpServersError) throw this.at(node, `mcpServers: ${error.message}`);
+      throw error;
+    }
   }
 
   private policy(node: Node, what: string): PermissionPolicy {
