@@ -1,3 +1,4 @@
+import { Store } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from './fleet/fleet.js';
@@ -99,6 +100,40 @@ describe('steering', { timeout: 90_000 }, () => {
     await waitForReplies(h, THREAD, 2);
     expect(steerLogs(h)).toEqual([]);
     expect(await metric(h, 'tributary_steered_events_total{platform="gateway"}')).toBeNaN();
+  });
+
+  it('steers on a route that turns it on, though STEERING is off', async () => {
+    h = await startHarness({ STEERING: 'off' }, {}, { agentEnv: STEERING_AGENT });
+    const store = Store.open({
+      url: h.redisUrl,
+      connection: { kind: 'patient' },
+      queue: { prefix: h.prefix },
+    });
+    // As ingress records the route of a thread's first message (docs/adr/0058).
+    await store.routes.note(THREAD, JSON.stringify({ route: 'live', profile: { steering: true } }));
+    await store.close();
+    await h.send(THREAD, message('long job\n@agent {"delayMs": 1500}'));
+    await waitFor(() => dispatches(h!).length === 1, { what: 'the turn to start' });
+    await h.send(THREAD, message('actually, only the unit tests', 'grace'));
+    await waitForReplies(h, THREAD, 1);
+    expect(steerLogs(h)).toHaveLength(1);
+    expect(replies(h, THREAD)[0]!.text).toContain('Steered into this turn: 1 message.');
+  });
+
+  it('does not steer on a route that turns it off, though STEERING is on', async () => {
+    h = await startHarness({ STEERING: 'on' }, {}, { agentEnv: STEERING_AGENT });
+    const store = Store.open({
+      url: h.redisUrl,
+      connection: { kind: 'patient' },
+      queue: { prefix: h.prefix },
+    });
+    await store.routes.note(THREAD, JSON.stringify({ route: 'calm', profile: { steering: false } }));
+    await store.close();
+    await h.send(THREAD, message('long job\n@agent {"delayMs": 800}'));
+    await waitFor(() => dispatches(h!).length === 1, { what: 'the turn to start' });
+    await h.send(THREAD, message('one more thing'));
+    await waitForReplies(h, THREAD, 2);
+    expect(steerLogs(h)).toEqual([]);
   });
 
   it('a control command cancels the turn and is never steered into it', async () => {

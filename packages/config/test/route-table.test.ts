@@ -75,6 +75,7 @@ describe('a route table', () => {
         'profiles:',
         '  planning:',
         '    sessionMode: plan',
+        '    steering: true',
         '    mcpServers:',
         '      - {name: tickets, command: /usr/bin/mcp-tickets, args: [--ro]}',
         '      - {type: http, name: docs, url: "https://mcp.example/docs"}',
@@ -87,6 +88,7 @@ describe('a route table', () => {
     const route = moded.resolve({ platform: 'slack', channelId: 'C1' });
     expect(route.profile).toEqual({
       sessionMode: 'plan',
+      steering: true,
       mcpServers: [
         { name: 'tickets', command: '/usr/bin/mcp-tickets', args: ['--ro'], env: [] },
         { type: 'http', name: 'docs', url: 'https://mcp.example/docs', headers: [] },
@@ -102,6 +104,9 @@ describe('a route table', () => {
         'routes.yaml',
       ),
     ).toThrow(/routes.yaml:4:.*mcpServers: server 0: unknown field "url" for a stdio server/);
+    expect(() => RouteTable.parse('profiles:\n  p: {steering: "yes"}\n', 'routes.yaml')).toThrow(
+      /routes.yaml:2:.*steering must be true or false/,
+    );
   });
 
   it('is empty for an empty file: every thread takes the default route', () => {

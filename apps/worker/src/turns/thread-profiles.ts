@@ -54,6 +54,11 @@ export class ThreadProfiles {
     this.routes.delete(thread);
   }
 
+  /** Whether a thread's route steers mid-turn messages into the running turn, where it says. */
+  steering(thread: string): boolean | undefined {
+    return this.routes.get(thread)?.profile.steering;
+  }
+
   /** The MCP servers of a thread's route, where it sets them (a session opened in its turn gets them). */
   mcpServers(thread: string): readonly McpServer[] | undefined {
     return this.routes.get(thread)?.profile.mcpServers;

@@ -57,7 +57,8 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     pool,
     continuity,
     steering: {
-      on: (thread) => steersOn(config, thread),
+      // The thread's route's word, else STEERING's for its platform.
+      on: (thread) => profiles.steering(thread) ?? steersOn(config, thread),
       take: (batch, through) => store.queue.turns.steer(batch, through),
     },
     fresh: {

@@ -27,6 +27,8 @@ export interface RouteProfile {
    * whole (`[]`: none); unset: AGENT_MCP_SERVERS.
    */
   mcpServers?: readonly McpServer[];
+  /** Whether a message that arrives mid-turn is sent into the running turn, over STEERING's word. */
+  steering?: boolean;
 }
 
 /** Where a message comes from, as a route matches it. */
@@ -258,6 +260,7 @@ class RouteReader {
       'pool',
       'sessionMode',
       'mcpServers',
+      'steering',
     ]);
     const profile: {
       permissionPolicy?: PermissionPolicy;
@@ -267,6 +270,7 @@ class RouteReader {
       pool?: string;
       sessionMode?: string;
       mcpServers?: readonly McpServer[];
+      steering?: boolean;
     } = {};
     const pool = fields.get('pool', true) as Node | undefined;
     if (pool !== undefined) {
@@ -280,6 +284,13 @@ class RouteReader {
     if (mode !== undefined) profile.sessionMode = this.string(mode, 'sessionMode');
     const servers = fields.get('mcpServers', true) as Node | undefined;
     if (servers !== undefined) profile.mcpServers = this.mcpServers(servers);
+    const steering = fields.get('steering', true) as Node | undefined;
+    if (steering !== undefined) {
+      if (!isScalar(steering) || typeof steering.value !== 'boolean') {
+        throw this.at(steering, 'steering must be true or false');
+      }
+      profile.steering = steering.value;
+    }
     const policy = fields.get('permissionPolicy', true) as Node | undefined;
     if (policy !== undefined) profile.permissionPolicy = this.policy(policy, 'permissionPolicy');
     const rules = fields.get('permissionRules', true) as Node | undefined;
