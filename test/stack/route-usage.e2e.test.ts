@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Store } from '@tributary/queue';
 import { shownText, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postTelegramMessage, type Stack, startStack } from './stack-fixture.js';
@@ -16,7 +17,7 @@ profiles:
   plain: {}
 routes:
   - {name: support, platform: telegram, channel: "-8201", profile: plain, dailyTokenBudget: 1}
-  - {name: frontend, platform: telegram, channel: "-8202", profile: plain}
+  - {name: frontend, platform: telegram, channel: "-8202", profile: plain, maxConcurrentTurns: 4}
 `;
 
 let stack: Stack;
@@ -65,6 +66,25 @@ function sample(metrics: string, series: string): number | undefined {
 }
 
 let ids = 0;
+
+describe('the route table, published for the workers', () => {
+  it("gives them each route's budget and turn limit, which they never read from the file", async () => {
+    const store = Store.open({
+      url: stack.redisUrl,
+      connection: { kind: 'patient' },
+      queue: { prefix: stack.prefix },
+    });
+    try {
+      await waitFor(async () => Object.keys(await store.turnLimits.limits()).length > 0, {
+        what: 'the limits',
+      });
+      expect(await store.turnLimits.limits()).toEqual({ frontend: 4 });
+      expect(await store.usage.budgets()).toEqual({ support: { tokens: 1, source: 'file' } });
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('usage per route', () => {
   it("counts each route's tokens and cost in /metrics, the batch record and the CLI", async () => {

@@ -16,7 +16,7 @@ import { buildApp } from './app.js';
 import { Intake } from './intake.js';
 import { PoolWatch } from './pool-watch.js';
 import { prometheusObserver } from './prometheus-observer.js';
-import { RouteBudgets } from './route-budgets.js';
+import { RouteTablePublisher } from './route-table-publisher.js';
 import { SenderNames } from './sender-names.js';
 import { ThreadParents } from './thread-parents.js';
 import { ThreadRouting } from './thread-routing.js';
@@ -133,12 +133,13 @@ export async function startIngress(
     () => routes?.current ?? RouteTable.EMPTY,
     logger.child({ component: 'routes' }),
   );
-  const budgets = new RouteBudgets(
+  const published = new RouteTablePublisher(
     store.usage,
+    store.turnLimits,
     () => routes?.current ?? RouteTable.EMPTY,
     logger.child({ component: 'routes' }),
   );
-  budgets.start(config.routesReloadMs);
+  published.start(config.routesReloadMs);
   const intake = new Intake({
     queue: queue.intake,
     controls: store.controls,
@@ -210,7 +211,7 @@ export async function startIngress(
       await app.close();
       await admin.close();
       routes?.close();
-      budgets.stop();
+      published.stop();
       stopWatching();
       await reactions.settle();
       await store.close();

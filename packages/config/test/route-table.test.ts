@@ -65,8 +65,20 @@ describe('a route table', () => {
     expect(dotted.resolve({ platform: 'gateway', channelId: 'a.b' }).route).toBe('d');
   });
 
-  it('gives the daily token budget of each route that sets one', () => {
+  it('gives the daily token budget and the turn limit of each route that sets one', () => {
     expect(table.budgets()).toEqual(new Map([['acme-rest', 2_000_000]]));
+    expect(table.turnLimits()).toEqual(new Map());
+    const limited = RouteTable.parse(
+      'profiles: {p: {}}\nroutes:\n  - {name: a, platform: slack, profile: p, maxConcurrentTurns: 3}\n',
+      'routes.yaml',
+    );
+    expect(limited.turnLimits()).toEqual(new Map([['a', 3]]));
+    expect(() =>
+      RouteTable.parse(
+        'profiles: {p: {}}\nroutes:\n  - {name: a, platform: slack, profile: p, maxConcurrentTurns: 0}\n',
+        'routes.yaml',
+      ),
+    ).toThrow(/routes.yaml:3:.*maxConcurrentTurns must be a whole number of at least 1/);
   });
 
   it("carries a profile's session mode and MCP servers to its threads' record", () => {

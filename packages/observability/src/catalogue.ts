@@ -210,6 +210,16 @@ export const CATALOGUE = {
     "Turns that ran without their route's token budget checked: it could not be read from Redis (the log says why).",
     ['route'],
   ),
+  routeTurnWaitsTotal: counter(
+    'tributary_route_turn_waits_total',
+    "Turns that did not start because their route's turns across the fleet were all taken (maxConcurrentTurns); the batch waits in the route's line and starts as a slot is freed.",
+    ['route'],
+  ),
+  routeTurnLimitFailuresTotal: counter(
+    'tributary_route_turn_limit_failures_total',
+    "Route turn slots that could not be taken (`what`=take: the turn ran unchecked) or freed (`what`=free: the slot lapses on its own, the line's next thread starts at its put-back delay); the log says why.",
+    ['what'],
+  ),
   poolWatchFailuresTotal: counter(
     'tributary_pool_watch_failures_total',
     "Accepted messages whose pool's workers could not be checked (`what`=check), or whose thread could not be told its pool has none (`what`=notice); the log says why.",

@@ -81,6 +81,8 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_route_budget_waits_total: { type: 'counter', labels: ['route'] },
   tributary_route_budget_unchecked_total: { type: 'counter', labels: ['route'] },
   tributary_pool_watch_failures_total: { type: 'counter', labels: ['what'] },
+  tributary_route_turn_waits_total: { type: 'counter', labels: ['route'] },
+  tributary_route_turn_limit_failures_total: { type: 'counter', labels: ['what'] },
 };
 
 const CLASSES = { counter: Counter, gauge: Gauge, histogram: Histogram };

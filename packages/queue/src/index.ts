@@ -24,6 +24,7 @@ export {
 } from './errors.js';
 export type { FleetStats, PoolStats } from './fleet-stats.js';
 export { type HeartbeatVerdict, heartbeatVerdict, type RenewResult } from './lease-policy.js';
+export type { TurnSlot } from './lua/turn-limit-calls.js';
 export type { PostedParts } from './posted-parts.js';
 export {
   DEFAULT_POOL,
@@ -98,6 +99,7 @@ export type { SessionRecord, SessionRecords } from './stores/session-records.js'
 export type { ControlSubscription, ThreadControls } from './stores/thread-controls.js';
 export type { ThreadParentStore } from './stores/thread-parents.js';
 export type { ThreadRoutes } from './stores/thread-routes.js';
+export type { TurnLimits } from './stores/turn-limits.js';
 export { takingWorkersByPool, type WorkerRegistry, type WorkerStatus } from './stores/worker-registry.js';
 export type { SweepReport } from './sweeper.js';
 export type { ThreadAdmin, ThreadReport } from './threads/thread-admin.js';

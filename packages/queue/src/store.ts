@@ -22,6 +22,7 @@ import { SessionRecords } from './stores/session-records.js';
 import { ThreadControls } from './stores/thread-controls.js';
 import { ThreadParentStore } from './stores/thread-parents.js';
 import { ThreadRoutes } from './stores/thread-routes.js';
+import { TurnLimits } from './stores/turn-limits.js';
 import { WorkerRegistry } from './stores/worker-registry.js';
 import type { ThreadAdmin } from './threads/thread-admin.js';
 import { type ThreadQueue, threadQueue } from './threads/thread-queue.js';
@@ -72,6 +73,8 @@ export class Store {
   readonly routes: ThreadRoutes;
   /** Tokens spent per route and day, and the routes' daily budgets (docs/adr/0059). */
   readonly usage: RouteUsage;
+  /** Each route's limit on concurrent turns across the fleet, its slots and its line (docs/adr/0062). */
+  readonly turnLimits: TurnLimits;
 
   private readonly keysOf: KeysOf;
 
@@ -100,6 +103,17 @@ export class Store {
     this.recent = new RecentThreads(redis, config.prefix, config.idleTtlMs);
     this.approvals = new Approvals(redis, config.prefix, config.idleTtlMs);
     this.usage = new RouteUsage(redis, config.prefix);
+    this.turnLimits = new TurnLimits(redis, config.prefix);
+  }
+
+  /**
+   * Rings a thread whose batch waits out a put-back delay at once (its route's slot was freed); false
+   * when it waits for nothing now (it runs, or was rung meanwhile).
+   */
+  async wake(thread: string): Promise<boolean> {
+    const state = await this.admin.state(thread);
+    if (state.status !== 'scheduled') return false;
+    return this.doorbell.promote(this.keysOf(thread).member, state.epoch);
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

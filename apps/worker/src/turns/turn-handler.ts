@@ -20,6 +20,7 @@ import type { StreamFactory } from '../replies/reply-stream.js';
 import { type RoomBudget, RoomOverBudget } from '../rooms/room-budget.js';
 import type { FreshSessionSources } from './fresh-session-context.js';
 import { RouteBudgetSpent, type RouteSpending } from './route-spending.js';
+import { RouteAtLimit, type RouteTurnSlots } from './route-turn-slots.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { ThreadProfiles } from './thread-profiles.js';
@@ -61,7 +62,12 @@ export interface TurnHandlerDeps {
   profiles?: Pick<ThreadProfiles, 'load' | 'release'>;
   /** What each route's turns spend, and its daily token budget (docs/adr/0059). */
   spending?: Pick<RouteSpending, 'admit' | 'spent'>;
+  /** Each route's limit on concurrent turns across the fleet (docs/adr/0062). */
+  slots?: Pick<RouteTurnSlots, 'take' | 'free'>;
 }
+
+/** How long a batch waits in its route's line before its thread is told. */
+const ROUTE_WAIT_NOTICE_MS = 60_000;
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
 /** The reply of a turn cancelled before the agent said anything; it takes the reply's place. */
@@ -119,10 +125,13 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
     let ending: TurnEnding = 'failed';
     try {
       const route = (await deps.profiles?.load(thread))?.route ?? DEFAULT_ROUTE.route;
-      const outcome = await attempt(deps, run, route).finally(() => {
+      const slot = { held: false };
+      const outcome = await attempt(deps, run, route, slot).finally(() => {
         leaseSignal.removeEventListener('abort', onLeaseAbort);
         deps.profiles?.release(thread);
       });
+      // Freed as the turn ends, before its commit: the route's next waiting thread starts meanwhile.
+      if (slot.held) await deps.slots?.free(route, thread, log);
       const seconds = (performance.now() - started) / 1000;
       // Whatever becomes of the batch, the tokens its turn spent were spent: a turn whose lease was
       // lost is counted too, and its re-run elsewhere again.
@@ -154,10 +163,16 @@ type Attempt = { result: TurnResult } | { error: unknown };
  * (docs/adr/0037). An agent that ends a turn at once with nothing right after a cancel gets the turn
  * again, once, in a fresh session, so its replies do not lag a turn.
  */
-async function attempt(deps: TurnHandlerDeps, run: Dispatch, route: string): Promise<Attempt> {
+async function attempt(
+  deps: TurnHandlerDeps,
+  run: Dispatch,
+  route: string,
+  slot: { held: boolean },
+): Promise<Attempt> {
   const dispatchDeps = { ...deps, progress: deps.progress ?? 'all' };
   const { batch, log, turn } = run;
   try {
+    slot.held = (await deps.slots?.take(route, batch.lease.thread, log)) === true;
     await deps.spending?.admit(route, log);
     const deliveredBefore = batch.deliveries > 1 || batch.type === 'Continuation';
     let result = await dispatchTurn(dispatchDeps, run, deliveredBefore);
@@ -200,6 +215,16 @@ async function reportOf(
       ...(stopReason ? { stopReason } : {}),
     });
   const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
+  if ('error' in outcome && outcome.error instanceof RouteAtLimit) {
+    // Rung at once when a slot of its route is freed; the put-back delay is the backstop. Told only
+    // when the wait has lasted: a busy route's usual wait is one turn.
+    throw new TurnNotStartedError(
+      outcome.error.message,
+      [outbound('notice', outcome.error.notice)],
+      ROUTE_WAIT_NOTICE_MS,
+      run.prompted === true,
+    );
+  }
   if (
     'error' in outcome &&
     (outcome.error instanceof RoomOverBudget || outcome.error instanceof RouteBudgetSpent)

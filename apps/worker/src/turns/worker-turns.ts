@@ -10,6 +10,7 @@ import { ByteBudget } from '../attachments/byte-budget.js';
 import { ReplyCut } from '../replies/reply-cut.js';
 import { canStream, ReplyStream } from '../replies/reply-stream.js';
 import { RouteSpending } from './route-spending.js';
+import { RouteTurnSlots } from './route-turn-slots.js';
 import type { RunningTurns } from './running-turns.js';
 import type { SessionContinuity } from './session-continuity.js';
 import type { ThreadProfiles } from './thread-profiles.js';
@@ -101,6 +102,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     running,
     profiles,
     spending: new RouteSpending(store.usage, metrics),
+    slots: new RouteTurnSlots(store.turnLimits, (thread) => store.wake(thread), metrics),
     onRepair: () => metrics.agentTurnRepairsTotal.inc(),
     onSignal: (signal) => {
       reactions.listener(signal);

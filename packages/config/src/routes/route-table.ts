@@ -56,6 +56,8 @@ interface Route {
   profile: RouteProfile;
   /** Tokens the route's threads may spend in a UTC day, all together (docs/adr/0059). */
   dailyTokenBudget: number | undefined;
+  /** How many of the route's threads may run a turn at once across the fleet (docs/adr/0062). */
+  maxConcurrentTurns: number | undefined;
 }
 
 /** A route table that cannot be used; the message names the file, the line and the column. */
@@ -103,6 +105,15 @@ export class RouteTable {
 
   get names(): readonly string[] {
     return this.routes.map((route) => route.name);
+  }
+
+  /** The fleet-wide limit on concurrent turns of each route that sets one. */
+  turnLimits(): Map<string, number> {
+    return new Map(
+      this.routes.flatMap((route) =>
+        route.maxConcurrentTurns === undefined ? [] : [[route.name, route.maxConcurrentTurns] as const],
+      ),
+    );
   }
 
   /** The daily token budget of each route that sets one. */
@@ -205,6 +216,7 @@ class RouteReader {
       'channel',
       'profile',
       'dailyTokenBudget',
+      'maxConcurrentTurns',
     ]);
     const name = this.string(this.required(route, 'name', node), 'name');
     if (!ROUTE_NAME.test(name) || name === DEFAULT_ROUTE.route) {
@@ -229,6 +241,7 @@ class RouteReader {
       return value === undefined ? undefined : globPattern(this.string(value, key));
     };
     const budget = route.get('dailyTokenBudget', true) as Node | undefined;
+    const limit = route.get('maxConcurrentTurns', true) as Node | undefined;
     return {
       name,
       platform,
@@ -236,6 +249,7 @@ class RouteReader {
       channel: pattern('channel'),
       profile,
       dailyTokenBudget: budget === undefined ? undefined : this.count(budget, 'dailyTokenBudget'),
+      maxConcurrentTurns: limit === undefined ? undefined : this.count(limit, 'maxConcurrentTurns'),
     };
   }
 

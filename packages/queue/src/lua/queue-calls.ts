@@ -9,6 +9,7 @@ import { OUTBOX_SCRIPTS } from './outbox-calls.js';
 import { paceReserve } from './pace-calls.js';
 import { defineScript, type Reply } from './scripts.js';
 import { ScriptStatus } from './status.js';
+import { TURN_LIMIT_SCRIPTS } from './turn-limit-calls.js';
 
 /**
  * The thread queue's Lua scripts (the outbox's, the admin listing's and the control commands' have files
@@ -535,4 +536,5 @@ export const ALL_SCRIPTS = [
   passOn,
   paceReserve,
   approvalDecide,
+  ...TURN_LIMIT_SCRIPTS,
 ];

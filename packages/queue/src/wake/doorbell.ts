@@ -173,6 +173,17 @@ export class BullDoorbell implements Doorbell {
   }
 
   /**
+   * Rings at once a doorbell that waits out a delay (a put-back batch's): a thread whose wait ended
+   * early, as when a slot of its route was freed (docs/adr/0062). Whether one was waiting.
+   */
+  async promote(member: string, epoch: number): Promise<boolean> {
+    const job = await (await this.queueOf(decodeThread(member))).getJob(doorbellJobId(member, epoch));
+    if (job === undefined || !(await job.isDelayed())) return false;
+    await job.promote();
+    return true;
+  }
+
+  /**
    * Reads the job's own hash: O(1) however long the queue is. (getJobState finds a waiting job by its
    * position in the wait list, an LPOS scan per call, which made the sweeper quadratic in the backlog.)
    * A completed doorbell is removed and a failed one is finished; in every other state it will run.

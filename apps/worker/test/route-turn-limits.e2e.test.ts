@@ -1,0 +1,64 @@
+import { Store } from '@tributary/queue';
+import { waitFor } from '@tributary/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { message, metric, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
+
+let h: WorkerHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const TURN = '@agent {"delayMs": 1500, "reply": "done"}';
+
+describe("a route's limit on concurrent turns across the fleet (docs/adr/0062)", () => {
+  it('runs one turn of a route limited to one at a time, and starts the next as the first ends', {
+    timeout: 60_000,
+  }, async () => {
+    // A put-back batch would wait 20 s: only being woken as the slot is freed starts it sooner.
+    h = await startHarness({ WORKER_CONCURRENCY: '3' }, { deferDelayMs: 20_000, deferMaxDelayMs: 20_000 });
+    const store = Store.open({
+      url: h.redisUrl,
+      connection: { kind: 'patient' },
+      queue: { prefix: h.prefix },
+    });
+    // As ingress publishes the route table and records each thread's route (docs/adr/0058).
+    await store.turnLimits.publishTable(new Map([['busy', 1]]));
+    for (const thread of ['busy-1', 'busy-2']) {
+      await store.routes.note(thread, JSON.stringify({ route: 'busy', profile: {} }));
+    }
+    await store.close();
+
+    const sentAt = Date.now();
+    for (const thread of ['busy-1', 'busy-2', 'free']) await h.send(thread, message(TURN));
+    await waitFor(() => ['busy-1', 'busy-2', 'free'].every((thread) => replies(h!, thread).length === 1), {
+      what: 'all three replies',
+      timeoutMs: 15_000,
+    });
+    // Well before the 20 s put-back delay: the second was rung when the first freed its slot.
+    expect(Date.now() - sentAt).toBeLessThan(12_000);
+
+    // The two turns of the limited route never overlapped; the unlimited thread ran beside them.
+    const turns = (thread: string) => {
+      const started = h!.signals.find((s) => s.thread === thread && s.kind === 'started');
+      const ended = h!.signals.find(
+        (s) => s.thread === thread && s.kind === 'finished' && s.ending === 'answered',
+      );
+      return { started: h!.signals.indexOf(started!), ended: h!.signals.indexOf(ended!) };
+    };
+    const [first, second] = [turns('busy-1'), turns('busy-2')].sort((a, b) => a.started - b.started);
+    expect(second!.started).toBeGreaterThan(first!.ended);
+    expect(turns('free').started).toBeLessThan(first!.ended);
+
+    expect(await metric(h, 'tributary_route_turn_waits_total{route="busy"}')).toBeGreaterThanOrEqual(1);
+    // It waited one turn, not a minute: nobody is told.
+    expect(
+      replies(h, 'busy-2')
+        .concat(replies(h, 'busy-1'))
+        .filter((r) => r.kind === 'notice'),
+    ).toEqual([]);
+    expect(
+      h.logs.some((l) => l.msg === 'the turn could not start; its batch is put back, not counted as failed'),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,64 @@
+import type { RedisClient } from '../connections.js';
+import { Scripts } from '../lua/scripts.js';
+import { TURN_LIMIT_SCRIPTS, type TurnSlot, turnSlotFree, turnSlotTake } from '../lua/turn-limit-calls.js';
+
+/**
+ * Each route's limit on concurrent turns across the fleet (docs/adr/0062): the route table's limits as
+ * ingress publishes them, the threads of each limited route running a turn now (with the time each
+ * slot lapses, should its worker die), and the line of threads waiting for a slot. All keys share one
+ * Cluster slot, so the scripts see a route's table, slots and line together.
+ */
+export class TurnLimits {
+  private readonly scripts: Scripts;
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {
+    this.scripts = new Scripts(redis, TURN_LIMIT_SCRIPTS);
+  }
+
+  /** Replaces the route table's limits (route → turns at once); ingress publishes them. */
+  async publishTable(limits: ReadonlyMap<string, number>): Promise<void> {
+    const step = this.redis.multi().del(this.tableKey);
+    if (limits.size > 0) step.hset(this.tableKey, Object.fromEntries(limits));
+    const failed = (await step.exec())?.find(([error]) => error !== null)?.[0];
+    if (failed) throw failed;
+  }
+
+  /** Every limited route's limit, as published. */
+  async limits(): Promise<Record<string, number>> {
+    const table = await this.redis.hgetall(this.tableKey);
+    return Object.fromEntries(Object.entries(table).map(([route, turns]) => [route, Number(turns)]));
+  }
+
+  /** A slot of `route` for `thread`'s turn, held for at most `ttlMs`; or its place in the line. */
+  take(route: string, thread: string, ttlMs: number): Promise<TurnSlot> {
+    return this.scripts.run(
+      turnSlotTake,
+      { limits: this.tableKey, running: this.runningKey(route), waiting: this.waitingKey(route) },
+      { route, thread, ttlMs },
+    );
+  }
+
+  /** Frees `thread`'s slot of `route`; the thread that waited longest leaves the line and is answered. */
+  free(route: string, thread: string): Promise<string | undefined> {
+    return this.scripts.run(
+      turnSlotFree,
+      { running: this.runningKey(route), waiting: this.waitingKey(route) },
+      { thread },
+    );
+  }
+
+  private get tableKey(): string {
+    return `${this.prefix}:{turn-limits}:table`;
+  }
+
+  private runningKey(route: string): string {
+    return `${this.prefix}:{turn-limits}:running:${route}`;
+  }
+
+  private waitingKey(route: string): string {
+    return `${this.prefix}:{turn-limits}:waiting:${route}`;
+  }
+}
