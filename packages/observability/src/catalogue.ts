@@ -217,7 +217,7 @@ export const CATALOGUE = {
   ),
   routeTurnLimitFailuresTotal: counter(
     'tributary_route_turn_limit_failures_total',
-    "Route turn slots that could not be taken (`what`=take: the turn ran unchecked) or freed (`what`=free: the slot lapses on its own, the line's next thread starts at its put-back delay); the log says why.",
+    "Route turn slots that could not be taken (`what`=take: the turn ran unchecked), renewed (`what`=renew: it lapses if this goes on) or freed (`what`=free: it lapses on its own, the line's next thread starts at its put-back delay); the log says why.",
     ['what'],
   ),
   poolWatchFailuresTotal: counter(

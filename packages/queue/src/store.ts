@@ -107,13 +107,16 @@ export class Store {
   }
 
   /**
-   * Rings a thread whose batch waits out a put-back delay at once (its route's slot was freed); false
-   * when it waits for nothing now (it runs, or was rung meanwhile).
+   * Rings at once a thread whose batch waits out a put-back delay (its route's slot was freed).
+   * `woken`: it rings now; `not-yet`: its put-back is still under way (it is running, or its doorbell
+   * is not there yet), ask again shortly; `gone`: it has nothing waiting.
    */
-  async wake(thread: string): Promise<boolean> {
+  async wake(thread: string): Promise<'woken' | 'not-yet' | 'gone'> {
     const state = await this.admin.state(thread);
-    if (state.status !== 'scheduled') return false;
-    return this.doorbell.promote(this.keysOf(thread).member, state.epoch);
+    if (state.status === 'running') return 'not-yet';
+    if (state.status !== 'scheduled') return 'gone';
+    const rung = await this.doorbell.promote(this.keysOf(thread).member, state.epoch);
+    return rung === 'rung' ? 'woken' : 'not-yet';
   }
 
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */

@@ -33,12 +33,15 @@ describe("a route's turn limit across the fleet", () => {
     // Asking again keeps a thread's place in the line.
     expect(await limits.take('busy', 'c', MINUTE)).toEqual({ taken: false, limit: 2, waiting: 2 });
 
-    expect(await limits.free('busy', 'a')).toBe('c');
-    expect(await limits.take('busy', 'c', MINUTE)).toEqual({ taken: true, limit: 2 });
+    // A freed slot is held for the thread that waited longest: nobody else takes it first.
+    expect(await limits.free('busy', 'a', MINUTE)).toBe('c');
     expect(await limits.take('busy', 'e', MINUTE)).toEqual({ taken: false, limit: 2, waiting: 2 });
-    expect(await limits.free('busy', 'b')).toBe('d');
-    expect(await limits.free('busy', 'c')).toBe('e');
-    expect(await limits.free('busy', 'd')).toBeUndefined();
+    expect(await limits.take('busy', 'c', MINUTE)).toEqual({ taken: true, limit: 2 });
+    expect(await limits.free('busy', 'b', MINUTE)).toBe('d');
+    // A thread of the line passed over (nothing waiting) gives its held slot to the next one.
+    expect(await limits.free('busy', 'd', MINUTE)).toBe('e');
+    expect(await limits.free('busy', 'c', MINUTE)).toBeUndefined();
+    expect(await limits.take('busy', 'f', MINUTE)).toEqual({ taken: true, limit: 2 });
   });
 
   it('keeps nothing for a route without a limit, and a new table replaces the old one whole', async () => {
@@ -47,7 +50,7 @@ describe("a route's turn limit across the fleet", () => {
     for (const thread of ['x', 'y', 'z']) {
       expect(await limits.take('quiet', thread, MINUTE)).toEqual({ taken: true, limit: 0 });
     }
-    expect(await limits.free('quiet', 'x')).toBeUndefined();
+    expect(await limits.free('quiet', 'x', MINUTE)).toBeUndefined();
     await limits.publishTable(new Map([['other', 3]]));
     expect(await limits.limits()).toEqual({ other: 3 });
     await limits.publishTable(new Map());
@@ -61,5 +64,10 @@ describe("a route's turn limit across the fleet", () => {
     expect(await limits.take('lapse', 'next', MINUTE)).toMatchObject({ taken: false });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await limits.take('lapse', 'next', MINUTE)).toEqual({ taken: true, limit: 1 });
+    expect(await limits.take('lapse', 'absent', MINUTE)).toMatchObject({ taken: false });
+    expect(await limits.free('lapse', 'next', 200)).toBe('absent');
+    expect(await limits.take('lapse', 'late', MINUTE)).toMatchObject({ taken: false });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await limits.take('lapse', 'late', MINUTE)).toEqual({ taken: true, limit: 1 });
   });
 });

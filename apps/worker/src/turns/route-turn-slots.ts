@@ -21,26 +21,41 @@ export class RouteAtLimit extends Error {
 }
 
 /**
- * How long a slot outlives a worker that died holding it. A turn that runs longer than this lets one
- * more of its route's turns start (the limit is exceeded by one, never a thread lost).
+ * How long a slot outlives a worker that died holding it; a running turn renews it every
+ * `TURN_SLOT_RENEW_MS`, so only a dead worker's slots lapse.
  */
-export const TURN_SLOT_TTL_MS = 30 * 60 * 1000;
+export const TURN_SLOT_TTL_MS = 10 * 60 * 1000;
+const TURN_SLOT_RENEW_MS = 3 * 60 * 1000;
+/**
+ * How long a freed slot is held for the thread woken to take it: longer than the longest put-back
+ * delay, so that one woken while its put-back was still under way takes it when its doorbell rings.
+ */
+const RESERVE_MS = 60_000;
+/** How soon a thread woken during its own put-back is asked again. */
+const WAKE_AGAIN_MS = 500;
+
+/** What becomes of a thread of the line rung as a slot is freed (Store.wake). */
+export type Wake = 'woken' | 'not-yet' | 'gone';
 
 type SlotMetrics = Pick<Metrics, 'routeTurnWaitsTotal' | 'routeTurnLimitFailuresTotal'>;
 
-/** Threads of the line tried per freed slot; any left wait out their put-back delay, the backstop. */
-const WAKE_TRIES = 5;
+/** Threads of the line passed over per freed slot, having nothing waiting any more. */
+const PASS_OVER = 5;
 
 /**
  * Each route's limit on concurrent turns across the fleet (docs/adr/0062): a turn takes one of its
  * route's slots before it starts, or its batch waits in the route's line; as a turn ends its slot is
- * freed and the thread that waited longest is rung at once, its put-back delay being only the backstop.
+ * held for the thread that waited longest, which is rung at once, its put-back delay being only the
+ * backstop.
  */
 export class RouteTurnSlots {
+  /** The renewal of each slot held by a turn of this worker, by thread. */
+  private readonly held = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly limits: Pick<TurnLimits, 'take' | 'free'>,
     /** Rings a waiting thread at once (Store.wake). */
-    private readonly wake: (thread: string) => Promise<boolean>,
+    private readonly wake: (thread: string) => Promise<Wake>,
     private readonly metrics: SlotMetrics,
   ) {}
 
@@ -57,29 +72,68 @@ export class RouteTurnSlots {
       log.warn({ err: error, route }, "the route's turn limit was not checked; this turn runs unchecked");
       return false;
     }
-    if (slot.taken) return slot.limit > 0;
-    this.metrics.routeTurnWaitsTotal.inc({ route });
-    throw new RouteAtLimit(route, slot.limit, slot.waiting);
+    if (!slot.taken) {
+      this.metrics.routeTurnWaitsTotal.inc({ route });
+      throw new RouteAtLimit(route, slot.limit, slot.waiting);
+    }
+    if (slot.limit === 0) return false;
+    this.keep(route, thread, log);
+    return true;
   }
 
   /**
-   * After a turn that held a slot: frees it and rings the thread that has waited longest for one. A
-   * thread of the line that waits no more (its messages were cancelled, or it was rung meanwhile) is
-   * passed over for the next.
+   * After a turn that held a slot: frees it for the thread that has waited longest, and rings that one.
+   * A thread of the line with nothing waiting any more (its messages were cancelled) is passed over.
    */
   async free(route: string, thread: string, log: Logger): Promise<void> {
+    clearInterval(this.held.get(thread));
+    this.held.delete(thread);
     try {
-      for (let tries = 0; tries < WAKE_TRIES; tries++) {
-        const next = await this.limits.free(route, thread);
-        if (next === undefined || (await this.wake(next))) return;
-        log.debug({ route, passedOver: next }, 'a thread of the route line was not waiting any more');
+      let freed = thread;
+      for (let passed = 0; passed <= PASS_OVER; passed++) {
+        const next = await this.limits.free(route, freed, RESERVE_MS);
+        if (next === undefined) return;
+        const wake = await this.wake(next);
+        if (wake === 'woken') return;
+        if (wake === 'not-yet') return this.wakeAgain(route, next, log);
+        log.debug({ route, passedOver: next }, 'a thread of the route line had nothing waiting any more');
+        freed = next;
       }
     } catch (error) {
       this.metrics.routeTurnLimitFailuresTotal.inc({ what: 'free' });
       log.warn(
         { err: error, route },
-        "the turn's route slot was not freed; it lapses on its own, and the next thread starts at its put-back delay",
+        "the turn's route slot was not freed; it lapses on its own, and the line's next thread starts at its put-back delay",
       );
     }
+  }
+
+  /** Renews the slot while the turn runs: only a worker that died lets one lapse. */
+  private keep(route: string, thread: string, log: Logger): void {
+    clearInterval(this.held.get(thread));
+    const timer = setInterval(() => {
+      this.limits.take(route, thread, TURN_SLOT_TTL_MS).catch((error: unknown) => {
+        this.metrics.routeTurnLimitFailuresTotal.inc({ what: 'renew' });
+        log.warn({ err: error, route }, "the turn's route slot was not renewed; it lapses if this goes on");
+      });
+    }, TURN_SLOT_RENEW_MS);
+    timer.unref();
+    this.held.set(thread, timer);
+  }
+
+  /**
+   * A thread woken while its own put-back was under way: asked once more shortly; its slot is held
+   * for it meanwhile, and its doorbell rings at its put-back delay anyway.
+   */
+  private wakeAgain(route: string, thread: string, log: Logger): void {
+    const timer = setTimeout(() => {
+      this.wake(thread).catch((error: unknown) =>
+        log.debug(
+          { err: error, route, thread },
+          'a waiting thread was not rung again; its put-back rings it',
+        ),
+      );
+    }, WAKE_AGAIN_MS);
+    timer.unref();
   }
 }

@@ -130,8 +130,10 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
         leaseSignal.removeEventListener('abort', onLeaseAbort);
         deps.profiles?.release(thread);
       });
-      // Freed as the turn ends, before its commit: the route's next waiting thread starts meanwhile.
-      if (slot.held) await deps.slots?.free(route, thread, log);
+      // Freed as the turn ends, before its commit: the route's next waiting thread starts meanwhile. A
+      // thread whose lease went elsewhere keeps its slot for the next owner, which re-takes it.
+      if (slot.held && !leaseSignal.aborted) await deps.slots?.free(route, thread, log);
+      if ('error' in outcome && outcome.error instanceof RouteAtLimit) ending = 'waiting';
       const seconds = (performance.now() - started) / 1000;
       // Whatever becomes of the batch, the tokens its turn spent were spent: a turn whose lease was
       // lost is counted too, and its re-run elsewhere again.

@@ -1,7 +1,8 @@
 import type { MessageRef } from '@tributary/platforms';
 
 /** How a turn ended, for the user: answered, cancelled, failed, or handed to another worker. */
-export type TurnEnding = 'answered' | 'cancelled' | 'failed' | 'handed-over';
+/** `waiting`: the turn did not start and its batch waits, kept, for a slot of its route (docs/adr/0062). */
+export type TurnEnding = 'answered' | 'cancelled' | 'failed' | 'handed-over' | 'waiting';
 
 /** What the reaction layer hears about a running turn (progress and stall reactions). */
 export interface TurnSignal {

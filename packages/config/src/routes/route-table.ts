@@ -76,6 +76,8 @@ export class RouteTableError extends Error {
 /** Route names are metric labels: short, and few. */
 const ROUTE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ROUTES = 200;
+/** The route of threads no route matches, and the label of a turn whose route could not be read. */
+const RESERVED_ROUTES = [DEFAULT_ROUTE.route, 'unread'];
 
 /** Whether `name` can name a route a thread takes: one of a table's, or the default. */
 export function isRouteName(name: string): boolean {
@@ -219,10 +221,10 @@ class RouteReader {
       'maxConcurrentTurns',
     ]);
     const name = this.string(this.required(route, 'name', node), 'name');
-    if (!ROUTE_NAME.test(name) || name === DEFAULT_ROUTE.route) {
+    if (!ROUTE_NAME.test(name) || RESERVED_ROUTES.includes(name)) {
       throw this.at(
         route.get('name', true) as Node,
-        `name must be 1-40 of a-z, 0-9 and -, starting with a letter, and not "default"; got "${name}"`,
+        `name must be 1-40 of a-z, 0-9 and -, starting with a letter, and not "default" or "unread"; got "${name}"`,
       );
     }
     const platformNode = this.required(route, 'platform', node);

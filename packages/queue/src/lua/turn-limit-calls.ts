@@ -21,7 +21,7 @@ export const turnSlotTake = defineScript({
 export const turnSlotFree = defineScript({
   name: 'turnSlotFree',
   keys: ['running', 'waiting'],
-  args: ['thread'],
+  args: ['thread', 'reserveMs'],
   decode: (reply): string | undefined => ok(reply).str(1) || undefined,
 });
 

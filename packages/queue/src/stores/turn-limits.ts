@@ -41,12 +41,15 @@ export class TurnLimits {
     );
   }
 
-  /** Frees `thread`'s slot of `route`; the thread that waited longest leaves the line and is answered. */
-  free(route: string, thread: string): Promise<string | undefined> {
+  /**
+   * Frees `thread`'s slot of `route` (or its reservation); the thread that waited longest leaves the
+   * line, the slot is held for it for `reserveMs`, and it is answered, to be woken.
+   */
+  free(route: string, thread: string, reserveMs: number): Promise<string | undefined> {
     return this.scripts.run(
       turnSlotFree,
       { running: this.runningKey(route), waiting: this.waitingKey(route) },
-      { thread },
+      { thread, reserveMs },
     );
   }
 

@@ -174,13 +174,19 @@ export class BullDoorbell implements Doorbell {
 
   /**
    * Rings at once a doorbell that waits out a delay (a put-back batch's): a thread whose wait ended
-   * early, as when a slot of its route was freed (docs/adr/0062). Whether one was waiting.
+   * early, as when a slot of its route was freed (docs/adr/0062). `rung`: it was (or is now) ringing
+   * anyway; `none`: there is no such doorbell (yet).
    */
-  async promote(member: string, epoch: number): Promise<boolean> {
+  async promote(member: string, epoch: number): Promise<'rung' | 'none'> {
     const job = await (await this.queueOf(decodeThread(member))).getJob(doorbellJobId(member, epoch));
-    if (job === undefined || !(await job.isDelayed())) return false;
-    await job.promote();
-    return true;
+    if (job === undefined) return 'none';
+    try {
+      if (await job.isDelayed()) await job.promote();
+    } catch (error) {
+      // Its delay ran out between the two calls: it rings by itself.
+      if (await job.isDelayed()) throw error;
+    }
+    return 'rung';
   }
 
   /**

@@ -1,0 +1,70 @@
+import { createMetrics } from '@tributary/observability';
+import { Store } from '@tributary/queue';
+import { type RedisHandle, startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RouteAtLimit, RouteTurnSlots, type Wake } from '../src/turns/route-turn-slots.js';
+
+let server: RedisHandle;
+let store: Store;
+const log = pino({ level: 'silent' });
+beforeAll(async () => {
+  server = await startRedis();
+  store = Store.open({
+    url: server.url,
+    connection: { kind: 'patient' },
+    queue: { prefix: uniquePrefix('slots') },
+  });
+});
+afterAll(async () => {
+  await store.close();
+  await server.stop();
+});
+
+/** Slots whose wakes answer as `answers` says, recording each thread rung. */
+function slotsWaking(answers: Record<string, Wake[]>) {
+  const rung: string[] = [];
+  const slots = new RouteTurnSlots(
+    store.turnLimits,
+    async (thread) => {
+      rung.push(thread);
+      return answers[thread]?.shift() ?? 'woken';
+    },
+    createMetrics(),
+  );
+  return { slots, rung };
+}
+
+describe("a route's turn slots, as a worker takes and frees them", () => {
+  it('passes over a thread of the line with nothing waiting, and holds the slot for the next', async () => {
+    await store.turnLimits.publishTable(new Map([['one', 1]]));
+    const { slots, rung } = slotsWaking({ 'one-b': ['gone'] });
+    expect(await slots.take('one', 'one-a', log)).toBe(true);
+    for (const thread of ['one-b', 'one-c']) {
+      await expect(slots.take('one', thread, log)).rejects.toBeInstanceOf(RouteAtLimit);
+    }
+    await slots.free('one', 'one-a', log);
+    expect(rung).toEqual(['one-b', 'one-c']);
+    // Held for the thread woken: one that never waited does not take it first.
+    await expect(slots.take('one', 'one-d', log)).rejects.toBeInstanceOf(RouteAtLimit);
+    expect(await slots.take('one', 'one-c', log)).toBe(true);
+    await slots.free('one', 'one-c', log);
+  });
+
+  it('asks again shortly for a thread woken while its own put-back was under way', async () => {
+    await store.turnLimits.publishTable(new Map([['two', 1]]));
+    const { slots, rung } = slotsWaking({ 'two-b': ['not-yet', 'woken'] });
+    expect(await slots.take('two', 'two-a', log)).toBe(true);
+    await expect(slots.take('two', 'two-b', log)).rejects.toThrow(/at most 1 turns at once/);
+    await slots.free('two', 'two-a', log);
+    await waitFor(() => rung.length === 2, { what: 'the second wake' });
+    expect(rung).toEqual(['two-b', 'two-b']);
+    expect(await slots.take('two', 'two-b', log)).toBe(true);
+  });
+
+  it('holds nothing for a route without a limit', async () => {
+    const { slots, rung } = slotsWaking({});
+    expect(await slots.take('unlimited', 'x', log)).toBe(false);
+    expect(rung).toEqual([]);
+  });
+});
