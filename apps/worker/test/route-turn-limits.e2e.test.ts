@@ -1,7 +1,14 @@
-import { Store } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, metric, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
+import {
+  message,
+  metric,
+  noteRoute,
+  replies,
+  startHarness,
+  type WorkerHarness,
+  withStore,
+} from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
 afterEach(async () => {
@@ -17,17 +24,9 @@ describe("a route's limit on concurrent turns across the fleet (docs/adr/0062)",
   }, async () => {
     // A put-back batch would wait 20 s: only being woken as the slot is freed starts it sooner.
     h = await startHarness({ WORKER_CONCURRENCY: '3' }, { deferDelayMs: 20_000, deferMaxDelayMs: 20_000 });
-    const store = Store.open({
-      url: h.redisUrl,
-      connection: { kind: 'patient' },
-      queue: { prefix: h.prefix },
-    });
     // As ingress publishes the route table and records each thread's route (docs/adr/0058).
-    await store.turnLimits.publishTable(new Map([['busy', 1]]));
-    for (const thread of ['busy-1', 'busy-2']) {
-      await store.routes.note(thread, JSON.stringify({ route: 'busy', profile: {} }));
-    }
-    await store.close();
+    await withStore(h, (store) => store.turnLimits.publishTable(new Map([['busy', 1]])));
+    for (const thread of ['busy-1', 'busy-2']) await noteRoute(h, thread, 'busy', {});
 
     const sentAt = Date.now();
     for (const thread of ['busy-1', 'busy-2', 'free']) await h.send(thread, message(TURN));

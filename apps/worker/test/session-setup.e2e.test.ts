@@ -1,7 +1,6 @@
-import { Store } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
+import { message, noteRoute, replies, startHarness, type WorkerHarness } from './worker-fixture.js';
 
 let h: WorkerHarness | undefined;
 afterEach(async () => {
@@ -49,18 +48,8 @@ describe('session setup from AGENT_MCP_SERVERS and AGENT_SESSION_MODE', () => {
       {},
       { agentEnv: { TRIBUTARY_AGENT_CAPS: '{"modes": ["ask", "code"]}' } },
     );
-    // As ingress records the route of a thread's first message (docs/adr/0058).
-    const store = Store.open({
-      url: h.redisUrl,
-      connection: { kind: 'patient' },
-      queue: { prefix: h.prefix },
-    });
     const routeServers = [{ name: 'tickets', command: '/usr/bin/mcp-tickets', args: [], env: [] }];
-    await store.routes.note(
-      'careful',
-      JSON.stringify({ route: 'careful', profile: { sessionMode: 'ask', mcpServers: routeServers } }),
-    );
-    await store.close();
+    await noteRoute(h, 'careful', 'careful', { sessionMode: 'ask', mcpServers: routeServers });
     for (const thread of ['careful', 'plain']) {
       await h.send(thread, message('which mode?\n@agent {"reportSession": true}'));
     }

@@ -1,4 +1,3 @@
-import { Store } from '@tributary/queue';
 import { waitFor } from '@tributary/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Fleet, startFleet } from './fleet/fleet.js';
@@ -6,6 +5,7 @@ import {
   agentPrompts,
   message,
   metric,
+  noteRoute,
   replies,
   startHarness,
   type WorkerHarness,
@@ -102,38 +102,18 @@ describe('steering', { timeout: 90_000 }, () => {
     expect(await metric(h, 'tributary_steered_events_total{platform="gateway"}')).toBeNaN();
   });
 
-  it('steers on a route that turns it on, though STEERING is off', async () => {
-    h = await startHarness({ STEERING: 'off' }, {}, { agentEnv: STEERING_AGENT });
-    const store = Store.open({
-      url: h.redisUrl,
-      connection: { kind: 'patient' },
-      queue: { prefix: h.prefix },
-    });
-    // As ingress records the route of a thread's first message (docs/adr/0058).
-    await store.routes.note(THREAD, JSON.stringify({ route: 'live', profile: { steering: true } }));
-    await store.close();
+  it.each([
+    ['steers on a route that turns it on, though STEERING is off', 'off', true],
+    ['does not steer on a route that turns it off, though STEERING is on', 'on', false],
+  ] as const)('%s', async (_title, steering, routeSteers) => {
+    h = await startHarness({ STEERING: steering }, {}, { agentEnv: STEERING_AGENT });
+    await noteRoute(h, THREAD, 'routed', { steering: routeSteers });
     await h.send(THREAD, message('long job\n@agent {"delayMs": 1500}'));
     await waitFor(() => dispatches(h!).length === 1, { what: 'the turn to start' });
     await h.send(THREAD, message('actually, only the unit tests', 'grace'));
-    await waitForReplies(h, THREAD, 1);
-    expect(steerLogs(h)).toHaveLength(1);
-    expect(replies(h, THREAD)[0]!.text).toContain('Steered into this turn: 1 message.');
-  });
-
-  it('does not steer on a route that turns it off, though STEERING is on', async () => {
-    h = await startHarness({ STEERING: 'on' }, {}, { agentEnv: STEERING_AGENT });
-    const store = Store.open({
-      url: h.redisUrl,
-      connection: { kind: 'patient' },
-      queue: { prefix: h.prefix },
-    });
-    await store.routes.note(THREAD, JSON.stringify({ route: 'calm', profile: { steering: false } }));
-    await store.close();
-    await h.send(THREAD, message('long job\n@agent {"delayMs": 800}'));
-    await waitFor(() => dispatches(h!).length === 1, { what: 'the turn to start' });
-    await h.send(THREAD, message('one more thing'));
-    await waitForReplies(h, THREAD, 2);
-    expect(steerLogs(h)).toEqual([]);
+    // Steered: one reply to both; else a second turn answers the second message.
+    await waitForReplies(h, THREAD, routeSteers ? 1 : 2);
+    expect(steerLogs(h)).toHaveLength(routeSteers ? 1 : 0);
   });
 
   it('a control command cancels the turn and is never steered into it', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { builtInAgentCommand, isBrokerBlock, readStoredSessions } from '@tributary/agent';
 import { loadWorkerConfig } from '@tributary/config';
 import { type ArrivalEvent, queuedArrival, type UnpackedEvent, unpackBatch } from '@tributary/packing';
-import type { QueueConfig } from '@tributary/queue';
+import { type QueueConfig, Store } from '@tributary/queue';
 import {
   checkSpokenAcpVersion,
   deletePrefix,
@@ -175,3 +175,21 @@ export const hungTurnLimits = {
   STALL_HARD_MS: '500',
   CANCEL_TIMEOUT_MS: '300',
 } as const;
+
+/**
+ * Opens a store on the harness's Redis for `use` (what ingress would write: a thread's route, the
+ * route table's limits), and closes it.
+ */
+export async function withStore<T>(h: WorkerHarness, use: (store: Store) => Promise<T>): Promise<T> {
+  const store = Store.open({ url: h.redisUrl, connection: { kind: 'patient' }, queue: { prefix: h.prefix } });
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Records `thread`'s route as ingress does at its first message (docs/adr/0058). */
+export function noteRoute(h: WorkerHarness, thread: string, route: string, profile: object): Promise<void> {
+  return withStore(h, (store) => store.routes.note(thread, JSON.stringify({ route, profile })));
+}
