@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 /** Slots whose wakes answer as `answers` says, recording each thread rung. */
-function slotsWaking(answers: Record<string, Wake[]>) {
+function slotsWaking(answers: Record<string, Wake[]>, renewMs?: number) {
   const rung: string[] = [];
   const slots = new RouteTurnSlots(
     store.turnLimits,
@@ -31,6 +31,7 @@ function slotsWaking(answers: Record<string, Wake[]>) {
       return answers[thread]?.shift() ?? 'woken';
     },
     createMetrics(),
+    renewMs,
   );
   return { slots, rung };
 }
@@ -60,6 +61,18 @@ describe("a route's turn slots, as a worker takes and frees them", () => {
     await waitFor(() => rung.length === 2, { what: 'the second wake' });
     expect(rung).toEqual(['two-b', 'two-b']);
     expect(await slots.take('two', 'two-b', log)).toBe(true);
+  });
+
+  it('stops renewing the slot of a turn whose lease went elsewhere, so the next owner’s free holds', async () => {
+    await store.turnLimits.publishTable(new Map([['moved', 1]]));
+    const { slots } = slotsWaking({}, 30);
+    expect(await slots.take('moved', 'moved-a', log)).toBe(true);
+    slots.leave('moved-a');
+    // The next owner ran the thread's turn on the same slot and freed it as it ended.
+    await store.turnLimits.free('moved', 'moved-a', 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    expect(await slots.take('moved', 'moved-b', log)).toBe(true);
+    await slots.free('moved', 'moved-b', log);
   });
 
   it('holds nothing for a route without a limit', async () => {

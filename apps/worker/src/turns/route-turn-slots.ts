@@ -57,6 +57,8 @@ export class RouteTurnSlots {
     /** Rings a waiting thread at once (Store.wake). */
     private readonly wake: (thread: string) => Promise<Wake>,
     private readonly metrics: SlotMetrics,
+    /** How often a held slot is renewed while its turn runs. */
+    private readonly renewMs = TURN_SLOT_RENEW_MS,
   ) {}
 
   /**
@@ -86,8 +88,7 @@ export class RouteTurnSlots {
    * A thread of the line with nothing waiting any more (its messages were cancelled) is passed over.
    */
   async free(route: string, thread: string, log: Logger): Promise<void> {
-    clearInterval(this.held.get(thread));
-    this.held.delete(thread);
+    this.leave(thread);
     try {
       let freed = thread;
       for (let passed = 0; passed <= PASS_OVER; passed++) {
@@ -108,6 +109,15 @@ export class RouteTurnSlots {
     }
   }
 
+  /**
+   * A turn whose lease went to another worker: its slot is left to the next owner, which re-takes it
+   * and frees it; this worker stops renewing it, or it would hold the slot past that free.
+   */
+  leave(thread: string): void {
+    clearInterval(this.held.get(thread));
+    this.held.delete(thread);
+  }
+
   /** Renews the slot while the turn runs: only a worker that died lets one lapse. */
   private keep(route: string, thread: string, log: Logger): void {
     clearInterval(this.held.get(thread));
@@ -116,7 +126,7 @@ export class RouteTurnSlots {
         this.metrics.routeTurnLimitFailuresTotal.inc({ what: 'renew' });
         log.warn({ err: error, route }, "the turn's route slot was not renewed; it lapses if this goes on");
       });
-    }, TURN_SLOT_RENEW_MS);
+    }, this.renewMs);
     timer.unref();
     this.held.set(thread, timer);
   }

@@ -63,7 +63,7 @@ export interface TurnHandlerDeps {
   /** What each route's turns spend, and its daily token budget (docs/adr/0059). */
   spending?: Pick<RouteSpending, 'admit' | 'spent'>;
   /** Each route's limit on concurrent turns across the fleet (docs/adr/0062). */
-  slots?: Pick<RouteTurnSlots, 'take' | 'free'>;
+  slots?: Pick<RouteTurnSlots, 'take' | 'free' | 'leave'>;
 }
 
 /** How long a batch waits in its route's line before its thread is told. */
@@ -132,7 +132,8 @@ export function createTurnHandler(deps: TurnHandlerDeps): TurnHandler {
       });
       // Freed as the turn ends, before its commit: the route's next waiting thread starts meanwhile. A
       // thread whose lease went elsewhere keeps its slot for the next owner, which re-takes it.
-      if (slot.held && !leaseSignal.aborted) await deps.slots?.free(route, thread, log);
+      if (slot.held && leaseSignal.aborted) deps.slots?.leave(thread);
+      else if (slot.held) await deps.slots?.free(route, thread, log);
       if ('error' in outcome && outcome.error instanceof RouteAtLimit) ending = 'waiting';
       const seconds = (performance.now() - started) / 1000;
       // Whatever becomes of the batch, the tokens its turn spent were spent: a turn whose lease was

@@ -21,6 +21,8 @@ const CANARIES = {
 };
 const FILE_CANARY = 'canary-secret-file-1a2b3c4d5e6f';
 const TMP_CANARY = 'canary-worker-tmp-6f5e4d3c2b1a';
+/** A further Slack team's bot token, as SLACK_TEAM_TOKENS_DIR holds it (docs/adr/0061). */
+const TEAM_TOKEN_CANARY = 'xoxb-canary-team-token-5c4b3a2d1e0f';
 
 const A = 'gateway:C1:TA';
 const B = 'gateway:C1:TB';
@@ -38,6 +40,8 @@ describe('a sandboxed agent hunting for the worker’s secrets (bubblewrap)', { 
     // A secret file as an operator keeps one, in the worker's home, and one in its temp folder.
     await writeFile(join(home, '.tributary-credentials'), `REDIS_PASSWORD=${FILE_CANARY}\n`);
     await writeFile(join(tmp, 'worker-secret'), TMP_CANARY);
+    const teamTokens = await f.tempDir();
+    await writeFile(join(teamTokens, 'T0CANARY'), TEAM_TOKEN_CANARY);
     const worker = await f.spawn({
       env: {
         ...CANARIES,
@@ -46,6 +50,7 @@ describe('a sandboxed agent hunting for the worker’s secrets (bubblewrap)', { 
         AGENT_SANDBOX: 'bubblewrap',
         AGENT_WORKSPACES: workspaces,
         AGENT_ENV: 'TRIBUTARY_AGENT_SCRIPTING',
+        SLACK_TEAM_TOKENS_DIR: teamTokens,
       },
     });
     const { host, port, password } = f.redis.options;
@@ -63,6 +68,8 @@ describe('a sandboxed agent hunting for the worker’s secrets (bubblewrap)', { 
       `cat /proc/${worker.pid}/environ`,
       `kill -STOP ${worker.pid}; echo kill-status=$?`,
       `cat ${join(home, '.tributary-credentials')} ${join(tmp, 'worker-secret')}`,
+      // Not only blanked from the reply: the folder is not there at all.
+      `cat ${join(teamTokens, 'T0CANARY')}; echo team-tokens-status=$?`,
       'ls -a ~ /tmp',
       `ls ${workspaces}; find / -name notes.txt 2>/dev/null; echo found-end`,
       `redis-cli -h ${host} -p ${port} set pwned yes`,
@@ -77,11 +84,18 @@ describe('a sandboxed agent hunting for the worker’s secrets (bubblewrap)', { 
     expect(found).not.toContain('worker-main');
     expect(found).not.toContain('warden');
     expect(found).toMatch(/kill-status=1/);
+    expect(found).toMatch(/team-tokens-status=1/);
     expect(found).toContain('NOAUTH');
     expect(found).toContain('found-end');
     expect(found).not.toContain('thread-b-notes');
     expect(found).not.toMatch(/notes\.txt\n/);
-    for (const canary of [...Object.values(CANARIES), FILE_CANARY, TMP_CANARY, password!]) {
+    for (const canary of [
+      ...Object.values(CANARIES),
+      FILE_CANARY,
+      TMP_CANARY,
+      TEAM_TOKEN_CANARY,
+      password!,
+    ]) {
       expect(found, canary).not.toContain(canary);
     }
     expect(await f.redis.exists('pwned')).toBe(0);
@@ -94,7 +108,7 @@ describe('a sandboxed agent hunting for the worker’s secrets (bubblewrap)', { 
     // Nothing the worker holds reached Redis, where every reply and history entry is written.
     await waitFor(async () => f.outboxEmpty(A), { what: 'the hunt’s reply delivered' });
     const written = await appendOnlyFiles(f);
-    for (const canary of [...Object.values(CANARIES), FILE_CANARY, TMP_CANARY]) {
+    for (const canary of [...Object.values(CANARIES), FILE_CANARY, TMP_CANARY, TEAM_TOKEN_CANARY]) {
       expect(written, canary).not.toContain(canary);
     }
   });
