@@ -63,7 +63,7 @@ async function inParallel(count: number, one: (i: number) => Promise<unknown>): 
   }
 }
 
-const noDoorbell: Doorbell = { ring: async () => {}, pending: async () => true };
+const noDoorbell: Doorbell = { ring: async () => {}, pending: async () => true, taken: async () => {} };
 
 interface Round {
   first: number;

@@ -147,6 +147,16 @@ describe('benchmark smoke runs', () => {
     expect(result.rows.map((row) => row[result.columns.indexOf('failures')])).toEqual([0, 0]);
   });
 
+  it('route-fairness measures a quiet route alone, beside a flood in lines, and first in first out', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await smoke('route-fairness');
+    expect(result.rows.map((row) => row[0])).toEqual(['alone', 'fair', 'fifo']);
+    expect(result.rows.map((row) => row[result.columns.indexOf('failed')])).toEqual([0, 0, 0]);
+    expect(result.rows[1]![result.columns.indexOf('flood turns')]).toBeGreaterThan(0);
+    expect(result.ratios.fair_p99_over_alone_p99).toBeGreaterThan(0);
+  });
+
   it('agent-memory measures both agents', { timeout: 120_000 }, async () => {
     const result = await smoke('agent-memory');
     expect(result.rows).toHaveLength(2);

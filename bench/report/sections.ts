@@ -558,7 +558,37 @@ export const sections: readonly Section[] = [
     reading: deadLettersReading,
     headline: deadLettersHeadline,
   },
+  {
+    name: 'route-fairness',
+    heading: 'Fair shares between routes',
+    about:
+      'A quiet route sends a message about a second while another floods the fleet with 500 threads in ' +
+      'waves, limited to 12 of 16 turn slots: the quiet route’s dispatch (acceptance to claim) against the ' +
+      'same run alone, with route lines and with the flood let in first in, first out.',
+    reading: routeFairnessReading,
+    headline: routeFairnessHeadline,
+  },
 ];
+
+function routeFairnessReading(r: BenchResult): string {
+  const p99 = (run: string) => cell(r, [run], 'quiet p99 ms');
+  return (
+    `A quiet route's message is dispatched in p99 ${p99('alone')} ms alone, ${p99('fair')} ms beside a route ` +
+    `flooding the fleet with threads, its doorbells in its own line (${r.ratios.fair_p99_over_alone_p99}× alone), ` +
+    `and ${p99('fifo')} ms when the flood's doorbells are let in first in, first out ` +
+    `(${r.ratios.fifo_p99_over_alone_p99}×). Of the messages that arrived within a second of a flood wave, the ` +
+    `slowest waited ${cell(r, ['fair'], 'max within 1 s of a wave, ms')} ms in lines and ` +
+    `${cell(r, ['fifo'], 'max within 1 s of a wave, ms')} ms first in, first out. The routes issue asks for a p99 ` +
+    'within 1.2× of alone (docs/adr/0063).'
+  );
+}
+
+function routeFairnessHeadline(r: BenchResult): string {
+  return (
+    `beside a route flooding the fleet, a quiet route's dispatch p99 is ${r.ratios.fair_p99_over_alone_p99}× ` +
+    `its p99 alone (${r.ratios.fifo_p99_over_alone_p99}× first in, first out)`
+  );
+}
 
 /** The section of a benchmark this page has no words for: its title, table, charts and ratios. */
 export function genericSection(name: string): Section {

@@ -1,4 +1,4 @@
-import type { Doorbell, RingOptions } from '@tributary/queue';
+import type { Doorbell, DoorbellData, RingOptions } from '@tributary/queue';
 
 /**
  * Loses a share of the rings that go through the doorbell on purpose (the caller's direct hand-over
@@ -23,5 +23,9 @@ export class DroppingDoorbell implements Doorbell {
 
   pending(member: string, epoch: number): Promise<boolean> {
     return this.inner.pending(member, epoch);
+  }
+
+  taken(doorbell: DoorbellData, pool: string): Promise<void> {
+    return this.inner.taken(doorbell, pool);
   }
 }

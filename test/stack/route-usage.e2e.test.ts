@@ -17,7 +17,7 @@ profiles:
   plain: {}
 routes:
   - {name: support, platform: telegram, channel: "-8201", profile: plain, dailyTokenBudget: 1}
-  - {name: frontend, platform: telegram, channel: "-8202", profile: plain, maxConcurrentTurns: 4}
+  - {name: frontend, platform: telegram, channel: "-8202", profile: plain, maxConcurrentTurns: 4, dispatchWeight: 3}
 `;
 
 let stack: Stack;
@@ -68,7 +68,7 @@ function sample(metrics: string, series: string): number | undefined {
 let ids = 0;
 
 describe('the route table, published for the workers', () => {
-  it("gives them each route's budget and turn limit, which they never read from the file", async () => {
+  it("gives them each route's budget, turn limit and dispatch weight, which they never read from the file", async () => {
     const store = Store.open({
       url: stack.redisUrl,
       connection: { kind: 'patient' },
@@ -79,6 +79,7 @@ describe('the route table, published for the workers', () => {
         what: 'the limits',
       });
       expect(await store.turnLimits.limits()).toEqual({ frontend: 4 });
+      expect(await store.routeLines.weights()).toEqual({ frontend: 3 });
       expect(await store.usage.budgets()).toEqual({ support: { tokens: 1, source: 'file' } });
     } finally {
       await store.close();

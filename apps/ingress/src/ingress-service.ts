@@ -136,6 +136,7 @@ export async function startIngress(
   const published = new RouteTablePublisher(
     store.usage,
     store.turnLimits,
+    store.routeLines,
     () => routes?.current ?? RouteTable.EMPTY,
     logger.child({ component: 'routes' }),
   );

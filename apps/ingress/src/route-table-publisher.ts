@@ -1,11 +1,12 @@
 import type { RouteTable } from '@tributary/config';
 import { ConditionLog } from '@tributary/observability';
-import type { RouteUsage, TurnLimits } from '@tributary/queue';
+import type { RouteLines, RouteUsage, TurnLimits } from '@tributary/queue';
 import type { Logger } from 'pino';
 
 /**
  * What the workers need of the route table, published to Redis, since workers never read the route
- * file: each route's daily token budget (docs/adr/0059) and its limit on concurrent turns (0062).
+ * file: each route's daily token budget (docs/adr/0059), its limit on concurrent turns (0062) and its
+ * dispatch weight (0063).
  * Published at the start and again every `everyMs`, so that a reload, a publish that failed and a Redis
  * that lost its data all heal within one period. Every ingress publishes the same table; operators'
  * budget overrides are kept apart and win.
@@ -17,10 +18,11 @@ export class RouteTablePublisher {
   constructor(
     private readonly usage: Pick<RouteUsage, 'publishTable'>,
     private readonly turnLimits: Pick<TurnLimits, 'publishTable'>,
+    private readonly lines: Pick<RouteLines, 'publishWeights'>,
     private readonly table: () => RouteTable,
     logger: Logger,
   ) {
-    this.errors = new ConditionLog(logger, "route table's budgets and turn limits not published");
+    this.errors = new ConditionLog(logger, "route table's budgets, turn limits and weights not published");
   }
 
   start(everyMs: number): void {
@@ -39,6 +41,7 @@ export class RouteTablePublisher {
       await Promise.all([
         this.usage.publishTable(table.budgets()),
         this.turnLimits.publishTable(table.turnLimits()),
+        this.lines.publishWeights(table.dispatchWeights()),
       ]);
       this.errors.cleared();
     } catch (error) {

@@ -385,6 +385,7 @@ function startRunner(parts: RunnerParts) {
       },
       replyDelivery: (outcome) => metrics.replyDeliveriesTotal.inc({ outcome }),
       passedOn: () => metrics.doorbellsPassedOnTotal.inc(),
+      lineStalled: () => metrics.routeLineStallsTotal.inc(),
     },
   });
 }

@@ -134,11 +134,15 @@ const QUEUE: Row = [
     },
     {
       title: 'Doorbell jobs by state',
-      description: 'BullMQ doorbell jobs by state (fleet-wide).',
+      description:
+        "BullMQ doorbell jobs by state, and doorbells waiting in their route's line in front of the queue (fleet-wide).",
       unit: 'short',
       axis: 'jobs',
       span: 6,
-      queries: [[fleet('tributary_bullmq_jobs', 'state'), '{{state}}']],
+      queries: [
+        [fleet('tributary_bullmq_jobs', 'state'), '{{state}}'],
+        [fleet('tributary_doorbells_lined'), 'lined'],
+      ],
     },
     {
       title: 'Live ACP sessions and consuming workers',

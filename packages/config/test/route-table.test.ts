@@ -81,6 +81,23 @@ describe('a route table', () => {
     ).toThrow(/routes.yaml:3:.*maxConcurrentTurns must be a whole number of at least 1/);
   });
 
+  it('gives the dispatch weight of each route that sets one, from 1 to 100', () => {
+    expect(table.dispatchWeights()).toEqual(new Map());
+    const weighted = RouteTable.parse(
+      'profiles: {p: {}}\nroutes:\n  - {name: a, platform: slack, profile: p, dispatchWeight: 4}\n  - {name: b, platform: slack, profile: p}\n',
+      'routes.yaml',
+    );
+    expect(weighted.dispatchWeights()).toEqual(new Map([['a', 4]]));
+    for (const weight of ['0', '101', '1.5', '"2"']) {
+      expect(() =>
+        RouteTable.parse(
+          `profiles: {p: {}}\nroutes:\n  - {name: a, platform: slack, profile: p, dispatchWeight: ${weight}}\n`,
+          'routes.yaml',
+        ),
+      ).toThrow(/routes.yaml:3:.*dispatchWeight must be a whole number from 1 to 100/);
+    }
+  });
+
   it("carries a profile's session mode and MCP servers to its threads' record", () => {
     const moded = RouteTable.parse(
       [

@@ -215,6 +215,10 @@ export const CATALOGUE = {
     "Turns that did not start because their route's turns across the fleet were all taken (maxConcurrentTurns); the batch waits in the route's line and starts as a slot is freed.",
     ['route'],
   ),
+  routeLineStallsTotal: counter(
+    'tributary_route_line_stalls_total',
+    "Doorbells taken whose route's line could not be moved up (docs/adr/0063): that route's next doorbells enter the queue when the sweeper finds their threads waiting; the log says why.",
+  ),
   routeTurnLimitFailuresTotal: counter(
     'tributary_route_turn_limit_failures_total',
     "Route turn slots that could not be taken (`what`=take: the turn ran unchecked), renewed (`what`=renew: it lapses if this goes on) or freed (`what`=free: it lapses on its own, the line's next thread starts at its put-back delay); the log says why.",
@@ -362,6 +366,10 @@ export const CATALOGUE = {
     ['kind', 'cause'],
   ),
   bullmqJobs: gauge('tributary_bullmq_jobs', `Doorbell jobs by BullMQ state. ${FLEET_WIDE}`, ['state']),
+  doorbellsLined: gauge(
+    'tributary_doorbells_lined',
+    `Doorbells waiting in their route's line in front of the doorbell queue (docs/adr/0063). ${FLEET_WIDE}`,
+  ),
   doorbellConsumerUp: gauge(
     'tributary_doorbell_consumer_up',
     "1 when this worker's doorbell canary was consumed recently, else 0.",

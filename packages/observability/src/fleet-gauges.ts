@@ -13,6 +13,8 @@ export interface FleetReading {
   running: number;
   backlog: number;
   jobs: Partial<Record<BullmqJobState, number>>;
+  /** Doorbells in their routes' lines, in front of the queues. */
+  lined: number;
   /** Dead letters and dead replies kept, and the running totals of those the TTL and the caps dropped. */
   dead: Record<DeadKind, { held: number; evicted: Record<EvictionCause, number> }>;
   /** Each worker pool's runnable and running threads and its workers taking turns. */
@@ -30,6 +32,7 @@ export function observeFleet(metrics: Metrics, read: () => Promise<FleetReading>
       metrics.threadsRunning,
       metrics.backlogMessages,
       metrics.bullmqJobs,
+      metrics.doorbellsLined,
       metrics.deadItems,
       metrics.deadEvictions,
       metrics.poolThreadsRunnable,
@@ -42,6 +45,7 @@ export function observeFleet(metrics: Metrics, read: () => Promise<FleetReading>
       metrics.threadsRunning.set(reading.running);
       metrics.backlogMessages.set(reading.backlog);
       for (const state of BULLMQ_JOB_STATES) metrics.bullmqJobs.set({ state }, reading.jobs[state] ?? 0);
+      metrics.doorbellsLined.set(reading.lined);
       // A pool that went away (no worker, no thread) must not keep its last reading.
       for (const gauge of [metrics.poolThreadsRunnable, metrics.poolThreadsRunning, metrics.poolWorkers])
         gauge.reset();

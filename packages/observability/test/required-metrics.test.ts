@@ -60,6 +60,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_threads_running: { type: 'gauge', labels: [] },
   tributary_acp_sessions_live: { type: 'gauge', labels: [] },
   tributary_bullmq_jobs: { type: 'gauge', labels: ['state'] },
+  tributary_doorbells_lined: { type: 'gauge', labels: [] },
   tributary_dead_items: { type: 'gauge', labels: ['kind'] },
   tributary_dead_evictions: { type: 'gauge', labels: ['kind', 'cause'] },
   tributary_doorbell_consumer_up: { type: 'gauge', labels: [] },
@@ -83,6 +84,7 @@ const REQUIRED: Record<string, { type: Kind; labels: string[] }> = {
   tributary_pool_watch_failures_total: { type: 'counter', labels: ['what'] },
   tributary_route_turn_waits_total: { type: 'counter', labels: ['route'] },
   tributary_route_turn_limit_failures_total: { type: 'counter', labels: ['what'] },
+  tributary_route_line_stalls_total: { type: 'counter', labels: [] },
 };
 
 const CLASSES = { counter: Counter, gauge: Gauge, histogram: Histogram };

@@ -15,6 +15,8 @@ export interface FleetStats {
   backlog: number;
   /** Doorbell jobs by BullMQ state. */
   jobs: Record<string, number>;
+  /** Doorbells in their routes' lines, in front of the queues (docs/adr/0063). */
+  lined: number;
   /** Dead letters and dead replies kept, and the running totals of those the TTL and the caps dropped. */
   dead: Record<DeadKind, DeadStats>;
   /**
@@ -85,14 +87,20 @@ export async function readFleetStats(
   for (const pool of workers.map((worker) => worker.pool ?? DEFAULT_POOL)) poolOf(pool);
   // Doorbell jobs of every pool known here, summed.
   const jobs: Record<string, number> = {};
-  for (const counts of await Promise.all(Object.keys(pools).map((pool) => doorbell.jobCounts(pool)))) {
-    for (const [state, n] of Object.entries(counts)) jobs[state] = (jobs[state] ?? 0) + n;
+  const names = Object.keys(pools);
+  const [counts, lined] = await Promise.all([
+    Promise.all(names.map((pool) => doorbell.jobCounts(pool))),
+    Promise.all(names.map((pool) => doorbell.lined(pool))),
+  ]);
+  for (const count of counts) {
+    for (const [state, n] of Object.entries(count)) jobs[state] = (jobs[state] ?? 0) + n;
   }
   return {
     runnable: runnable.length,
     running: run.flat().length,
     backlog: lengths.reduce((sum, length) => sum + length, 0),
     jobs,
+    lined: lined.reduce((sum, n) => sum + n, 0),
     dead,
     pools,
   };

@@ -55,6 +55,8 @@ export interface RunnerOptions {
 export interface RunnerEvents extends TurnEvents, SweeperEvents {
   /** This runner's consumer of doorbell queue `queue` took a job (a canary or a doorbell). */
   doorbellTaken?(queue: number): void;
+  /** A route's line did not move up as its doorbell was taken (docs/adr/0063). */
+  lineStalled?(): void;
   /** A doorbell handed to this worker waited the affinity wait for a slot and went to the shared queue. */
   passedOn?(): void;
   /** An attempt to deliver a reply ended so. */
@@ -116,6 +118,8 @@ export class Runner {
       pool: options.pool ?? DEFAULT_POOL,
       concurrency: options.concurrency ?? 1,
       serve: (thread, epoch, onBusy) => this.turns.serve(thread, epoch, onBusy),
+      taken: (data) => doorbell.taken(data, options.pool ?? DEFAULT_POOL),
+      lineStalled: () => events?.lineStalled?.(),
       passOn: async ({ thread, epoch }) => {
         await doorbell.ring(thread, keysOf(thread).member, epoch);
         events?.passedOn?.();

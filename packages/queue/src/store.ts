@@ -27,6 +27,7 @@ import { WorkerRegistry } from './stores/worker-registry.js';
 import type { ThreadAdmin } from './threads/thread-admin.js';
 import { type ThreadQueue, threadQueue } from './threads/thread-queue.js';
 import { BullDoorbell } from './wake/doorbell.js';
+import { RouteLines } from './wake/route-lines.js';
 
 export interface StoreOptions {
   url: string;
@@ -75,6 +76,8 @@ export class Store {
   readonly usage: RouteUsage;
   /** Each route's limit on concurrent turns across the fleet, its slots and its line (docs/adr/0062). */
   readonly turnLimits: TurnLimits;
+  /** Each route's line in front of its pool's doorbell queue, and the routes' weights (docs/adr/0063). */
+  readonly routeLines: RouteLines;
 
   private readonly keysOf: KeysOf;
 
@@ -86,7 +89,7 @@ export class Store {
     const keysOf = recentKeysOf(config.prefix, config.buckets);
     this.keysOf = keysOf;
     this.routes = new ThreadRoutes(redis, config.prefix, config.idleTtlMs);
-    this.doorbell = new BullDoorbell(redis, config, (thread) => this.routes.poolOf(thread));
+    this.doorbell = new BullDoorbell(redis, config, (thread) => this.routes.placeOf(thread));
     this.gates = new GateState(redis, keysOf);
     this.sessions = new SessionRecords(redis, keysOf);
     this.replies = new ReplyOutbox(redis, keysOf, deadBounds(config));
@@ -104,6 +107,7 @@ export class Store {
     this.approvals = new Approvals(redis, config.prefix, config.idleTtlMs);
     this.usage = new RouteUsage(redis, config.prefix);
     this.turnLimits = new TurnLimits(redis, config.prefix);
+    this.routeLines = new RouteLines(redis, config.prefix);
   }
 
   /**

@@ -314,6 +314,7 @@ describe('turn runners with session affinity', () => {
         throw new Error('Redis is unavailable');
       },
       pending: (member, epoch) => made.doorbell.pending(member, epoch),
+      taken: (doorbell, pool) => made.doorbell.taken(doorbell, pool),
     };
     let revived = 0;
     const { a, b, letGo, keptTurns, passed } = await busyOwner(

@@ -16,6 +16,7 @@ import { isRedisUnavailable } from '../src/redis-unavailable.js';
 import { Store } from '../src/store.js';
 import { threadKeys } from '../src/thread-keys.js';
 import { doorbellPrefix } from '../src/wake/doorbell.js';
+import { LINE_QUANTUM } from '../src/wake/route-lines.js';
 
 let cluster: RedisClusterHandle;
 beforeAll(async () => {
@@ -61,6 +62,8 @@ describe('on a Redis Cluster', () => {
       queue: { prefix: uniquePrefix('cl'), buckets: 8, doorbellQueues: 3 },
     });
     await store.ready();
+    // All twelve are the default route's: weighed so, its line lets them all into the queue at once.
+    await store.routeLines.publishWeights(new Map([['default', 12 / LINE_QUANTUM]]));
     const threads = Array.from({ length: 12 }, (_, i) => `slack:C${i}:t${i}`);
     for (const thread of threads) {
       expect(await store.queue.intake.enqueue(thread, { id: 'm1', body: 'hi' })).toMatchObject({

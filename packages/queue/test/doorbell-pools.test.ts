@@ -12,9 +12,10 @@ afterAll(() => f.close());
 describe("a thread's doorbell", () => {
   it("rings its pool's queue and no other, and is found pending there", async () => {
     const config = queueConfig({ prefix: `pools-${Date.now()}`, buckets: 4 });
-    const doorbell = new BullDoorbell(f.redis, config, async (thread) =>
-      thread.startsWith('gpu') ? 'gpu' : DEFAULT_POOL,
-    );
+    const doorbell = new BullDoorbell(f.redis, config, async (thread) => ({
+      route: 'default',
+      pool: thread.startsWith('gpu') ? 'gpu' : DEFAULT_POOL,
+    }));
     try {
       await doorbell.ring('gpu-thread', 'gpu-thread', 3);
       await doorbell.ring('cpu-thread', 'cpu-thread', 5);

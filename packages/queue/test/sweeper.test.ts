@@ -39,6 +39,7 @@ describe('sweeper', () => {
     const lost: Doorbell = {
       ring: async () => {},
       pending: (m, e) => doorbell.pending(m, e),
+      taken: (d, pool) => doorbell.taken(d, pool),
     };
     const lossy = threadQueue(f.redis, queue.config, lost);
     // Its last owner is gone, so the ring goes through the (lossy) shared doorbell.
@@ -72,6 +73,7 @@ describe('sweeper', () => {
         throw new Error('Redis refused the doorbell');
       },
       pending: (m, e) => doorbell.pending(m, e),
+      taken: (d, pool) => doorbell.taken(d, pool),
     };
     const broken = threadQueue(f.redis, queue.config, failing);
     const accepted = await broken.intake.enqueue('th', { id: 'a', body: 'x' });

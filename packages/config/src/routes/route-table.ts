@@ -58,6 +58,8 @@ interface Route {
   dailyTokenBudget: number | undefined;
   /** How many of the route's threads may run a turn at once across the fleet (docs/adr/0062). */
   maxConcurrentTurns: number | undefined;
+  /** The route's share of its pool's dispatch against other busy routes' (docs/adr/0063); unset: 1. */
+  dispatchWeight: number | undefined;
 }
 
 /** A route table that cannot be used; the message names the file, the line and the column. */
@@ -76,6 +78,8 @@ export class RouteTableError extends Error {
 /** Route names are metric labels: short, and few. */
 const ROUTE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MAX_ROUTES = 200;
+/** A weight lets that many times a weight-1 route's doorbells in ahead of others'; beyond this it is a flood. */
+const MAX_DISPATCH_WEIGHT = 100;
 /** The route of threads no route matches, and the label of a turn whose route could not be read. */
 const RESERVED_ROUTES = [DEFAULT_ROUTE.route, 'unread'];
 
@@ -111,19 +115,25 @@ export class RouteTable {
 
   /** The fleet-wide limit on concurrent turns of each route that sets one. */
   turnLimits(): Map<string, number> {
-    return new Map(
-      this.routes.flatMap((route) =>
-        route.maxConcurrentTurns === undefined ? [] : [[route.name, route.maxConcurrentTurns] as const],
-      ),
-    );
+    return this.perRoute((route) => route.maxConcurrentTurns);
+  }
+
+  /** The dispatch weight of each route that sets one; the others weigh 1. */
+  dispatchWeights(): Map<string, number> {
+    return this.perRoute((route) => route.dispatchWeight);
   }
 
   /** The daily token budget of each route that sets one. */
   budgets(): Map<string, number> {
+    return this.perRoute((route) => route.dailyTokenBudget);
+  }
+
+  private perRoute(setting: (route: Route) => number | undefined): Map<string, number> {
     return new Map(
-      this.routes.flatMap((route) =>
-        route.dailyTokenBudget === undefined ? [] : [[route.name, route.dailyTokenBudget] as const],
-      ),
+      this.routes.flatMap((route) => {
+        const value = setting(route);
+        return value === undefined ? [] : [[route.name, value] as const];
+      }),
     );
   }
 
@@ -219,6 +229,7 @@ class RouteReader {
       'profile',
       'dailyTokenBudget',
       'maxConcurrentTurns',
+      'dispatchWeight',
     ]);
     const name = this.string(this.required(route, 'name', node), 'name');
     if (!ROUTE_NAME.test(name) || RESERVED_ROUTES.includes(name)) {
@@ -244,6 +255,7 @@ class RouteReader {
     };
     const budget = route.get('dailyTokenBudget', true) as Node | undefined;
     const limit = route.get('maxConcurrentTurns', true) as Node | undefined;
+    const weight = route.get('dispatchWeight', true) as Node | undefined;
     return {
       name,
       platform,
@@ -252,17 +264,17 @@ class RouteReader {
       profile,
       dailyTokenBudget: budget === undefined ? undefined : this.count(budget, 'dailyTokenBudget'),
       maxConcurrentTurns: limit === undefined ? undefined : this.count(limit, 'maxConcurrentTurns'),
+      dispatchWeight:
+        weight === undefined ? undefined : this.count(weight, 'dispatchWeight', MAX_DISPATCH_WEIGHT),
     };
   }
 
-  /** A whole number of at least 1. */
-  private count(node: Node, what: string): number {
+  /** A whole number of at least 1 (and at most `max`). */
+  private count(node: Node, what: string, max = Number.MAX_SAFE_INTEGER): number {
     const value = isScalar(node) ? node.value : undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      throw this.at(
-        node,
-        `${what} must be a whole number of at least 1; got ${JSON.stringify(value ?? null)}`,
-      );
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+      const range = max === Number.MAX_SAFE_INTEGER ? 'of at least 1' : `from 1 to ${max}`;
+      throw this.at(node, `${what} must be a whole number ${range}; got ${JSON.stringify(value ?? null)}`);
     }
     return value;
   }

@@ -7,6 +7,7 @@ import { found, known, ok, type Rung, ringOrOk } from './decoders.js';
 import { LISTING_SCRIPTS } from './listing-calls.js';
 import { OUTBOX_SCRIPTS } from './outbox-calls.js';
 import { paceReserve } from './pace-calls.js';
+import { ROUTE_LINE_SCRIPTS } from './route-line-calls.js';
 import { defineScript, type Reply } from './scripts.js';
 import { ScriptStatus } from './status.js';
 import { TURN_LIMIT_SCRIPTS } from './turn-limit-calls.js';
@@ -537,4 +538,5 @@ export const ALL_SCRIPTS = [
   paceReserve,
   approvalDecide,
   ...TURN_LIMIT_SCRIPTS,
+  ...ROUTE_LINE_SCRIPTS,
 ];

@@ -1,5 +1,6 @@
 import type { RedisClient } from '../connections.js';
 import { DEFAULT_POOL } from '../queue-config.js';
+import { DEFAULT_PLACE, type ThreadPlace } from '../wake/route-lines.js';
 
 /**
  * The route each thread started with (docs/adr/0058), as its first accepted message resolved it: kept
@@ -24,19 +25,27 @@ export class ThreadRoutes {
     return (await this.redis.get(this.key(thread))) ?? undefined;
   }
 
-  /**
-   * The worker pool the thread's route names (docs/adr/0060): the default pool for a thread without a
-   * record, or whose record is not JSON or names none, so that it is served rather than rung where no
-   * worker listens.
-   */
+  /** The worker pool the thread's route names (docs/adr/0060); see placeOf. */
   async poolOf(thread: string): Promise<string> {
+    return (await this.placeOf(thread)).pool;
+  }
+
+  /**
+   * The thread's route and the pool it names: the default route and pool for a thread without a record,
+   * or whose record is not JSON or names none, so that it is served rather than rung where no worker
+   * listens.
+   */
+  async placeOf(thread: string): Promise<ThreadPlace> {
     const record = await this.of(thread);
-    if (record === undefined) return DEFAULT_POOL;
+    if (record === undefined) return DEFAULT_PLACE;
     try {
-      const pool = (JSON.parse(record) as { profile?: { pool?: unknown } }).profile?.pool;
-      return typeof pool === 'string' ? pool : DEFAULT_POOL;
+      const { route, profile } = JSON.parse(record) as { route?: unknown; profile?: { pool?: unknown } };
+      return {
+        route: typeof route === 'string' ? route : DEFAULT_PLACE.route,
+        pool: typeof profile?.pool === 'string' ? profile.pool : DEFAULT_POOL,
+      };
     } catch {
-      return DEFAULT_POOL;
+      return DEFAULT_PLACE;
     }
   }
 

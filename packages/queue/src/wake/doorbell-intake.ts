@@ -30,6 +30,10 @@ export interface DoorbellIntakeOptions {
   pool: string;
   concurrency: number;
   serve: Serve;
+  /** A shared doorbell this worker took to serve: its route's line moves up (docs/adr/0063). */
+  taken(doorbell: DoorbellData): Promise<void>;
+  /** Moving a line up failed (said at warn, once per condition). */
+  lineStalled?(): void;
   /** Rings the shared queue with a doorbell this worker's own list held too long (pass-on). */
   passOn(doorbell: DirectDoorbell): Promise<void>;
   logger: LogSink;
@@ -57,6 +61,7 @@ export class DoorbellIntake {
   private readonly handles: Queue<DoorbellData>[];
   private readonly watch: ConsumerWatch;
   private readonly errors: ConditionLog;
+  private readonly lineErrors: ConditionLog;
   private readonly gate: SlotGate;
   private readonly presence: Presence;
   private readonly spare: SpareCapacity;
@@ -68,6 +73,8 @@ export class DoorbellIntake {
   constructor(private readonly options: DoorbellIntakeOptions) {
     const { config, concurrency, logger } = options;
     this.errors = new ConditionLog(logger, 'doorbell worker error');
+    // The line lets in again as the sweeper finds its threads waiting (BullDoorbell.pending).
+    this.lineErrors = new ConditionLog(logger, "a route's line did not move up; the sweeper moves it");
     const queues = Array.from({ length: config.doorbellQueues }, (_, i) => i);
     this.workers = queues.map((i) => this.newWorker(i));
     this.handles = queues.map((i) => doorbellQueue(options.connection, config, i, options.pool));
@@ -201,6 +208,13 @@ export class DoorbellIntake {
     if (this.watch.taken(queue, job.name)) return;
     if (!this.gate.tryAcquire()) return this.handBack(job, token);
     const { thread, epoch, fallback } = job.data;
+    const moved = this.options.taken(job.data).then(
+      () => this.lineErrors.cleared(),
+      (error: unknown) => {
+        this.options.lineStalled?.();
+        this.lineErrors.report(error);
+      },
+    );
     try {
       await this.options.serve(thread, epoch, async (retryInMs) => {
         // A twin an older version added beside a direct doorbell, finding the thread running.
@@ -211,6 +225,7 @@ export class DoorbellIntake {
       });
     } finally {
       this.gate.release();
+      await moved;
     }
   }
 

@@ -2,9 +2,11 @@ import { Queue } from 'bullmq';
 import { CLUSTER_SLOTS, clusterSlot } from '../cluster-slot.js';
 import type { RedisClient } from '../connections.js';
 import { affinityPush } from '../lua/queue-calls.js';
+import type { LetIn } from '../lua/route-line-calls.js';
 import { Scripts } from '../lua/scripts.js';
 import { DEFAULT_POOL, type QueueConfig } from '../queue-config.js';
-import { bucketOf, decodeThread, workerKeys } from '../thread-keys.js';
+import { bucketOf, decodeThread, encodeThread, workerKeys } from '../thread-keys.js';
+import { DEFAULT_PLACE, RouteLines, type ThreadPlace } from './route-lines.js';
 
 /** What a doorbell job carries: which thread to claim, under which epoch. */
 export interface DoorbellData {
@@ -17,6 +19,8 @@ export interface DoorbellData {
    * added during a rolling upgrade still behave.
    */
   fallback?: boolean;
+  /** The route whose line let it in (docs/adr/0063); absent on a delayed ring, which passed no line. */
+  route?: string;
 }
 
 /**
@@ -28,8 +32,10 @@ export type RingOptions = { delayMs?: number; prefer?: undefined } | { prefer: {
 /** The doorbell transport the queue rings through; the chaos test wraps it to lose some on purpose. */
 export interface Doorbell {
   ring(thread: string, member: string, epoch: number, options?: RingOptions): Promise<void>;
-  /** True while the shared doorbell job for this epoch is still waiting, delayed or running. */
+  /** True while the shared doorbell for this epoch is still in its route's line, waiting, delayed or running. */
   pending(member: string, epoch: number): Promise<boolean>;
+  /** A worker of `pool` took a shared doorbell off the queue to serve it: its route's line moves up. */
+  taken(doorbell: DoorbellData, pool: string): Promise<void>;
 }
 
 export const DOORBELL_QUEUE = 'doorbell';
@@ -112,22 +118,29 @@ export function doorbellQueue(
   });
 }
 
-/** Which worker pool serves a thread: its route's (docs/adr/0060). */
-export type PoolOf = (thread: string) => Promise<string>;
+/** A sweep asks after each thread of a long line; the line itself is looked at this often at most. */
+const MOVE_ON_EVERY_MS = 1_000;
+
+/** Where a thread's doorbells ring: its route's pool (docs/adr/0060) and its route's line (0063). */
+export type PlaceOf = (thread: string) => Promise<ThreadPlace>;
 
 export class BullDoorbell implements Doorbell {
   /** Each pool's queues, opened at its first ring: queue i rings the threads of the buckets b with b mod count = i. */
   private readonly pools = new Map<string, readonly Queue<DoorbellData>[]>();
   private readonly scripts: Scripts;
+  private readonly lines: RouteLines;
+  /** When each line (`pool/route`) was last moved on here: once a second is enough for a whole line. */
+  private readonly movedOn = new Map<string, number>();
   private closed = false;
 
   constructor(
     private readonly connection: RedisClient,
     private readonly layout: DoorbellLayout,
-    /** Default: every thread is the default pool's. */
-    private readonly poolOf: PoolOf = async () => DEFAULT_POOL,
+    /** Default: every thread is the default route's, in the default pool. */
+    private readonly placeOf: PlaceOf = async () => DEFAULT_PLACE,
   ) {
     this.scripts = new Scripts(connection, [affinityPush]);
+    this.lines = new RouteLines(connection, layout.prefix);
   }
 
   /** The doorbell queues of `pool`; every worker of the pool consumes all of them. */
@@ -144,32 +157,33 @@ export class BullDoorbell implements Doorbell {
     return queues;
   }
 
-  /** The queue that rings `thread`, in its pool. */
-  async queueOf(thread: string): Promise<Queue<DoorbellData>> {
-    const { buckets, doorbellQueues } = this.layout;
-    const queues = this.queues(await this.poolOf(thread));
-    return queues[doorbellQueueOf(bucketOf(thread, buckets), doorbellQueues)]!;
-  }
-
   /**
-   * Rings the shared queue of the thread's pool. With `prefer`, the doorbell is handed to that worker
-   * instead while it is there and taking doorbells; it runs in that worker's next free slot, or is
-   * passed on to the shared queue by that worker after the affinity wait. When the hand-over does not
-   * happen (worker gone, shutting down, or Redis failing) the shared queue is rung at once.
+   * Rings the shared queue of the thread's pool, through its route's line unless delayed (a retry or a
+   * put-back enters the queue as its delay ends; BullMQ moves it there, past any line). With `prefer`,
+   * the doorbell is handed to that worker instead while it is there and taking doorbells; it runs in
+   * that worker's next free slot, or is passed on to the shared queue by that worker after the affinity
+   * wait. When the hand-over does not happen (worker gone, shutting down, or Redis failing) the shared
+   * queue is rung at once.
    */
   async ring(thread: string, member: string, epoch: number, options: RingOptions = {}): Promise<void> {
     const { prefer } = options;
     if (prefer && (await this.handOver(prefer.owner, thread, epoch).catch(() => false))) return;
-    await (await this.queueOf(thread)).add(
-      'ring',
-      { thread, epoch },
-      {
-        jobId: doorbellJobId(member, epoch),
-        delay: prefer ? 0 : (options.delayMs ?? 0),
-        removeOnComplete: true,
-        removeOnFail: { count: 1_000 },
-      },
-    );
+    const place = await this.placeOf(thread);
+    const delayMs = prefer ? 0 : (options.delayMs ?? 0);
+    if (delayMs > 0) return this.add(place, { member, epoch }, delayMs);
+    await this.letIn(place, await this.lines.ring(place, member, epoch));
+  }
+
+  /** The queue that rings `thread`, in its pool. */
+  async queueOf(thread: string): Promise<Queue<DoorbellData>> {
+    return this.queueIn(await this.placeOf(thread), thread);
+  }
+
+  async taken({ thread, route }: DoorbellData, pool: string): Promise<void> {
+    // A doorbell rung before lines, or delayed, took no place in one.
+    if (route === undefined) return;
+    const place = { pool, route };
+    await this.letIn(place, await this.lines.move(place, [encodeThread(thread)]));
   }
 
   /**
@@ -178,7 +192,8 @@ export class BullDoorbell implements Doorbell {
    * anyway; `none`: there is no such doorbell (yet).
    */
   async promote(member: string, epoch: number): Promise<'rung' | 'none'> {
-    const job = await (await this.queueOf(decodeThread(member))).getJob(doorbellJobId(member, epoch));
+    const thread = decodeThread(member);
+    const job = await (await this.queueOf(thread)).getJob(doorbellJobId(member, epoch));
     if (job === undefined) return 'none';
     try {
       if (await job.isDelayed()) await job.promote();
@@ -192,11 +207,15 @@ export class BullDoorbell implements Doorbell {
   /**
    * Reads the job's own hash: O(1) however long the queue is. (getJobState finds a waiting job by its
    * position in the wait list, an LPOS scan per call, which made the sweeper quadratic in the backlog.)
-   * A completed doorbell is removed and a failed one is finished; in every other state it will run.
+   * A completed doorbell is removed and a failed one is finished; in every other state it will run. A
+   * doorbell in its route's line is pending too, and the sweeper asking after it moves the line on.
    */
   async pending(member: string, epoch: number): Promise<boolean> {
-    const job = await (await this.queueOf(decodeThread(member))).getJob(doorbellJobId(member, epoch));
-    return job !== undefined && !job.finishedOn;
+    const place = await this.placeOf(decodeThread(member));
+    if (await this.inQueue(place, member, epoch)) return true;
+    if (!(await this.lines.holds(place, member, epoch))) return false;
+    await this.moveOn(place);
+    return true;
   }
 
   /** Doorbell jobs of `pool` by state, summed over its queues. */
@@ -213,6 +232,11 @@ export class BullDoorbell implements Doorbell {
     return total;
   }
 
+  /** Doorbells of `pool` waiting in their routes' lines, not yet in its queues. */
+  lined(pool = DEFAULT_POOL): Promise<number> {
+    return this.lines.lined(pool);
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.pools.values()].flat().map((queue) => queue.close()));
@@ -221,5 +245,50 @@ export class BullDoorbell implements Doorbell {
   private async handOver(owner: string, thread: string, epoch: number): Promise<boolean> {
     const keys = workerKeys(this.layout.prefix, owner);
     return this.scripts.run(affinityPush, keys, { thread, epoch, ttlMs: DIRECT_LIST_TTL_MS });
+  }
+
+  /** The queue of `place`'s pool that rings `thread`. */
+  private queueIn(place: ThreadPlace, thread: string): Queue<DoorbellData> {
+    const { buckets, doorbellQueues } = this.layout;
+    return this.queues(place.pool)[doorbellQueueOf(bucketOf(thread, buckets), doorbellQueues)]!;
+  }
+
+  private async inQueue(place: ThreadPlace, member: string, epoch: number): Promise<boolean> {
+    const job = await this.queueIn(place, decodeThread(member)).getJob(doorbellJobId(member, epoch));
+    return job !== undefined && !job.finishedOn;
+  }
+
+  /**
+   * Moves on a line whose doorbells let in may have left the queue untaken: lost before their add, or
+   * served by a worker of a version before lines, which does not say so. Those are forgotten and the
+   * line lets in what there is room for.
+   */
+  private async moveOn(place: ThreadPlace): Promise<void> {
+    const line = `${place.pool}/${place.route}`;
+    if (Date.now() - (this.movedOn.get(line) ?? 0) < MOVE_ON_EVERY_MS) return;
+    this.movedOn.set(line, Date.now());
+    const letIn = await this.lines.letIn(place);
+    const present = await Promise.all(letIn.map(({ member, epoch }) => this.inQueue(place, member, epoch)));
+    const gone = letIn.filter((_, i) => !present[i]).map(({ member }) => member);
+    await this.letIn(place, await this.lines.move(place, gone));
+  }
+
+  /** Adds the doorbells a line let in to the shared queue. */
+  private async letIn(place: ThreadPlace, due: readonly LetIn[]): Promise<void> {
+    await Promise.all(due.map((doorbell) => this.add(place, doorbell, 0)));
+  }
+
+  private async add(place: ThreadPlace, { member, epoch }: LetIn, delayMs: number): Promise<void> {
+    const thread = decodeThread(member);
+    await this.queueIn(place, thread).add(
+      'ring',
+      delayMs > 0 ? { thread, epoch } : { thread, epoch, route: place.route },
+      {
+        jobId: doorbellJobId(member, epoch),
+        delay: delayMs,
+        removeOnComplete: true,
+        removeOnFail: { count: 1_000 },
+      },
+    );
   }
 }

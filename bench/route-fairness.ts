@@ -1,0 +1,237 @@
+/**
+ * Fair shares between routes (docs/adr/0062, 0063): while one route floods the fleet with threads, a
+ * quiet route's messages are dispatched about as fast as when it is alone. Runners in this process
+ * (real Redis, real BullMQ doorbells, the worker's own route turn slots) serve two routes: `flood`,
+ * whose threads arrive in waves, each thread taking another message after each turn, limited to
+ * `--flood-limit` turns at once across the fleet; and `quiet`, one thread that gets a message a
+ * second. The flood's messages come from a process of their own (bench/fleet/enqueuer.ts), as from
+ * an ingress. A message's dispatch time runs from its acceptance to its turn's start (the claim).
+ * Turns sleep instead of prompting an agent: agent start-up is not dispatch, and would only add noise.
+ * Three runs on one Redis:
+ *
+ *   alone  the quiet route only: the baseline;
+ *   fair   beside the flood, each route's doorbells in its own line (as shipped);
+ *   fifo   beside the flood, its line weighed to let every doorbell in at once: first in, first out,
+ *          as the shared queue was before route lines.
+ *
+ *   npm run bench:route-fairness [-- --flood-threads 500 --flood-waves 5 --quiet-messages 120] [-- --smoke]
+ *
+ * Ends with `route-fairness: fair_p99_over_alone_p99=<x> fifo_p99_over_alone_p99=<y>` and whether the
+ * fair run is within 1.2 times the alone run; exits non-zero on a turn that failed.
+ */
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createMetrics, silentLogger } from '@tributary/observability';
+import { type Runner, Store, TurnNotStartedError } from '@tributary/queue';
+import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
+import { RouteAtLimit, RouteTurnSlots } from '@tributary/worker';
+import { pino } from 'pino';
+import { resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
+import { percentile, rounded } from './stats.js';
+
+const { values } = parseArgs({
+  options: {
+    ...resultOptions,
+    runners: { type: 'string' },
+    concurrency: { type: 'string' },
+    'flood-threads': { type: 'string' },
+    'flood-waves': { type: 'string' },
+    'flood-limit': { type: 'string' },
+    'turn-ms': { type: 'string' },
+    'quiet-messages': { type: 'string' },
+  },
+});
+const runnerCount = sizeOption(values, 'runners', 4, 2);
+const concurrency = sizeOption(values, 'concurrency', 4, 4);
+const floodThreads = sizeOption(values, 'flood-threads', 500, 40);
+const floodWaves = sizeOption(values, 'flood-waves', 5, 2);
+const floodLimit = sizeOption(values, 'flood-limit', 12, 6);
+const turnMs = sizeOption(values, 'turn-ms', 1_000, 200);
+const quietMessages = sizeOption(values, 'quiet-messages', 120, 6);
+const QUIET_EVERY_MS = 1_000;
+/** The routes issue's criterion: the quiet route's p99 beside the flood, over its p99 alone. */
+const WITHIN = 1.2;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Mode = 'alone' | 'fair' | 'fifo';
+
+interface RunResult {
+  mode: Mode;
+  /** The quiet route's dispatch times, ms. */
+  quietMs: number[];
+  /** Those of messages accepted within a second of a flood wave's start. */
+  inWaveMs: number[];
+  floodTurns: number;
+  failures: number;
+}
+
+const redis = await startRedis({ private: true });
+const QUIET = 'gateway:C-quiet:quiet';
+const floodThread = (i: number) => `gateway:C-flood:flood-${i}`;
+
+async function run(mode: Mode): Promise<RunResult> {
+  const prefix = uniquePrefix(`fair${mode}`);
+  const quietMs: number[] = [];
+  const inWaveMs: number[] = [];
+  let waveAt = Number.NEGATIVE_INFINITY;
+  let floodTurns = 0;
+  let failures = 0;
+  let flooding = true;
+  // Every ring goes to the shared queue: session affinity would hand the quiet thread's doorbell to
+  // its last worker, past the queue this measures.
+  const open = () =>
+    Store.open({ url: redis.url, connection: { kind: 'patient' }, queue: { prefix, affinity: false } });
+  const store = open();
+  // As ingress publishes the route table and records each thread's route (docs/adr/0058, 0062, 0063).
+  await store.turnLimits.publishTable(new Map([['flood', floodLimit]]));
+  if (mode === 'fifo') await store.routeLines.publishWeights(new Map([['flood', floodThreads]]));
+  const record = (route: string) => JSON.stringify({ route, profile: {} });
+  for (let i = 0; i < floodThreads; i++) await store.routes.note(floodThread(i), record('flood'));
+  await store.routes.note(QUIET, record('quiet'));
+  let sent = 0;
+  const send = (thread: string) => store.queue.intake.enqueue(thread, { id: `m${sent++}`, body: 'x' });
+  const enqueuer = fork(fileURLToPath(new URL('fleet/enqueuer.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ENQUEUER_REDIS_URL: redis.url, ENQUEUER_PREFIX: prefix },
+  });
+  await once(enqueuer, 'message');
+  const flood = (threads: string[]) => {
+    if (flooding) enqueuer.send(threads);
+  };
+
+  const metrics = createMetrics();
+  const quiet = pino({ level: 'silent' });
+  const runners: { store: Store; runner: Runner }[] = [];
+  for (let i = 0; i < runnerCount; i++) {
+    const own = open();
+    const slots = new RouteTurnSlots(own.turnLimits, (thread) => own.wake(thread), metrics);
+    const runner = own.runner({
+      concurrency,
+      logger: silentLogger,
+      replies: { deliver: async () => undefined },
+      handler: async (batch) => {
+        const { thread } = batch.lease;
+        if (thread === QUIET) {
+          for (const { acceptedAt } of batch.messages) {
+            quietMs.push(Date.now() - acceptedAt);
+            if (acceptedAt - waveAt < 1_000) inWaveMs.push(Date.now() - acceptedAt);
+          }
+          return { reply: '', stopReason: 'end_turn' };
+        }
+        // The worker's own protocol (turn-handler.ts): a slot of the route, or the batch waits in line.
+        let held: boolean;
+        try {
+          held = await slots.take('flood', thread, quiet);
+        } catch (error) {
+          if (error instanceof RouteAtLimit) throw new TurnNotStartedError(error.message, [], 60_000);
+          throw error;
+        }
+        try {
+          await sleep(turnMs);
+          floodTurns++;
+        } finally {
+          if (held) await slots.free('flood', thread, quiet);
+        }
+        // A busy channel: the thread's next message is there as its turn ends.
+        flood([thread]);
+        return { reply: '', stopReason: 'end_turn' };
+      },
+      events: { batchEnded: (outcome) => void (outcome === 'failed' && failures++) },
+    });
+    await runner.start();
+    runners.push({ store: own, runner });
+  }
+
+  // The first messages warm the connections and scripts up; they are not measured.
+  for (let i = 0; i < 3; i++) {
+    await send(QUIET);
+    await waitFor(() => quietMs.length === i + 1, { what: 'a warm-up message dispatched' });
+  }
+  quietMs.length = 0;
+  inWaveMs.length = 0;
+  log(`route-fairness: ${mode}: ${quietMessages} quiet messages a second apart`);
+  const waves =
+    mode === 'alone'
+      ? Promise.resolve()
+      : (async () => {
+          // The flood arrives in waves spread over the quiet messages, each wave's threads at once.
+          const size = Math.ceil(floodThreads / floodWaves);
+          const gap = (quietMessages * QUIET_EVERY_MS) / floodWaves;
+          for (let wave = 0; wave < floodWaves && flooding; wave++) {
+            const from = wave * size;
+            const threads = Array.from({ length: Math.min(size, floodThreads - from) }, (_, i) => from + i);
+            waveAt = Date.now();
+            flood(threads.map(floodThread));
+            log(`route-fairness: ${mode}: flood wave ${wave + 1} of ${floodWaves} sent`);
+            await sleep(gap);
+          }
+        })();
+  for (let i = 0; i < quietMessages; i++) {
+    // Off the waves' beat, so that some messages land in a wave and some between.
+    await sleep(QUIET_EVERY_MS * (0.5 + Math.random()));
+    await send(QUIET);
+  }
+  await waitFor(() => quietMs.length === quietMessages, { what: 'every quiet message dispatched' });
+  flooding = false;
+  await waves;
+  enqueuer.disconnect();
+  await Promise.all(runners.map(({ runner }) => runner.close()));
+  await Promise.all(runners.map(({ store }) => store.close()));
+  await store.close();
+  const p99 = quietMs.length > 0 ? percentile(quietMs, 99) : Number.NaN;
+  log(
+    `route-fairness: ${mode}: quiet p99 ${p99} ms over ${quietMs.length} messages, ${floodTurns} flood turns, ${failures} failed`,
+  );
+  return { mode, quietMs, inWaveMs, floodTurns, failures };
+}
+
+const results = [await run('alone'), await run('fair'), await run('fifo')];
+await redis.stop();
+
+const [alone, fair, fifo] = results as [RunResult, RunResult, RunResult];
+const p = (r: RunResult, q: number) => percentile(r.quietMs, q);
+const ratio = (r: RunResult) => rounded(p(r, 99) / p(alone, 99), 2);
+const verdict = ratio(fair) <= WITHIN ? 'within' : 'NOT within';
+process.stdout.write(
+  `route-fairness: fair_p99_over_alone_p99=${ratio(fair)} fifo_p99_over_alone_p99=${ratio(fifo)} (fair ${verdict} ${WITHIN}x)\n`,
+);
+await writeBenchResult(values, {
+  name: 'route-fairness',
+  title: "A quiet route's dispatch beside a flooding route, against alone",
+  columns: [
+    'run',
+    'quiet p50 ms',
+    'quiet p99 ms',
+    'quiet max ms',
+    'p99 over alone',
+    'max within 1 s of a wave, ms',
+    'flood turns',
+    'failed',
+  ],
+  rows: results.map((r) => [
+    r.mode,
+    rounded(p(r, 50), 1),
+    rounded(p(r, 99), 1),
+    rounded(Math.max(...r.quietMs), 1),
+    ratio(r),
+    r.inWaveMs.length > 0 ? rounded(Math.max(...r.inWaveMs), 1) : 'none',
+    r.floodTurns,
+    r.failures,
+  ]),
+  charts: [{ title: "Quiet route's dispatch p99 (ms)", x: 'run', y: 'quiet p99 ms' }],
+  ratios: {
+    fair_p99_over_alone_p99: ratio(fair),
+    fifo_p99_over_alone_p99: ratio(fifo),
+    fifo_wave_max_over_fair: rounded(Math.max(...fifo.inWaveMs) / Math.max(...fair.inWaveMs), 2),
+  },
+  notes: [
+    `${runnerCount} runners of ${concurrency} slots; the flood: ${floodThreads} threads in ${floodWaves} waves, at most ${floodLimit} turns at once, ${turnMs} ms a turn, a new message after each; the quiet route: one thread, a message about a second.`,
+    'The max within 1 s of a wave is the slowest quiet message accepted less than a second after a wave of the flood began: what waited behind the wave.',
+    'Dispatch: from acceptance to the claim. Session affinity is off, so every doorbell goes through the shared queue; fifo weighs the flood to let all its doorbells in at once.',
+  ],
+});
+process.exit(results.some((r) => r.failures > 0) ? 1 : 0);

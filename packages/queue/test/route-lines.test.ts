@@ -1,0 +1,159 @@
+import { uniquePrefix, waitFor } from '@tributary/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_POOL, queueConfig } from '../src/queue-config.js';
+import { Store } from '../src/store.js';
+import { BullDoorbell, doorbellJobId } from '../src/wake/doorbell.js';
+import { LINE_QUANTUM, RouteLines } from '../src/wake/route-lines.js';
+import { noReplies, type QueueFixture, queueFixture } from './fixture.js';
+
+let f: QueueFixture;
+beforeAll(async () => {
+  f = await queueFixture();
+});
+afterAll(() => f.close());
+
+/** Threads are named for their route: `flood-3` is route flood's. */
+const routeOf = async (thread: string) => ({ pool: DEFAULT_POOL, route: thread.split('-')[0]! });
+
+async function fairDoorbell() {
+  const config = queueConfig({ prefix: uniquePrefix('lines'), buckets: 4 });
+  const doorbell = new BullDoorbell(f.redis, config, routeOf);
+  const lines = new RouteLines(f.redis, config.prefix);
+  const queue = await doorbell.queueOf('any');
+  /** The shared queue's waiting doorbells, first to be taken first, as `thread@epoch`. */
+  const waiting = async () => (await queue.getWaiting()).map((job) => `${job.data.thread}@${job.data.epoch}`);
+  return { doorbell, lines, waiting, close: () => doorbell.close() };
+}
+
+const flood = Array.from({ length: 10 }, (_, i) => `flood-${i}`);
+
+describe("a route's line in front of its pool's doorbell queue", () => {
+  it("lets a busy route's first doorbells in and keeps the rest, so a quiet route's goes in behind only those", async () => {
+    const { doorbell, lines, waiting, close } = await fairDoorbell();
+    try {
+      for (const thread of flood) await doorbell.ring(thread, thread, 1);
+      await doorbell.ring('quiet-1', 'quiet-1', 1);
+
+      expect(await waiting()).toEqual(['flood-0@1', 'flood-1@1', 'quiet-1@1']);
+      expect(await lines.length({ pool: DEFAULT_POOL, route: 'flood' })).toBe(flood.length - LINE_QUANTUM);
+      expect(await doorbell.pending('flood-9', 1)).toBe(true);
+      expect(await doorbell.pending('flood-9', 2)).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
+  it('moves up one as each of its doorbells is taken, oldest first', async () => {
+    const { doorbell, waiting, close } = await fairDoorbell();
+    try {
+      for (const thread of flood) await doorbell.ring(thread, thread, 1);
+      await doorbell.taken({ thread: 'flood-0', epoch: 1, route: 'flood' }, DEFAULT_POOL);
+      await doorbell.taken({ thread: 'flood-1', epoch: 1, route: 'flood' }, DEFAULT_POOL);
+
+      // The taken jobs are still there (nothing consumed them here): the line let in two more.
+      expect(await waiting()).toEqual(['flood-0@1', 'flood-1@1', 'flood-2@1', 'flood-3@1']);
+      // A doorbell from before lines (no route) moves nothing.
+      await doorbell.taken({ thread: 'flood-2', epoch: 1 }, DEFAULT_POOL);
+      expect(await waiting()).toHaveLength(4);
+    } finally {
+      await close();
+    }
+  });
+
+  it('lets a route in by its published weight, and rings a thread again with its newest epoch in its place', async () => {
+    const { doorbell, lines, waiting, close } = await fairDoorbell();
+    try {
+      await lines.publishWeights(new Map([['flood', 2]]));
+      expect(await lines.weights()).toEqual({ flood: 2 });
+      for (const thread of flood) await doorbell.ring(thread, thread, 1);
+      // flood-7 rings again (say its doorbell was revived) while it waits in the line.
+      await doorbell.ring('flood-7', 'flood-7', 2);
+      expect(await waiting()).toEqual(['flood-0@1', 'flood-1@1', 'flood-2@1', 'flood-3@1']);
+
+      for (const thread of flood.slice(0, 7)) {
+        await doorbell.taken({ thread, epoch: 1, route: 'flood' }, DEFAULT_POOL);
+      }
+      const queue = await doorbell.queueOf('flood-7');
+      expect(await queue.getJob(doorbellJobId('flood-7', 2))).toBeDefined();
+      expect(await queue.getJob(doorbellJobId('flood-7', 1))).toBeUndefined();
+      // A thread already let in and rung again goes in at once with its new epoch.
+      await doorbell.ring('flood-0', 'flood-0', 2);
+      expect(await queue.getJob(doorbellJobId('flood-0', 2))).toBeDefined();
+    } finally {
+      await close();
+    }
+  });
+
+  it('finds let-in doorbells gone from the queue untaken as the sweeper asks after a lined thread', async () => {
+    const { doorbell, lines, waiting, close } = await fairDoorbell();
+    try {
+      // flood-0 was let in, but its ringer died before adding it to the queue.
+      await lines.ring(await routeOf('flood-0'), 'flood-0', 1);
+      // flood-1 was let in and added, then served by a worker from before lines, which did not say so.
+      await doorbell.ring('flood-1', 'flood-1', 1);
+      await (await (await doorbell.queueOf('flood-1')).getJob(doorbellJobId('flood-1', 1)))!.remove();
+      await doorbell.ring('flood-2', 'flood-2', 1);
+      expect(await waiting()).toEqual([]);
+
+      // The sweeper finds flood-2 waiting with no doorbell in the queue: it is in its line.
+      expect(await doorbell.pending('flood-2', 1)).toBe(true);
+      expect(await waiting()).toEqual(['flood-2@1']);
+    } finally {
+      await close();
+    }
+  });
+
+  it('forgets a let-in doorbell after a while even when nobody asks', async () => {
+    const place = { pool: DEFAULT_POOL, route: 'flood' };
+    const lines = new RouteLines(f.redis, uniquePrefix('lines'), 300);
+    for (const thread of flood.slice(0, 3)) await lines.ring(place, thread, 1);
+    expect(await lines.move(place, [])).toEqual([]);
+    await waitFor(async () => (await lines.move(place, [])).length === 1, {
+      what: 'the let-in doorbells to be forgotten',
+      timeoutMs: 5_000,
+    });
+    expect(await lines.length(place)).toBe(0);
+  });
+});
+
+describe('weighted fair dispatch', () => {
+  it("serves a quiet route's thread among a flooding route's first, not after its backlog", async () => {
+    const store = Store.open({
+      url: f.redisHandle.url,
+      connection: { kind: 'patient' },
+      queue: { prefix: uniquePrefix('fair') },
+    });
+    const order: string[] = [];
+    const runner = store.runner({
+      sweep: false,
+      concurrency: 1,
+      handler: async (batch) => {
+        order.push(batch.lease.thread);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return { reply: '', stopReason: 'end_turn' };
+      },
+      replies: noReplies,
+    });
+    const route = (name: string) => JSON.stringify({ route: name, profile: {} });
+    try {
+      const threads = Array.from({ length: 30 }, (_, i) => `gateway:C:flood-${i}`);
+      for (const thread of threads) await store.routes.note(thread, route('flood'));
+      await store.routes.note('gateway:C:quiet', route('quiet'));
+      // The whole flood is rung before the quiet thread's one message, and before any worker runs.
+      for (const thread of threads) await store.queue.intake.enqueue(thread, { id: 'm1', body: 'x' });
+      await store.queue.intake.enqueue('gateway:C:quiet', { id: 'm1', body: 'x' });
+      await runner.start();
+      await waitFor(() => order.length === threads.length + 1, {
+        what: 'every thread served',
+        timeoutMs: 30_000,
+      });
+
+      // First in, first out would serve it 31st: its route's line let it in behind the flood's quantum.
+      expect(order.indexOf('gateway:C:quiet')).toBeLessThanOrEqual(LINE_QUANTUM);
+      expect(order.filter((thread) => thread !== 'gateway:C:quiet')).toEqual(threads);
+    } finally {
+      await runner.close();
+      await store.close();
+    }
+  });
+});
