@@ -1,5 +1,5 @@
 import type { NodeEntryCommand, SessionPool } from '@tributary/acp';
-import { processingModeOf, sharedQueueOptions, type WorkerConfig } from '@tributary/config';
+import { sharedQueueOptions, type WorkerConfig } from '@tributary/config';
 import { createMetrics, type Metrics, platformCallHooks } from '@tributary/observability';
 import { createPlatformClients, type PlatformClient } from '@tributary/platforms';
 import {
@@ -28,6 +28,7 @@ import { replySink } from './replies/reply-sink.js';
 import { StartedSteps } from './started-steps.js';
 import { RunningTurns, settleAbortedTurns } from './turns/running-turns.js';
 import { SessionContinuity } from './turns/session-continuity.js';
+import { threadBatching } from './turns/thread-batching.js';
 import { ThreadProfiles } from './turns/thread-profiles.js';
 import { keepThreads, type ThreadUpkeep } from './turns/thread-upkeep.js';
 import type { TurnSignalListener } from './turns/turn-signals.js';
@@ -121,14 +122,14 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   const { logger } = options;
   const metrics = options.metrics ?? createMetrics(undefined, { logger });
-  const store = Store.open({
+  const store: Store = Store.open({
     url: config.redisUrl,
     connection: { kind: 'patient' },
     queue: {
       ...sharedQueueOptions(config),
       maxBatchMessages: config.maxBatchMessages,
       leaseMs: config.leaseMs,
-      processingMode: (thread) => processingModeOf(config, thread),
+      batching: threadBatching(config, () => store.routes, logger),
       maxBatchTokens: config.maxBatchTokens,
       ...options.queue,
     },

@@ -27,6 +27,7 @@ import {
   splitCommandLine,
 } from './env-readers.js';
 import { readHeldSecrets } from './held-secrets.js';
+import { PROCESSING_MODES } from './processing-modes.js';
 import { isPoolName } from './routes/route-table.js';
 import {
   ALL_INTERFACES,
@@ -34,8 +35,6 @@ import {
   readServiceSettings,
   type ServiceSettings,
 } from './service-settings.js';
-
-const PROCESSING_MODES: readonly ProcessingMode[] = ['per-thread', 'per-lane', 'per-message'];
 
 export interface WorkerConfig
   extends ServiceSettings,

@@ -98,6 +98,33 @@ describe('a route table', () => {
     }
   });
 
+  it("carries a profile's processing mode and batch caps to its threads' record", () => {
+    const batched = RouteTable.parse(
+      [
+        'profiles:',
+        '  one-by-one: {processingMode: per-message}',
+        '  small: {processingMode: per-lane, maxBatchMessages: 3, maxBatchTokens: 4000}',
+        'routes:',
+        '  - {name: support, platform: slack, channel: C1, profile: one-by-one}',
+        '  - {name: chatty, platform: slack, profile: small}',
+        '',
+      ].join('\n'),
+      'routes.yaml',
+    );
+    expect(batched.resolve({ platform: 'slack', channelId: 'C1' }).profile).toEqual({
+      processingMode: 'per-message',
+    });
+    const chatty = batched.resolve({ platform: 'slack', channelId: 'C2' });
+    expect(chatty.profile).toEqual({ processingMode: 'per-lane', maxBatchMessages: 3, maxBatchTokens: 4000 });
+    expect(readThreadRoute(JSON.stringify(chatty))).toEqual(chatty);
+    expect(() => RouteTable.parse('profiles:\n  p: {processingMode: per-day}\n', 'routes.yaml')).toThrow(
+      /routes.yaml:2:.*processingMode must be one of per-thread, per-lane, per-message; got "per-day"/,
+    );
+    expect(() => RouteTable.parse('profiles:\n  p: {maxBatchMessages: 0}\n', 'routes.yaml')).toThrow(
+      /routes.yaml:2:.*maxBatchMessages must be a whole number of at least 1/,
+    );
+  });
+
   it("carries a profile's session mode and MCP servers to its threads' record", () => {
     const moded = RouteTable.parse(
       [

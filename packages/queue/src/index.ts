@@ -32,6 +32,7 @@ export {
   type QueueConfig,
   queueConfig,
   queueDefaults,
+  type ThreadBatching,
 } from './queue-config.js';
 export type { RedisSafetyReport } from './redis-safety.js';
 export { isRedisUnavailable } from './redis-unavailable.js';

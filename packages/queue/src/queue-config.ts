@@ -13,6 +13,16 @@ export const DEFAULT_POOL = 'default';
  */
 export type ProcessingMode = 'per-thread' | 'per-lane' | 'per-message';
 
+/**
+ * How a thread's batches are formed: its processing mode and, where its route sets them (docs/adr/0058),
+ * caps of its own over `maxBatchMessages` and `maxBatchTokens`.
+ */
+export interface ThreadBatching {
+  mode: ProcessingMode;
+  maxMessages?: number;
+  maxTokens?: number;
+}
+
 export interface QueueConfig {
   /** Namespace of every key (ours and the doorbell queue's). */
   prefix: string;
@@ -55,8 +65,8 @@ export interface QueueConfig {
   /** Batch records kept per thread: at most this many, none older than `historyMaxAgeMs`. */
   historyLimit: number;
   historyMaxAgeMs: number;
-  /** The processing mode of a thread (e.g. by the platform its key starts with). */
-  processingMode: (thread: string) => ProcessingMode;
+  /** How a thread's batches are formed (by its route, or by the platform its key starts with). */
+  batching: (thread: string) => ThreadBatching | Promise<ThreadBatching>;
   /**
    * Session affinity: a ring prefers the worker that ran the thread's last turn while it is alive and
    * taking doorbells; that worker passes it on to the shared queue if it has had no free slot for
@@ -134,7 +144,7 @@ export const queueDefaults: Readonly<QueueConfig> = Object.freeze({
   // Records carry bodies and replies; a fresh session is given only a token budget's worth of them.
   historyLimit: 200,
   historyMaxAgeMs: 7 * 24 * 60 * 60 * 1000,
-  processingMode: () => 'per-thread',
+  batching: () => ({ mode: 'per-thread' as const }),
   affinity: true,
   affinityWaitMs: 500,
   presenceTtlMs: 2_000,

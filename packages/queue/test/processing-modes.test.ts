@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Batch } from '../src/batch.js';
-import type { ProcessingMode } from '../src/queue-config.js';
+import type { ProcessingMode, ThreadBatching } from '../src/queue-config.js';
 import type { ThreadQueue } from '../src/threads/thread-queue.js';
 import { claimNow, done, type QueueFixture, queueFixture } from './fixture.js';
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const modes: Record<string, ProcessingMode> = { lane: 'per-lane', one: 'per-message' };
-const processingMode = (thread: string) => modes[thread.split(':')[0]!] ?? 'per-thread';
+const batching = (thread: string): ThreadBatching => ({ mode: modes[thread.split(':')[0]!] ?? 'per-thread' });
 
 /** Enqueues `senders` in order (message i from sender senders[i]) and returns every batch, in order. */
 async function batches(queue: ThreadQueue, thread: string, senders: string[]): Promise<string[][]> {
@@ -32,7 +32,7 @@ async function batches(queue: ThreadQueue, thread: string, senders: string[]): P
 
 describe('processing modes', () => {
   it('per-lane ends a batch where the sender changes and keeps the thread’s order', async () => {
-    const { queue } = await f.make({ processingMode });
+    const { queue } = await f.make({ batching });
     expect(await batches(queue, 'lane:C1', ['a', 'a', 'b', 'a', 'a', 'a'])).toEqual([
       ['a1', 'a2'],
       ['b3'],
@@ -41,12 +41,12 @@ describe('processing modes', () => {
   });
 
   it('per-lane still applies the message cap within a lane', async () => {
-    const { queue } = await f.make({ processingMode, maxBatchMessages: 2 });
+    const { queue } = await f.make({ batching, maxBatchMessages: 2 });
     expect(await batches(queue, 'lane:C1', ['a', 'a', 'a', 'b'])).toEqual([['a1', 'a2'], ['a3'], ['b4']]);
   });
 
   it('per-lane keeps the lanes of a dead-lettered batch through a re-drive', async () => {
-    const { queue } = await f.make({ processingMode, maxFailures: 1 });
+    const { queue } = await f.make({ batching, maxFailures: 1 });
     await queue.intake.enqueue('lane:C1', { id: 'a1', body: 'x', lane: 'a' });
     const claim = await claimNow(queue, 'lane:C1');
     if (claim.kind !== 'batch') throw new Error('no batch');
@@ -68,8 +68,27 @@ describe('processing modes', () => {
     expect(await batches(queue, 'lane:C1', [])).toEqual([['a1'], ['b2', 'b3']]);
   });
 
+  it("caps a thread's batches by its own caps where it has them, read as each batch is formed", async () => {
+    const caps: Record<string, ThreadBatching> = {
+      'two:C1': { mode: 'per-thread', maxMessages: 2 },
+      'small:C1': { mode: 'per-thread', maxTokens: 1 },
+    };
+    const { queue } = await f.make({
+      maxBatchMessages: 10,
+      batching: async (thread) => caps[thread] ?? { mode: 'per-thread' },
+    });
+    expect(await batches(queue, 'two:C1', ['a', 'b', 'a', 'b', 'a'])).toEqual([
+      ['a1', 'b2'],
+      ['a3', 'b4'],
+      ['a5'],
+    ]);
+    // Each message is one token: a cap of one takes them one at a time.
+    expect(await batches(queue, 'small:C1', ['a', 'a'])).toEqual([['a1'], ['a2']]);
+    expect(await batches(queue, 'other:C1', ['a', 'b', 'a'])).toEqual([['a1', 'b2', 'a3']]);
+  });
+
   it('per-message runs one message per turn; per-thread batches across senders', async () => {
-    const { queue } = await f.make({ processingMode });
+    const { queue } = await f.make({ batching });
     expect(await batches(queue, 'one:C1', ['a', 'a', 'b'])).toEqual([['a1'], ['a2'], ['b3']]);
     expect(await batches(queue, 'slack:C1', ['a', 'b', 'a'])).toEqual([['a1', 'b2', 'a3']]);
   });

@@ -1,8 +1,10 @@
 import type { McpServer } from '@tributary/acp';
 import { PERMISSION_POLICIES, type PermissionPolicy, TOOL_KINDS } from '@tributary/acp/permission-policy';
+import type { ProcessingMode } from '@tributary/queue/config';
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
 import { McpServersError, parseMcpServers } from '../agent-settings.js';
 import { approverProblem } from '../approvers.js';
+import { PROCESSING_MODES } from '../processing-modes.js';
 
 type ToolKind = (typeof TOOL_KINDS)[number];
 
@@ -29,6 +31,11 @@ export interface RouteProfile {
   mcpServers?: readonly McpServer[];
   /** Whether a message that arrives mid-turn is sent into the running turn, over STEERING's word. */
   steering?: boolean;
+  /** How its threads' messages are batched, over MESSAGE_PROCESSING_MODE(S)' word for the platform. */
+  processingMode?: ProcessingMode;
+  /** Its threads' batch caps, over MAX_BATCH_MESSAGES and MAX_BATCH_TOKENS. */
+  maxBatchMessages?: number;
+  maxBatchTokens?: number;
 }
 
 /** Where a message comes from, as a route matches it. */
@@ -289,6 +296,9 @@ class RouteReader {
       'sessionMode',
       'mcpServers',
       'steering',
+      'processingMode',
+      'maxBatchMessages',
+      'maxBatchTokens',
     ]);
     const profile: {
       permissionPolicy?: PermissionPolicy;
@@ -299,6 +309,9 @@ class RouteReader {
       sessionMode?: string;
       mcpServers?: readonly McpServer[];
       steering?: boolean;
+      processingMode?: ProcessingMode;
+      maxBatchMessages?: number;
+      maxBatchTokens?: number;
     } = {};
     const pool = fields.get('pool', true) as Node | undefined;
     if (pool !== undefined) {
@@ -318,6 +331,21 @@ class RouteReader {
         throw this.at(steering, 'steering must be true or false');
       }
       profile.steering = steering.value;
+    }
+    const processing = fields.get('processingMode', true) as Node | undefined;
+    if (processing !== undefined) {
+      const mode = this.string(processing, 'processingMode') as ProcessingMode;
+      if (!PROCESSING_MODES.includes(mode)) {
+        throw this.at(
+          processing,
+          `processingMode must be one of ${PROCESSING_MODES.join(', ')}; got "${mode}"`,
+        );
+      }
+      profile.processingMode = mode;
+    }
+    for (const key of ['maxBatchMessages', 'maxBatchTokens'] as const) {
+      const cap = fields.get(key, true) as Node | undefined;
+      if (cap !== undefined) profile[key] = this.count(cap, key);
     }
     const policy = fields.get('permissionPolicy', true) as Node | undefined;
     if (policy !== undefined) profile.permissionPolicy = this.policy(policy, 'permissionPolicy');

@@ -63,7 +63,7 @@ export class ThreadTurns {
   async claim(thread: string, epoch: number, owner: string): Promise<ClaimResult> {
     const k = this.threads.keys(thread);
     const reply = await this.threads.scripts.run(script.claim, k, {
-      ...this.batchArgs(k),
+      ...(await this.batchArgs(k)),
       owner,
       epoch,
       maxDeliveries: this.threads.config.maxDeliveries,
@@ -99,7 +99,7 @@ export class ThreadTurns {
   async commit(lease: Lease, report: TurnReport): Promise<NextStep> {
     const k = this.threads.keys(lease.thread);
     const reply = await this.threads.scripts.run(script.commit, k, {
-      ...this.continueArgs(k, lease),
+      ...(await this.continueArgs(k, lease)),
       reply: report.reply,
       stopReason: report.stopReason,
       outbound: JSON.stringify(report.outbound ?? []),
@@ -123,7 +123,7 @@ export class ThreadTurns {
   ): Promise<{ kind: 'taken'; messages: QueuedMessage[] } | { kind: 'full' }> {
     const { lease } = batch;
     const k = this.threads.keys(lease.thread);
-    const { maxMessages, maxTokens, lanes } = this.batchArgs(k);
+    const { maxMessages, maxTokens, lanes } = await this.batchArgs(k);
     const reply = await this.threads.scripts.run(script.steer, k, {
       owner: lease.owner,
       fence: lease.fence,
@@ -152,7 +152,7 @@ export class ThreadTurns {
     const k = this.threads.keys(lease.thread);
     const c = this.threads.config;
     const reply = await this.threads.scripts.run(script.fail, k, {
-      ...this.continueArgs(k, lease),
+      ...(await this.continueArgs(k, lease)),
       reason,
       maxFailures: final ? 1 : c.maxFailures,
       retryDelayMs: c.retryDelayMs,
@@ -219,15 +219,15 @@ export class ThreadTurns {
   }
 
   /** How a batch of the thread is formed and recorded: the arguments claim, commit and fail share. */
-  private batchArgs(k: ThreadKeys) {
+  private async batchArgs(k: ThreadKeys) {
     const c = this.threads.config;
-    const mode = c.processingMode(k.thread);
+    const { mode, maxMessages, maxTokens } = await c.batching(k.thread);
     return {
       member: k.member,
       thread: k.thread,
       leaseMs: c.leaseMs,
-      maxMessages: mode === 'per-message' ? 1 : c.maxBatchMessages,
-      maxTokens: c.maxBatchTokens,
+      maxMessages: mode === 'per-message' ? 1 : (maxMessages ?? c.maxBatchMessages),
+      maxTokens: maxTokens ?? c.maxBatchTokens,
       lanes: mode === 'per-lane' ? 1 : 0,
       bucket: k.bucket,
       historyMax: c.historyLimit,
@@ -236,9 +236,9 @@ export class ThreadTurns {
     };
   }
 
-  private continueArgs(k: ThreadKeys, lease: Lease) {
+  private async continueArgs(k: ThreadKeys, lease: Lease) {
     return {
-      ...this.batchArgs(k),
+      ...(await this.batchArgs(k)),
       ...holder(k, lease),
       yieldAfterTurns: this.threads.config.yieldAfterTurns,
     };
