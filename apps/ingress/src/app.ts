@@ -11,6 +11,7 @@ import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
 import type { Intake } from './intake.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
+import type { ConversationLimit } from './webhook-limits.js';
 import { webhookRoute } from './webhook-route.js';
 
 export interface IngressAppDeps {
@@ -21,6 +22,8 @@ export interface IngressAppDeps {
   logger: Logger;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
+  /** A conversation's own budget a minute, where its route sets one (`messagesPerMinute`). */
+  conversationLimit?: ConversationLimit;
   /** TRUST_PROXY: whose X-Forwarded-For gives the client address; off when undefined. */
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** Told of every request refused because Redis did not answer (the outage log counts them). */
@@ -74,6 +77,7 @@ export async function buildApp(deps: IngressAppDeps): Promise<FastifyInstance> {
       observer: deps.observer,
       bodyLimitBytes: deps.bodyLimitBytes,
       rateLimitPerMinute: deps.rateLimitPerMinute,
+      ...(deps.conversationLimit ? { conversationLimit: deps.conversationLimit } : {}),
     });
   }
   return app;

@@ -179,6 +179,7 @@ export async function startIngress(
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    conversationLimit: (place) => routes?.current.messagesPerMinute(place),
     trustProxy: trustedProxies(config.trustProxy),
     redisRefused: (error) => outage.tally(error),
   });

@@ -1,3 +1,4 @@
+import type { RoutePlace } from '@tributary/config';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { IngressError } from './errors.js';
 
@@ -13,21 +14,31 @@ export interface WebhookLimits {
    * than the budget this minute.
    */
   refuseUnverified(request: FastifyRequest, reason: string): Promise<never>;
-  /** A verified message or command spends its conversation's budget; 429 once that is spent. */
-  admitVerified(request: FastifyRequest, conversation: string): Promise<void>;
+  /**
+   * A verified message or command spends its conversation's budget (its route's `messagesPerMinute`
+   * where the route table sets one); 429 once that is spent.
+   */
+  admitVerified(request: FastifyRequest, place: RoutePlace): Promise<void>;
 }
+
+/** A conversation's own budget a minute, where its route sets one (the route table in force). */
+export type ConversationLimit = (place: RoutePlace) => number | undefined;
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
 /** Needs `@fastify/rate-limit` registered on `app`; each limiter keeps its own counters. */
-export function webhookLimits(app: FastifyInstance, perMinute: number): WebhookLimits {
-  const conversations = new WeakMap<FastifyRequest, string>();
+export function webhookLimits(
+  app: FastifyInstance,
+  perMinute: number,
+  conversationLimit: ConversationLimit = () => undefined,
+): WebhookLimits {
+  const conversations = new WeakMap<FastifyRequest, { key: string; max: number }>();
   // The default key is the client address (request.ip, which TRUST_PROXY makes the real one).
   const byAddress = app.createRateLimit({ max: perMinute, timeWindow: MINUTE_MS });
   const byConversation = app.createRateLimit({
-    max: perMinute,
+    max: (request) => conversations.get(request)?.max ?? perMinute,
     timeWindow: MINUTE_MS,
-    keyGenerator: (request) => conversations.get(request) ?? '',
+    keyGenerator: (request) => conversations.get(request)?.key ?? '',
   });
   const spend = async (limiter: Limiter, request: FastifyRequest, what: string) => {
     const limit = await limiter(request);
@@ -41,8 +52,9 @@ export function webhookLimits(app: FastifyInstance, perMinute: number): WebhookL
       await spend(byAddress, request, 'requests that failed verification from this address');
       throw new IngressError('unauthorized', reason);
     },
-    async admitVerified(request, conversation) {
-      conversations.set(request, conversation);
+    async admitVerified(request, place) {
+      const key = `${place.platform}:${place.channelId}`;
+      conversations.set(request, { key, max: conversationLimit(place) ?? perMinute });
       await spend(byConversation, request, 'messages in this conversation');
     },
   };

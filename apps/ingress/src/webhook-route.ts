@@ -1,4 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
+import type { RoutePlace } from '@tributary/config';
 import {
   type Inbound,
   type InboundAdapter,
@@ -12,13 +13,15 @@ import { IngressError } from './errors.js';
 import type { IngressObserver } from './ingress-observer.js';
 import type { Intake, IntakeOutcome } from './intake.js';
 import type { WebhookDefinition } from './webhook-definitions.js';
-import { webhookLimits } from './webhook-limits.js';
+import { type ConversationLimit, webhookLimits } from './webhook-limits.js';
 
 export interface WebhookRouteOptions extends WebhookDefinition {
   intake: Intake;
   observer: IngressObserver;
   bodyLimitBytes: number;
   rateLimitPerMinute: number;
+  /** A conversation's own budget, where its route sets one. */
+  conversationLimit?: ConversationLimit;
 }
 
 function headersOf(request: FastifyRequest): Record<string, string | undefined> {
@@ -45,14 +48,15 @@ function parseInbound(adapter: InboundAdapter, webhook: WebhookRequest) {
  * Whose budget a verified delivery spends: the conversation (channel or chat) of a message or command.
  * Handshakes and ignored deliveries reach neither Redis nor the agent, so they spend none.
  */
-function conversationOf(inbound: Inbound): string | undefined {
+/** Where a delivery's conversation is, as its rate limit and the route table see it. */
+function conversationOf(inbound: Inbound): RoutePlace | undefined {
   const ref =
     inbound.kind === 'message' || inbound.kind === 'edit'
       ? inbound.message.ref
       : inbound.kind === 'control' || inbound.kind === 'delete'
         ? inbound.ref
         : undefined;
-  return ref && `${ref.platform}:${ref.channelId}`;
+  return ref && { platform: ref.platform, workspaceId: ref.workspaceId, channelId: ref.channelId };
 }
 
 function answer(reply: FastifyReply, result: IntakeOutcome) {
@@ -76,7 +80,7 @@ export async function webhookRoute(app: FastifyInstance, options: WebhookRouteOp
   );
   // No hook of its own: the limiters are called from the handler, after verification.
   await app.register(rateLimit, { global: false });
-  const limits = webhookLimits(app, options.rateLimitPerMinute);
+  const limits = webhookLimits(app, options.rateLimitPerMinute, options.conversationLimit);
 
   app.setErrorHandler((error, request, reply) => {
     const outcome = sendError(error, request, reply);

@@ -98,6 +98,21 @@ describe('a route table', () => {
     }
   });
 
+  it("gives a conversation's messages a minute where its route sets them", () => {
+    const limited = RouteTable.parse(
+      'profiles: {p: {}}\nroutes:\n  - {name: a, platform: slack, channel: "C1*", profile: p, messagesPerMinute: 30}\n',
+      'routes.yaml',
+    );
+    expect(limited.messagesPerMinute({ platform: 'slack', channelId: 'C12' })).toBe(30);
+    expect(limited.messagesPerMinute({ platform: 'slack', channelId: 'C2' })).toBeUndefined();
+    expect(() =>
+      RouteTable.parse(
+        'profiles: {p: {}}\nroutes:\n  - {name: a, platform: slack, profile: p, messagesPerMinute: -1}\n',
+        'routes.yaml',
+      ),
+    ).toThrow(/routes.yaml:3:.*messagesPerMinute must be a whole number of at least 1/);
+  });
+
   it("carries a profile's processing mode and batch caps to its threads' record", () => {
     const batched = RouteTable.parse(
       [

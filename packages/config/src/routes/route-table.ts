@@ -67,6 +67,8 @@ interface Route {
   maxConcurrentTurns: number | undefined;
   /** The route's share of its pool's dispatch against other busy routes' (docs/adr/0063); unset: 1. */
   dispatchWeight: number | undefined;
+  /** Messages a conversation of the route may send a minute, over RATE_LIMIT_PER_MINUTE (docs/adr/0058). */
+  messagesPerMinute: number | undefined;
 }
 
 /** A route table that cannot be used; the message names the file, the line and the column. */
@@ -145,13 +147,22 @@ export class RouteTable {
   }
 
   resolve(place: RoutePlace): ThreadRoute {
-    const route = this.routes.find(
+    const route = this.match(place);
+    return route === undefined ? DEFAULT_ROUTE : { route: route.name, profile: route.profile };
+  }
+
+  /** How many messages a minute a conversation at `place` may send, where its route says. */
+  messagesPerMinute(place: RoutePlace): number | undefined {
+    return this.match(place)?.messagesPerMinute;
+  }
+
+  private match(place: RoutePlace): Route | undefined {
+    return this.routes.find(
       (candidate) =>
         candidate.platform === place.platform &&
         matches(candidate.workspace, place.workspaceId) &&
         matches(candidate.channel, place.channelId),
     );
-    return route === undefined ? DEFAULT_ROUTE : { route: route.name, profile: route.profile };
   }
 }
 
@@ -237,6 +248,7 @@ class RouteReader {
       'dailyTokenBudget',
       'maxConcurrentTurns',
       'dispatchWeight',
+      'messagesPerMinute',
     ]);
     const name = this.string(this.required(route, 'name', node), 'name');
     if (!ROUTE_NAME.test(name) || RESERVED_ROUTES.includes(name)) {
@@ -263,6 +275,7 @@ class RouteReader {
     const budget = route.get('dailyTokenBudget', true) as Node | undefined;
     const limit = route.get('maxConcurrentTurns', true) as Node | undefined;
     const weight = route.get('dispatchWeight', true) as Node | undefined;
+    const rate = route.get('messagesPerMinute', true) as Node | undefined;
     return {
       name,
       platform,
@@ -273,6 +286,7 @@ class RouteReader {
       maxConcurrentTurns: limit === undefined ? undefined : this.count(limit, 'maxConcurrentTurns'),
       dispatchWeight:
         weight === undefined ? undefined : this.count(weight, 'dispatchWeight', MAX_DISPATCH_WEIGHT),
+      messagesPerMinute: rate === undefined ? undefined : this.count(rate, 'messagesPerMinute'),
     };
   }
 
