@@ -1,4 +1,5 @@
 import type { RedisClient } from '../connections.js';
+import { failedIn, publishRouteSettings } from './route-settings.js';
 
 /** What one turn spent, as its agent reported it (docs/adr/0059). */
 export interface SpentUsage {
@@ -107,10 +108,8 @@ export class RouteUsage {
   }
 
   /** Replaces the route table's budgets with `budgets` (route → tokens a day). */
-  async publishTable(budgets: ReadonlyMap<string, number>): Promise<void> {
-    const step = this.redis.multi().del(this.tableKey);
-    if (budgets.size > 0) step.hset(this.tableKey, Object.fromEntries(budgets));
-    failedIn(await step.exec());
+  publishTable(budgets: ReadonlyMap<string, number>): Promise<void> {
+    return publishRouteSettings(this.redis, this.tableKey, budgets);
   }
 
   /** An operator's budget for `route`, over the table's; undefined clears it. */
@@ -130,12 +129,6 @@ export class RouteUsage {
   private get overridesKey(): string {
     return `${this.prefix}:budgets:override`;
   }
-}
-
-/** A transaction answers each command's error instead of throwing it: the first one is thrown here. */
-function failedIn(results: [Error | null, unknown][] | null): void {
-  const failed = results?.find(([error]) => error !== null)?.[0];
-  if (failed) throw failed;
 }
 
 function routeDays(day: string, hash: Record<string, string>): RouteDay[] {

@@ -1,6 +1,7 @@
 import type { RedisClient } from '../connections.js';
 import { Scripts } from '../lua/scripts.js';
 import { TURN_LIMIT_SCRIPTS, type TurnSlot, turnSlotFree, turnSlotTake } from '../lua/turn-limit-calls.js';
+import { publishRouteSettings, readRouteSettings } from './route-settings.js';
 
 /**
  * Each route's limit on concurrent turns across the fleet (docs/adr/0062): the route table's limits as
@@ -19,17 +20,13 @@ export class TurnLimits {
   }
 
   /** Replaces the route table's limits (route → turns at once); ingress publishes them. */
-  async publishTable(limits: ReadonlyMap<string, number>): Promise<void> {
-    const step = this.redis.multi().del(this.tableKey);
-    if (limits.size > 0) step.hset(this.tableKey, Object.fromEntries(limits));
-    const failed = (await step.exec())?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+  publishTable(limits: ReadonlyMap<string, number>): Promise<void> {
+    return publishRouteSettings(this.redis, this.tableKey, limits);
   }
 
   /** Every limited route's limit, as published. */
-  async limits(): Promise<Record<string, number>> {
-    const table = await this.redis.hgetall(this.tableKey);
-    return Object.fromEntries(Object.entries(table).map(([route, turns]) => [route, Number(turns)]));
+  limits(): Promise<Record<string, number>> {
+    return readRouteSettings(this.redis, this.tableKey);
   }
 
   /** A slot of `route` for `thread`'s turn, held for at most `ttlMs`; or its place in the line. */

@@ -2,6 +2,7 @@ import type { RedisClient } from '../connections.js';
 import { type LetIn, ROUTE_LINE_SCRIPTS, routeLineMove, routeLineRing } from '../lua/route-line-calls.js';
 import { Scripts } from '../lua/scripts.js';
 import { DEFAULT_POOL } from '../queue-config.js';
+import { publishRouteSettings, readRouteSettings } from '../stores/route-settings.js';
 
 /** Where a thread's doorbells ring: its route's worker pool, and its route's line there. */
 export interface ThreadPlace {
@@ -38,17 +39,13 @@ export class RouteLines {
   }
 
   /** Replaces the route table's dispatch weights (route → weight; unlisted routes weigh 1). */
-  async publishWeights(weights: ReadonlyMap<string, number>): Promise<void> {
-    const step = this.redis.multi().del(this.weightsKey);
-    if (weights.size > 0) step.hset(this.weightsKey, Object.fromEntries(weights));
-    const failed = (await step.exec())?.find(([error]) => error !== null)?.[0];
-    if (failed) throw failed;
+  publishWeights(weights: ReadonlyMap<string, number>): Promise<void> {
+    return publishRouteSettings(this.redis, this.weightsKey, weights);
   }
 
   /** Every weighted route's weight, as published. */
-  async weights(): Promise<Record<string, number>> {
-    const table = await this.redis.hgetall(this.weightsKey);
-    return Object.fromEntries(Object.entries(table).map(([route, weight]) => [route, Number(weight)]));
+  weights(): Promise<Record<string, number>> {
+    return readRouteSettings(this.redis, this.weightsKey);
   }
 
   /** Puts the thread's doorbell on its route's line; answers the doorbells to add to the queue now. */
