@@ -84,6 +84,46 @@ describe("a route's line in front of its pool's doorbell queue", () => {
     }
   });
 
+  it('keeps the newest epoch of a thread, and frees a place only for the epoch that took it', async () => {
+    const { doorbell, lines, waiting, close } = await fairDoorbell();
+    const place = { pool: DEFAULT_POOL, route: 'flood' };
+    try {
+      for (const thread of flood.slice(0, 3)) await doorbell.ring(thread, thread, 2);
+      // A slow ringer's older epoch lands after the newer one: the line keeps the newer.
+      await doorbell.ring('flood-2', 'flood-2', 1);
+      expect(await lines.holds(place, 'flood-2', 2)).toBe(true);
+
+      // flood-0 is rung again while let in: its newer doorbell goes in beside the older one.
+      await doorbell.ring('flood-0', 'flood-0', 3);
+      expect(await waiting()).toEqual(['flood-0@2', 'flood-1@2', 'flood-0@3']);
+      // Its older doorbell is taken: the place is the newer one's still, so nothing more is let in.
+      await doorbell.taken({ thread: 'flood-0', epoch: 2, route: 'flood' }, DEFAULT_POOL);
+      expect(await lines.length(place)).toBe(1);
+      // Taken again (a redelivery) it frees nothing either; the newer one frees the place.
+      await doorbell.taken({ thread: 'flood-0', epoch: 2, route: 'flood' }, DEFAULT_POOL);
+      expect(await lines.length(place)).toBe(1);
+      await doorbell.taken({ thread: 'flood-0', epoch: 3, route: 'flood' }, DEFAULT_POOL);
+      expect(await lines.length(place)).toBe(0);
+      expect((await waiting()).at(-1)).toBe('flood-2@2');
+    } finally {
+      await close();
+    }
+  });
+
+  it('keeps a pool named like its own keys apart from them', async () => {
+    const config = queueConfig({ prefix: uniquePrefix('lines'), buckets: 4 });
+    const doorbell = new BullDoorbell(f.redis, config, async () => ({ pool: 'weights', route: 'routes' }));
+    const lines = new RouteLines(f.redis, config.prefix);
+    try {
+      await lines.publishWeights(new Map([['routes', 1]]));
+      for (const thread of flood.slice(0, 3)) await doorbell.ring(thread, thread, 1);
+      expect(await doorbell.lined('weights')).toBe(1);
+      expect(await lines.weights()).toEqual({ routes: 1 });
+    } finally {
+      await doorbell.close();
+    }
+  });
+
   it('finds let-in doorbells gone from the queue untaken as the sweeper asks after a lined thread', async () => {
     const { doorbell, lines, waiting, close } = await fairDoorbell();
     try {

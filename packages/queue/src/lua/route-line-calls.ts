@@ -28,7 +28,7 @@ export const routeLineRing = defineScript({
 export const routeLineMove = defineScript({
   name: 'routeLineMove',
   keys: LINE_KEYS,
-  args: ['route', 'taken', 'base', 'ttlMs'],
+  args: ['route', 'left', 'base', 'ttlMs'],
   decode: letIn,
 });
 

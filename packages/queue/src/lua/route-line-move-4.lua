@@ -1,12 +1,16 @@
 -- uses: core, route-lines
--- Doorbells let in left the queue, so the route's line moves up (lib/route-lines.lua): `taken`, the
--- members a worker took off the queue to serve (one), or that the sweeper found gone from it (any
--- number), joined by ','; '' for none, which lets in what a line that stalled has room for.
--- ARGV: route, taken, base, ttlMs.
+-- Doorbells let in left the queue, so the route's line moves up (lib/route-lines.lua): `left`, each
+-- `member:epoch`, joined by ',': the one a worker took off the queue to serve, or those the sweeper
+-- found gone from it; '' for none, which lets in what a line that stalled has room for. A doorbell
+-- counts as gone only for the epoch it was let in with, so an older job of its thread, taken late or
+-- again, does not free the place of the newer one.
+-- ARGV: route, left, base, ttlMs.
 -- Returns: {OK, member, epoch, ...}: the doorbells to add to the shared queue now.
-for member in string.gmatch(A.taken, '[^,]+') do
-  if redis.call('ZREM', K.admitted, member) == 1 and not redis.call('ZSCORE', K.line, member) then
-    redis.call('HDEL', K.epochs, member)
+local now, ttl = now_ms(), tonumber(A.ttlMs)
+for member, epoch in string.gmatch(A.left, '([^,:]+):(%d+)') do
+  if redis.call('ZSCORE', K.admitted, member) and redis.call('HGET', K.epochs, member) == epoch then
+    forget(K, member)
   end
 end
-return { STATUS.OK, unpack(let_in(K, A.route, tonumber(A.base), tonumber(A.ttlMs))) }
+forget_old(K, now, ttl)
+return { STATUS.OK, unpack(let_in(K, A.route, tonumber(A.base), ttl, now)) }

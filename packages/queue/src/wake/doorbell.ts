@@ -179,11 +179,11 @@ export class BullDoorbell implements Doorbell {
     return this.queueIn(await this.placeOf(thread), thread);
   }
 
-  async taken({ thread, route }: DoorbellData, pool: string): Promise<void> {
+  async taken({ thread, epoch, route }: DoorbellData, pool: string): Promise<void> {
     // A doorbell rung before lines, or delayed, took no place in one.
     if (route === undefined) return;
     const place = { pool, route };
-    await this.letIn(place, await this.lines.move(place, [encodeThread(thread)]));
+    await this.letIn(place, await this.lines.move(place, [{ member: encodeThread(thread), epoch }]));
   }
 
   /**
@@ -269,8 +269,13 @@ export class BullDoorbell implements Doorbell {
     this.movedOn.set(line, Date.now());
     const letIn = await this.lines.letIn(place);
     const present = await Promise.all(letIn.map(({ member, epoch }) => this.inQueue(place, member, epoch)));
-    const gone = letIn.filter((_, i) => !present[i]).map(({ member }) => member);
-    await this.letIn(place, await this.lines.move(place, gone));
+    await this.letIn(
+      place,
+      await this.lines.move(
+        place,
+        letIn.filter((_, i) => !present[i]),
+      ),
+    );
   }
 
   /** Adds the doorbells a line let in to the shared queue. */

@@ -64,13 +64,13 @@ export class RouteLines {
   }
 
   /**
-   * The doorbells of `left` (members) left the queue, taken to be served or found gone: answers the
-   * doorbells of the line to add to it now. With none, it only lets in what a stalled line has room for.
+   * The doorbells `left` left the queue, taken to be served or found gone: answers the doorbells of
+   * the line to add to it now. With none, it only lets in what a stalled line has room for.
    */
-  move(place: ThreadPlace, left: readonly string[]): Promise<LetIn[]> {
+  move(place: ThreadPlace, left: readonly LetIn[]): Promise<LetIn[]> {
     return this.scripts.run(routeLineMove, this.keys(place), {
       route: place.route,
-      taken: left.join(','),
+      left: left.map(({ member, epoch }) => `${member}:${epoch}`).join(','),
       base: LINE_QUANTUM,
       ttlMs: this.letInTtlMs,
     });
@@ -108,7 +108,7 @@ export class RouteLines {
   }
 
   private routesKey(pool: string): string {
-    return `${this.prefix}:{route-lines}:${pool}`;
+    return `${this.prefix}:{route-lines}:routes:${pool}`;
   }
 
   private get weightsKey(): string {
@@ -116,12 +116,7 @@ export class RouteLines {
   }
 
   private keys({ pool, route }: ThreadPlace) {
-    const line = `${this.prefix}:{route-lines}:${pool}:${route}`;
-    return {
-      weights: this.weightsKey,
-      admitted: `${line}:in`,
-      line: `${line}:line`,
-      epochs: `${line}:epochs`,
-    };
+    const key = (what: string) => `${this.prefix}:{route-lines}:${what}:${pool}:${route}`;
+    return { weights: this.weightsKey, admitted: key('in'), line: key('line'), epochs: key('epochs') };
   }
 }
