@@ -55,7 +55,20 @@ describe('the stack on a 3-primary Redis Cluster', () => {
       timeoutMs: 15_000,
       intervalMs: 100,
     });
-    // Whichever primary a thread lives on, a cluster that lost slots refuses every write.
+    // Whichever primary a thread lives on, a cluster that lost slots refuses every write, once its
+    // surviving nodes have marked it failed (cluster-node-timeout after the kill): wait for that, rather
+    // than for whatever our own readiness checks happened to take.
+    if (!(stack.redis instanceof Cluster)) throw new Error('the stack is not on the cluster');
+    const survivors = stack.redis.nodes('master').filter((node) => node.status === 'ready');
+    await waitFor(
+      async () => {
+        const states = await Promise.all(
+          survivors.map((node) => node.cluster('INFO').then(String, () => '')),
+        );
+        return states.filter((info) => info !== '').every((info) => /^cluster_state:fail/m.test(info));
+      },
+      { what: 'the surviving nodes to mark the cluster failed', timeoutMs: 15_000, intervalMs: 100 },
+    );
     const refused = await Promise.all(
       Array.from({ length: 6 }, (_, i) => postTelegramMessage(stack, 7100 + i, 200 + i, '@tributary_bot hi')),
     );
