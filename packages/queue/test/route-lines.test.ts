@@ -182,6 +182,8 @@ describe('weighted fair dispatch', () => {
       // The whole flood is rung before the quiet thread's one message, and before any worker runs.
       for (const thread of threads) await store.queue.intake.enqueue(thread, { id: 'm1', body: 'x' });
       await store.queue.intake.enqueue('gateway:C:quiet', { id: 'm1', body: 'x' });
+      // What tributary_doorbells_lined reads: the flood's doorbells beyond its two in the queue.
+      expect((await store.fleetStats()).lined).toBe(threads.length - LINE_QUANTUM);
       await runner.start();
       await waitFor(() => order.length === threads.length + 1, {
         what: 'every thread served',
