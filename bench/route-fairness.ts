@@ -10,9 +10,10 @@
  * Three runs on one Redis:
  *
  *   alone  the quiet route only: the baseline;
- *   fair   beside the flood, each route's doorbells in its own line (as shipped);
- *   fifo   beside the flood, its line weighed to let every doorbell in at once: first in, first out,
- *          as the shared queue was before route lines.
+ *   fair   beside the flood, each route's doorbells in its own line, held back by its turn limit (as
+ *          shipped);
+ *   fifo   beside the flood, its line weighed to let every doorbell in at once and blind to its turn
+ *          limit: first in, first out, as the shared queue was before route lines.
  *
  *   npm run bench:route-fairness [-- --flood-threads 500 --flood-waves 5 --quiet-messages 120] [-- --smoke]
  *
@@ -87,7 +88,10 @@ async function run(mode: Mode): Promise<RunResult> {
     Store.open({ url: redis.url, connection: { kind: 'patient' }, queue: { prefix, affinity: false } });
   const store = open();
   // As ingress publishes the route table and records each thread's route (docs/adr/0058, 0062, 0063).
-  await store.turnLimits.publishTable(new Map([['flood', floodLimit]]));
+  // First in, first out, as before lines: every doorbell let in at once, and the turn limit kept
+  // under a name the line does not know, so that it cannot hold the flood back (docs/adr/0064).
+  const limited = mode === 'fifo' ? 'flood-turns' : 'flood';
+  await store.turnLimits.publishTable(new Map([[limited, floodLimit]]));
   if (mode === 'fifo') await store.routeLines.publishWeights(new Map([['flood', floodThreads]]));
   const record = (route: string) => JSON.stringify({ route, profile: {} });
   for (let i = 0; i < floodThreads; i++) await store.routes.note(floodThread(i), record('flood'));
@@ -108,7 +112,7 @@ async function run(mode: Mode): Promise<RunResult> {
   const runners: { store: Store; runner: Runner }[] = [];
   for (let i = 0; i < runnerCount; i++) {
     const own = open();
-    const slots = new RouteTurnSlots(own.turnLimits, (thread) => own.wake(thread), metrics);
+    const slots = new RouteTurnSlots(own.turnLimits, own, metrics);
     const runner = own.runner({
       concurrency,
       logger: silentLogger,
@@ -125,7 +129,7 @@ async function run(mode: Mode): Promise<RunResult> {
         // The worker's own protocol (turn-handler.ts): a slot of the route, or the batch waits in line.
         let held: boolean;
         try {
-          held = await slots.take('flood', thread, quiet);
+          held = await slots.take(limited, thread, quiet);
         } catch (error) {
           if (error instanceof RouteAtLimit) throw new TurnNotStartedError(error.message, [], 60_000);
           throw error;
@@ -134,7 +138,7 @@ async function run(mode: Mode): Promise<RunResult> {
           await sleep(turnMs);
           floodTurns++;
         } finally {
-          if (held) await slots.free('flood', thread, quiet);
+          if (held) await slots.free(limited, thread, quiet);
         }
         // A busy channel: the thread's next message is there as its turn ends.
         flood([thread]);

@@ -21,35 +21,61 @@ afterAll(async () => {
   await server.stop();
 });
 
-/** Slots whose wakes answer as `answers` says, recording each thread rung. */
+/** Slots whose wakes answer as `answers` says, recording each thread rung and each line moved. */
 function slotsWaking(answers: Record<string, Wake[]>, renewMs?: number) {
   const rung: string[] = [];
+  const moved: string[] = [];
   const slots = new RouteTurnSlots(
     store.turnLimits,
-    async (thread) => {
-      rung.push(thread);
-      return answers[thread]?.shift() ?? 'woken';
+    {
+      async wake(thread) {
+        rung.push(thread);
+        return answers[thread]?.shift() ?? 'woken';
+      },
+      async moveLine(thread) {
+        moved.push(thread);
+      },
     },
     createMetrics(),
     renewMs,
   );
-  return { slots, rung };
+  return { slots, rung, moved };
 }
 
 describe("a route's turn slots, as a worker takes and frees them", () => {
   it('passes over a thread of the line with nothing waiting, and holds the slot for the next', async () => {
     await store.turnLimits.publishTable(new Map([['one', 1]]));
-    const { slots, rung } = slotsWaking({ 'one-b': ['gone'] });
+    const { slots, rung, moved } = slotsWaking({ 'one-b': ['gone'] });
     expect(await slots.take('one', 'one-a', log)).toBe(true);
     for (const thread of ['one-b', 'one-c']) {
       await expect(slots.take('one', thread, log)).rejects.toBeInstanceOf(RouteAtLimit);
     }
     await slots.free('one', 'one-a', log);
     expect(rung).toEqual(['one-b', 'one-c']);
+    // A thread put back was woken for the slot: the route's line waits.
+    expect(moved).toEqual([]);
     // Held for the thread woken: one that never waited does not take it first.
     await expect(slots.take('one', 'one-d', log)).rejects.toBeInstanceOf(RouteAtLimit);
     expect(await slots.take('one', 'one-c', log)).toBe(true);
     await slots.free('one', 'one-c', log);
+  });
+
+  it("moves the route's line when no thread put back waits for the slot freed", async () => {
+    await store.turnLimits.publishTable(new Map([['lined', 1]]));
+    const route = JSON.stringify({ route: 'lined', profile: {} });
+    for (const thread of ['lined-a', 'lined-b']) await store.routes.note(thread, route);
+    const slots = new RouteTurnSlots(store.turnLimits, store, createMetrics());
+    expect(await slots.take('lined', 'lined-a', log)).toBe(true);
+    // lined-b's message arrives while the route's one turn runs: it waits in the route's line.
+    await store.queue.intake.enqueue('lined-b', { id: 'm1', body: 'x' });
+    expect((await store.fleetStats()).lined).toBe(1);
+
+    await slots.free('lined', 'lined-a', log);
+    expect((await store.fleetStats()).lined).toBe(0);
+    // Let in with the slot held for it: a thread that never waited does not take it first.
+    await expect(slots.take('lined', 'lined-c', log)).rejects.toBeInstanceOf(RouteAtLimit);
+    expect(await slots.take('lined', 'lined-b', log)).toBe(true);
+    await slots.free('lined', 'lined-b', log);
   });
 
   it('asks again shortly for a thread woken while its own put-back was under way', async () => {

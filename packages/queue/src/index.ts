@@ -137,5 +137,5 @@ export {
   doorbellJobId,
   type RingOptions,
 } from './wake/doorbell.js';
-export type { RouteLines } from './wake/route-lines.js';
+export { ROUTE_WAIT_NOTICE_MS, type RouteLines } from './wake/route-lines.js';
 export { PRESENCE, type Presence } from './worker-presence.js';

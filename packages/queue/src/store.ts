@@ -123,6 +123,14 @@ export class Store {
     return rung === 'rung' ? 'woken' : 'not-yet';
   }
 
+  /**
+   * A turn slot of the thread's route was freed and no thread put back waits for it: the route's line
+   * lets its next doorbell in (docs/adr/0064).
+   */
+  moveLine(thread: string): Promise<void> {
+    return this.doorbell.moveLine(thread);
+  }
+
   /** Connects in the background: a Redis that is down makes calls fail (or wait), not the start. */
   static open(options: StoreOptions): Store {
     return new Store(

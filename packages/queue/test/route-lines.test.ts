@@ -2,8 +2,9 @@ import { uniquePrefix, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POOL, queueConfig } from '../src/queue-config.js';
 import { Store } from '../src/store.js';
+import { TurnLimits } from '../src/stores/turn-limits.js';
 import { BullDoorbell, doorbellJobId } from '../src/wake/doorbell.js';
-import { LINE_QUANTUM, RouteLines } from '../src/wake/route-lines.js';
+import { LINE_QUANTUM, type LineTiming, RouteLines } from '../src/wake/route-lines.js';
 import { noReplies, type QueueFixture, queueFixture } from './fixture.js';
 
 let f: QueueFixture;
@@ -15,14 +16,15 @@ afterAll(() => f.close());
 /** Threads are named for their route: `flood-3` is route flood's. */
 const routeOf = async (thread: string) => ({ pool: DEFAULT_POOL, route: thread.split('-')[0]! });
 
-async function fairDoorbell() {
+async function fairDoorbell(timing: Partial<LineTiming> = {}) {
   const config = queueConfig({ prefix: uniquePrefix('lines'), buckets: 4 });
-  const doorbell = new BullDoorbell(f.redis, config, routeOf);
-  const lines = new RouteLines(f.redis, config.prefix);
+  const doorbell = new BullDoorbell(f.redis, config, routeOf, timing);
+  const lines = new RouteLines(f.redis, config.prefix, timing);
+  const limits = new TurnLimits(f.redis, config.prefix);
   const queue = await doorbell.queueOf('any');
   /** The shared queue's waiting doorbells, first to be taken first, as `thread@epoch`. */
   const waiting = async () => (await queue.getWaiting()).map((job) => `${job.data.thread}@${job.data.epoch}`);
-  return { doorbell, lines, waiting, close: () => doorbell.close() };
+  return { doorbell, lines, limits, waiting, close: () => doorbell.close() };
 }
 
 const flood = Array.from({ length: 10 }, (_, i) => `flood-${i}`);
@@ -145,7 +147,7 @@ describe("a route's line in front of its pool's doorbell queue", () => {
 
   it('forgets a let-in doorbell after a while even when nobody asks', async () => {
     const place = { pool: DEFAULT_POOL, route: 'flood' };
-    const lines = new RouteLines(f.redis, uniquePrefix('lines'), 300);
+    const lines = new RouteLines(f.redis, uniquePrefix('lines'), { letInTtlMs: 300 });
     for (const thread of flood.slice(0, 3)) await lines.ring(place, thread, 1);
     expect(await lines.move(place, [])).toEqual([]);
     await waitFor(async () => (await lines.move(place, [])).length === 1, {
@@ -153,6 +155,84 @@ describe("a route's line in front of its pool's doorbell queue", () => {
       timeoutMs: 5_000,
     });
     expect(await lines.length(place)).toBe(0);
+  });
+});
+
+describe("a line held back by its route's turn limit (docs/adr/0064)", () => {
+  const MINUTE = 60_000;
+  const place = { pool: DEFAULT_POOL, route: 'flood' };
+
+  it('lets a doorbell in only with a turn slot held for its thread, and the next one as a turn ends', async () => {
+    const { doorbell, lines, limits, waiting, close } = await fairDoorbell();
+    try {
+      await limits.publishTable(new Map([['flood', 1]]));
+      for (const thread of flood.slice(0, 4)) await doorbell.ring(thread, thread, 1);
+      // Room for two by its weight, but only one turn at once: the others wait in the line.
+      expect(await waiting()).toEqual(['flood-0@1']);
+      expect(await lines.length(place)).toBe(3);
+      // The slot is held for the thread let in: a thread put back earlier does not take it.
+      expect(await limits.take('flood', 'flood-3', MINUTE)).toMatchObject({ taken: false });
+      await doorbell.taken({ thread: 'flood-0', epoch: 1, route: 'flood' }, DEFAULT_POOL);
+      expect(await limits.take('flood', 'flood-0', MINUTE)).toEqual({ taken: true, limit: 1 });
+      // Taken and turning: nothing more goes in until the turn ends.
+      expect(await waiting()).toEqual(['flood-0@1']);
+
+      // The turn ends; the thread put back that waited longest gets the slot, then the line moves.
+      expect(await limits.free('flood', 'flood-0', MINUTE)).toBe('flood-3');
+      await doorbell.moveLine('flood-0');
+      expect(await lines.length(place)).toBe(3);
+      expect(await limits.free('flood', 'flood-3', MINUTE)).toBeUndefined();
+      await doorbell.moveLine('flood-3');
+      expect(await waiting()).toEqual(['flood-0@1', 'flood-1@1']);
+      // A route without a limit is let in by its weight alone.
+      for (const thread of ['quiet-0', 'quiet-1', 'quiet-2']) await doorbell.ring(thread, thread, 1);
+      expect((await waiting()).filter((bell) => bell.startsWith('quiet'))).toHaveLength(LINE_QUANTUM);
+    } finally {
+      await close();
+    }
+  });
+
+  it('lets a thread that holds a slot in without another, and frees the slot of a doorbell that served nothing', async () => {
+    const { doorbell, limits, waiting, close } = await fairDoorbell({ graceMs: 200 });
+    try {
+      await limits.publishTable(new Map([['flood', 1]]));
+      expect(await limits.take('flood', 'flood-0', MINUTE)).toMatchObject({ taken: true });
+      // Rung again during its turn: it holds the route's only slot, so it goes in.
+      await doorbell.ring('flood-0', 'flood-0', 2);
+      await doorbell.ring('flood-1', 'flood-1', 1);
+      expect(await waiting()).toEqual(['flood-0@2']);
+      await limits.free('flood', 'flood-0', MINUTE);
+      await doorbell.moveLine('flood-0');
+      expect(await waiting()).toEqual(['flood-0@2', 'flood-1@1']);
+
+      // flood-1's doorbell is taken and finds nothing to serve (its turn never takes the slot held
+      // for it): the slot is free again after the grace, and the line moves on at the next ask.
+      await doorbell.ring('flood-2', 'flood-2', 1);
+      await doorbell.taken({ thread: 'flood-1', epoch: 1, route: 'flood' }, DEFAULT_POOL);
+      expect(await waiting()).not.toContain('flood-2@1');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await doorbell.moveLine('flood-1');
+      expect(await waiting()).toContain('flood-2@1');
+    } finally {
+      await close();
+    }
+  });
+
+  it('lets a doorbell in anyway once it has waited long enough to be told, to be put back with a notice', async () => {
+    const { doorbell, lines, limits, waiting, close } = await fairDoorbell({ toldMs: 300 });
+    try {
+      await limits.publishTable(new Map([['flood', 1]]));
+      expect(await limits.take('flood', 'flood-9', MINUTE)).toMatchObject({ taken: true });
+      await doorbell.ring('flood-0', 'flood-0', 1);
+      expect(await lines.length(place)).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await doorbell.moveLine('flood-0');
+      expect(await waiting()).toEqual(['flood-0@1']);
+      // It holds no slot: its turn finds the route at its limit.
+      expect(await limits.take('flood', 'flood-0', MINUTE)).toMatchObject({ taken: false });
+    } finally {
+      await close();
+    }
   });
 });
 

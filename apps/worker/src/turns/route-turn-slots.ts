@@ -37,6 +37,14 @@ const WAKE_AGAIN_MS = 500;
 /** What becomes of a thread of the line rung as a slot is freed (Store.wake). */
 export type Wake = 'woken' | 'not-yet' | 'gone';
 
+/** The store's side of a freed slot (Store.wake, Store.moveLine). */
+export interface SlotWaker {
+  /** Rings a thread put back for want of a slot at once. */
+  wake(thread: string): Promise<Wake>;
+  /** Lets the next doorbell of the thread's route's line in: no put-back thread waits. */
+  moveLine(thread: string): Promise<void>;
+}
+
 type SlotMetrics = Pick<Metrics, 'routeTurnWaitsTotal' | 'routeTurnLimitFailuresTotal'>;
 
 /** Threads of the line passed over per freed slot, having nothing waiting any more. */
@@ -54,8 +62,7 @@ export class RouteTurnSlots {
 
   constructor(
     private readonly limits: Pick<TurnLimits, 'take' | 'free'>,
-    /** Rings a waiting thread at once (Store.wake). */
-    private readonly wake: (thread: string) => Promise<Wake>,
+    private readonly waker: SlotWaker,
     private readonly metrics: SlotMetrics,
     /** How often a held slot is renewed while its turn runs. */
     private readonly renewMs = TURN_SLOT_RENEW_MS,
@@ -84,8 +91,9 @@ export class RouteTurnSlots {
   }
 
   /**
-   * After a turn that held a slot: frees it for the thread that has waited longest, and rings that one.
-   * A thread of the line with nothing waiting any more (its messages were cancelled) is passed over.
+   * After a turn that held a slot: frees it for the thread put back that has waited longest, and rings
+   * that one; with none, the route's line lets its next doorbell in (docs/adr/0064). A thread put back
+   * with nothing waiting any more (its messages were cancelled) is passed over.
    */
   async free(route: string, thread: string, log: Logger): Promise<void> {
     this.leave(thread);
@@ -93,8 +101,8 @@ export class RouteTurnSlots {
       let freed = thread;
       for (let passed = 0; passed <= PASS_OVER; passed++) {
         const next = await this.limits.free(route, freed, RESERVE_MS);
-        if (next === undefined) return;
-        const wake = await this.wake(next);
+        if (next === undefined) return await this.waker.moveLine(thread);
+        const wake = await this.waker.wake(next);
         if (wake === 'woken') return;
         if (wake === 'not-yet') return this.wakeAgain(route, next, log);
         log.debug({ route, passedOver: next }, 'a thread of the route line had nothing waiting any more');
@@ -104,7 +112,7 @@ export class RouteTurnSlots {
       this.metrics.routeTurnLimitFailuresTotal.inc({ what: 'free' });
       log.warn(
         { err: error, route },
-        "the turn's route slot was not freed; it lapses on its own, and the line's next thread starts at its put-back delay",
+        "the turn's route slot was not freed, or its line not moved; the slot lapses on its own, and the line's next thread starts at its put-back delay or the next sweep",
       );
     }
   }
@@ -137,12 +145,14 @@ export class RouteTurnSlots {
    */
   private wakeAgain(route: string, thread: string, log: Logger): void {
     const timer = setTimeout(() => {
-      this.wake(thread).catch((error: unknown) =>
-        log.debug(
-          { err: error, route, thread },
-          'a waiting thread was not rung again; its put-back rings it',
-        ),
-      );
+      this.waker
+        .wake(thread)
+        .catch((error: unknown) =>
+          log.debug(
+            { err: error, route, thread },
+            'a waiting thread was not rung again; its put-back rings it',
+          ),
+        );
     }, WAKE_AGAIN_MS);
     timer.unref();
   }

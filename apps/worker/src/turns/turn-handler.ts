@@ -7,6 +7,7 @@ import {
   type Batch,
   FinalTurnError,
   type Outbound,
+  ROUTE_WAIT_NOTICE_MS,
   type SpentUsage,
   type TurnAbortedError,
   TurnFailedError,
@@ -65,9 +66,6 @@ export interface TurnHandlerDeps {
   /** Each route's limit on concurrent turns across the fleet (docs/adr/0062). */
   slots?: Pick<RouteTurnSlots, 'take' | 'free' | 'leave'>;
 }
-
-/** How long a batch waits in its route's line before its thread is told. */
-const ROUTE_WAIT_NOTICE_MS = 60_000;
 
 const CANCELLED_PARTIAL = 'This turn was cancelled, so the reply above may be incomplete.';
 /** The reply of a turn cancelled before the agent said anything; it takes the reply's place. */
@@ -220,11 +218,13 @@ async function reportOf(
   const overBudget = run.prompted ? await deps.budget?.afterTurn(thread, log) : undefined;
   if ('error' in outcome && outcome.error instanceof RouteAtLimit) {
     // Rung at once when a slot of its route is freed; the put-back delay is the backstop. Told only
-    // when the wait has lasted: a busy route's usual wait is one turn.
+    // when the wait has lasted, counted from its oldest message: it may have waited in its route's
+    // line before (docs/adr/0064). A busy route's usual wait is one turn.
+    const waitedMs = Date.now() - Math.min(...batch.messages.map((message) => message.acceptedAt));
     throw new TurnNotStartedError(
       outcome.error.message,
       [outbound('notice', outcome.error.notice)],
-      ROUTE_WAIT_NOTICE_MS,
+      Math.max(0, ROUTE_WAIT_NOTICE_MS - waitedMs),
       run.prompted === true,
     );
   }

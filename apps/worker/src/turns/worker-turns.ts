@@ -102,7 +102,7 @@ export function workerTurns(deps: WorkerTurnsDeps): TurnHandler {
     running,
     profiles,
     spending: new RouteSpending(store.usage, metrics),
-    slots: new RouteTurnSlots(store.turnLimits, (thread) => store.wake(thread), metrics),
+    slots: new RouteTurnSlots(store.turnLimits, store, metrics),
     onRepair: () => metrics.agentTurnRepairsTotal.inc(),
     onSignal: (signal) => {
       reactions.listener(signal);

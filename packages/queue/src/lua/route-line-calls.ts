@@ -15,20 +15,20 @@ function letIn(reply: Reply): LetIn[] {
   return due;
 }
 
-const LINE_KEYS = ['weights', 'admitted', 'line', 'epochs'] as const;
+const LINE_KEYS = ['weights', 'admitted', 'line', 'epochs', 'limits', 'running'] as const;
 
-/** Weighted fair dispatch between routes (docs/adr/0063): route-line-*.lua. */
+/** Weighted fair dispatch between routes, within their turn limits (docs/adr/0063, 0064): route-line-*.lua. */
 export const routeLineRing = defineScript({
   name: 'routeLineRing',
   keys: [...LINE_KEYS, 'routes'],
-  args: ['route', 'member', 'epoch', 'base', 'ttlMs'],
+  args: ['route', 'member', 'epoch', 'base', 'ttlMs', 'toldMs'],
   decode: letIn,
 });
 
 export const routeLineMove = defineScript({
   name: 'routeLineMove',
   keys: LINE_KEYS,
-  args: ['route', 'left', 'base', 'ttlMs'],
+  args: ['route', 'left', 'base', 'ttlMs', 'toldMs', 'graceMs'],
   decode: letIn,
 });
 

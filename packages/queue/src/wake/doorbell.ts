@@ -6,7 +6,7 @@ import type { LetIn } from '../lua/route-line-calls.js';
 import { Scripts } from '../lua/scripts.js';
 import { DEFAULT_POOL, type QueueConfig } from '../queue-config.js';
 import { bucketOf, decodeThread, encodeThread, workerKeys } from '../thread-keys.js';
-import { DEFAULT_PLACE, RouteLines, type ThreadPlace } from './route-lines.js';
+import { DEFAULT_PLACE, type LineTiming, RouteLines, type ThreadPlace } from './route-lines.js';
 
 /** What a doorbell job carries: which thread to claim, under which epoch. */
 export interface DoorbellData {
@@ -138,9 +138,10 @@ export class BullDoorbell implements Doorbell {
     private readonly layout: DoorbellLayout,
     /** Default: every thread is the default route's, in the default pool. */
     private readonly placeOf: PlaceOf = async () => DEFAULT_PLACE,
+    lineTiming: Partial<LineTiming> = {},
   ) {
     this.scripts = new Scripts(connection, [affinityPush]);
-    this.lines = new RouteLines(connection, layout.prefix);
+    this.lines = new RouteLines(connection, layout.prefix, lineTiming);
   }
 
   /** The doorbell queues of `pool`; every worker of the pool consumes all of them. */
@@ -184,6 +185,12 @@ export class BullDoorbell implements Doorbell {
     if (route === undefined) return;
     const place = { pool, route };
     await this.letIn(place, await this.lines.move(place, [{ member: encodeThread(thread), epoch }]));
+  }
+
+  /** A turn slot of the thread's route was freed: its line lets in what there is room for now (0064). */
+  async moveLine(thread: string): Promise<void> {
+    const place = await this.placeOf(thread);
+    await this.letIn(place, await this.lines.move(place, []));
   }
 
   /**

@@ -3,6 +3,7 @@ import { type LetIn, ROUTE_LINE_SCRIPTS, routeLineMove, routeLineRing } from '..
 import { Scripts } from '../lua/scripts.js';
 import { DEFAULT_POOL } from '../queue-config.js';
 import { publishRouteSettings, readRouteSettings } from '../stores/route-settings.js';
+import { turnLimitKeys } from '../stores/turn-limits.js';
 
 /** Where a thread's doorbells ring: its route's worker pool, and its route's line there. */
 export interface ThreadPlace {
@@ -23,18 +24,48 @@ export const LINE_QUANTUM = 2;
 export const LET_IN_TTL_MS = 60_000;
 
 /**
+ * A route's messages that have waited this long for a turn slot are told so. A doorbell that has waited
+ * this long in a line held back by its route's turn limit goes in anyway, to be put back with the notice.
+ */
+export const ROUTE_WAIT_NOTICE_MS = 60_000;
+
+/** How long a line's doorbells count and wait; tests shorten them. */
+export interface LineTiming {
+  /** A doorbell let in counts against its route this long at most (LET_IN_TTL_MS). */
+  letInTtlMs: number;
+  /**
+   * A limited route's doorbell let in holds a turn slot for its thread (docs/adr/0064) until taken, and
+   * this long after: the turn takes the slot at once, unless the doorbell found nothing to serve.
+   */
+  graceMs: number;
+  /** A doorbell held back by its route's turn limit this long goes in anyway (ROUTE_WAIT_NOTICE_MS). */
+  toldMs: number;
+}
+
+const LINE_TIMING: LineTiming = {
+  letInTtlMs: LET_IN_TTL_MS,
+  graceMs: 5_000,
+  toldMs: ROUTE_WAIT_NOTICE_MS,
+};
+
+/**
  * Weighted fair dispatch between routes (docs/adr/0063): each route's line of doorbells in front of its
- * pool's shared queue, and the routes' weights as ingress publishes them from the route table. All keys
- * share one Cluster slot, so a script sees a route's weight, line and let-in doorbells together.
+ * pool's shared queue, and the routes' weights as ingress publishes them from the route table. A route
+ * with a turn limit lets a doorbell in only with a slot (0064). All keys share one Cluster slot, with
+ * the turn limits' keys, so a script sees a route's weight, limit, slots, line and let-in doorbells
+ * together.
  */
 export class RouteLines {
   private readonly scripts: Scripts;
 
+  private readonly timing: LineTiming;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
-    private readonly letInTtlMs = LET_IN_TTL_MS,
+    timing: Partial<LineTiming> = {},
   ) {
+    this.timing = { ...LINE_TIMING, ...timing };
     this.scripts = new Scripts(redis, ROUTE_LINE_SCRIPTS);
   }
 
@@ -58,7 +89,8 @@ export class RouteLines {
         member,
         epoch,
         base: LINE_QUANTUM,
-        ttlMs: this.letInTtlMs,
+        ttlMs: this.timing.letInTtlMs,
+        toldMs: this.timing.toldMs,
       },
     );
   }
@@ -72,7 +104,9 @@ export class RouteLines {
       route: place.route,
       left: left.map(({ member, epoch }) => `${member}:${epoch}`).join(','),
       base: LINE_QUANTUM,
-      ttlMs: this.letInTtlMs,
+      ttlMs: this.timing.letInTtlMs,
+      toldMs: this.timing.toldMs,
+      graceMs: this.timing.graceMs,
     });
   }
 
@@ -117,6 +151,14 @@ export class RouteLines {
 
   private keys({ pool, route }: ThreadPlace) {
     const key = (what: string) => `${this.prefix}:{route-lines}:${what}:${pool}:${route}`;
-    return { weights: this.weightsKey, admitted: key('in'), line: key('line'), epochs: key('epochs') };
+    const limits = turnLimitKeys(this.prefix);
+    return {
+      weights: this.weightsKey,
+      admitted: key('in'),
+      line: key('line'),
+      epochs: key('epochs'),
+      limits: limits.limits,
+      running: limits.running(route),
+    };
   }
 }

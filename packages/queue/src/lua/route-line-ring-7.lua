@@ -4,7 +4,7 @@
 -- room. A thread whose doorbell was let in already is let in again at once with its newer epoch (claim
 -- ignores the older one). A ring older than the one the thread holds adds nothing.
 -- KEYS: as lib/route-lines.lua, and routes (set: the pool's routes that had a line).
--- ARGV: route, member, epoch, base, ttlMs.
+-- ARGV: route, member, epoch, base, ttlMs, toldMs.
 -- Returns: {OK, member, epoch, ...}: the doorbells to add to the shared queue now.
 local now, ttl = now_ms(), tonumber(A.ttlMs)
 forget_old(K, now, ttl)
@@ -24,4 +24,4 @@ if not redis.call('ZSCORE', K.line, A.member) then
 end
 redis.call('SADD', K.routes, A.route)
 redis.call('PEXPIRE', K.line, LINE_TTL_MS)
-return { STATUS.OK, unpack(let_in(K, A.route, tonumber(A.base), ttl, now)) }
+return { STATUS.OK, unpack(let_in(K, A.route, tonumber(A.base), ttl, tonumber(A.toldMs), now)) }
