@@ -7,7 +7,7 @@
  * second. The flood's messages come from a process of their own (bench/fleet/enqueuer.ts), as from
  * an ingress. A message's dispatch time runs from its acceptance to its turn's start (the claim).
  * Turns sleep instead of prompting an agent: agent start-up is not dispatch, and would only add noise.
- * Three runs on one Redis:
+ * Three runs on one Redis, taking turns for `--rounds` rounds:
  *
  *   alone  the quiet route only: the baseline;
  *   fair   beside the flood, each route's doorbells in its own line, held back by its turn limit (as
@@ -15,7 +15,8 @@
  *   fifo   beside the flood, its line weighed to let every doorbell in at once and blind to its turn
  *          limit: first in, first out, as the shared queue was before route lines.
  *
- *   npm run bench:route-fairness [-- --flood-threads 500 --flood-waves 5 --quiet-messages 120] [-- --smoke]
+ *   npm run bench:route-fairness [-- --flood-threads 500 --flood-waves 5 --quiet-messages 120 --rounds 3]
+ *                                [-- --smoke]
  *
  * Ends with `route-fairness: fair_p99_over_alone_p99=<x> fifo_p99_over_alone_p99=<y>` and whether the
  * fair run is within 1.2 times the alone run; exits non-zero on a turn that failed.
@@ -42,6 +43,7 @@ const { values } = parseArgs({
     'flood-limit': { type: 'string' },
     'turn-ms': { type: 'string' },
     'quiet-messages': { type: 'string' },
+    rounds: { type: 'string' },
   },
 });
 const runnerCount = sizeOption(values, 'runners', 4, 2);
@@ -51,6 +53,7 @@ const floodWaves = sizeOption(values, 'flood-waves', 5, 2);
 const floodLimit = sizeOption(values, 'flood-limit', 12, 6);
 const turnMs = sizeOption(values, 'turn-ms', 1_000, 200);
 const quietMessages = sizeOption(values, 'quiet-messages', 120, 6);
+const rounds = sizeOption(values, 'rounds', 3, 1);
 const QUIET_EVERY_MS = 1_000;
 /** The routes issue's criterion: the quiet route's p99 beside the flood, over its p99 alone. */
 const WITHIN = 1.2;
@@ -193,7 +196,22 @@ async function run(mode: Mode): Promise<RunResult> {
   return { mode, quietMs, inWaveMs, floodTurns, failures };
 }
 
-const results = [await run('alone'), await run('fair'), await run('fifo')];
+// The runs take turns, round after round, so that what else the machine does at a time (a
+// collection, a neighbour) falls on each alike; each mode's messages are pooled over its rounds.
+const modes: Mode[] = ['alone', 'fair', 'fifo'];
+const results = modes.map(
+  (mode): RunResult => ({ mode, quietMs: [], inWaveMs: [], floodTurns: 0, failures: 0 }),
+);
+for (let round = 1; round <= rounds; round++) {
+  log(`route-fairness: round ${round} of ${rounds}`);
+  for (const pooled of results) {
+    const one = await run(pooled.mode);
+    pooled.quietMs.push(...one.quietMs);
+    pooled.inWaveMs.push(...one.inWaveMs);
+    pooled.floodTurns += one.floodTurns;
+    pooled.failures += one.failures;
+  }
+}
 await redis.stop();
 
 const [alone, fair, fifo] = results as [RunResult, RunResult, RunResult];
@@ -234,6 +252,7 @@ await writeBenchResult(values, {
   },
   notes: [
     `${runnerCount} runners of ${concurrency} slots; the flood: ${floodThreads} threads in ${floodWaves} waves, at most ${floodLimit} turns at once, ${turnMs} ms a turn, a new message after each; the quiet route: one thread, a message about a second.`,
+    `${rounds} rounds of the three runs in turn, ${quietMessages} quiet messages each: every figure is over the ${rounds * quietMessages} messages of a run's rounds, and the flood turns are summed.`,
     'The max within 1 s of a wave is the slowest quiet message accepted less than a second after a wave of the flood began: what waited behind the wave.',
     'Dispatch: from acceptance to the claim. Session affinity is off, so every doorbell goes through the shared queue; fifo weighs the flood to let all its doorbells in at once.',
   ],

@@ -563,8 +563,9 @@ export const sections: readonly Section[] = [
     heading: 'Fair shares between routes',
     about:
       'A quiet route sends a message about a second while another floods the fleet with 500 threads in ' +
-      'waves, limited to 12 of 16 turn slots: the quiet route’s dispatch (acceptance to claim) against the ' +
-      'same run alone, with route lines and with the flood let in first in, first out.',
+      'waves, limited to 12 of 16 turn slots: the quiet route’s dispatch (acceptance to claim) alone, beside ' +
+      'the flood held in its route’s line by its turn limit, and beside the flood let in first in, first out. ' +
+      'The three runs take turns over three rounds.',
     reading: routeFairnessReading,
     headline: routeFairnessHeadline,
   },
@@ -574,12 +575,13 @@ function routeFairnessReading(r: BenchResult): string {
   const p99 = (run: string) => cell(r, [run], 'quiet p99 ms');
   return (
     `A quiet route's message is dispatched in p99 ${p99('alone')} ms alone, ${p99('fair')} ms beside a route ` +
-    `flooding the fleet with threads, its doorbells in its own line (${r.ratios.fair_p99_over_alone_p99}× alone), ` +
+    `flooding the fleet with threads, the flood's doorbells in its line until one of its turns ends ` +
+    `(${r.ratios.fair_p99_over_alone_p99}× alone), ` +
     `and ${p99('fifo')} ms when the flood's doorbells are let in first in, first out ` +
     `(${r.ratios.fifo_p99_over_alone_p99}×). Of the messages that arrived within a second of a flood wave, the ` +
     `slowest waited ${cell(r, ['fair'], 'max within 1 s of a wave, ms')} ms in lines and ` +
     `${cell(r, ['fifo'], 'max within 1 s of a wave, ms')} ms first in, first out. The routes issue asks for a p99 ` +
-    'within 1.2× of alone (docs/adr/0063).'
+    'within 1.2× of alone (docs/adr/0063, 0064).'
   );
 }
 

@@ -1,3 +1,4 @@
+import { type LogSink, silentLogger } from '@tributary/observability';
 import { uniquePrefix, waitFor } from '@tributary/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_POOL, queueConfig } from '../src/queue-config.js';
@@ -273,6 +274,50 @@ describe('weighted fair dispatch', () => {
       // First in, first out would serve it 31st: its route's line let it in behind the flood's quantum.
       expect(order.indexOf('gateway:C:quiet')).toBeLessThanOrEqual(LINE_QUANTUM);
       expect(order.filter((thread) => thread !== 'gateway:C:quiet')).toEqual(threads);
+    } finally {
+      await runner.close();
+      await store.close();
+    }
+  });
+
+  it('says at warn once and counts a line that did not move up, serves its thread all the same, and says when it moves again', async () => {
+    const prefix = uniquePrefix('stalled');
+    const store = Store.open({ url: f.redisHandle.url, connection: { kind: 'patient' }, queue: { prefix } });
+    const said: string[] = [];
+    const logger: LogSink = {
+      ...silentLogger,
+      warn: (_fields, message) => said.push(`warn: ${message}`),
+      info: (_fields, message) => said.push(`info: ${message}`),
+    };
+    let stalls = 0;
+    const served: string[] = [];
+    const runner = store.runner({
+      sweep: false,
+      concurrency: 1,
+      logger,
+      events: { lineStalled: () => stalls++ },
+      handler: async (batch) => {
+        served.push(batch.lease.thread);
+        return { reply: '', stopReason: 'end_turn' };
+      },
+      replies: noReplies,
+    });
+    const stalled = "a route's line did not move up; the sweeper moves it";
+    // The default route's line holds a key of the wrong type: every move of that line fails.
+    const epochs = `${prefix}:{route-lines}:epochs:${DEFAULT_POOL}:default`;
+    try {
+      await store.queue.intake.enqueue('first', { id: 'm1', body: 'x' });
+      await f.redis.set(epochs, 'broken');
+      await runner.start();
+      await waitFor(() => served.includes('first'), { what: 'the first thread served' });
+      await waitFor(() => stalls === 1, { what: 'the stall counted' });
+      expect(said.filter((line) => line.includes(stalled))).toEqual([`warn: ${stalled}`]);
+
+      await f.redis.del(epochs);
+      await store.queue.intake.enqueue('second', { id: 'm1', body: 'x' });
+      await waitFor(() => said.includes(`info: ${stalled}: recovered`), { what: 'the recovery said' });
+      expect(served).toEqual(['first', 'second']);
+      expect(stalls).toBe(1);
     } finally {
       await runner.close();
       await store.close();
