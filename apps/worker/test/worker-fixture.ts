@@ -31,7 +31,8 @@ export interface WorkerHarness {
   redisUrl: string;
   prefix: string;
   sent: OutboundMessage[];
-  signals: TurnSignal[];
+  /** Each turn signal, with when it came (performance.now()). */
+  signals: (TurnSignal & { at: number })[];
   logs: Record<string, unknown>[];
   send(thread: string, event: ArrivalEvent): Promise<void>;
   /** Every prompt the agent received, per session, unpacked into events. */
@@ -83,7 +84,7 @@ export async function startHarness(
   const prefix = uniquePrefix('w');
   const stateDir = await mkdtemp(join(tmpdir(), 'tributary-agent-state-'));
   const sent: OutboundMessage[] = [];
-  const signals: TurnSignal[] = [];
+  const signals: (TurnSignal & { at: number })[] = [];
   const logs: Record<string, unknown>[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line)) });
   const config = loadWorkerConfig({
@@ -110,7 +111,7 @@ export async function startHarness(
         ...runAcpVersionEnv(),
         ...agentEnv,
       },
-      onSignal: (s) => signals.push(s),
+      onSignal: (s) => signals.push({ ...s, at: performance.now() }),
       ...options,
     });
   const harness: WorkerHarness = {

@@ -66,6 +66,8 @@ export class TurnNotStartedError extends Error {
     readonly noticeAfterMs: number,
     /** A prompt of this attempt reached an agent before the start that failed. */
     readonly reachedAgent = false,
+    /** When the batch began to wait, if before its first put-back (its route's line): counted from then. */
+    readonly waitingSince?: number,
   ) {
     super(message);
   }
@@ -218,8 +220,13 @@ export class TurnLoop {
   private async defer(batch: Batch, error: TurnNotStartedError): Promise<void> {
     const { turns, events, replies, logger } = this.options;
     const { thread } = batch.lease;
-    const { notice, noticeAfterMs, reachedAgent } = error;
-    const put = await turns.defer(batch.lease, { notice, noticeAfterMs, reachedAgent });
+    const { notice, noticeAfterMs, reachedAgent, waitingSince } = error;
+    const put = await turns.defer(batch.lease, {
+      notice,
+      noticeAfterMs,
+      reachedAgent,
+      ...(waitingSince === undefined ? {} : { waitingSince }),
+    });
     events?.batchEnded?.('deferred', thread);
     logger.warn(
       { thread, batchId: batch.id, reason: error.message, retryInMs: put.delayMs, waitedMs: put.waitedMs },

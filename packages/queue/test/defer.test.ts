@@ -88,6 +88,40 @@ describe('a batch whose agent did not start is put back, not failed', () => {
     expect((await pending(queue, 'th')).map((reply) => reply.id)).toEqual(['notice-1']);
   });
 
+  it('counts the wait from when it began, when that was before its first put-back, and only once', async () => {
+    const { queue } = await f.make({ deferDelayMs: 1 });
+    await enqueueAll(queue, 'th', ['hello']);
+    const batch = await claimed(queue, 'th');
+    // It waited 150 ms in its route's line before its first put-back: told at once.
+    const began = batch.messages[0]!.acceptedAt;
+    await redisClockReaches(f.redis, began + 150);
+    const first = await queue.turns.defer(batch.lease, {
+      ...putBack,
+      noticeAfterMs: 150,
+      waitingSince: began,
+    });
+    expect(first.noticed).toBe(true);
+    expect(first.waitedMs).toBeGreaterThanOrEqual(150);
+
+    // A later put-back of the same batch keeps counting from its start, not from its messages again.
+    await enqueueAll(queue, 'other', ['hello']);
+    const other = await claimed(queue, 'other');
+    const since = other.messages[0]!.acceptedAt;
+    const once = await queue.turns.defer(other.lease, {
+      ...putBack,
+      noticeAfterMs: 60_000,
+      waitingSince: since,
+    });
+    expect(once).toMatchObject({ noticed: false });
+    expect(once.waitedMs).toBeLessThan(60_000);
+    const twice = await queue.turns.defer((await claimed(queue, 'other')).lease, {
+      ...putBack,
+      noticeAfterMs: 60_000,
+      waitingSince: since - 120_000,
+    });
+    expect(twice.noticed).toBe(false);
+  });
+
   it('lets the worker that put a batch back give its notice while nobody tries it, and only then', async () => {
     const { queue } = await f.make({ deferDelayMs: 60_000 });
     await enqueueAll(queue, 'th', ['hello']);

@@ -171,7 +171,7 @@ describe("a line held back by its route's turn limit (docs/adr/0064)", () => {
       // Room for two by its weight, but only one turn at once: the others wait in the line.
       expect(await waiting()).toEqual(['flood-0@1']);
       expect(await lines.length(place)).toBe(3);
-      // The slot is held for the thread let in: a thread put back earlier does not take it.
+      // The slot is held for the thread let in: another thread's turn does not take it (it is put back).
       expect(await limits.take('flood', 'flood-3', MINUTE)).toMatchObject({ taken: false });
       await doorbell.taken({ thread: 'flood-0', epoch: 1, route: 'flood' }, DEFAULT_POOL);
       expect(await limits.take('flood', 'flood-0', MINUTE)).toEqual({ taken: true, limit: 1 });

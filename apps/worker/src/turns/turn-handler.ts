@@ -220,12 +220,12 @@ async function reportOf(
     // Rung at once when a slot of its route is freed; the put-back delay is the backstop. Told only
     // when the wait has lasted, counted from its oldest message: it may have waited in its route's
     // line before (docs/adr/0064). A busy route's usual wait is one turn.
-    const waitedMs = Date.now() - Math.min(...batch.messages.map((message) => message.acceptedAt));
     throw new TurnNotStartedError(
       outcome.error.message,
       [outbound('notice', outcome.error.notice)],
-      Math.max(0, ROUTE_WAIT_NOTICE_MS - waitedMs),
+      ROUTE_WAIT_NOTICE_MS,
       run.prompted === true,
+      Math.min(...batch.messages.map((message) => message.acceptedAt)),
     );
   }
   if (

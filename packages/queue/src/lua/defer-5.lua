@@ -1,7 +1,7 @@
 -- uses: core, thread-life, replies
 -- The turn could not start for a reason outside its batch (its agent did not start: the fleet's fault,
 -- not the messages'): the batch goes back in line after a delay that doubles with each deferral, up to
--- `maxDelayMs`. It counts as neither a failure nor, when no prompt of this delivery reached an agent
+-- `maxDelayMs`. `waitingSince` (0: none) is when its wait began, if before this first put-back. It counts as neither a failure nor, when no prompt of this delivery reached an agent
 -- (`reachedAgent` 0), a delivery, so it is never dead-lettered for it and its next run may load the
 -- thread's session. Once the batch has waited `noticeAfterMs` since it was first put back, `notice`
 -- enters the reply outbox, once per batch (notice-deferred-3.lua sends it when nobody tries the batch).
@@ -16,6 +16,9 @@ local deferrals, since = 1, now
 if st[6] == batch then
   deferrals = tonumber(st[7]) + 1
   since = tonumber(st[8])
+elseif tonumber(A.waitingSince) > 0 then
+  -- Its wait began before this first put-back (in its route's line): it counts from then.
+  since = math.min(now, tonumber(A.waitingSince))
 end
 local delay = math.min(tonumber(A.baseDelayMs) * 2 ^ (deferrals - 1), tonumber(A.maxDelayMs))
 redis.call('HSET', K.state, 'deferred', batch, 'deferrals', deferrals, 'deferredAt', since)

@@ -358,7 +358,7 @@ export interface Deferred {
   status: 'deferred';
   epoch: number;
   delayMs: number;
-  /** How long the batch has been waiting since it was first put back. */
+  /** How long the batch has been waiting since it was first put back (or its wait began). */
   waitedMs: number;
   /** Whether the thread's notice entered the outbox now. */
   noticed: boolean;
@@ -367,7 +367,17 @@ export interface Deferred {
 export const defer = defineScript({
   name: 'defer',
   keys: ['state', 'run', 'sched', 'replies', 'replydue'],
-  args: ['member', 'owner', 'fence', 'reachedAgent', 'baseDelayMs', 'maxDelayMs', 'noticeAfterMs', 'notice'],
+  args: [
+    'member',
+    'owner',
+    'fence',
+    'reachedAgent',
+    'baseDelayMs',
+    'maxDelayMs',
+    'noticeAfterMs',
+    'notice',
+    'waitingSince',
+  ],
   decode(reply): Deferred | { status: 'fenced' } {
     if (reply.status === ScriptStatus.Fenced) return { status: 'fenced' };
     if (reply.status !== ScriptStatus.Deferred) throw reply.unexpected();

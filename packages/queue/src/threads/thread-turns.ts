@@ -26,12 +26,14 @@ export interface DeferOptions {
   /** What the thread is told, once, when the batch has waited `noticeAfterMs` since it was first put back. */
   notice: Outbound[];
   noticeAfterMs: number;
+  /** When its wait began, if before its first put-back (Redis time, ms): it counts from then. */
+  waitingSince?: number;
 }
 
 /** What ThreadTurns.defer did: the batch is rung again after `delayMs`. */
 export interface DeferredBatch {
   delayMs: number;
-  /** How long the batch has waited since it was first put back. */
+  /** How long the batch has waited since it was first put back, or its wait began. */
   waitedMs: number;
   /** The notice entered the outbox now. */
   noticed: boolean;
@@ -181,6 +183,7 @@ export class ThreadTurns {
       maxDelayMs: c.deferMaxDelayMs,
       noticeAfterMs: options.noticeAfterMs,
       notice: JSON.stringify(options.notice),
+      waitingSince: options.waitingSince ?? 0,
     });
     if (reply.status === 'fenced') throw new LeaseLostError(lease.thread, lease.fence);
     await this.threads.ring(k, reply.epoch, { delayMs: reply.delayMs });
