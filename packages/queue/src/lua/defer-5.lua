@@ -1,10 +1,11 @@
 -- uses: core, thread-life, replies
 -- The turn could not start for a reason outside its batch (its agent did not start: the fleet's fault,
 -- not the messages'): the batch goes back in line after a delay that doubles with each deferral, up to
--- `maxDelayMs`. `waitingSince` (0: none) is when its wait began, if before this first put-back. It counts as neither a failure nor, when no prompt of this delivery reached an agent
+-- `maxDelayMs`. It counts as neither a failure nor, when no prompt of this delivery reached an agent
 -- (`reachedAgent` 0), a delivery, so it is never dead-lettered for it and its next run may load the
--- thread's session. Once the batch has waited `noticeAfterMs` since it was first put back, `notice`
--- enters the reply outbox, once per batch (notice-deferred-3.lua sends it when nobody tries the batch).
+-- thread's session. Once the batch has waited `noticeAfterMs` since it was first put back (or since
+-- `waitingSince`, when its wait began earlier, in its route's line; 0: none), `notice` enters the reply
+-- outbox, once per batch (notice-deferred-3.lua sends it when nobody tries the batch).
 -- Returns: {DEFERRED, epoch, delay ms, ms since first put back, 1 when the notice was queued now}
 --   | {FENCED}
 local st = redis.call('HMGET', K.state, 'status', 'owner', 'fence', 'batch', 'deliveries', 'deferred',

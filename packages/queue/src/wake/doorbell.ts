@@ -276,13 +276,8 @@ export class BullDoorbell implements Doorbell {
     this.movedOn.set(line, Date.now());
     const letIn = await this.lines.letIn(place);
     const present = await Promise.all(letIn.map(({ member, epoch }) => this.inQueue(place, member, epoch)));
-    await this.letIn(
-      place,
-      await this.lines.move(
-        place,
-        letIn.filter((_, i) => !present[i]),
-      ),
-    );
+    const gone = letIn.filter((_, i) => !present[i]);
+    await this.letIn(place, await this.lines.move(place, gone));
   }
 
   /** Adds the doorbells a line let in to the shared queue. */

@@ -37,6 +37,7 @@ local function turn_slot_for(K, limit, member, since, now, ttl_ms, told_ms)
   if limit < 1 or redis.call('ZSCORE', K.running, member) then return true end
   if redis.call('ZCARD', K.running) < limit then
     redis.call('ZADD', K.running, now + ttl_ms, member)
+    -- Never shorter than the turns' own slots in the same key (turn-slot-take-3.lua).
     redis.call('PEXPIRE', K.running, LINE_TTL_MS)
     return true
   end
