@@ -60,6 +60,22 @@ describe("a route's turn slots, as a worker takes and frees them", () => {
     await slots.free('one', 'one-c', log);
   });
 
+  it('passes over every thread of the line with nothing waiting, then moves the line', async () => {
+    await store.turnLimits.publishTable(new Map([['emptied', 1]]));
+    const gone = Array.from({ length: 8 }, (_, i) => `emptied-${i}`);
+    const { slots, rung, moved } = slotsWaking(Object.fromEntries(gone.map((t) => [t, ['gone']])));
+    expect(await slots.take('emptied', 'emptied-a', log)).toBe(true);
+    for (const thread of gone) {
+      await expect(slots.take('emptied', thread, log)).rejects.toBeInstanceOf(RouteAtLimit);
+    }
+    await slots.free('emptied', 'emptied-a', log);
+    expect(rung).toEqual(gone);
+    expect(moved).toEqual(['emptied-a']);
+    // Held for none of those passed over: the next turn takes it.
+    expect(await slots.take('emptied', 'emptied-z', log)).toBe(true);
+    await slots.free('emptied', 'emptied-z', log);
+  });
+
   it("moves the route's line when no thread put back waits for the slot freed", async () => {
     await store.turnLimits.publishTable(new Map([['lined', 1]]));
     const route = JSON.stringify({ route: 'lined', profile: {} });

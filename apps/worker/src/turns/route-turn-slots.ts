@@ -47,9 +47,6 @@ export interface SlotWaker {
 
 type SlotMetrics = Pick<Metrics, 'routeTurnWaitsTotal' | 'routeTurnLimitFailuresTotal'>;
 
-/** Threads of the line passed over per freed slot, having nothing waiting any more. */
-const PASS_OVER = 5;
-
 /**
  * Each route's limit on concurrent turns across the fleet (docs/adr/0062): a turn takes one of its
  * route's slots before it starts, or its batch waits in the route's line; as a turn ends its slot is
@@ -98,8 +95,10 @@ export class RouteTurnSlots {
   async free(route: string, thread: string, log: Logger): Promise<void> {
     this.leave(thread);
     try {
+      // Each thread passed over has left the line, so this ends however many there are; stopping
+      // early would leave the slot held for the last one passed over, and the line still.
       let freed = thread;
-      for (let passed = 0; passed <= PASS_OVER; passed++) {
+      for (;;) {
         const next = await this.limits.free(route, freed, RESERVE_MS);
         if (next === undefined) return await this.waker.moveLine(thread);
         const wake = await this.waker.wake(next);
