@@ -1,11 +1,13 @@
 /**
  * Fair shares between routes (docs/adr/0062, 0063): while one route floods the fleet with threads, a
- * quiet route's messages are dispatched about as fast as when it is alone. Runners in this process
- * (real Redis, real BullMQ doorbells, the worker's own route turn slots) serve two routes: `flood`,
- * whose threads arrive in waves, each thread taking another message after each turn, limited to
- * `--flood-limit` turns at once across the fleet; and `quiet`, one thread that gets a message a
- * second. The flood's messages come from a process of their own (bench/fleet/enqueuer.ts), as from
- * an ingress. A message's dispatch time runs from its acceptance to its turn's start (the claim).
+ * quiet route's messages are dispatched about as fast as when it is alone. Runners in processes of
+ * their own, as a pool's workers are (bench/fleet/fair-runner.ts: real Redis, real BullMQ doorbells,
+ * the worker's own route turn slots), serve two routes: `flood`, whose threads arrive in waves, each
+ * thread taking another message after each turn, limited to `--flood-limit` turns at once across the
+ * fleet; and `quiet`, one thread that gets a message a second. Both routes' messages come from this
+ * process and a process of its own (bench/fleet/enqueuer.ts), as from an ingress. A message's dispatch
+ * time runs from its acceptance to its turn's start (the claim). Before each run measures, every
+ * runner serves `--warm-messages` messages of the quiet route, so that each run measures warm code.
  * Turns sleep instead of prompting an agent: agent start-up is not dispatch, and would only add noise.
  * Three runs on one Redis, taking turns for `--rounds` rounds:
  *
@@ -15,22 +17,21 @@
  *   fifo   beside the flood, its line weighed to let every doorbell in at once and blind to its turn
  *          limit: first in, first out, as the shared queue was before route lines.
  *
- *   npm run bench:route-fairness [-- --flood-threads 500 --flood-waves 5 --quiet-messages 120 --rounds 3]
+ *   npm run bench:route-fairness [-- --flood-threads 500 --flood-waves 5 --quiet-messages 120 --rounds 3
+ *                                   --warm-messages 2000]
  *                                [-- --smoke]
  *
  * Ends with `route-fairness: fair_p99_over_alone_p99=<x> fifo_p99_over_alone_p99=<y>` and whether the
  * fair run is within 1.2 times the alone run; exits non-zero on a turn that failed.
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createMetrics, silentLogger } from '@tributary/observability';
-import { type Runner, Store, TurnNotStartedError } from '@tributary/queue';
+import { Store } from '@tributary/queue';
 import { startRedis, uniquePrefix, waitFor } from '@tributary/testkit';
-import { RouteAtLimit, RouteTurnSlots } from '@tributary/worker';
-import { pino } from 'pino';
 import { resultOptions, sizeOption, writeBenchResult } from './bench-result.js';
+import type { RunnerReport } from './fleet/fair-runner.js';
 import { percentile, rounded } from './stats.js';
 
 const { values } = parseArgs({
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     'turn-ms': { type: 'string' },
     'quiet-messages': { type: 'string' },
     rounds: { type: 'string' },
+    'warm-messages': { type: 'string' },
   },
 });
 const runnerCount = sizeOption(values, 'runners', 4, 2);
@@ -54,6 +56,8 @@ const floodLimit = sizeOption(values, 'flood-limit', 12, 6);
 const turnMs = sizeOption(values, 'turn-ms', 1_000, 200);
 const quietMessages = sizeOption(values, 'quiet-messages', 120, 6);
 const rounds = sizeOption(values, 'rounds', 3, 1);
+const warmMessages = sizeOption(values, 'warm-messages', 2_000, 64);
+const WARM_AT_ONCE = 16;
 const QUIET_EVERY_MS = 1_000;
 /** The routes issue's criterion: the quiet route's p99 beside the flood, over its p99 alone. */
 const WITHIN = 1.2;
@@ -74,7 +78,10 @@ interface RunResult {
 }
 
 const redis = await startRedis({ private: true });
-const QUIET = 'gateway:C-quiet:quiet';
+const QUIET_CHANNEL = 'gateway:C-quiet:';
+const QUIET = `${QUIET_CHANNEL}quiet`;
+/** Threads of the quiet route that warm every runner up before a run measures. */
+const warmThread = (i: number) => `${QUIET_CHANNEL}warm-${i}`;
 const floodThread = (i: number) => `gateway:C-flood:flood-${i}`;
 
 async function run(mode: Mode): Promise<RunResult> {
@@ -85,11 +92,13 @@ async function run(mode: Mode): Promise<RunResult> {
   let floodTurns = 0;
   let failures = 0;
   let flooding = true;
-  // Every ring goes to the shared queue: session affinity would hand the quiet thread's doorbell to
-  // its last worker, past the queue this measures.
-  const open = () =>
-    Store.open({ url: redis.url, connection: { kind: 'patient' }, queue: { prefix, affinity: false } });
-  const store = open();
+  let warmed = 0;
+  // Without session affinity, as the runners (bench/fleet/fair-runner.ts).
+  const store = Store.open({
+    url: redis.url,
+    connection: { kind: 'patient' },
+    queue: { prefix, affinity: false },
+  });
   // As ingress publishes the route table and records each thread's route (docs/adr/0058, 0062, 0063).
   // First in, first out, as before lines: every doorbell let in at once, and the turn limit kept
   // under a name the line does not know, so that it cannot hold the flood back (docs/adr/0064).
@@ -98,7 +107,9 @@ async function run(mode: Mode): Promise<RunResult> {
   if (mode === 'fifo') await store.routeLines.publishWeights(new Map([['flood', floodThreads]]));
   const record = (route: string) => JSON.stringify({ route, profile: {} });
   for (let i = 0; i < floodThreads; i++) await store.routes.note(floodThread(i), record('flood'));
-  await store.routes.note(QUIET, record('quiet'));
+  for (const thread of [QUIET, ...Array.from({ length: WARM_AT_ONCE }, (_, i) => warmThread(i))]) {
+    await store.routes.note(thread, record('quiet'));
+  }
   let sent = 0;
   const send = (thread: string) => store.queue.intake.enqueue(thread, { id: `m${sent++}`, body: 'x' });
   const enqueuer = fork(fileURLToPath(new URL('fleet/enqueuer.ts', import.meta.url)), {
@@ -110,54 +121,47 @@ async function run(mode: Mode): Promise<RunResult> {
     if (flooding) enqueuer.send(threads);
   };
 
-  const metrics = createMetrics();
-  const quiet = pino({ level: 'silent' });
-  const runners: { store: Store; runner: Runner }[] = [];
-  for (let i = 0; i < runnerCount; i++) {
-    const own = open();
-    const slots = new RouteTurnSlots(own.turnLimits, own, metrics);
-    const runner = own.runner({
-      concurrency,
-      logger: silentLogger,
-      replies: { deliver: async () => undefined },
-      handler: async (batch) => {
-        const { thread } = batch.lease;
-        if (thread === QUIET) {
-          for (const { acceptedAt } of batch.messages) {
-            quietMs.push(Date.now() - acceptedAt);
-            if (acceptedAt - waveAt < 1_000) inWaveMs.push(Date.now() - acceptedAt);
-          }
-          return { reply: '', stopReason: 'end_turn' };
-        }
-        // The worker's own protocol (turn-handler.ts): a slot of the route, or the batch waits in line.
-        let held: boolean;
-        try {
-          held = await slots.take(limited, thread, quiet);
-        } catch (error) {
-          if (error instanceof RouteAtLimit) throw new TurnNotStartedError(error.message, [], 60_000);
-          throw error;
-        }
-        try {
-          await sleep(turnMs);
-          floodTurns++;
-        } finally {
-          if (held) await slots.free(limited, thread, quiet);
-        }
-        // A busy channel: the thread's next message is there as its turn ends.
-        flood([thread]);
-        return { reply: '', stopReason: 'end_turn' };
+  const runners = Array.from({ length: runnerCount }, () => {
+    const child = fork(fileURLToPath(new URL('fleet/fair-runner.ts', import.meta.url)), {
+      execArgv: ['--import', 'tsx'],
+      env: {
+        ...process.env,
+        FAIR_REDIS_URL: redis.url,
+        FAIR_PREFIX: prefix,
+        FAIR_CONCURRENCY: String(concurrency),
+        FAIR_TURN_MS: String(turnMs),
+        FAIR_LIMITED_ROUTE: limited,
+        FAIR_QUIET_CHANNEL: QUIET_CHANNEL,
       },
-      events: { batchEnded: (outcome) => void (outcome === 'failed' && failures++) },
     });
-    await runner.start();
-    runners.push({ store: own, runner });
-  }
+    child.on('message', (message: RunnerReport) => {
+      if (message.kind === 'quiet' && message.thread !== QUIET) warmed++;
+      else if (message.kind === 'quiet') {
+        const ms = message.dispatchedAt - message.acceptedAt;
+        quietMs.push(ms);
+        if (message.acceptedAt - waveAt < 1_000) inWaveMs.push(ms);
+      } else if (message.kind === 'flood') {
+        floodTurns++;
+        flood([message.thread]);
+      } else if (message.kind === 'failed') failures++;
+    });
+    return child;
+  });
+  const said = (child: ChildProcess, kind: RunnerReport['kind']) =>
+    new Promise<void>((resolve) =>
+      child.on('message', (message: RunnerReport) => void (message.kind === kind && resolve())),
+    );
+  await Promise.all(runners.map((child) => said(child, 'ready')));
 
-  // The first messages warm the connections and scripts up; they are not measured.
-  for (let i = 0; i < 3; i++) {
-    await send(QUIET);
-    await waitFor(() => quietMs.length === i + 1, { what: 'a warm-up message dispatched' });
+  // Each runner's dispatch code is compiled hot before a run measures, as a worker's is after a
+  // while: else the alone run, whose runners see one message a second, measures V8's warm-up, and the
+  // others, whose runners the flood warms, look faster than alone.
+  for (let sent = 0; sent < warmMessages; sent += WARM_AT_ONCE) {
+    await Promise.all(Array.from({ length: WARM_AT_ONCE }, (_, i) => send(warmThread(i))));
+    await waitFor(() => warmed >= sent + WARM_AT_ONCE, { what: 'the warm-up messages dispatched' });
   }
+  await send(QUIET);
+  await waitFor(() => quietMs.length === 1, { what: 'a first quiet message dispatched' });
   quietMs.length = 0;
   inWaveMs.length = 0;
   log(`route-fairness: ${mode}: ${quietMessages} quiet messages a second apart`);
@@ -186,12 +190,17 @@ async function run(mode: Mode): Promise<RunResult> {
   flooding = false;
   await waves;
   enqueuer.disconnect();
-  await Promise.all(runners.map(({ runner }) => runner.close()));
-  await Promise.all(runners.map(({ store }) => store.close()));
+  await Promise.all(
+    runners.map((child) => {
+      const stopped = said(child, 'stopped');
+      child.send('stop');
+      return stopped;
+    }),
+  );
   await store.close();
   const p99 = quietMs.length > 0 ? percentile(quietMs, 99) : Number.NaN;
   log(
-    `route-fairness: ${mode}: quiet p99 ${p99} ms over ${quietMs.length} messages, ${floodTurns} flood turns, ${failures} failed`,
+    `route-fairness: ${mode}: quiet p50 ${percentile(quietMs, 50)} p90 ${percentile(quietMs, 90)} p99 ${p99} ms over ${quietMs.length} messages, ${floodTurns} flood turns, ${failures} failed`,
   );
   return { mode, quietMs, inWaveMs, floodTurns, failures };
 }
@@ -251,7 +260,7 @@ await writeBenchResult(values, {
     fifo_wave_max_over_fair: rounded(Math.max(...fifo.inWaveMs) / Math.max(...fair.inWaveMs), 2),
   },
   notes: [
-    `${runnerCount} runners of ${concurrency} slots; the flood: ${floodThreads} threads in ${floodWaves} waves, at most ${floodLimit} turns at once, ${turnMs} ms a turn, a new message after each; the quiet route: one thread, a message about a second.`,
+    `${runnerCount} runner processes of ${concurrency} slots, each run after ${warmMessages} warm-up messages; the flood: ${floodThreads} threads in ${floodWaves} waves, at most ${floodLimit} turns at once, ${turnMs} ms a turn, a new message after each; the quiet route: one thread, a message about a second.`,
     `${rounds} rounds of the three runs in turn, ${quietMessages} quiet messages each: every figure is over the ${rounds * quietMessages} messages of a run's rounds, and the flood turns are summed.`,
     'The max within 1 s of a wave is the slowest quiet message accepted less than a second after a wave of the flood began: what waited behind the wave.',
     'Dispatch: from acceptance to the claim. Session affinity is off, so every doorbell goes through the shared queue; fifo weighs the flood to let all its doorbells in at once.',

@@ -565,7 +565,8 @@ export const sections: readonly Section[] = [
       'A quiet route sends a message about a second while another floods the fleet with 500 threads in ' +
       'waves, limited to 12 of 16 turn slots: the quiet route’s dispatch (acceptance to claim) alone, beside ' +
       'the flood held in its route’s line by its turn limit, and beside the flood let in first in, first out. ' +
-      'The three runs take turns over three rounds.',
+      'The runners are processes of their own, as a pool’s workers are, warmed up before each run; the three ' +
+      'runs take turns over three rounds (docs/adr/0065).',
     reading: routeFairnessReading,
     headline: routeFairnessHeadline,
   },
@@ -581,7 +582,7 @@ function routeFairnessReading(r: BenchResult): string {
     `(${r.ratios.fifo_p99_over_alone_p99}×). Of the messages that arrived within a second of a flood wave, the ` +
     `slowest waited ${cell(r, ['fair'], 'max within 1 s of a wave, ms')} ms in lines and ` +
     `${cell(r, ['fifo'], 'max within 1 s of a wave, ms')} ms first in, first out. The routes issue asks for a p99 ` +
-    'within 1.2× of alone (docs/adr/0063, 0064).'
+    'within 1.2× of alone (docs/adr/0063, 0064, 0065).'
   );
 }
 
