@@ -148,9 +148,11 @@ async function run(mode: Mode): Promise<RunResult> {
     return child;
   });
   const said = (child: ChildProcess, kind: RunnerReport['kind']) =>
-    new Promise<void>((resolve) =>
-      child.on('message', (message: RunnerReport) => void (message.kind === kind && resolve())),
-    );
+    new Promise<void>((resolve, reject) => {
+      child.on('message', (message: RunnerReport) => void (message.kind === kind && resolve()));
+      // A runner that died says so here, instead of the run waiting for it for ever.
+      child.on('exit', (code) => reject(new Error(`a runner exited (${code}) before it said ${kind}`)));
+    });
   await Promise.all(runners.map((child) => said(child, 'ready')));
 
   // Each runner's dispatch code is compiled hot before a run measures, as a worker's is after a
@@ -257,7 +259,10 @@ await writeBenchResult(values, {
   ratios: {
     fair_p99_over_alone_p99: ratio(fair),
     fifo_p99_over_alone_p99: ratio(fifo),
-    fifo_wave_max_over_fair: rounded(Math.max(...fifo.inWaveMs) / Math.max(...fair.inWaveMs), 2),
+    // A short run may have no quiet message within a second of a wave.
+    ...(fifo.inWaveMs.length > 0 && fair.inWaveMs.length > 0
+      ? { fifo_wave_max_over_fair: rounded(Math.max(...fifo.inWaveMs) / Math.max(...fair.inWaveMs), 2) }
+      : {}),
   },
   notes: [
     `${runnerCount} runner processes of ${concurrency} slots, each run after ${warmMessages} warm-up messages; the flood: ${floodThreads} threads in ${floodWaves} waves, at most ${floodLimit} turns at once, ${turnMs} ms a turn, a new message after each; the quiet route: one thread, a message about a second.`,
