@@ -4,10 +4,11 @@
  * their own, as a pool's workers are (bench/fleet/fair-runner.ts: real Redis, real BullMQ doorbells,
  * the worker's own route turn slots), serve two routes: `flood`, whose threads arrive in waves, each
  * thread taking another message after each turn, limited to `--flood-limit` turns at once across the
- * fleet; and `quiet`, one thread that gets a message a second. Both routes' messages come from this
- * process and a process of its own (bench/fleet/enqueuer.ts), as from an ingress. A message's dispatch
- * time runs from its acceptance to its turn's start (the claim). Before each run measures, every
- * runner serves `--warm-messages` messages of the quiet route, so that each run measures warm code.
+ * fleet; and `quiet`, one thread that gets a message a second. The quiet route's messages come from
+ * this process, the flood's from a process of its own (bench/fleet/enqueuer.ts), as from an ingress.
+ * A message's dispatch time runs from its acceptance to its turn's start (the claim). Before each run
+ * measures, every runner serves `--warm-messages` messages of the quiet route, so that each run
+ * measures warm code.
  * Turns sleep instead of prompting an agent: agent start-up is not dispatch, and would only add noise.
  * Three runs on one Redis, taking turns for `--rounds` rounds:
  *
@@ -156,8 +157,8 @@ async function run(mode: Mode): Promise<RunResult> {
   await Promise.all(runners.map((child) => said(child, 'ready')));
 
   // Each runner's dispatch code is compiled hot before a run measures, as a worker's is after a
-  // while: else the alone run, whose runners see one message a second, measures V8's warm-up, and the
-  // others, whose runners the flood warms, look faster than alone.
+  // while: else the alone run, whose runners each see a message every few seconds, measures V8's
+  // warm-up, and the others, whose runners the flood warms, look faster than alone.
   for (let sent = 0; sent < warmMessages; sent += WARM_AT_ONCE) {
     await Promise.all(Array.from({ length: WARM_AT_ONCE }, (_, i) => send(warmThread(i))));
     await waitFor(() => warmed >= sent + WARM_AT_ONCE, { what: 'the warm-up messages dispatched' });
